@@ -1,0 +1,14 @@
+/**
+ * The `ralph-mem` executable. Checks the Node version before anything loads the native SQLite module
+ * (which crashes on older Nodes instead of failing politely), then runs the CLI.
+ */
+// A namespace import: a named import of a newer export would fail to link on old Nodes before the check runs.
+import * as nodeModule from "node:module"
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  process.stderr.write(`ralph-mem needs Node.js 22.19 or newer; this is ${process.versions.node}.\n`)
+  process.exit(1)
+}
+nodeModule.enableCompileCache?.()
+await import("./main.ts")

@@ -1,0 +1,23 @@
+/**
+ * Runs every benchmark and writes bench/results/latest.json (and prints it).
+ *   npm run bench            full sizes
+ *   npm run bench -- --quick smaller sizes, for a smoke run
+ */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { eventLogBench } from "./event-log.ts"
+import { machine } from "./measure.ts"
+
+const quick = process.argv.includes("--quick")
+const results = {
+  date: new Date().toISOString(),
+  command: `npm run bench${quick ? " -- --quick" : ""}`,
+  machine: machine(),
+  eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 })
+}
+
+const folder = join(import.meta.dirname, "results")
+mkdirSync(folder, { recursive: true })
+const file = join(folder, quick ? "quick.json" : "latest.json")
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
+process.stdout.write(`${JSON.stringify(results, null, 2)}\nwritten to ${file}\n`)

@@ -1,0 +1,83 @@
+/**
+ * A catalog turns a list of event definitions into the encode/decode functions the log uses.
+ * It is the single source of truth for event shapes: nothing is written that it cannot encode,
+ * and every stored payload is read back through it.
+ */
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type { EventDefinition } from "./define.ts"
+
+/** The domain shape of any event of a set of definitions: `{ _tag, ...payload }`. */
+export type EventOf<D extends EventDefinition<any, any>> = D extends EventDefinition<any, any> ? D["schema"]["Type"] : never
+
+export interface EncodedEvent {
+  readonly type: string
+  readonly schemaVersion: number
+  readonly payload: string
+}
+
+export interface Catalog<E> {
+  readonly types: ReadonlyArray<string>
+  readonly has: (type: string) => boolean
+  /** Validates and encodes an event for storage; `Failure` carries a readable reason. */
+  readonly encode: (event: E) => Result.Result<EncodedEvent, string>
+  /** Decodes a stored payload of any known version into the current event shape. */
+  readonly decode: (type: string, schemaVersion: number, payload: unknown) => Result.Result<E, string>
+}
+
+export const makeCatalog = <const Ds extends ReadonlyArray<EventDefinition<any, any>>>(
+  definitions: Ds
+): Catalog<EventOf<Ds[number]>> => {
+  type E = EventOf<Ds[number]>
+  const byType = new Map<string, EventDefinition<any, any>>()
+  for (const definition of definitions) {
+    if (byType.has(definition.type)) throw new Error(`event type ${definition.type} is declared twice`)
+    byType.set(definition.type, definition)
+  }
+  const encoders = new Map(
+    definitions.map((d) => [d.type, Schema.encodeUnknownResult(d.payload as unknown as Schema.Codec<unknown, unknown>)] as const)
+  )
+  const decoders = new Map<string, (input: unknown) => Result.Result<any, Schema.SchemaError>>()
+  const decoderFor = (type: string, version: number) => {
+    const key = `${type}@${version}`
+    let decoder = decoders.get(key)
+    if (decoder === undefined) {
+      const codec = byType.get(type)?.codecFor(version)
+      if (codec === undefined) return undefined
+      decoder = Schema.decodeUnknownResult(codec)
+      decoders.set(key, decoder)
+    }
+    return decoder
+  }
+
+  return {
+    types: [...byType.keys()],
+    has: (type) => byType.has(type),
+    encode: (event) => {
+      const { _tag, ...payload } = event as unknown as { readonly _tag: string }
+      const definition = byType.get(_tag)
+      if (definition === undefined) return Result.fail(`unknown event type ${JSON.stringify(_tag)}`)
+      const encoded = encoders.get(_tag)!(payload)
+      if (Result.isFailure(encoded)) return Result.fail(`${_tag}: ${encoded.failure.message}`)
+      return Result.succeed({
+        type: definition.type,
+        schemaVersion: definition.version,
+        payload: JSON.stringify(encoded.success)
+      })
+    },
+    decode: (type, schemaVersion, payload) => {
+      const decoder = decoderFor(type, schemaVersion)
+      if (decoder === undefined) {
+        const known = byType.get(type)
+        return Result.fail(
+          known === undefined
+            ? `unknown event type ${JSON.stringify(type)}`
+            : `${type} v${schemaVersion} is newer than this ralph-mem knows (v${known.version})`
+        )
+      }
+      const decoded = decoder(payload)
+      if (Result.isFailure(decoded)) return Result.fail(`${type} v${schemaVersion}: ${decoded.failure.message}`)
+      return Result.succeed({ _tag: type, ...decoded.success } as E)
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * How an event type is declared: a tag, a payload schema, the payload's current schema version, and
+ * the upcasts that turn payloads stored under older versions into the current shape.
+ *
+ * The event log stores the tag in `type`, the version in `schema_version` and the encoded payload
+ * (without the tag) as JSON. Decoding a stored payload picks the codec for its stored version, so an
+ * old row is upcast on read and never rewritten.
+ */
+import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
+
+type Fields = Schema.Struct.Fields
+
+/** One step of an upcast chain: how a payload of `version` becomes a payload of `version + 1`. */
+export interface Upcast {
+  readonly version: number
+  /** The payload schema as it was written under `version`. */
+  readonly schema: Schema.Codec<any, any>
+  /** Maps a decoded `version` payload to the encoded payload of `version + 1`. */
+  readonly up: (previous: any) => unknown
+}
+
+export interface EventDefinition<Tag extends string = string, F extends Fields = Fields> {
+  readonly type: Tag
+  readonly version: number
+  /** The event as the domain sees it: `{ _tag, ...payload }`. */
+  readonly schema: Schema.TaggedStruct<Tag, F>
+  /** The payload as stored under the current version. */
+  readonly payload: Schema.Struct<F>
+  /** Codec for a payload stored under `version`, decoding to the current payload type. */
+  readonly codecFor: (version: number) => Schema.Codec<Schema.Struct<F>["Type"], unknown> | undefined
+}
+
+/**
+ * Declares an event type. `upcasts` lists the older versions in ascending order; the current version
+ * is one past the last upcast (1 when there are none).
+ */
+export const defineEvent = <const Tag extends string, const F extends Fields>(
+  type: Tag,
+  fields: F,
+  upcasts: ReadonlyArray<Upcast> = []
+): EventDefinition<Tag, F> => {
+  const payload = Schema.Struct(fields)
+  const version = upcasts.length + 1
+  upcasts.forEach((step, index) => {
+    if (step.version !== index + 1) {
+      throw new Error(`${type}: upcasts must be listed from version 1 up, found ${step.version} at ${index}`)
+    }
+  })
+  // Build from the current version down: the codec for version n decodes n and feeds n + 1's codec.
+  // Event payloads are plain data: their codecs never need services.
+  const codecs = new Map<number, Schema.Codec<any, any>>([[version, payload as unknown as Schema.Codec<any, any>]])
+  for (let index = upcasts.length - 1; index >= 0; index--) {
+    const step = upcasts[index]!
+    const next = codecs.get(step.version + 1)!
+    codecs.set(
+      step.version,
+      step.schema.pipe(
+        Schema.decodeTo(next, {
+          decode: SchemaGetter.transform(step.up),
+          encode: SchemaGetter.forbidden(() => `${type} v${step.version} is read-only: events are written at v${version}`)
+        })
+      )
+    )
+  }
+  return {
+    type,
+    version,
+    schema: Schema.TaggedStruct(type, fields),
+    payload,
+    codecFor: (stored) => codecs.get(stored)
+  }
+}

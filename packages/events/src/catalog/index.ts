@@ -1,0 +1,59 @@
+/** The ralph-mem event catalog: every event the product writes, and nothing else. */
+import { type EventOf, makeCatalog } from "./catalog.ts"
+import { HookFailed } from "./hook.ts"
+import {
+  LoopConfigChanged,
+  LoopCriteriaEvaluated,
+  LoopFailed,
+  LoopIterationCompleted,
+  LoopIterationStarted,
+  LoopRolledBack,
+  LoopStarted,
+  LoopStopped,
+  LoopSucceeded
+} from "./loop.ts"
+import { MemoryForgotten, NoteInjected } from "./memory.ts"
+import { ObservationRecorded } from "./observation.ts"
+import {
+  AssistantReplied,
+  ContextInjected,
+  PromptSubmitted,
+  SessionCompacted,
+  SessionEnded,
+  SessionStarted,
+  SessionSummarized
+} from "./session.ts"
+
+export const definitions = [
+  SessionStarted,
+  PromptSubmitted,
+  ContextInjected,
+  AssistantReplied,
+  SessionCompacted,
+  SessionSummarized,
+  SessionEnded,
+  ObservationRecorded,
+  NoteInjected,
+  MemoryForgotten,
+  LoopStarted,
+  LoopIterationStarted,
+  LoopCriteriaEvaluated,
+  LoopIterationCompleted,
+  LoopSucceeded,
+  LoopFailed,
+  LoopStopped,
+  LoopRolledBack,
+  LoopConfigChanged,
+  HookFailed
+] as const
+
+export type RalphMemEvent = EventOf<(typeof definitions)[number]>
+export type EventType = RalphMemEvent["_tag"]
+
+export const catalog = makeCatalog(definitions)
+
+export * from "./catalog.ts"
+export * from "./define.ts"
+export { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
+export { ObservationKind } from "./observation.ts"
+export { SessionSource } from "./session.ts"

@@ -1,0 +1,110 @@
+/**
+ * Opening the database: file and folder permissions, pragmas, format checks and migrations.
+ * A file that is not ours, damaged, or written by a newer ralph-mem is refused, never touched.
+ */
+import Database from "better-sqlite3"
+import * as Effect from "effect/Effect"
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+import { DatabaseUnusable } from "./errors.ts"
+import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
+
+export type SqliteDatabase = Database.Database
+
+export interface OpenOptions {
+  /** How long a writer waits for a lock held by another process before failing. */
+  readonly busyTimeoutMs?: number
+}
+
+/** Creates missing folders as 0700 (never changing folders that already exist). */
+const ensureFolder = (folder: string): void => {
+  const missing: Array<string> = []
+  for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
+  for (const dir of missing) {
+    mkdirSync(dir, { mode: 0o700 })
+    chmodSync(dir, 0o700)
+  }
+  // Our own folder keeps memory out of commits even when the project's .gitignore forgets it.
+  const gitignore = join(folder, ".gitignore")
+  if (basename(folder) === ".ralph-mem" && !existsSync(gitignore)) writeFileSync(gitignore, "*\n", { mode: 0o600 })
+}
+
+/** Creates the file as 0600, and tightens an existing one that others can read. */
+const ensurePrivateFile = (path: string): void => {
+  try {
+    closeSync(openSync(path, "wx", 0o600))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+  }
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+}
+
+const sqliteCode = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === "string" ? code : undefined
+}
+
+const unusable = (path: string, error: unknown): DatabaseUnusable => {
+  const code = sqliteCode(error)
+  const detail = error instanceof Error ? error.message : String(error)
+  if (code === "SQLITE_NOTADB") {
+    return new DatabaseUnusable({ path, problem: "not_a_database", reason: `not an SQLite database (${detail})` })
+  }
+  if (code !== undefined && code.startsWith("SQLITE_CORRUPT")) {
+    return new DatabaseUnusable({ path, problem: "corrupt", reason: `the database is damaged (${detail})` })
+  }
+  return new DatabaseUnusable({ path, problem: "unreachable", reason: `cannot open the database (${detail})` })
+}
+
+/** Checks the file is ours and not from the future, then brings its schema up to date. */
+const checkAndMigrate = (db: SqliteDatabase, path: string): void => {
+  const applicationId = db.pragma("application_id", { simple: true }) as number
+  const hasTables = (db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() as number) > 0
+  if (hasTables && applicationId !== APPLICATION_ID) {
+    throw new DatabaseUnusable({
+      path,
+      problem: "foreign",
+      reason: "this SQLite file belongs to another program, not ralph-mem; point RALPH_MEM_DB elsewhere"
+    })
+  }
+  const migrate = db.transaction(() => {
+    const current = db.pragma("user_version", { simple: true }) as number
+    if (current > LATEST_SCHEMA_VERSION) {
+      throw new DatabaseUnusable({
+        path,
+        problem: "newer_schema",
+        reason: `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
+      })
+    }
+    for (const migration of migrations) {
+      if (migration.version > current) db.exec(migration.sql)
+    }
+    if (current < LATEST_SCHEMA_VERSION) {
+      db.pragma(`application_id = ${APPLICATION_ID}`)
+      db.pragma(`user_version = ${LATEST_SCHEMA_VERSION}`)
+    }
+  })
+  migrate.immediate()
+}
+
+/** Opens (creating if needed) a ralph-mem database at `path`, ready for appends and reads. */
+export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
+  Effect.try({
+    try: () => {
+      ensureFolder(dirname(path))
+      ensurePrivateFile(path)
+      const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+      try {
+        db.pragma("journal_mode = WAL")
+        db.pragma("synchronous = NORMAL")
+        db.pragma("secure_delete = ON")
+        db.pragma("foreign_keys = ON")
+        checkAndMigrate(db, path)
+        return db
+      } catch (error) {
+        db.close()
+        throw error
+      }
+    },
+    catch: (error) => (error instanceof DatabaseUnusable ? error : unusable(path, error))
+  })

@@ -1,0 +1,22 @@
+/** Where a project's memory lives. */
+import { existsSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+
+/** The git top level of `cwd` (nearest ancestor holding `.git`, a folder or a worktree file), else `cwd`. */
+export const findProjectRoot = (cwd: string): string => {
+  const start = resolve(cwd)
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir
+    if (dirname(dir) === dir) return start
+  }
+}
+
+/** `RALPH_MEM_DB` wins; otherwise `<project root>/.ralph-mem/memory.db`. */
+export const resolveDatabasePath = (options: {
+  readonly cwd: string
+  readonly env: Readonly<Record<string, string | undefined>>
+}): string => {
+  const explicit = options.env["RALPH_MEM_DB"]
+  if (explicit !== undefined && explicit !== "") return resolve(options.cwd, explicit)
+  return join(findProjectRoot(options.cwd), ".ralph-mem", "memory.db")
+}

@@ -1,0 +1,338 @@
+/**
+ * The append-only event log over one SQLite database.
+ *
+ * Append: a batch to one stream in one `BEGIN IMMEDIATE` transaction, checked against an expected
+ * stream version; inline listeners (the projections) run inside that same transaction.
+ * Read: keyset-paged by global position, so any size of log streams in constant memory.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import { monotonicFactory } from "ulid"
+import type { Catalog, EncodedEvent } from "./catalog/catalog.ts"
+import type { SqliteDatabase } from "./database.ts"
+import {
+  IdempotencyConflict,
+  InvalidEvent,
+  StorageError,
+  storageError,
+  UndecodableEvent,
+  WrongExpectedVersion
+} from "./errors.ts"
+import { REDACTED_PAYLOAD } from "./migrations.ts"
+import { VERSION } from "./version.ts"
+
+/** `any`: no check; `no_stream`: the stream must be empty; a number: the stream must be at exactly that version. */
+export type ExpectedVersion = "any" | "no_stream" | number
+
+export interface EventMetadata {
+  /** Which hook or command wrote the event, e.g. `hook:PostToolUse` or `cli:inject`. */
+  readonly writer: string
+  /** The ralph-mem version that wrote it. */
+  readonly version: string
+  readonly correlationId?: string
+  readonly causationId?: string
+}
+
+export interface RecordedEvent {
+  readonly position: number
+  readonly eventId: string
+  readonly streamId: string
+  readonly streamVersion: number
+  readonly type: string
+  readonly schemaVersion: number
+  /** Milliseconds since the epoch. */
+  readonly occurredAt: number
+  readonly metadata: EventMetadata
+  readonly idempotencyKey: string | null
+  /** The forget event that redacted this one, if any; its payload is then the redaction marker. */
+  readonly redactedBy: string | null
+  readonly payload: unknown
+}
+
+/** A recorded event together with its decoded domain event (absent when redacted). */
+export interface DecodedEvent<E> extends RecordedEvent {
+  readonly event: E | null
+}
+
+export interface AppendOptions {
+  readonly expectedVersion: ExpectedVersion
+  readonly writer: string
+  /** Appending again with the same key returns the original events and writes nothing. */
+  readonly idempotencyKey?: string
+  readonly correlationId?: string
+  readonly causationId?: string
+  /** Defaults to now. */
+  readonly occurredAt?: number
+}
+
+export interface AppendResult {
+  readonly events: ReadonlyArray<RecordedEvent>
+  /** False when the idempotency key had been used: nothing was written. */
+  readonly written: boolean
+}
+
+export interface ReadQuery {
+  readonly streamId?: string
+  /** With `streamId`: start at this stream version (inclusive). */
+  readonly fromStreamVersion?: number
+  /** Start after this global position (exclusive). */
+  readonly afterPosition?: number
+  readonly types?: ReadonlyArray<string>
+  /** `occurredAt >= since` (ms). */
+  readonly since?: number
+  /** `occurredAt < until` (ms). */
+  readonly until?: number
+  readonly limit?: number
+  /** Rows fetched per query; memory use is bounded by this, not by the log's size. */
+  readonly pageSize?: number
+}
+
+/** Runs inside the append transaction; throwing rolls the append back. */
+export type AppendListener<E> = (db: SqliteDatabase, events: ReadonlyArray<DecodedEvent<E>>) => void
+
+export type AppendError = WrongExpectedVersion | IdempotencyConflict | InvalidEvent | StorageError
+
+export interface EventLog<E extends { readonly _tag: string }> {
+  readonly db: SqliteDatabase
+  readonly catalog: Catalog<E>
+  readonly append: (
+    streamId: string,
+    events: ReadonlyArray<E>,
+    options: AppendOptions
+  ) => Effect.Effect<AppendResult, AppendError>
+  /** One page of events matching `query`, at most `pageSize` (default 1000). */
+  readonly readPage: (query: ReadQuery) => Effect.Effect<ReadonlyArray<RecordedEvent>, StorageError>
+  readonly read: (query?: ReadQuery) => Stream.Stream<RecordedEvent, StorageError>
+  readonly streamVersion: (streamId: string) => Effect.Effect<number, StorageError>
+  /** The global position of the newest event, 0 for an empty log. */
+  readonly headPosition: Effect.Effect<number, StorageError>
+  readonly decode: (recorded: RecordedEvent) => Effect.Effect<DecodedEvent<E>, UndecodableEvent>
+  /** Replaces the payloads of `eventIds` with the redaction marker, on behalf of a MemoryForgotten event. */
+  readonly redact: (eventIds: ReadonlyArray<string>, forgetEventId: string) => Effect.Effect<number, StorageError>
+}
+
+interface EventRow {
+  position: number
+  event_id: string
+  stream_id: string
+  stream_version: number
+  type: string
+  schema_version: number
+  payload: string
+  metadata: string
+  occurred_at: number
+  idempotency_key: string | null
+  redacted_by: string | null
+}
+
+const COLUMNS =
+  "position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by"
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  position: row.position,
+  eventId: row.event_id,
+  streamId: row.stream_id,
+  streamVersion: row.stream_version,
+  type: row.type,
+  schemaVersion: row.schema_version,
+  occurredAt: row.occurred_at,
+  metadata: JSON.parse(row.metadata) as EventMetadata,
+  idempotencyKey: row.idempotency_key,
+  redactedBy: row.redacted_by,
+  payload: JSON.parse(row.payload)
+})
+
+/** The key stored on the i-th event of a batch appended with `key`. */
+const keyOf = (key: string, index: number): string => (index === 0 ? key : `${key}#${index}`)
+
+const describeExpected = (expected: ExpectedVersion): string =>
+  expected === "no_stream" ? "no stream (0)" : String(expected)
+
+const DEFAULT_PAGE_SIZE = 1000
+
+export interface MakeEventLogOptions<E> {
+  /** Inline listeners, run in order inside every append transaction (the projections). */
+  readonly listeners?: ReadonlyArray<AppendListener<E>>
+  readonly now?: () => number
+}
+
+export const makeEventLog = <E extends { readonly _tag: string }>(
+  db: SqliteDatabase,
+  catalog: Catalog<E>,
+  options: MakeEventLogOptions<E> = {}
+): EventLog<E> => {
+  const listeners = options.listeners ?? []
+  const now = options.now ?? Date.now
+  const newId = monotonicFactory()
+
+  const statements = {
+    streamVersion: db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?").pluck(),
+    head: db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM events").pluck(),
+    byKey: db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
+    insert: db.prepare(
+      `INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    ),
+    redact: db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
+  }
+
+  /** The original batch for a reused key, or a conflict when the key was used for something else. */
+  const originalBatch = (streamId: string, events: ReadonlyArray<E>, key: string): Array<RecordedEvent> | undefined => {
+    const first = statements.byKey.get(key)
+    if (first === undefined) return undefined
+    const originals = events.map((_, index) => statements.byKey.get(keyOf(key, index)))
+    const matches = originals.every(
+      (row, index) => row !== undefined && row.stream_id === streamId && row.type === events[index]!._tag
+    )
+    if (!matches || statements.byKey.get(keyOf(key, events.length)) !== undefined) {
+      throw new IdempotencyConflict({ key, reason: "already used for a different batch of events" })
+    }
+    return (originals as Array<EventRow>).map(toRecorded)
+  }
+
+  const checkExpected = (streamId: string, expected: ExpectedVersion, actual: number): void => {
+    const ok = expected === "any" || (expected === "no_stream" ? actual === 0 : actual === expected)
+    if (!ok) throw new WrongExpectedVersion({ streamId, expected: describeExpected(expected), actual })
+  }
+
+  const append: EventLog<E>["append"] = (streamId, events, appendOptions) =>
+    Effect.suspend((): Effect.Effect<AppendResult, AppendError> => {
+      if (streamId.length === 0) return Effect.fail(new InvalidEvent({ reason: "the stream id is empty" }))
+      if (events.length === 0) return Effect.fail(new InvalidEvent({ reason: "nothing to append" }))
+      const encoded: Array<EncodedEvent> = []
+      for (const event of events) {
+        const result = catalog.encode(event)
+        if (Result.isFailure(result)) return Effect.fail(new InvalidEvent({ reason: result.failure }))
+        encoded.push(result.success)
+      }
+      const metadata: EventMetadata = {
+        writer: appendOptions.writer,
+        version: VERSION,
+        ...(appendOptions.correlationId === undefined ? {} : { correlationId: appendOptions.correlationId }),
+        ...(appendOptions.causationId === undefined ? {} : { causationId: appendOptions.causationId })
+      }
+      const metadataJson = JSON.stringify(metadata)
+      const occurredAt = appendOptions.occurredAt ?? now()
+      const key = appendOptions.idempotencyKey
+
+      const transaction = db.transaction((): AppendResult => {
+        if (key !== undefined) {
+          const original = originalBatch(streamId, events, key)
+          if (original !== undefined) return { events: original, written: false }
+        }
+        const current = statements.streamVersion.get(streamId)!
+        checkExpected(streamId, appendOptions.expectedVersion, current)
+        const recorded: Array<DecodedEvent<E>> = encoded.map((entry, index) => {
+          const eventId = newId(occurredAt)
+          const streamVersion = current + index + 1
+          const idempotencyKey = key === undefined ? null : keyOf(key, index)
+          const { lastInsertRowid } = statements.insert.run(
+            eventId,
+            streamId,
+            streamVersion,
+            entry.type,
+            entry.schemaVersion,
+            entry.payload,
+            metadataJson,
+            occurredAt,
+            idempotencyKey
+          )
+          return {
+            position: Number(lastInsertRowid),
+            eventId,
+            streamId,
+            streamVersion,
+            type: entry.type,
+            schemaVersion: entry.schemaVersion,
+            occurredAt,
+            metadata,
+            idempotencyKey,
+            redactedBy: null,
+            payload: JSON.parse(entry.payload),
+            event: events[index]!
+          }
+        })
+        for (const listener of listeners) listener(db, recorded)
+        return { events: recorded, written: true }
+      })
+
+      return Effect.try({
+        try: () => transaction.immediate(),
+        catch: (error) =>
+          error instanceof WrongExpectedVersion || error instanceof IdempotencyConflict
+            ? error
+            : storageError(`append to ${streamId}`, error)
+      })
+    })
+
+  const readPage: EventLog<E>["readPage"] = (query) =>
+    Effect.try({
+      try: () => {
+        const clauses = ["position > ?"]
+        const params: Array<string | number> = [query.afterPosition ?? 0]
+        if (query.streamId !== undefined) {
+          clauses.push("stream_id = ?", "stream_version >= ?")
+          params.push(query.streamId, query.fromStreamVersion ?? 1)
+        }
+        if (query.types !== undefined && query.types.length > 0) {
+          clauses.push(`type IN (${query.types.map(() => "?").join(", ")})`)
+          params.push(...query.types)
+        }
+        if (query.since !== undefined) {
+          clauses.push("occurred_at >= ?")
+          params.push(query.since)
+        }
+        if (query.until !== undefined) {
+          clauses.push("occurred_at < ?")
+          params.push(query.until)
+        }
+        const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, query.limit ?? Number.MAX_SAFE_INTEGER)
+        params.push(pageSize)
+        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY position LIMIT ?`
+        return (db.prepare(sql).all(...params) as Array<EventRow>).map(toRecorded)
+      },
+      catch: (error) => storageError("read events", error)
+    })
+
+  const read: EventLog<E>["read"] = (query = {}) => {
+    const pageSize = query.pageSize ?? DEFAULT_PAGE_SIZE
+    const all = Stream.paginate(query.afterPosition ?? 0, (after: number) =>
+      Effect.map(readPage({ ...query, afterPosition: after, pageSize }), (page) => {
+        const last = page.at(-1)
+        const more = page.length === pageSize && last !== undefined
+        return [page, more ? Option.some(last.position) : Option.none()] as const
+      })
+    )
+    return query.limit === undefined ? all : Stream.take(all, query.limit)
+  }
+
+  const decode: EventLog<E>["decode"] = (recorded) => {
+    if (recorded.redactedBy !== null) return Effect.succeed({ ...recorded, event: null })
+    const result = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
+    return Result.isSuccess(result)
+      ? Effect.succeed({ ...recorded, event: result.success })
+      : Effect.fail(new UndecodableEvent({ position: recorded.position, reason: result.failure }))
+  }
+
+  const redact: EventLog<E>["redact"] = (eventIds, forgetEventId) =>
+    Effect.try({
+      try: () =>
+        db.transaction(() => eventIds.reduce((count, id) => count + statements.redact.run(forgetEventId, id).changes, 0)).immediate(),
+      catch: (error) => storageError("redact events", error)
+    })
+
+  return {
+    db,
+    catalog,
+    append,
+    readPage,
+    read,
+    streamVersion: (streamId) =>
+      Effect.try({ try: () => statements.streamVersion.get(streamId)!, catch: (e) => storageError("read stream version", e) }),
+    headPosition: Effect.try({ try: () => statements.head.get()!, catch: (e) => storageError("read head position", e) }),
+    decode,
+    redact
+  }
+}

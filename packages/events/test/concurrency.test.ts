@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { describe, expect, it } from "vitest"
+import { freshLog, run, tempFolder } from "./helpers.ts"
+
+const fixture = join(import.meta.dirname, "fixtures", "appender.ts")
+
+const start = (args: ReadonlyArray<string>) => {
+  const child = spawn(process.execPath, [fixture, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  let err = ""
+  child.stdout!.on("data", (chunk) => (out += chunk))
+  child.stderr!.on("data", (chunk) => (err += chunk))
+  const exited = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, out, err }))
+  )
+  const saw = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => (out.includes(line) ? resolve() : undefined)
+      child.stdout!.on("data", check)
+      child.on("exit", () => reject(new Error(`exited before "${line}": ${err}`)))
+      check()
+    })
+  return { child: child as ChildProcess, exited, saw }
+}
+
+describe("two OS processes on one database", () => {
+  it("race to append at the same expected version: one wins, one gets the conflict, nothing is lost", async () => {
+    const { log, path } = freshLog()
+    run(log.append("loop:1", [{ _tag: "LoopIterationStarted", loopId: "1", iteration: 1 }], { expectedVersion: "any", writer: "setup" }))
+    const go = join(tempFolder(), "go")
+    const racers = [start(["race", path, "loop:1", go, "p1"]), start(["race", path, "loop:1", go, "p2"])]
+    await Promise.all(racers.map((r) => r.saw("ready")))
+    writeFileSync(go, "")
+    const results = await Promise.all(racers.map((r) => r.exited))
+    expect(results.map((r) => r.code)).toEqual([0, 0])
+    expect(results.map((r) => r.out.trim().split("\n").at(-1)).sort()).toEqual(["WrongExpectedVersion", "ok"])
+    const stored = Effect.runSync(Stream.runCollect(log.read({ streamId: "loop:1" })))
+    expect(stored.map((e) => e.streamVersion)).toEqual([1, 2])
+  })
+
+  it("four writers, 150 appends each, to shared and own streams: every event once, positions gap-free", async () => {
+    const { log, path } = freshLog()
+    const writers = ["w1", "w2", "w3", "w4"].map((w, i) => start(["many", path, i % 2 === 0 ? "shared" : `own:${w}`, "150", w]))
+    const results = await Promise.all(writers.map((w) => w.exited))
+    expect(results.map((r) => [r.code, r.err])).toEqual(Array(4).fill([0, ""]))
+    const all = Effect.runSync(Stream.runCollect(log.read()))
+    expect(all.map((e) => e.position)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1))
+    for (const w of ["w1", "w2", "w3", "w4"]) {
+      const contents = all.filter((e) => e.metadata.writer === w).map((e) => (e.payload as { content: string }).content)
+      expect(contents).toEqual(Array.from({ length: 150 }, (_, n) => `${w} ${n}`))
+    }
+    const shared = all.filter((e) => e.streamId === "shared").map((e) => e.streamVersion)
+    expect(shared).toEqual(Array.from({ length: 300 }, (_, i) => i + 1))
+  })
+})

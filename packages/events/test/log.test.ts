@@ -1,0 +1,229 @@
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { describe, expect, it } from "vitest"
+import {
+  IdempotencyConflict,
+  InvalidEvent,
+  type RalphMemEvent,
+  REDACTED_PAYLOAD,
+  StorageError,
+  VERSION,
+  WrongExpectedVersion
+} from "../src/index.ts"
+import { failure, freshLog, observed, run, started } from "./helpers.ts"
+
+const any = { expectedVersion: "any", writer: "test" } as const
+const collect = <A, E>(stream: Stream.Stream<A, E>) => Effect.runSync(Stream.runCollect(stream))
+const count = (db: ReturnType<typeof freshLog>["db"]) => db.prepare("SELECT count(*) FROM events").pluck().get()
+
+describe("appending", () => {
+  it("stores a batch with gap-free global positions and per-stream versions", () => {
+    const { log } = freshLog()
+    const a = run(log.append("session:a", [started("a"), observed("a", "ls")], any))
+    const b = run(log.append("session:b", [started("b")], any))
+    const c = run(log.append("session:a", [observed("a", "pwd")], any))
+    expect([...a.events, ...b.events, ...c.events].map((e) => [e.position, e.streamId, e.streamVersion])).toEqual([
+      [1, "session:a", 1],
+      [2, "session:a", 2],
+      [3, "session:b", 1],
+      [4, "session:a", 3]
+    ])
+    expect(run(log.headPosition)).toBe(4)
+    expect(run(log.streamVersion("session:a"))).toBe(3)
+    expect(run(log.streamVersion("session:none"))).toBe(0)
+  })
+
+  it("records metadata: writer, version, correlation and causation ids, and the time", () => {
+    const { log } = freshLog()
+    const { events } = run(
+      log.append("session:a", [started("a")], {
+        ...any,
+        writer: "hook:SessionStart",
+        correlationId: "corr",
+        causationId: "cause",
+        occurredAt: 1_700_000_000_000
+      })
+    )
+    const [stored] = collect(log.read())
+    const { event: _, ...appended } = events[0] as (typeof events)[0] & { event?: unknown }
+    expect(stored).toEqual(appended)
+    expect(stored!.metadata).toEqual({ writer: "hook:SessionStart", version: VERSION, correlationId: "corr", causationId: "cause" })
+    expect(stored!.occurredAt).toBe(1_700_000_000_000)
+    expect(stored!.eventId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/)
+    expect(stored!.payload).toEqual({ sessionId: "a", projectPath: "/work/project", source: "startup" })
+  })
+
+  it("honours expected versions: no_stream, exact, any", () => {
+    const { log } = freshLog()
+    run(log.append("s", [started("a")], { ...any, expectedVersion: "no_stream" }))
+    run(log.append("s", [observed("a", "1")], { ...any, expectedVersion: 1 }))
+    run(log.append("s", [observed("a", "2")], any))
+    expect(run(log.streamVersion("s"))).toBe(3)
+  })
+
+  it.each([
+    ["no_stream", "no stream (0)"],
+    [1, "1"],
+    [5, "5"]
+  ] as const)("refuses expected version %s on a stream at 2, writing nothing", (expectedVersion, described) => {
+    const { log, db } = freshLog()
+    run(log.append("s", [started("a"), observed("a", "x")], any))
+    const error = failure(log.append("s", [observed("a", "late")], { ...any, expectedVersion }))
+    expect(error).toBeInstanceOf(WrongExpectedVersion)
+    expect(error).toMatchObject({ streamId: "s", expected: described, actual: 2 })
+    expect(count(db)).toBe(2)
+  })
+
+  it("rejects an invalid event before writing anything of its batch", () => {
+    const { log, db } = freshLog()
+    const bad = { _tag: "ObservationRecorded", sessionId: "a", kind: "guess", content: "x", files: [] } as unknown as RalphMemEvent
+    const error = failure(log.append("s", [started("a"), bad], any))
+    expect(error).toBeInstanceOf(InvalidEvent)
+    expect(error.message).toMatch(/ObservationRecorded/)
+    expect(count(db)).toBe(0)
+  })
+
+  it("rejects an empty batch and an empty stream id", () => {
+    const { log } = freshLog()
+    expect(failure(log.append("s", [], any)).message).toMatch(/nothing to append/)
+    expect(failure(log.append("", [started("a")], any)).message).toMatch(/stream id is empty/)
+  })
+
+  it("returns the original events for a reused idempotency key and writes nothing", () => {
+    const { log, db } = freshLog()
+    const first = run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "tool-1" }))
+    const again = run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "tool-1", expectedVersion: 0 }))
+    expect(first.written).toBe(true)
+    expect(again.written).toBe(false)
+    expect(again.events.map((e) => e.eventId)).toEqual(first.events.map((e) => e.eventId))
+    expect(count(db)).toBe(2)
+  })
+
+  it("refuses a reused idempotency key for a different batch", () => {
+    const { log, db } = freshLog()
+    run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "k" }))
+    for (const [stream, events] of [
+      ["other", [started("a"), observed("a", "x")]],
+      ["s", [started("a")]],
+      ["s", [observed("a", "x"), observed("a", "x")]]
+    ] as const) {
+      expect(failure(log.append(stream, events, { ...any, idempotencyKey: "k" }))).toBeInstanceOf(IdempotencyConflict)
+    }
+    expect(count(db)).toBe(2)
+  })
+
+  it("runs listeners inside the transaction: a throwing listener rolls the append back", () => {
+    const seen: Array<string> = []
+    const { log, db } = freshLog({
+      listeners: [
+        (_, events) => {
+          for (const e of events) seen.push(`${e.position}:${e.event?._tag}`)
+          if (events.some((e) => e.event?._tag === "SessionEnded")) throw new Error("projection failed")
+        }
+      ]
+    })
+    run(log.append("s", [started("a")], any))
+    const error = failure(log.append("s", [{ _tag: "SessionEnded", sessionId: "a", reason: "exit" }], any))
+    expect(error).toBeInstanceOf(StorageError)
+    expect(error.message).toMatch(/projection failed/)
+    expect(seen).toEqual(["1:SessionStarted", "2:SessionEnded"])
+    expect(count(db)).toBe(1)
+    // the position freed by the rollback is reused: still gap-free
+    expect(run(log.append("s", [observed("a", "x")], any)).events[0]!.position).toBe(2)
+  })
+})
+
+describe("immutability, enforced by SQLite", () => {
+  it("refuses UPDATE and DELETE of events", () => {
+    const { log, db } = freshLog()
+    run(log.append("s", [started("a")], any))
+    expect(() => db.prepare("DELETE FROM events").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE events SET type = 'X'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE events SET payload = '{}'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE events SET stream_version = 9").run()).toThrow(/immutable/)
+  })
+
+  it("refuses non-contiguous stream versions and invalid JSON even from raw SQL", () => {
+    const { log, db } = freshLog()
+    run(log.append("s", [started("a")], any))
+    const insert = db.prepare(
+      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 's', ?, 'SessionEnded', 1, ?, '{}', 0)"
+    )
+    expect(() => insert.run("x1", 3, "{}")).toThrow(/contiguous/)
+    expect(() => insert.run("x2", 2, "{not json")).toThrow(/CHECK constraint/)
+  })
+
+  it("permits one-way redaction by a MemoryForgotten event, keeping ids and positions", () => {
+    const { log, db } = freshLog()
+    const { events } = run(log.append("s", [started("a"), observed("a", "my secret plan")], any))
+    const target = events[1]!
+    const forget = run(
+      log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: [target.eventId], selector: "id" }], any)
+    ).events[0]!
+    expect(() => run(log.redact([target.eventId], events[0]!.eventId))).toThrow(/redaction by a MemoryForgotten/)
+    expect(run(log.redact([target.eventId], forget.eventId))).toBe(1)
+    const stored = collect(log.read({ streamId: "s" }))
+    expect(stored[1]).toMatchObject({ position: target.position, eventId: target.eventId, streamVersion: 2, redactedBy: forget.eventId })
+    expect(JSON.stringify(stored[1]!.payload)).toBe(REDACTED_PAYLOAD)
+    expect(run(log.decode(stored[1]!)).event).toBeNull()
+    // one way: a redacted event cannot be changed again, not even un-redacted
+    expect(run(log.redact([target.eventId], forget.eventId))).toBe(0)
+    expect(() => db.prepare("UPDATE events SET redacted_by = NULL, payload = '{}' WHERE position = 2").run()).toThrow(/immutable/)
+  })
+})
+
+describe("reading", () => {
+  const seed = () => {
+    const fixture = freshLog()
+    for (let i = 0; i < 25; i++) {
+      const stream = `session:${i % 3}`
+      run(fixture.log.append(stream, [i < 3 ? started(String(i)) : observed(String(i % 3), `step ${i}`)], { ...any, occurredAt: 1000 + i * 10 }))
+    }
+    return fixture
+  }
+
+  it("reads everything from a global position, in order, across pages", () => {
+    const { log } = seed()
+    const all = collect(log.read({ pageSize: 4 }))
+    expect(all.map((e) => e.position)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
+    expect(collect(log.read({ afterPosition: 20, pageSize: 2 })).map((e) => e.position)).toEqual([21, 22, 23, 24, 25])
+  })
+
+  it("reads one stream from a version", () => {
+    const { log } = seed()
+    const stream = collect(log.read({ streamId: "session:1", fromStreamVersion: 7, pageSize: 2 }))
+    expect(stream.map((e) => e.streamVersion)).toEqual([7, 8])
+    expect(stream.every((e) => e.streamId === "session:1")).toBe(true)
+  })
+
+  it("reads by type and by time range, with a limit", () => {
+    const { log } = seed()
+    expect(collect(log.read({ types: ["SessionStarted"] })).map((e) => e.position)).toEqual([1, 2, 3])
+    expect(collect(log.read({ since: 1050, until: 1100 })).map((e) => e.occurredAt)).toEqual([1050, 1060, 1070, 1080, 1090])
+    expect(collect(log.read({ types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position)).toEqual([4, 5, 6])
+  })
+
+  it("decodes what it reads into domain events", () => {
+    const { log } = seed()
+    const first = collect(log.read({ limit: 1 }))[0]!
+    expect(run(log.decode(first)).event).toEqual(started("0"))
+  })
+
+  it("streams a large log in pages without holding it in memory", () => {
+    const { log } = freshLog()
+    const batch = Array.from({ length: 500 }, (_, i) => observed("big", `line ${i}`))
+    for (let i = 0; i < 20; i++) run(log.append("session:big", batch, any))
+    let seen = 0
+    let last = 0
+    Effect.runSync(
+      Stream.runForEach(log.read({ pageSize: 256 }), (e) =>
+        Effect.sync(() => {
+          expect(e.position).toBe(last + 1)
+          last = e.position
+          seen++
+        })
+      )
+    )
+    expect(seen).toBe(10_000)
+  })
+})
