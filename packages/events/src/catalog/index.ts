@@ -1,4 +1,5 @@
 /** The ralph-mem event catalog: every event the product writes, and nothing else. */
+import * as Schema from "effect/Schema"
 import { type EventOf, makeCatalog } from "./catalog.ts"
 import { HookFailed } from "./hook.ts"
 import {
@@ -51,6 +52,11 @@ export type RalphMemEvent = EventOf<(typeof definitions)[number]>
 export type EventType = RalphMemEvent["_tag"]
 
 export const catalog = makeCatalog(definitions)
+
+/** Every event as one tagged union, with `.match` and `.guards` for exhaustive handling. */
+export const RalphMemEvent = Schema.Union(
+  definitions.map((d) => d.schema) as unknown as { readonly [K in keyof typeof definitions]: (typeof definitions)[K]["schema"] }
+).pipe(Schema.toTaggedUnion("_tag"))
 
 export * from "./catalog.ts"
 export * from "./define.ts"
