@@ -1,6 +1,7 @@
 /** The ralph-mem event catalog: every event the product writes, and nothing else. */
 import * as Schema from "effect/Schema"
 import { type EventOf, makeCatalog } from "./catalog.ts"
+import type { EventDefinition } from "./define.ts"
 import { HookFailed } from "./hook.ts"
 import {
   LoopConfigChanged,
@@ -54,9 +55,10 @@ export type EventType = RalphMemEvent["_tag"]
 export const catalog = makeCatalog(definitions)
 
 /** Every event as one tagged union, with `.match` and `.guards` for exhaustive handling. */
-export const RalphMemEvent = Schema.Union(
-  definitions.map((d) => d.schema) as unknown as { readonly [K in keyof typeof definitions]: (typeof definitions)[K]["schema"] }
-).pipe(Schema.toTaggedUnion("_tag"))
+type SchemasOf<T extends ReadonlyArray<EventDefinition<any, any>>> = { readonly [K in keyof T]: T[K]["schema"] }
+export const RalphMemEvent = Schema.Union(definitions.map((d) => d.schema) as unknown as SchemasOf<typeof definitions>).pipe(
+  Schema.toTaggedUnion("_tag")
+)
 
 export * from "./catalog.ts"
 export * from "./define.ts"
