@@ -1,0 +1,40 @@
+/**
+ * Word splitting shared by indexing (`text.ts`) and querying (`query.ts`), so both see the same words
+ * and the same identifier parts.
+ */
+
+/** About what the unicode61 tokenizer keeps as one token: a run of letters, digits and combining marks. */
+const WORD = /[\p{L}\p{N}\p{M}]+/gu
+
+/**
+ * One identifier part: a capitalised word (`Token`), an acronym not followed by lower case (`HTTP` in
+ * `HTTPServer`), a lower-case run, a digit run, or a run of uncased letters (Hangul, CJK).
+ */
+const IDENTIFIER_PART =
+  /[\p{Lu}\p{Lt}][\p{Ll}\p{M}]+|[\p{Lu}\p{Lt}][\p{Lu}\p{Lt}\p{M}]*(?!\p{Ll})|[\p{Ll}\p{M}]+|[\p{N}\p{M}]+|[\p{Lo}\p{Lm}\p{M}]+/gu
+
+/** Longer words are data (base64, minified code), not identifiers; the cap also bounds the regex's backtracking. */
+const MAX_IDENTIFIER_LENGTH = 100
+
+/** Hex ids and hashes (`550e8400`, `a1b2c3`) split into meaningless digit and letter runs. */
+const HEX_ID = /^(?=.*\d)(?=.*[a-f])[\da-f]+$/i
+
+/** Single letters and digits match too much to be worth a term of their own. */
+const MIN_PART_LENGTH = 2
+
+/** The words of `text`, lazily, in order. */
+export function* wordsOf(text: string): Generator<string> {
+  for (const match of text.matchAll(WORD)) yield match[0]
+}
+
+/**
+ * The lower-cased parts of an identifier-like word (`HTTPServerError` -> `http`, `server`, `error`), or none
+ * when the word does not split. Underscores, hyphens, dots and slashes never reach here: they already
+ * separate words, for `wordsOf` and for unicode61 alike.
+ */
+export const identifierParts = (word: string): ReadonlyArray<string> => {
+  if (word.length > MAX_IDENTIFIER_LENGTH || HEX_ID.test(word)) return []
+  const parts = word.match(IDENTIFIER_PART) ?? []
+  if (parts.length < 2) return []
+  return parts.filter((part) => part.length >= MIN_PART_LENGTH).map((part) => part.toLowerCase())
+}
