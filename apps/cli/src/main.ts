@@ -3,11 +3,15 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { VERSION } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
+import { audit } from "./commands/audit.ts"
+import { replay } from "./commands/replay.ts"
 import { status } from "./commands/status.ts"
+import { timeline } from "./commands/timeline.ts"
+import { verify } from "./commands/verify.ts"
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
-  Command.withSubcommands([status])
+  Command.withSubcommands([status, audit, timeline, replay, verify])
 )
 
 root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

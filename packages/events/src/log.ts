@@ -109,8 +109,6 @@ export interface EventLog<E extends { readonly _tag: string }> {
   /** The global position of the newest event, 0 for an empty log. */
   readonly headPosition: Effect.Effect<number, StorageError>
   readonly decode: (recorded: RecordedEvent) => Effect.Effect<DecodedEvent<E>, UndecodableEvent>
-  /** Replaces the payloads of `eventIds` with the redaction marker, on behalf of a MemoryForgotten event. */
-  readonly redact: (eventIds: ReadonlyArray<string>, forgetEventId: string) => Effect.Effect<number, StorageError>
 }
 
 interface EventRow {
@@ -155,6 +153,11 @@ const DEFAULT_PAGE_SIZE = 1000
 export interface MakeEventLogOptions<E> {
   /** Inline listeners, run in order inside every append transaction (the projections). */
   readonly listeners?: ReadonlyArray<AppendListener<E>>
+  /**
+   * The events an appended event redacts (a forget), done in the same transaction before the
+   * listeners run: the one permitted change to the log.
+   */
+  readonly redacts?: (event: E) => ReadonlyArray<string> | undefined
   readonly now?: () => number
 }
 
@@ -164,6 +167,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   options: MakeEventLogOptions<E> = {}
 ): EventLog<E> => {
   const listeners = options.listeners ?? []
+  const redacts = options.redacts ?? (() => undefined)
   const now = options.now ?? Date.now
   const newId = monotonicFactory()
 
@@ -254,6 +258,9 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
             event: events[index]!
           }
         })
+        for (const entry of recorded) {
+          for (const target of redacts(entry.event!) ?? []) statements.redact.run(entry.eventId, target)
+        }
         for (const listener of listeners) listener(db, recorded)
         return { events: recorded, written: true }
       })
@@ -316,13 +323,6 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       : Effect.fail(new UndecodableEvent({ position: recorded.position, reason: result.failure }))
   }
 
-  const redact: EventLog<E>["redact"] = (eventIds, forgetEventId) =>
-    Effect.try({
-      try: () =>
-        db.transaction(() => eventIds.reduce((count, id) => count + statements.redact.run(forgetEventId, id).changes, 0)).immediate(),
-      catch: (error) => storageError("redact events", error)
-    })
-
   return {
     db,
     catalog,
@@ -332,7 +332,6 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     streamVersion: (streamId) =>
       Effect.try({ try: () => statements.streamVersion.get(streamId)!, catch: (e) => storageError("read stream version", e) }),
     headPosition: Effect.try({ try: () => statements.head.get()!, catch: (e) => storageError("read head position", e) }),
-    decode,
-    redact
+    decode
   }
 }

@@ -2,7 +2,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { catalog, type RalphMemEvent } from "./catalog/index.ts"
+import { catalog, type RalphMemEvent, redactedBy } from "./catalog/index.ts"
 import { openDatabase, type OpenOptions } from "./database.ts"
 import { type AppendListener, type EventLog, makeEventLog } from "./log.ts"
 
@@ -17,7 +17,7 @@ export interface EventStoreOptions extends OpenOptions {
 export const acquireEventStore = (options: EventStoreOptions) =>
   Effect.acquireRelease(
     Effect.map(openDatabase(options.path, options), (db) =>
-      makeEventLog(db, catalog, options.listeners === undefined ? {} : { listeners: options.listeners })
+      makeEventLog(db, catalog, { redacts: redactedBy, ...(options.listeners === undefined ? {} : { listeners: options.listeners }) })
     ),
     (log) => Effect.sync(() => log.db.close())
   )

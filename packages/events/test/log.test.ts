@@ -153,22 +153,29 @@ describe("immutability, enforced by SQLite", () => {
     expect(() => insert.run("x2", 2, "{not json")).toThrow(/CHECK constraint/)
   })
 
-  it("permits one-way redaction by a MemoryForgotten event, keeping ids and positions", () => {
+  it("redacts, in the same append, the events a MemoryForgotten names, keeping ids and positions", () => {
     const { log, db } = freshLog()
     const { events } = run(log.append("s", [started("a"), observed("a", "my secret plan")], any))
     const target = events[1]!
     const forget = run(
       log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: [target.eventId], selector: "id" }], any)
     ).events[0]!
-    expect(() => run(log.redact([target.eventId], events[0]!.eventId))).toThrow(/redaction by a MemoryForgotten/)
-    expect(run(log.redact([target.eventId], forget.eventId))).toBe(1)
     const stored = collect(log.read({ streamId: "s" }))
     expect(stored[1]).toMatchObject({ position: target.position, eventId: target.eventId, streamVersion: 2, redactedBy: forget.eventId })
     expect(JSON.stringify(stored[1]!.payload)).toBe(REDACTED_PAYLOAD)
+    expect(stored[0]!.redactedBy).toBeNull()
     expect(run(log.decode(stored[1]!)).event).toBeNull()
     // one way: a redacted event cannot be changed again, not even un-redacted
-    expect(run(log.redact([target.eventId], forget.eventId))).toBe(0)
     expect(() => db.prepare("UPDATE events SET redacted_by = NULL, payload = '{}' WHERE position = 2").run()).toThrow(/immutable/)
+  })
+
+  it("permits a redaction only on behalf of a MemoryForgotten event, even from raw SQL", () => {
+    const { log, db } = freshLog()
+    const { events } = run(log.append("s", [started("a"), observed("a", "x")], any))
+    const redact = db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE position = 2`)
+    expect(() => redact.run(events[0]!.eventId)).toThrow(/redaction by a MemoryForgotten/)
+    expect(() => redact.run("no-such-event")).toThrow(/redaction by a MemoryForgotten/)
+    expect(() => db.prepare(`UPDATE events SET payload = '{"redacted":false}', redacted_by = ? WHERE position = 2`).run(events[0]!.eventId)).toThrow(/immutable/)
   })
 })
 

@@ -1,1 +1,9 @@
-export {}
+export * from "./all.ts"
+export { loopRuns } from "./loop-runs.ts"
+export { observations } from "./observations.ts"
+export * from "./projection.ts"
+export * from "./replay.ts"
+export * from "./runner.ts"
+export { sessions } from "./sessions.ts"
+export * from "./store.ts"
+export * from "./verify.ts"

@@ -8,10 +8,10 @@ import { printFields, printJson } from "../output.ts"
 import { withStore } from "../store.ts"
 
 export const status = Command.make("status", { db: flags.db, json: flags.json }, ({ db, json }) =>
-  withStore(db, (store, path) =>
+  withStore(db, ({ log, db: sqlite, path }) =>
     Effect.gen(function*() {
-      const head = yield* store.headPosition
-      const counts = store.db.prepare("SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events").get() as {
+      const head = yield* log.headPosition
+      const counts = sqlite.prepare("SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events").get() as {
         events: number
         streams: number
       }

@@ -65,3 +65,7 @@ export * from "./define.ts"
 export { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
+
+/** A forget redacts the events it names. */
+export const redactedBy = (event: RalphMemEvent): ReadonlyArray<string> | undefined =>
+  event._tag === "MemoryForgotten" ? event.eventIds : undefined

@@ -1,0 +1,56 @@
+/** `ralph-mem audit`: the raw events, oldest first. */
+import { catalog, type RecordedEvent } from "@ralph-mem/events"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import { Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { formatTime, jsonArrayWriter, oneLine } from "../output.ts"
+import { withStore } from "../store.ts"
+
+const line = (e: RecordedEvent) =>
+  [
+    `#${e.position}`,
+    formatTime(e.occurredAt),
+    `${e.streamId} v${e.streamVersion}`,
+    e.type,
+    e.metadata.writer,
+    e.redactedBy === null ? oneLine(JSON.stringify(e.payload), 100) : `[redacted by ${e.redactedBy}]`
+  ].join("  ")
+
+export const audit = Command.make(
+  "audit",
+  {
+    db: flags.db,
+    json: flags.json,
+    limit: flags.limit,
+    since: flags.since,
+    stream: Flag.String("stream").pipe(Flag.withDescription("Only this stream, e.g. session:<id> or loop:<id>"), Flag.optional),
+    type: Flag.String("type").pipe(Flag.withDescription("Only events of these types (comma-separated)"), Flag.optional),
+    until: Flag.String("until").pipe(Flag.withDescription("Only before this time (ISO 8601)"), Flag.optional)
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const since = yield* flags.parseTime("since", input.since)
+      const until = yield* flags.parseTime("until", input.until)
+      const limit = yield* flags.parseLimit(input.limit)
+      const types = Option.isSome(input.type) ? input.type.value.split(",").map((t) => t.trim()).filter((t) => t !== "") : undefined
+      const unknown = types?.filter((t) => !catalog.has(t)) ?? []
+      if (unknown.length > 0) {
+        return yield* flags.failWith(`unknown event type ${unknown.join(", ")}; known types: ${catalog.types.join(", ")}`)
+      }
+      const query = {
+        ...(Option.isSome(input.stream) ? { streamId: input.stream.value } : {}),
+        ...(types === undefined ? {} : { types }),
+        ...(since === undefined ? {} : { since }),
+        ...(until === undefined ? {} : { until }),
+        ...(limit === undefined ? {} : { limit })
+      }
+      yield* withStore(input.db, ({ log }) => {
+        if (!input.json) return Stream.runForEach(log.read(query), (e) => Console.log(line(e)))
+        const out = jsonArrayWriter()
+        return Stream.runForEach(log.read(query), out.item).pipe(Effect.andThen(out.end))
+      })
+    })
+).pipe(Command.withDescription("List the raw events of the log, oldest first (full events with --json)"))

@@ -1,0 +1,38 @@
+/** `ralph-mem replay`: rebuild the read models from the event log, atomically. */
+import { replay as rebuild } from "@ralph-mem/projections"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+/** On a terminal, a one-line progress counter on stderr; elsewhere, silence. */
+const progress = process.stderr.isTTY
+  ? ({ done, total }: { done: number; total: number }) =>
+    process.stderr.write(`\rreplaying ${done}/${total} events (${total === 0 ? 100 : Math.floor((done / total) * 100)}%)`)
+  : undefined
+
+export const replay = Command.make(
+  "replay",
+  {
+    db: flags.db,
+    json: flags.json,
+    projection: Flag.String("projection").pipe(Flag.withDescription("Rebuild only this projection"), Flag.optional)
+  },
+  ({ db, json, projection }) =>
+    withStore(db, (memory) =>
+      Effect.gen(function*() {
+        const report = yield* rebuild(memory, {
+          ...(Option.isSome(projection) ? { projection: projection.value } : {}),
+          ...(progress === undefined ? {} : { onProgress: progress })
+        })
+        if (progress !== undefined) process.stderr.write("\n")
+        if (json) return yield* printJson(report)
+        yield* Console.log(
+          `Replayed ${report.events} events into ${report.projections.join(", ")} in ${report.ms} ms (${report.eventsPerSecond} events/s).`
+        )
+      })
+    )
+).pipe(Command.withDescription("Rebuild the read models from the event log (atomically: readers never see a half-built state)"))

@@ -1,0 +1,130 @@
+/** `loop_runs` and `loop_iterations`: every Ralph loop and each of its iterations, folded from its stream. */
+import { json, type Projection, sql } from "./projection.ts"
+
+const ended = (loopId: string, status: string, at: number, reason: string | null) =>
+  sql(`UPDATE loop_runs SET status = ?, ended_at = ?, end_reason = ? WHERE loop_id = ?`, status, at, reason, loopId)
+
+export const loopRuns: Projection = {
+  name: "loop_runs",
+  version: 1,
+  create: `
+    CREATE TABLE loop_runs (
+      loop_id          TEXT PRIMARY KEY,
+      stream_id        TEXT NOT NULL,
+      session_id       TEXT,
+      project_path     TEXT NOT NULL,
+      goal             TEXT NOT NULL,
+      driver           TEXT NOT NULL,
+      status           TEXT NOT NULL CHECK (status IN ('running', 'success', 'failed', 'stopped')),
+      iterations       INTEGER NOT NULL DEFAULT 0,
+      config           TEXT NOT NULL,
+      criteria_results TEXT NOT NULL DEFAULT '[]',
+      snapshot_refs    TEXT NOT NULL DEFAULT '[]',
+      started_at       INTEGER NOT NULL,
+      ended_at         INTEGER,
+      end_reason       TEXT
+    ) STRICT;
+    CREATE INDEX loop_runs_by_status ON loop_runs (status, started_at);
+    CREATE INDEX loop_runs_by_session ON loop_runs (session_id);
+    CREATE TABLE loop_iterations (
+      loop_id       TEXT NOT NULL,
+      iteration     INTEGER NOT NULL,
+      stream_id     TEXT NOT NULL,
+      started_at    INTEGER NOT NULL,
+      completed_at  INTEGER,
+      passed        INTEGER,
+      criteria      TEXT NOT NULL DEFAULT '[]',
+      files_changed TEXT NOT NULL DEFAULT '[]',
+      snapshot_ref  TEXT,
+      PRIMARY KEY (loop_id, iteration)
+    ) STRICT;
+  `,
+  tables: [
+    { name: "loop_runs", orderBy: "loop_id" },
+    { name: "loop_iterations", orderBy: "loop_id, iteration" }
+  ],
+  indexes: [],
+  apply: ({ event, streamId, occurredAt }) => {
+    switch (event._tag) {
+      case "LoopStarted":
+        return [
+          sql(
+            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, status, config, started_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+            event.loopId,
+            streamId,
+            event.sessionId ?? null,
+            event.projectPath,
+            event.goal,
+            event.driver,
+            json(event.config),
+            occurredAt
+          )
+        ]
+      case "LoopIterationStarted":
+        return [
+          sql(`UPDATE loop_runs SET iterations = max(iterations, ?) WHERE loop_id = ?`, event.iteration, event.loopId),
+          sql(
+            `INSERT INTO loop_iterations (loop_id, iteration, stream_id, started_at) VALUES (?, ?, ?, ?)`,
+            event.loopId,
+            event.iteration,
+            streamId,
+            occurredAt
+          )
+        ]
+      case "LoopCriteriaEvaluated":
+        return [
+          sql(`UPDATE loop_runs SET criteria_results = ? WHERE loop_id = ?`, json(event.results), event.loopId),
+          sql(
+            `UPDATE loop_iterations SET criteria = ? WHERE loop_id = ? AND iteration = ?`,
+            json(event.results),
+            event.loopId,
+            event.iteration
+          )
+        ]
+      case "LoopIterationCompleted":
+        return [
+          sql(
+            `UPDATE loop_iterations SET completed_at = ?, passed = ?, files_changed = ?, snapshot_ref = ? WHERE loop_id = ? AND iteration = ?`,
+            occurredAt,
+            event.passed ? 1 : 0,
+            json(event.filesChanged),
+            event.snapshotRef ?? null,
+            event.loopId,
+            event.iteration
+          ),
+          ...(event.snapshotRef === undefined
+            ? []
+            : [
+              sql(
+                `UPDATE loop_runs SET snapshot_refs = json_insert(snapshot_refs, '$[#]', ?) WHERE loop_id = ?`,
+                event.snapshotRef,
+                event.loopId
+              )
+            ])
+        ]
+      case "LoopRolledBack":
+        return [
+          sql(
+            `UPDATE loop_runs SET snapshot_refs = json_insert(snapshot_refs, '$[#]', ?) WHERE loop_id = ?`,
+            event.rescueSnapshotRef,
+            event.loopId
+          )
+        ]
+      case "LoopConfigChanged":
+        return [sql(`UPDATE loop_runs SET config = ? WHERE loop_id = ?`, json(event.config), event.loopId)]
+      case "LoopSucceeded":
+        return [ended(event.loopId, "success", occurredAt, null)]
+      case "LoopFailed":
+        return [ended(event.loopId, "failed", occurredAt, event.reason)]
+      case "LoopStopped":
+        return [ended(event.loopId, "stopped", occurredAt, event.reason)]
+      default:
+        return []
+    }
+  },
+  clearStream: (streamId) => [
+    sql(`DELETE FROM loop_iterations WHERE stream_id = ?`, streamId),
+    sql(`DELETE FROM loop_runs WHERE stream_id = ?`, streamId)
+  ]
+}

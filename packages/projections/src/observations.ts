@@ -1,0 +1,154 @@
+/**
+ * `observations` and their full-text index: what happened in sessions (tool uses, errors, successes)
+ * and the notes users asked to remember. A row's id is the position of the event it came from, so
+ * the full-text rowids are stable however the table is built.
+ */
+import type { RalphMemEvent } from "@ralph-mem/events"
+import { json, type Projection, type SqlChange, sql, type SqlValue } from "./projection.ts"
+import { searchableText } from "./search/text.ts"
+
+interface ObservationRow {
+  readonly id: number
+  readonly eventId: string
+  readonly streamId: string
+  readonly sessionId: string | null
+  readonly projectPath: string | null
+  readonly type: string
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly content: string
+  readonly errorMessage: string | null
+  readonly files: ReadonlyArray<string>
+  readonly metadata: Record<string, unknown>
+  readonly createdAt: number
+}
+
+const FTS_COLUMNS = "title, body, files, terms"
+
+const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
+  const indexed = [row.toolName, row.inputSummary, row.content, row.errorMessage, ...row.files].filter((t) => t !== null).join("\n")
+  const values: ReadonlyArray<SqlValue> = [
+    row.id,
+    row.eventId,
+    row.streamId,
+    row.sessionId,
+    row.projectPath,
+    row.type,
+    row.toolName,
+    row.inputSummary,
+    row.content,
+    row.errorMessage,
+    json(row.files),
+    json(row.metadata),
+    searchableText(indexed),
+    row.createdAt
+  ]
+  return [
+    sql(
+      `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary, content,
+         error_message, files, metadata, search_terms, created_at)
+       VALUES (${values.map(() => "?").join(", ")})`,
+      ...values
+    ),
+    sql(`INSERT INTO observations_fts (rowid, ${FTS_COLUMNS}) SELECT id, ${FTS_COLUMNS} FROM observations_indexed WHERE id = ?`, row.id)
+  ]
+}
+
+/** Only the fields that are set, so equal observations store equal bytes. */
+const defined = (fields: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
+
+const rowOf = (
+  event: RalphMemEvent,
+  at: { readonly position: number; readonly eventId: string; readonly streamId: string; readonly occurredAt: number }
+): ObservationRow | undefined => {
+  const common = { id: at.position, eventId: at.eventId, streamId: at.streamId, createdAt: at.occurredAt }
+  switch (event._tag) {
+    case "ObservationRecorded":
+      return {
+        ...common,
+        sessionId: event.sessionId,
+        projectPath: null,
+        type: event.kind,
+        toolName: event.toolName ?? null,
+        inputSummary: event.inputSummary ?? null,
+        content: event.content,
+        errorMessage: event.errorMessage ?? null,
+        files: event.files,
+        metadata: defined({ toolUseId: event.toolUseId, durationMs: event.durationMs, truncated: event.truncated })
+      }
+    case "NoteInjected":
+      return {
+        ...common,
+        sessionId: event.sessionId ?? null,
+        projectPath: event.projectPath,
+        type: "note",
+        toolName: null,
+        inputSummary: null,
+        content: event.text,
+        errorMessage: null,
+        files: [],
+        metadata: { noteId: event.noteId, noteType: event.noteType }
+      }
+    default:
+      return undefined
+  }
+}
+
+export const observations: Projection = {
+  name: "observations",
+  version: 1,
+  create: `
+    CREATE TABLE observations (
+      id            INTEGER PRIMARY KEY,
+      event_id      TEXT NOT NULL UNIQUE,
+      stream_id     TEXT NOT NULL,
+      session_id    TEXT,
+      project_path  TEXT,
+      type          TEXT NOT NULL CHECK (type IN ('tool_use', 'error', 'success', 'note')),
+      tool_name     TEXT,
+      input_summary TEXT,
+      content       TEXT NOT NULL,
+      error_message TEXT,
+      files         TEXT NOT NULL,
+      metadata      TEXT NOT NULL,
+      search_terms  TEXT NOT NULL,
+      created_at    INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX observations_by_session ON observations (session_id, id);
+    CREATE INDEX observations_by_stream ON observations (stream_id);
+    CREATE INDEX observations_by_type ON observations (type, created_at);
+    CREATE INDEX observations_by_time ON observations (created_at);
+    -- What the index sees: the text is stored once, in observations; the index keeps only tokens.
+    CREATE VIEW observations_indexed AS
+      SELECT id,
+             trim(coalesce(tool_name, '') || ' ' || coalesce(input_summary, '')) AS title,
+             content || CASE WHEN error_message IS NULL THEN '' ELSE char(10) || error_message END AS body,
+             files,
+             search_terms AS terms
+      FROM observations;
+    CREATE VIRTUAL TABLE observations_fts USING fts5(
+      ${FTS_COLUMNS},
+      content = 'observations_indexed',
+      content_rowid = 'id',
+      tokenize = 'unicode61 remove_diacritics 2'
+    );
+    -- Deleted rows leave no readable tokens behind in the index.
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('secure-delete', 1);
+  `,
+  tables: [{ name: "observations", orderBy: "id" }],
+  indexes: ["observations_fts"],
+  apply: (recorded) => {
+    const row = rowOf(recorded.event, recorded)
+    return row === undefined ? [] : insert(row)
+  },
+  clearStream: (streamId) => [
+    // External-content rows must be removed from the index with the values they were indexed with.
+    sql(
+      `INSERT INTO observations_fts (observations_fts, rowid, ${FTS_COLUMNS})
+       SELECT 'delete', id, ${FTS_COLUMNS} FROM observations_indexed WHERE id IN (SELECT id FROM observations WHERE stream_id = ?)`,
+      streamId
+    ),
+    sql(`DELETE FROM observations WHERE stream_id = ?`, streamId)
+  ]
+}

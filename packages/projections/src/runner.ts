@@ -1,0 +1,231 @@
+/**
+ * Runs projections against one database: inline in every append transaction, catching up at open,
+ * re-folding streams after a forget, and rebuilding from the log in one transaction.
+ *
+ * Everything here is synchronous: it runs inside better-sqlite3 transactions, and throws (a tagged
+ * error where the caller can act on it) to roll them back.
+ */
+import {
+  catalog,
+  type AppendListener,
+  type DecodedEvent,
+  type EventLog,
+  makeEventLog,
+  type RalphMemEvent,
+  type RecordedEvent,
+  type SqliteDatabase,
+  UndecodableEvent
+} from "@ralph-mem/events"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type { Statement } from "better-sqlite3"
+import type { ProjectedEvent, Projection, SqlChange } from "./projection.ts"
+
+const PAGE_SIZE = 1000
+
+/** Applies SQL changes through a cache of prepared statements (a replay runs the same few statements a million times). */
+export const makeApplier = (db: SqliteDatabase) => {
+  const statements = new Map<string, Statement>()
+  return (changes: ReadonlyArray<SqlChange>): void => {
+    for (const change of changes) {
+      let statement = statements.get(change.sql)
+      if (statement === undefined) {
+        statement = db.prepare(change.sql)
+        statements.set(change.sql, statement)
+      }
+      statement.run(...change.params)
+    }
+  }
+}
+
+/** Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. */
+export const decodeForProjection = (recorded: RecordedEvent): ProjectedEvent | undefined => {
+  if (recorded.redactedBy !== null) return undefined
+  const decoded = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
+  if (Result.isFailure(decoded)) throw new UndecodableEvent({ position: recorded.position, reason: decoded.failure })
+  return { ...recorded, event: decoded.success }
+}
+
+/** Reads events after `position` (up to `until`, inclusive) page by page: constant memory for any log. */
+export function* eventsAfter(
+  reader: EventLog<RalphMemEvent>,
+  position: number,
+  query: { readonly streamId?: string; readonly until?: number } = {}
+): Generator<RecordedEvent> {
+  let after = position
+  for (;;) {
+    const page = Effect.runSync(
+      reader.readPage({ afterPosition: after, pageSize: PAGE_SIZE, ...(query.streamId === undefined ? {} : { streamId: query.streamId }) })
+    )
+    for (const recorded of page) {
+      if (query.until !== undefined && recorded.position > query.until) return
+      yield recorded
+    }
+    if (page.length < PAGE_SIZE) return
+    after = page.at(-1)!.position
+  }
+}
+
+/** The names of the tables, views, virtual tables and indexes a projection's DDL creates. */
+const objectsOf = (projection: Projection): Array<{ kind: string; name: string }> =>
+  [...projection.create.matchAll(/CREATE\s+(VIRTUAL\s+TABLE|TABLE|VIEW|INDEX)\s+(\w+)/gi)].map((m) => ({
+    kind: m[1]!.toUpperCase().replace(/\s+/, " "),
+    name: m[2]!
+  }))
+
+/** Drops everything a projection created; views first, since they depend on tables. */
+const dropObjects = (db: SqliteDatabase, projection: Projection): void => {
+  const order = ["VIEW", "VIRTUAL TABLE", "INDEX", "TABLE"]
+  const objects = objectsOf(projection).sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))
+  for (const { kind, name } of objects) {
+    db.exec(`DROP ${kind === "VIRTUAL TABLE" ? "TABLE" : kind} IF EXISTS ${name}`)
+  }
+}
+
+export interface Checkpoint {
+  readonly version: number
+  readonly position: number
+}
+
+export interface RebuildProgress {
+  readonly done: number
+  readonly total: number
+}
+
+export interface RebuildReport {
+  readonly projections: ReadonlyArray<string>
+  readonly events: number
+  readonly ms: number
+  readonly eventsPerSecond: number
+}
+
+export interface ProjectionRunner {
+  readonly projections: ReadonlyArray<Projection>
+  /** Creates missing projections, rebuilds those whose version changed, and catches up those behind. */
+  readonly prepare: () => void
+  /** The inline listener to give the event log. */
+  readonly listener: AppendListener<RalphMemEvent>
+  /** Rebuilds the named projections (all by default) from the log, in one transaction. */
+  readonly rebuild: (names?: ReadonlyArray<string>, onProgress?: (progress: RebuildProgress) => void) => RebuildReport
+  readonly checkpoint: (name: string) => Checkpoint | undefined
+}
+
+export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyArray<Projection>): ProjectionRunner => {
+  db.exec(`CREATE TABLE IF NOT EXISTS projection_checkpoints (
+    name TEXT PRIMARY KEY, version INTEGER NOT NULL, position INTEGER NOT NULL
+  ) STRICT`)
+  const apply = makeApplier(db)
+  const reader = makeEventLog(db, catalog)
+  const readCheckpoint = db.prepare<[string], Checkpoint>("SELECT version, position FROM projection_checkpoints WHERE name = ?")
+  const writeCheckpoint = db.prepare(
+    `INSERT INTO projection_checkpoints (name, version, position) VALUES (?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, position = excluded.position`
+  )
+  const head = db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM events").pluck()
+  const streamsOf = (eventIds: ReadonlyArray<string>): Array<string> =>
+    eventIds.length === 0
+      ? []
+      : (db
+        .prepare(`SELECT DISTINCT stream_id FROM events WHERE event_id IN (${eventIds.map(() => "?").join(", ")})`)
+        .pluck()
+        .all(...eventIds) as Array<string>)
+
+  const checkpoint = (name: string) => readCheckpoint.get(name)
+
+  /** After a forget: clear each affected stream and fold what remains of it, up to the forget. */
+  const refold = (projection: Projection, forget: ProjectedEvent) => {
+    if (forget.event._tag !== "MemoryForgotten") return
+    for (const streamId of streamsOf(forget.event.eventIds)) {
+      apply(projection.clearStream(streamId))
+      for (const recorded of eventsAfter(reader, 0, { streamId, until: forget.position - 1 })) {
+        const event = decodeForProjection(recorded)
+        if (event !== undefined) apply(projection.apply(event))
+      }
+    }
+  }
+
+  const applyOne = (projection: Projection, event: ProjectedEvent) => {
+    apply(projection.apply(event))
+    refold(projection, event)
+  }
+
+  const catchUp = (projection: Projection, from: number, until: number) => {
+    for (const recorded of eventsAfter(reader, from, { until })) {
+      const event = decodeForProjection(recorded)
+      if (event !== undefined) applyOne(projection, event)
+    }
+    writeCheckpoint.run(projection.name, projection.version, until)
+  }
+
+  const recreate = (projection: Projection) => {
+    dropObjects(db, projection)
+    db.exec(projection.create)
+    writeCheckpoint.run(projection.name, projection.version, 0)
+  }
+
+  const needsWork = () => {
+    const last = head.get()!
+    return projections.some((p) => {
+      const cp = checkpoint(p.name)
+      return cp === undefined || cp.version !== p.version || cp.position < last
+    })
+  }
+
+  const prepare = () => {
+    if (!needsWork()) return
+    db.transaction(() => {
+      const last = head.get()!
+      for (const projection of projections) {
+        const cp = checkpoint(projection.name)
+        if (cp === undefined || cp.version !== projection.version) recreate(projection)
+        const from = checkpoint(projection.name)!.position
+        if (from < last) catchUp(projection, from, last)
+      }
+    }).immediate()
+  }
+
+  const listener: AppendListener<RalphMemEvent> = (_, events: ReadonlyArray<DecodedEvent<RalphMemEvent>>) => {
+    const first = events[0]
+    const last = events.at(-1)
+    if (first === undefined || last === undefined) return
+    for (const projection of projections) {
+      // A projection left behind (by a writer that could not project) catches up before moving on.
+      const from = checkpoint(projection.name)?.position ?? 0
+      if (from < first.position - 1) catchUp(projection, from, first.position - 1)
+      // Events at or below the checkpoint were applied already: applying them again is refused.
+      const fresh = events.filter((recorded) => recorded.position > Math.max(from, first.position - 1))
+      for (const recorded of fresh) {
+        if (recorded.event !== null) applyOne(projection, recorded as ProjectedEvent)
+      }
+      writeCheckpoint.run(projection.name, projection.version, Math.max(from, last.position))
+    }
+  }
+
+  const rebuild: ProjectionRunner["rebuild"] = (names, onProgress) => {
+    const selected = names === undefined ? projections : projections.filter((p) => names.includes(p.name))
+    const started = process.hrtime.bigint()
+    let done = 0
+    const total = db.transaction(() => {
+      const last = head.get()!
+      for (const projection of selected) recreate(projection)
+      for (const recorded of eventsAfter(reader, 0, { until: last })) {
+        // Forgotten events are already redacted in the log, so a fold from the start needs no re-fold.
+        const event = decodeForProjection(recorded)
+        if (event !== undefined) for (const projection of selected) apply(projection.apply(event))
+        if (++done % 10_000 === 0) onProgress?.({ done, total: last })
+      }
+      for (const projection of selected) writeCheckpoint.run(projection.name, projection.version, last)
+      return last
+    }).immediate()
+    onProgress?.({ done, total })
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    return {
+      projections: selected.map((p) => p.name),
+      events: done,
+      ms: Math.round(ms),
+      eventsPerSecond: ms === 0 ? done : Math.round(done / (ms / 1000))
+    }
+  }
+
+  return { projections, prepare, listener, rebuild, checkpoint }
+}

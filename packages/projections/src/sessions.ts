@@ -1,0 +1,79 @@
+/** `sessions`: one row per Claude Code session, folded from its stream. */
+import { type Projection, sql } from "./projection.ts"
+
+const touch = (sessionId: string, streamId: string, at: number) =>
+  sql(
+    `INSERT INTO sessions (session_id, stream_id, started_at, last_event_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET last_event_at = max(last_event_at, excluded.last_event_at)`,
+    sessionId,
+    streamId,
+    at,
+    at
+  )
+
+export const sessions: Projection = {
+  name: "sessions",
+  version: 1,
+  create: `
+    CREATE TABLE sessions (
+      session_id    TEXT PRIMARY KEY,
+      stream_id     TEXT NOT NULL,
+      project_path  TEXT,
+      source        TEXT,
+      started_at    INTEGER NOT NULL,
+      last_event_at INTEGER NOT NULL,
+      ended_at      INTEGER,
+      end_reason    TEXT,
+      prompts       INTEGER NOT NULL DEFAULT 0,
+      compactions   INTEGER NOT NULL DEFAULT 0,
+      summary       TEXT,
+      tags          TEXT NOT NULL DEFAULT '[]'
+    ) STRICT;
+    CREATE INDEX sessions_by_project ON sessions (project_path, started_at);
+    CREATE INDEX sessions_by_stream ON sessions (stream_id);
+  `,
+  tables: [{ name: "sessions", orderBy: "session_id" }],
+  indexes: [],
+  apply: ({ event, streamId, occurredAt }) => {
+    switch (event._tag) {
+      case "SessionStarted":
+        return [
+          touch(event.sessionId, streamId, occurredAt),
+          // A resumed, cleared or compacted session is open again.
+          sql(
+            `UPDATE sessions SET project_path = ?, source = ?, ended_at = NULL, end_reason = NULL WHERE session_id = ?`,
+            event.projectPath,
+            event.source,
+            event.sessionId
+          )
+        ]
+      case "PromptSubmitted":
+        return [
+          touch(event.sessionId, streamId, occurredAt),
+          sql(`UPDATE sessions SET prompts = prompts + 1 WHERE session_id = ?`, event.sessionId)
+        ]
+      case "SessionCompacted":
+        return [
+          touch(event.sessionId, streamId, occurredAt),
+          sql(`UPDATE sessions SET compactions = compactions + 1 WHERE session_id = ?`, event.sessionId)
+        ]
+      case "SessionSummarized":
+        return [
+          touch(event.sessionId, streamId, occurredAt),
+          sql(`UPDATE sessions SET summary = ? WHERE session_id = ?`, event.summary, event.sessionId)
+        ]
+      case "SessionEnded":
+        return [
+          touch(event.sessionId, streamId, occurredAt),
+          sql(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?`, occurredAt, event.reason, event.sessionId)
+        ]
+      case "ObservationRecorded":
+      case "AssistantReplied":
+      case "ContextInjected":
+        return [touch(event.sessionId, streamId, occurredAt)]
+      default:
+        return []
+    }
+  },
+  clearStream: (streamId) => [sql(`DELETE FROM sessions WHERE stream_id = ?`, streamId)]
+}

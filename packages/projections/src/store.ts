@@ -1,0 +1,61 @@
+/**
+ * The memory store: the event log with every projection inline, as the CLI and the hooks open it.
+ * Opening catches up any projection that is behind or out of date, so readers see a current state.
+ */
+import {
+  catalog,
+  DatabaseUnusable,
+  type EventLog,
+  makeEventLog,
+  openDatabase,
+  type OpenOptions,
+  type RalphMemEvent,
+  redactedBy,
+  type SqliteDatabase,
+  storageError,
+  StorageError,
+  UndecodableEvent
+} from "@ralph-mem/events"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { allProjections } from "./all.ts"
+import type { Projection } from "./projection.ts"
+import { makeProjectionRunner, type ProjectionRunner } from "./runner.ts"
+
+export interface Memory {
+  readonly path: string
+  readonly db: SqliteDatabase
+  readonly log: EventLog<RalphMemEvent>
+  readonly runner: ProjectionRunner
+}
+
+export interface MemoryOptions extends OpenOptions {
+  readonly path: string
+  readonly projections?: ReadonlyArray<Projection>
+}
+
+/** Opens the database, brings every projection up to date, and wires them into appends. */
+export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, DatabaseUnusable | StorageError | UndecodableEvent> =>
+  Effect.flatMap(openDatabase(options.path, options), (db) =>
+    Effect.try({
+      try: (): Memory => {
+        const runner = makeProjectionRunner(db, options.projections ?? allProjections)
+        runner.prepare()
+        const log = makeEventLog(db, catalog, { listeners: [runner.listener], redacts: redactedBy })
+        return { path: options.path, db, log, runner }
+      },
+      catch: (error) => {
+        db.close()
+        return error instanceof UndecodableEvent ? error : storageError("bring projections up to date", error)
+      }
+    })
+  )
+
+/** Opens the memory for the life of a scope. */
+export const acquireMemory = (options: MemoryOptions) =>
+  Effect.acquireRelease(openMemory(options), (memory) => Effect.sync(() => memory.db.close()))
+
+export class MemoryStore extends Context.Service<MemoryStore, Memory>()("ralph-mem/MemoryStore") {}
+
+export const memoryLayer = (options: MemoryOptions) => Layer.effect(MemoryStore, acquireMemory(options))

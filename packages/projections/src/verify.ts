@@ -1,0 +1,174 @@
+/**
+ * Verify: is the database sound, is the log well-formed, and do the projections equal a fresh replay?
+ * Every problem is a finding with a readable detail; nothing is changed.
+ */
+import Database from "better-sqlite3"
+import { REDACTED_PAYLOAD, type SqliteDatabase } from "@ralph-mem/events"
+import * as Effect from "effect/Effect"
+import type { Projection } from "./projection.ts"
+import { decodeForProjection, eventsAfter, makeApplier } from "./runner.ts"
+import type { Memory } from "./store.ts"
+
+export interface Finding {
+  readonly check: string
+  readonly detail: string
+}
+
+export interface VerifyReport {
+  readonly ok: boolean
+  readonly events: number
+  readonly checks: ReadonlyArray<string>
+  readonly findings: ReadonlyArray<Finding>
+}
+
+const clip = (text: string, max = 240) => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+const sqliteIntegrity = (db: SqliteDatabase): Array<string> => {
+  const rows = db.pragma("integrity_check") as Array<{ integrity_check: string }>
+  return rows.map((r) => r.integrity_check).filter((line) => line !== "ok")
+}
+
+const positionsGapFree = (db: SqliteDatabase): Array<string> => {
+  const { count, low, high } = db
+    .prepare("SELECT count(*) AS count, coalesce(min(position), 0) AS low, coalesce(max(position), 0) AS high FROM events")
+    .get() as { count: number; low: number; high: number }
+  if (count === high && (count === 0 || low === 1)) return []
+  const gap = db
+    .prepare("SELECT position + 1 FROM events e WHERE position < ? AND NOT EXISTS (SELECT 1 FROM events n WHERE n.position = e.position + 1) LIMIT 1")
+    .pluck()
+    .get(high) as number | undefined
+  return [`${count} events span positions ${low}..${high}; the first missing position is ${gap ?? 1}`]
+}
+
+const streamVersionsContiguous = (db: SqliteDatabase): Array<string> => {
+  const bad = db
+    .prepare(
+      `SELECT stream_id AS stream, count(*) AS count, min(stream_version) AS low, max(stream_version) AS high
+       FROM events GROUP BY stream_id HAVING count(*) != max(stream_version) OR min(stream_version) != 1 LIMIT 5`
+    )
+    .all() as Array<{ stream: string; count: number; low: number; high: number }>
+  return bad.map((b) => `stream ${b.stream}: ${b.count} events with versions ${b.low}..${b.high}`)
+}
+
+const payloadsDecode = (memory: Memory): { findings: Array<string>; events: number } => {
+  const forgets = new Set(
+    memory.db.prepare("SELECT event_id FROM events WHERE type = 'MemoryForgotten'").pluck().all() as Array<string>
+  )
+  const findings: Array<string> = []
+  let events = 0
+  for (const recorded of eventsAfter(memory.log, 0)) {
+    events++
+    if (findings.length >= 5) continue
+    if (recorded.redactedBy !== null) {
+      if (JSON.stringify(recorded.payload) !== REDACTED_PAYLOAD || !forgets.has(recorded.redactedBy)) {
+        findings.push(`event #${recorded.position} is marked redacted but its marker or its forget event is wrong`)
+      }
+      continue
+    }
+    try {
+      decodeForProjection(recorded)
+    } catch (error) {
+      findings.push(describe(error))
+    }
+  }
+  return { findings, events }
+}
+
+const checkpointsCurrent = (memory: Memory): Array<string> => {
+  const head = memory.db.prepare("SELECT coalesce(max(position), 0) FROM events").pluck().get() as number
+  return memory.runner.projections.flatMap((p) => {
+    const cp = memory.runner.checkpoint(p.name)
+    if (cp === undefined) return [`projection ${p.name} has no checkpoint`]
+    if (cp.version !== p.version) return [`projection ${p.name} was built by version ${cp.version}, this is version ${p.version}`]
+    return cp.position === head ? [] : [`projection ${p.name} is at position ${cp.position}, the log at ${head}`]
+  })
+}
+
+const indexesConsistent = (memory: Memory): Array<string> =>
+  memory.runner.projections.flatMap((p) =>
+    p.indexes.flatMap((index) => {
+      try {
+        memory.db.prepare(`INSERT INTO ${index} (${index}, rank) VALUES ('integrity-check', 1)`).run()
+        return []
+      } catch (error) {
+        return [`full-text index ${index} does not match its table: ${describe(error)}`]
+      }
+    })
+  )
+
+/** Replays the log into an in-memory database and compares every projection table row by row. */
+const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Projection>): Array<string> => {
+  const fresh = new Database(":memory:")
+  try {
+    for (const projection of projections) fresh.exec(projection.create)
+    const apply = makeApplier(fresh)
+    fresh.transaction(() => {
+      for (const recorded of eventsAfter(memory.log, 0)) {
+        const event = decodeForProjection(recorded)
+        if (event !== undefined) for (const projection of projections) apply(projection.apply(event))
+      }
+    })()
+    for (const projection of projections) {
+      for (const table of projection.tables) {
+        const difference = firstDifference(memory.db, fresh, table.name, table.orderBy)
+        if (difference !== undefined) return [`projection ${projection.name}, table ${table.name}: ${difference}`]
+      }
+    }
+    return []
+  } finally {
+    fresh.close()
+  }
+}
+
+const firstDifference = (stored: SqliteDatabase, replayed: SqliteDatabase, table: string, orderBy: string): string | undefined => {
+  const query = `SELECT * FROM ${table} ORDER BY ${orderBy}`
+  const left = stored.prepare(query).raw().iterate() as IterableIterator<Array<unknown>>
+  const right = replayed.prepare(query).raw().iterate() as IterableIterator<Array<unknown>>
+  try {
+    for (let row = 1; ; row++) {
+      const a = left.next()
+      const b = right.next()
+      if (a.done && b.done) return undefined
+      if (a.done || b.done) return `the stored table has ${a.done ? "fewer" : "more"} rows than a replay (from row ${row})`
+      const sa = JSON.stringify(a.value)
+      const sb = JSON.stringify(b.value)
+      if (sa !== sb) return `row ${row} differs: stored ${clip(sa)}, replayed ${clip(sb)}`
+    }
+  } finally {
+    left.return?.()
+    right.return?.()
+  }
+}
+
+/** Runs every check; a check that throws becomes a finding rather than an error. */
+export const verify = (memory: Memory): Effect.Effect<VerifyReport> =>
+  Effect.sync(() => {
+    const findings: Array<Finding> = []
+    let events = 0
+    const checks: Array<[string, () => Array<string>]> = [
+      ["sqlite integrity", () => sqliteIntegrity(memory.db)],
+      ["positions gap-free", () => positionsGapFree(memory.db)],
+      ["stream versions contiguous", () => streamVersionsContiguous(memory.db)],
+      [
+        "payloads decode",
+        () => {
+          const result = payloadsDecode(memory)
+          events = result.events
+          return result.findings
+        }
+      ],
+      ["checkpoints current", () => checkpointsCurrent(memory)],
+      ["full-text indexes consistent", () => indexesConsistent(memory)],
+      ["projections equal a replay", () => projectionsEqualReplay(memory, memory.runner.projections)]
+    ]
+    for (const [check, run] of checks) {
+      try {
+        for (const detail of run()) findings.push({ check, detail })
+      } catch (error) {
+        findings.push({ check, detail: `could not check: ${describe(error)}` })
+      }
+    }
+    return { ok: findings.length === 0, events, checks: checks.map(([name]) => name), findings }
+  })

@@ -1,0 +1,172 @@
+import { catalog, makeEventLog } from "@ralph-mem/events"
+import * as Effect from "effect/Effect"
+import { describe, expect, it } from "vitest"
+import { failure, run } from "../../events/test/helpers.ts"
+import * as Stream from "effect/Stream"
+import { allProjections, makeProjectionRunner, type Projection, replay, sessions, verify } from "../src/index.ts"
+import { openMemory } from "../src/store.ts"
+import { ended, observation, prompt, started } from "./events.ts"
+import { append, dump, given, open, rows } from "./spec.ts"
+
+const sample = [
+  ["session:a", started("a")],
+  ["session:a", prompt("a", "why does login fail?")],
+  ["session:a", observation("a", "TokenExpiredError at refresh()", { kind: "error", files: ["src/auth.ts"] })],
+  ["session:b", started("b")],
+  ["session:b", observation("b", "npm test passed", { kind: "success" })],
+  ["session:a", observation("a", "patched refresh window")],
+  ["session:a", ended("a")]
+] as const
+
+describe("checkpoints", () => {
+  it("advance with every append, inside the same transaction", () => {
+    const memory = given(sample)
+    for (const p of allProjections) expect(memory.runner.checkpoint(p.name)).toEqual({ version: p.version, position: 7 })
+  })
+
+  it("refuse an event applied twice: delivering the same batch again changes nothing", () => {
+    const memory = given(sample)
+    const before = dump(memory)
+    const lastTwo = Effect.runSync(Stream.runCollect(memory.log.read({ afterPosition: 5 })))
+    const decoded = Effect.runSync(Effect.forEach(lastTwo, memory.log.decode))
+    expect(decoded.map((e) => e.position)).toEqual([6, 7])
+    memory.db.transaction(() => memory.runner.listener(memory.db, decoded))()
+    expect(dump(memory)).toBe(before)
+  })
+})
+
+describe("catching up", () => {
+  it("after a crash between append and projection: the next open projects what was missed", () => {
+    const memory = given(sample.slice(0, 3))
+    // A writer that appended without projecting (it died before its projection ran).
+    const bare = makeEventLog(memory.db, catalog)
+    for (const [stream, event] of sample.slice(3)) {
+      run(bare.append(stream, [event], { expectedVersion: "any", writer: "crashed" }))
+    }
+    expect(memory.runner.checkpoint("observations")!.position).toBe(3)
+    memory.db.close()
+    const reopened = open(memory.path)
+    expect(reopened.runner.checkpoint("observations")!.position).toBe(7)
+    expect(rows(reopened, "SELECT id FROM observations ORDER BY id")).toEqual([{ id: 3 }, { id: 5 }, { id: 6 }])
+    expect(run(verify(reopened)).findings).toEqual([])
+  })
+
+  it("inline: an append that finds its projections behind catches them up first", () => {
+    const memory = given(sample.slice(0, 2))
+    const bare = makeEventLog(memory.db, catalog)
+    run(bare.append("session:a", [observation("a", "missed by the projection")], { expectedVersion: "any", writer: "crashed" }))
+    append(memory, [["session:a", observation("a", "seen")]])
+    expect(rows(memory, "SELECT content FROM observations ORDER BY id")).toEqual([
+      { content: "missed by the projection" },
+      { content: "seen" }
+    ])
+  })
+
+  it("rebuilds a projection whose version changed", () => {
+    const memory = given(sample)
+    memory.db.prepare("UPDATE sessions SET prompts = 99").run()
+    memory.db.close()
+    const bumped: Projection = { ...sessions, version: sessions.version + 1 }
+    const reopened = run(openMemory({ path: memory.path, projections: [bumped] }))
+    expect(rows(reopened, "SELECT session_id, prompts FROM sessions ORDER BY session_id")).toEqual([
+      { session_id: "a", prompts: 1 },
+      { session_id: "b", prompts: 0 }
+    ])
+    expect(reopened.runner.checkpoint("sessions")).toEqual({ version: sessions.version + 1, position: 7 })
+    reopened.db.close()
+  })
+})
+
+describe("forgetting", () => {
+  it("leaves no trace of a forgotten observation in the table or the index, and equals a replay", () => {
+    const memory = given(sample)
+    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'TokenExpired%'") as Array<{ event_id: string }>
+    append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
+    expect(rows(memory, "SELECT content FROM observations ORDER BY id")).toEqual([
+      { content: "npm test passed" },
+      { content: "patched refresh window" }
+    ])
+    expect(rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH 'TokenExpiredError OR refresh'")).toEqual([
+      { rowid: 6 }
+    ])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
+  it("removes a whole forgotten session from every read model", () => {
+    const memory = given(sample)
+    const ids = memory.db.prepare("SELECT event_id FROM events WHERE stream_id = 'session:a'").pluck().all() as Array<string>
+    append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: ids, selector: "session a" }]])
+    expect(rows(memory, "SELECT session_id FROM sessions")).toEqual([{ session_id: "b" }])
+    expect(rows(memory, "SELECT DISTINCT session_id FROM observations")).toEqual([{ session_id: "b" }])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+})
+
+describe("replay", () => {
+  it("rebuilds byte-identical content, twice in a row, equal to what appends built inline", () => {
+    const memory = given(sample)
+    const inline = dump(memory)
+    const first = run(replay(memory))
+    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs"], events: 7 })
+    expect(dump(memory)).toBe(inline)
+    run(replay(memory))
+    expect(dump(memory)).toBe(inline)
+  })
+
+  it("rebuilds one projection by name, and refuses an unknown name", () => {
+    const memory = given(sample)
+    memory.db.prepare("DELETE FROM sessions").run()
+    expect(run(replay(memory, { projection: "sessions" })).projections).toEqual(["sessions"])
+    expect(rows(memory, "SELECT count(*) AS n FROM sessions")).toEqual([{ n: 2 }])
+    expect(failure(replay(memory, { projection: "nope" })).message).toMatch(/no projection named "nope"; known: sessions, observations, loop_runs/)
+  })
+
+  it("is atomic: a failure part-way leaves the old state exactly as it was", () => {
+    const memory = given(sample)
+    const before = dump(memory)
+    let applied = 0
+    const failing: Projection = {
+      ...sessions,
+      apply: (event) => {
+        if (++applied === 5) throw new Error("disk on fire")
+        return sessions.apply(event)
+      }
+    }
+    const runner = makeProjectionRunner(memory.db, [failing, ...allProjections.slice(1)])
+    expect(() => runner.rebuild()).toThrow(/disk on fire/)
+    expect(dump(memory)).toBe(before)
+  })
+})
+
+describe("verify", () => {
+  it("is clean on a healthy database", () => {
+    const report = run(verify(given(sample)))
+    expect(report).toMatchObject({ ok: true, events: 7, findings: [] })
+    expect(report.checks).toContain("projections equal a replay")
+  })
+
+  it("reports a projection row that differs from a replay, naming table and row", () => {
+    const memory = given(sample)
+    memory.db.prepare("UPDATE sessions SET prompts = 5 WHERE session_id = 'a'").run()
+    const report = run(verify(memory))
+    expect(report.ok).toBe(false)
+    expect(report.findings).toEqual([
+      { check: "projections equal a replay", detail: expect.stringMatching(/^projection sessions, table sessions: row 1 differs: stored .*5.*replayed/) }
+    ])
+  })
+
+  it("reports a full-text index out of step with its table", () => {
+    const memory = given(sample)
+    memory.db.prepare("UPDATE observations SET content = 'edited behind the index' WHERE id = 3").run()
+    const checks = run(verify(memory)).findings.map((f) => f.check)
+    expect(checks).toContain("full-text indexes consistent")
+    expect(checks).toContain("projections equal a replay")
+  })
+
+  it("reports a projection left behind the log", () => {
+    const memory = given(sample)
+    run(makeEventLog(memory.db, catalog).append("session:c", [started("c")], { expectedVersion: "any", writer: "bare" }))
+    const findings = run(verify(memory)).findings
+    expect(findings).toContainEqual({ check: "checkpoints current", detail: "projection sessions is at position 7, the log at 8" })
+  })
+})
