@@ -7,13 +7,15 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventLogBench } from "./event-log.ts"
 import { machine } from "./measure.ts"
+import { replayBench } from "./replay.ts"
 
 const quick = process.argv.includes("--quick")
 const results = {
   date: new Date().toISOString(),
   command: `npm run bench${quick ? " -- --quick" : ""}`,
   machine: machine(),
-  eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 })
+  eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
+  replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000])
 }
 
 const folder = join(import.meta.dirname, "results")

@@ -2,7 +2,8 @@
  * The demo: records an embedded sample coding session into a fresh project's memory, then reads it
  * back through the real `ralph-mem` binary. `npm run demo [-- --keep]` (--keep leaves the project).
  */
-import { catalog, makeEventLog, openDatabase, type RalphMemEvent, resolveDatabasePath, streams } from "@ralph-mem/events"
+import { type RalphMemEvent, resolveDatabasePath, streams } from "@ralph-mem/events"
+import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
@@ -34,13 +35,12 @@ const sample: ReadonlyArray<readonly [string, RalphMemEvent]> = [
 ]
 
 const path = resolveDatabasePath({ cwd: project, env: {} })
-const db = Effect.runSync(openDatabase(path))
-const log = makeEventLog(db, catalog)
+const memory = Effect.runSync(openMemory({ path }))
 let at = Date.parse("2026-11-20T09:00:00Z")
 for (const [writer, event] of sample) {
-  Effect.runSync(log.append(streams.session(sessionId), [event], { expectedVersion: "any", writer, occurredAt: (at += 45_000) }))
+  Effect.runSync(memory.log.append(streams.session(sessionId), [event], { expectedVersion: "any", writer, occurredAt: (at += 45_000) }))
 }
-db.close()
+memory.db.close()
 
 const cli = join(import.meta.dirname, "..", "apps", "cli", "dist", "ralph-mem.mjs")
 const show = (args: ReadonlyArray<string>) => {
@@ -49,6 +49,10 @@ const show = (args: ReadonlyArray<string>) => {
 }
 process.stdout.write(`Recorded a sample session of ${sample.length} events in ${path}\n`)
 show(["status"])
+show(["timeline"])
+show(["audit", "--type", "ObservationRecorded"])
+show(["replay"])
+show(["verify"])
 
 if (process.argv.includes("--keep")) process.stdout.write(`\nThe demo project is kept at ${project}\n`)
 else rmSync(project, { recursive: true, force: true })

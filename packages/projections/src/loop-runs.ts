@@ -24,8 +24,6 @@ export const loopRuns: Projection = {
       ended_at         INTEGER,
       end_reason       TEXT
     ) STRICT;
-    CREATE INDEX loop_runs_by_status ON loop_runs (status, started_at);
-    CREATE INDEX loop_runs_by_session ON loop_runs (session_id);
     CREATE TABLE loop_iterations (
       loop_id       TEXT NOT NULL,
       iteration     INTEGER NOT NULL,
@@ -38,6 +36,10 @@ export const loopRuns: Projection = {
       snapshot_ref  TEXT,
       PRIMARY KEY (loop_id, iteration)
     ) STRICT;
+  `,
+  finish: `
+    CREATE INDEX loop_runs_by_status ON loop_runs (status, started_at);
+    CREATE INDEX loop_runs_by_session ON loop_runs (session_id);
   `,
   tables: [
     { name: "loop_runs", orderBy: "loop_id" },

@@ -4,7 +4,7 @@
  * the full-text rowids are stable however the table is built.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { json, type Projection, type SqlChange, sql, type SqlValue } from "./projection.ts"
+import { json, type Projection, type SqlChange, sql } from "./projection.ts"
 import { searchableText } from "./search/text.ts"
 
 interface ObservationRow {
@@ -23,34 +23,29 @@ interface ObservationRow {
   readonly createdAt: number
 }
 
-const FTS_COLUMNS = "title, body, files, terms"
+const INSERT = `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary,
+  content, error_message, files, metadata, search_terms, created_at) VALUES (${Array(14).fill("?").join(", ")})`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const indexed = [row.toolName, row.inputSummary, row.content, row.errorMessage, ...row.files].filter((t) => t !== null).join("\n")
-  const values: ReadonlyArray<SqlValue> = [
-    row.id,
-    row.eventId,
-    row.streamId,
-    row.sessionId,
-    row.projectPath,
-    row.type,
-    row.toolName,
-    row.inputSummary,
-    row.content,
-    row.errorMessage,
-    json(row.files),
-    json(row.metadata),
-    searchableText(indexed),
-    row.createdAt
-  ]
   return [
     sql(
-      `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary, content,
-         error_message, files, metadata, search_terms, created_at)
-       VALUES (${values.map(() => "?").join(", ")})`,
-      ...values
-    ),
-    sql(`INSERT INTO observations_fts (rowid, ${FTS_COLUMNS}) SELECT id, ${FTS_COLUMNS} FROM observations_indexed WHERE id = ?`, row.id)
+      INSERT,
+      row.id,
+      row.eventId,
+      row.streamId,
+      row.sessionId,
+      row.projectPath,
+      row.type,
+      row.toolName,
+      row.inputSummary,
+      row.content,
+      row.errorMessage,
+      json(row.files),
+      json(row.metadata),
+      searchableText(indexed),
+      row.createdAt
+    )
   ]
 }
 
@@ -101,7 +96,7 @@ export const observations: Projection = {
   create: `
     CREATE TABLE observations (
       id            INTEGER PRIMARY KEY,
-      event_id      TEXT NOT NULL UNIQUE,
+      event_id      TEXT NOT NULL,
       stream_id     TEXT NOT NULL,
       session_id    TEXT,
       project_path  TEXT,
@@ -115,6 +110,9 @@ export const observations: Projection = {
       search_terms  TEXT NOT NULL,
       created_at    INTEGER NOT NULL
     ) STRICT;
+  `,
+  finish: `
+    CREATE UNIQUE INDEX observations_by_event ON observations (event_id);
     CREATE INDEX observations_by_session ON observations (session_id, id);
     CREATE INDEX observations_by_stream ON observations (stream_id);
     CREATE INDEX observations_by_type ON observations (type, created_at);
@@ -128,13 +126,24 @@ export const observations: Projection = {
              search_terms AS terms
       FROM observations;
     CREATE VIRTUAL TABLE observations_fts USING fts5(
-      ${FTS_COLUMNS},
+      title, body, files, terms,
       content = 'observations_indexed',
       content_rowid = 'id',
       tokenize = 'unicode61 remove_diacritics 2'
     );
     -- Deleted rows leave no readable tokens behind in the index.
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('secure-delete', 1);
+    -- Index what the table already holds in one pass (the bulk path of a rebuild), then stay in step row by row.
+    INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
+    CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
+      INSERT INTO observations_fts (rowid, title, body, files, terms)
+      SELECT id, title, body, files, terms FROM observations_indexed WHERE id = NEW.id;
+    END;
+    -- External-content rows leave the index with the values they were indexed with, read before they go.
+    CREATE TRIGGER observations_fts_delete BEFORE DELETE ON observations BEGIN
+      INSERT INTO observations_fts (observations_fts, rowid, title, body, files, terms)
+      SELECT 'delete', id, title, body, files, terms FROM observations_indexed WHERE id = OLD.id;
+    END;
   `,
   tables: [{ name: "observations", orderBy: "id" }],
   indexes: ["observations_fts"],
@@ -142,13 +151,5 @@ export const observations: Projection = {
     const row = rowOf(recorded.event, recorded)
     return row === undefined ? [] : insert(row)
   },
-  clearStream: (streamId) => [
-    // External-content rows must be removed from the index with the values they were indexed with.
-    sql(
-      `INSERT INTO observations_fts (observations_fts, rowid, ${FTS_COLUMNS})
-       SELECT 'delete', id, ${FTS_COLUMNS} FROM observations_indexed WHERE id IN (SELECT id FROM observations WHERE stream_id = ?)`,
-      streamId
-    ),
-    sql(`DELETE FROM observations WHERE stream_id = ?`, streamId)
-  ]
+  clearStream: (streamId) => [sql(`DELETE FROM observations WHERE stream_id = ?`, streamId)]
 }

@@ -27,8 +27,14 @@ export interface Projection {
   readonly name: string
   /** Bump when the tables or the fold change: the projection is then rebuilt from the log at open. */
   readonly version: number
-  /** DDL that creates the projection's tables and indexes from nothing. */
+  /** DDL that creates the projection's tables from nothing. */
   readonly create: string
+  /**
+   * DDL run once the tables hold their rows: secondary indexes, full-text indexes and the triggers that
+   * keep them in sync. A rebuild loads the tables first and runs this last, which is far faster than
+   * maintaining every index row by row.
+   */
+  readonly finish: string
   /** Plain tables, compared row by row by `verify`. */
   readonly tables: ReadonlyArray<ProjectionTable>
   /** Full-text indexes over those tables: checked with FTS5's own integrity check. */

@@ -66,16 +66,16 @@ export function* eventsAfter(
   }
 }
 
-/** The names of the tables, views, virtual tables and indexes a projection's DDL creates. */
+/** The names of the tables, views, virtual tables, indexes and triggers a projection's DDL creates. */
 const objectsOf = (projection: Projection): Array<{ kind: string; name: string }> =>
-  [...projection.create.matchAll(/CREATE\s+(VIRTUAL\s+TABLE|TABLE|VIEW|INDEX)\s+(\w+)/gi)].map((m) => ({
+  [...`${projection.create}\n${projection.finish}`.matchAll(/CREATE\s+(VIRTUAL\s+TABLE|TABLE|VIEW|INDEX|TRIGGER)\s+(\w+)/gi)].map((m) => ({
     kind: m[1]!.toUpperCase().replace(/\s+/, " "),
     name: m[2]!
   }))
 
 /** Drops everything a projection created; views first, since they depend on tables. */
 const dropObjects = (db: SqliteDatabase, projection: Projection): void => {
-  const order = ["VIEW", "VIRTUAL TABLE", "INDEX", "TABLE"]
+  const order = ["TRIGGER", "VIEW", "VIRTUAL TABLE", "INDEX", "TABLE"]
   const objects = objectsOf(projection).sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))
   for (const { kind, name } of objects) {
     db.exec(`DROP ${kind === "VIRTUAL TABLE" ? "TABLE" : kind} IF EXISTS ${name}`)
@@ -157,10 +157,16 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     writeCheckpoint.run(projection.name, projection.version, until)
   }
 
-  const recreate = (projection: Projection) => {
+  /** Drops and creates a projection's tables; `finish` is left to the caller, after any bulk load. */
+  const recreateTables = (projection: Projection) => {
     dropObjects(db, projection)
     db.exec(projection.create)
     writeCheckpoint.run(projection.name, projection.version, 0)
+  }
+
+  const recreate = (projection: Projection) => {
+    recreateTables(projection)
+    db.exec(projection.finish)
   }
 
   const needsWork = () => {
@@ -207,14 +213,17 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     let done = 0
     const total = db.transaction(() => {
       const last = head.get()!
-      for (const projection of selected) recreate(projection)
+      for (const projection of selected) recreateTables(projection)
       for (const recorded of eventsAfter(reader, 0, { until: last })) {
         // Forgotten events are already redacted in the log, so a fold from the start needs no re-fold.
         const event = decodeForProjection(recorded)
         if (event !== undefined) for (const projection of selected) apply(projection.apply(event))
         if (++done % 10_000 === 0) onProgress?.({ done, total: last })
       }
-      for (const projection of selected) writeCheckpoint.run(projection.name, projection.version, last)
+      for (const projection of selected) {
+        db.exec(projection.finish)
+        writeCheckpoint.run(projection.name, projection.version, last)
+      }
       return last
     }).immediate()
     onProgress?.({ done, total })

@@ -29,6 +29,8 @@ export const sessions: Projection = {
       summary       TEXT,
       tags          TEXT NOT NULL DEFAULT '[]'
     ) STRICT;
+  `,
+  finish: `
     CREATE INDEX sessions_by_project ON sessions (project_path, started_at);
     CREATE INDEX sessions_by_stream ON sessions (stream_id);
   `,
@@ -67,11 +69,9 @@ export const sessions: Projection = {
           touch(event.sessionId, streamId, occurredAt),
           sql(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?`, occurredAt, event.reason, event.sessionId)
         ]
-      case "ObservationRecorded":
-      case "AssistantReplied":
-      case "ContextInjected":
-        return [touch(event.sessionId, streamId, occurredAt)]
       default:
+        // Observations, replies and injections live in their own read models; the session row
+        // changes only with its lifecycle, which keeps the fold cheap.
         return []
     }
   },

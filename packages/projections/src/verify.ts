@@ -109,6 +109,7 @@ const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Proje
         const event = decodeForProjection(recorded)
         if (event !== undefined) for (const projection of projections) apply(projection.apply(event))
       }
+      for (const projection of projections) fresh.exec(projection.finish)
     })()
     for (const projection of projections) {
       for (const table of projection.tables) {

@@ -1,0 +1,132 @@
+import Database from "better-sqlite3"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../../../packages/events/test/helpers.ts"
+import { config, ended, observation, prompt, started } from "../../../packages/projections/test/events.ts"
+import { append, open } from "../../../packages/projections/test/spec.ts"
+import { runCli } from "../../../tests/support/cli.ts"
+
+/** A database with two sessions and a loop, written through the real store; closed before the CLI runs. */
+const seeded = () => {
+  const path = join(tempFolder(), "memory.db")
+  const memory = open(path)
+  append(memory, [
+    ["session:a", started("a")],
+    ["session:a", prompt("a", "fix login")],
+    ["session:a", observation("a", "TokenExpiredError: jwt expired", { kind: "error", inputSummary: "npm test" })],
+    ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green tests", projectPath: "/work/app", driver: "session", sessionId: "a", config }],
+    ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 }],
+    ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: true, filesChanged: [] }],
+    ["loop:l1", { _tag: "LoopSucceeded", loopId: "l1", iteration: 1 }],
+    ["session:a", ended("a")],
+    ["session:b", started("b")]
+  ])
+  memory.db.close()
+  return path
+}
+
+describe("ralph-mem audit", () => {
+  it("lists every event oldest first, one line each", () => {
+    const result = runCli(["audit", "--db", seeded()])
+    expect(result.code).toBe(0)
+    const lines = result.stdout.trim().split("\n")
+    expect(lines).toHaveLength(9)
+    expect(lines[0]).toMatch(/^#1  2026-11-20 09:00:00Z  session:a v1  SessionStarted  spec  \{"sessionId":"a"/)
+    expect(lines[8]).toMatch(/^#9 .* session:b v1  SessionStarted/)
+  })
+
+  it("filters by stream, type, time and limit, and prints full events with --json", () => {
+    const path = seeded()
+    const byStream = JSON.parse(runCli(["audit", "--db", path, "--stream", "loop:l1", "--json"]).stdout)
+    expect(byStream.map((e: { type: string }) => e.type)).toEqual(["LoopStarted", "LoopIterationStarted", "LoopIterationCompleted", "LoopSucceeded"])
+    expect(byStream[0]).toMatchObject({ position: 4, streamVersion: 1, metadata: { writer: "spec" }, payload: { goal: "green tests" } })
+    const byType = JSON.parse(runCli(["audit", "--db", path, "--type", "SessionStarted,SessionEnded", "--json"]).stdout)
+    expect(byType.map((e: { position: number }) => e.position)).toEqual([1, 8, 9])
+    const byTime = JSON.parse(
+      runCli(["audit", "--db", path, "--since", "2026-11-20T09:00:02Z", "--until", "2026-11-20T09:00:04Z", "--json"]).stdout
+    )
+    expect(byTime.map((e: { position: number }) => e.position)).toEqual([3, 4])
+    expect(JSON.parse(runCli(["audit", "--db", path, "--limit", "2", "--json"]).stdout)).toHaveLength(2)
+    expect(JSON.parse(runCli(["audit", "--db", path, "--stream", "nothing", "--json"]).stdout)).toEqual([])
+  })
+
+  it("explains bad input: an unknown type, a malformed date, a zero limit", () => {
+    const path = seeded()
+    const badType = runCli(["audit", "--db", path, "--type", "SessionStrated"])
+    expect(badType.code).toBe(1)
+    expect(badType.stderr).toMatch(/unknown event type SessionStrated; known types: SessionStarted,/)
+    const badDate = runCli(["audit", "--db", path, "--since", "yesterday-ish"])
+    expect(badDate.code).toBe(1)
+    expect(badDate.stderr).toMatch(/--since "yesterday-ish" is not a date/)
+    expect(runCli(["audit", "--db", path, "--limit", "0"]).stderr).toMatch(/--limit must be a positive whole number/)
+  })
+})
+
+describe("ralph-mem timeline", () => {
+  it("shows sessions, observations and loop iterations in time order", () => {
+    const result = runCli(["timeline", "--db", seeded()])
+    expect(result.code).toBe(0)
+    expect(result.stdout.trim().split("\n")).toEqual([
+      "2026-11-20 09:00:00Z  a  session started (startup) in /work/app",
+      "2026-11-20 09:00:02Z  a  [error] Bash npm test: TokenExpiredError: jwt expired",
+      "2026-11-20 09:00:03Z  a  loop l1 started: green tests",
+      "2026-11-20 09:00:04Z  a  loop l1 iteration 1 started",
+      "2026-11-20 09:00:05Z  a  loop l1 iteration 1 passed",
+      "2026-11-20 09:00:06Z  a  loop success",
+      "2026-11-20 09:00:07Z  a  session ended (exit)",
+      "2026-11-20 09:00:08Z  b  session started (startup) in /work/app"
+    ])
+  })
+
+  it("narrows to one session, a start time and a limit; --json for scripts", () => {
+    const path = seeded()
+    const entries = JSON.parse(runCli(["timeline", "--db", path, "--session", "b", "--json"]).stdout)
+    expect(entries).toEqual([{ at: Date.parse("2026-11-20T09:00:08Z"), kind: "session started", sessionId: "b", detail: { source: "startup", project: "/work/app" } }])
+    const later = JSON.parse(runCli(["timeline", "--db", path, "--since", "2026-11-20T09:00:05Z", "--limit", "2", "--json"]).stdout)
+    expect(later.map((e: { kind: string }) => e.kind)).toEqual(["loop iteration completed", "loop success"])
+  })
+
+  it("says so when nothing is recorded", () => {
+    expect(runCli(["timeline", "--db", join(tempFolder(), "empty.db")]).stdout.trim()).toBe("Nothing recorded yet.")
+  })
+})
+
+describe("ralph-mem replay and verify", () => {
+  it("replays every projection and reports the throughput", () => {
+    const path = seeded()
+    const result = runCli(["replay", "--db", path, "--json"])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ projections: ["sessions", "observations", "loop_runs"], events: 9 })
+    expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 9 events into sessions, observations, loop_runs in \d+ ms \(\d+ events\/s\)\.$/m)
+  })
+
+  it("replays one projection, and names the known ones when asked for another", () => {
+    const path = seeded()
+    expect(JSON.parse(runCli(["replay", "--db", path, "--projection", "loop_runs", "--json"]).stdout).projections).toEqual(["loop_runs"])
+    const unknown = runCli(["replay", "--db", path, "--projection", "sessoins"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/no projection named "sessoins"; known: sessions, observations, loop_runs/)
+  })
+
+  it("verifies a healthy database with exit 0", () => {
+    const result = runCli(["verify", "--db", seeded()])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^ok    projections equal a replay$/m)
+    expect(result.stdout).toMatch(/9 events checked, 0 problem\(s\) found\./)
+  })
+
+  it("fails with exit 1 and a clear report when a read model was tampered with; replay repairs it", () => {
+    const path = seeded()
+    const raw = new Database(path)
+    raw.prepare("UPDATE loop_runs SET status = 'failed'").run()
+    raw.close()
+    const result = runCli(["verify", "--db", path])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^FAIL  projections equal a replay\n\s+projection loop_runs, table loop_runs: row 1 differs/m)
+    expect(result.stderr).toMatch(/verify found 1 problem/)
+    const json = runCli(["verify", "--db", path, "--json"])
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, findings: [{ check: "projections equal a replay" }] })
+    expect(runCli(["replay", "--db", path]).code).toBe(0)
+    expect(runCli(["verify", "--db", path]).code).toBe(0)
+  })
+})

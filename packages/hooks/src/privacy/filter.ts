@@ -1,0 +1,121 @@
+/**
+ * The one privacy filter every write path calls before building an event: prompts, tool inputs and
+ * outputs, assistant messages, summaries, notes, loop reasons. It removes `<private>` blocks and
+ * masks secrets, in strings (`redactText`) and in any JSON-like value (`redactValue`).
+ */
+import { stripPrivateBlocks } from "./private-tags.ts"
+import { SECRET_RULES, SENSITIVE_NAME, type SecretRule } from "./secret-rules.ts"
+
+export interface RedactedText {
+  readonly text: string
+  /** Private blocks removed plus secrets masked; 0 means the text came back unchanged. */
+  readonly redactions: number
+}
+
+export interface RedactedValue {
+  readonly value: unknown
+  readonly redactions: number
+}
+
+const SECRET_MARKER_PREFIX = "[secret:"
+
+/** The text that replaces a masked secret, naming its kind so the context stays readable. */
+export const secretMarker = (kind: string): string => `${SECRET_MARKER_PREFIX}${kind}]`
+
+/** Removes `<private>` blocks first (they may hide secrets in any shape), then masks secrets in what is left. */
+export function redactText(text: string): RedactedText {
+  const stripped = stripPrivateBlocks(text)
+  let current = stripped.text
+  let redactions = stripped.redactions
+  for (const rule of SECRET_RULES) {
+    const masked = applyRule(current, rule)
+    current = masked.text
+    redactions += masked.redactions
+  }
+  return { text: current, redactions }
+}
+
+function applyRule(text: string, rule: SecretRule): RedactedText {
+  let output = ""
+  let cursor = 0
+  let redactions = 0
+  for (const match of text.matchAll(rule.pattern)) {
+    const keep = match.groups?.["keep"] ?? ""
+    // An earlier rule already masked this value (GITHUB_TOKEN=[secret:github-token]): keep its more precise kind.
+    if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) continue
+    output += text.slice(cursor, match.index) + keep + secretMarker(rule.kind)
+    cursor = match.index + match[0].length
+    redactions++
+  }
+  return redactions === 0 ? { text, redactions } : { text: output + text.slice(cursor), redactions }
+}
+
+/** Keys whose whole value is a credential, whatever its shape: `password`, `apiKey`, `client_secret`, `Authorization`. */
+const SENSITIVE_KEY = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
+
+export const isSensitiveKey = (key: string): boolean => SENSITIVE_KEY.test(key.slice(-64))
+
+type Container = Record<string, unknown>
+
+/**
+ * Returns a redacted copy of any JSON-like value: every string is passed through `redactText`, and
+ * the value under a sensitive key (or the `value` of a `{ name: "DB_PASSWORD", value }` entry) is
+ * masked whole. Keys are kept. Plain objects and arrays are copied; other objects (Date, class
+ * instances) are passed through as they are. The input is never mutated; nesting depth is
+ * unlimited (an explicit work list, no recursion) and shared or cyclic references are preserved.
+ */
+export function redactValue(value: unknown): RedactedValue {
+  let redactions = 0
+  const copies = new WeakMap<object, Container>()
+  const pending: Array<{ readonly source: Container; readonly copy: Container }> = []
+
+  const redactChild = (child: unknown): unknown => {
+    if (typeof child === "string") {
+      const redacted = redactText(child)
+      redactions += redacted.redactions
+      return redacted.text
+    }
+    if (!isContainer(child)) return child
+    const existing = copies.get(child)
+    if (existing !== undefined) return existing
+    const copy: Container = Array.isArray(child) ? (new Array(child.length) as unknown as Container) : {}
+    copies.set(child, copy)
+    pending.push({ source: child, copy })
+    return copy
+  }
+  const maskWhole = (child: unknown): unknown => {
+    if (child === null || child === undefined || typeof child === "boolean" || child === "") return child
+    redactions++
+    return secretMarker("credential")
+  }
+
+  const root = redactChild(value)
+  for (let work = pending.pop(); work !== undefined; work = pending.pop()) {
+    const { source, copy } = work
+    const masksValueEntry = holdsSensitiveEntry(source)
+    for (const key of Object.keys(source)) {
+      const child = source[key]
+      const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
+      setOwn(copy, key, sensitive ? maskWhole(child) : redactChild(child))
+    }
+  }
+  return { value: root, redactions }
+}
+
+function isContainer(value: unknown): value is Container {
+  if (Array.isArray(value)) return true
+  if (typeof value !== "object" || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/** `{ name: "DB_PASSWORD", value: "x" }`: environment entries as Kubernetes, Docker and AWS print them. */
+function holdsSensitiveEntry(source: Container): boolean {
+  const name = source["name"] ?? source["Name"] ?? source["key"] ?? source["Key"]
+  return typeof name === "string" && isSensitiveKey(name)
+}
+
+/** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain property. */
+function setOwn(target: Container, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}

@@ -1,0 +1,5 @@
+export { isSensitiveKey, redactText, redactValue, secretMarker } from "./filter.ts"
+export type { RedactedText, RedactedValue } from "./filter.ts"
+export { PRIVATE_MARKER, stripPrivateBlocks } from "./private-tags.ts"
+export { SECRET_RULES } from "./secret-rules.ts"
+export type { SecretRule } from "./secret-rules.ts"

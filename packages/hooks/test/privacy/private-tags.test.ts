@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest"
+import { PRIVATE_MARKER, redactText, stripPrivateBlocks } from "../../src/privacy/index.ts"
+
+describe("<private> blocks", () => {
+  it.each([
+    ["a single block", "keep <private>hide</private> keep", "keep [private] keep"],
+    ["uppercase and mixed-case tags", "a <PRIVATE>x</Private> b", "a [private] b"],
+    ["a multi-line block", "start\n<private>\nline 1\nline 2\n</private>\nend", "start\n[private]\nend"],
+    ["several blocks", "<private>1</private> mid <private>2</private> end", "[private] mid [private] end"],
+    ["nested blocks, removing the outermost", "a <private>x <private>y</private> z</private> b", "a [private] b"],
+    ["attributes on the opening tag", 'a <private reason="api key">x</private> b', "a [private] b"],
+    ["whitespace inside tags", "a < private >x< /private > b", "a [private] b"],
+    ["whitespace before the closing bracket", "a <private\n>x</private\n> b", "a [private] b"],
+    ["an unclosed tag: everything to the end", "shown <private>hidden\nand this too", "shown [private]"],
+    ["an unclosed nested tag: everything to the end", "a <private>x</private> b <private>y <private>z</private> w", "a [private] b [private]"],
+    ["a stray closing tag alone", "a </private> b", "a  b"],
+    ["a self-closing tag", "a <private/> b", "a  b"],
+    ["an empty block", "a <private></private> b", "a [private] b"]
+  ])("removes %s", (_, input, expected) => {
+    expect(redactText(input).text).toBe(expected)
+  })
+
+  it.each([
+    ["similar tag names", "<privateKey>x</privateKey> and <private-notes>y</private-notes>"],
+    ["the word in prose", "this is a private repository; keep it private."],
+    ["a tag without its closing bracket", "use <private to hide things"]
+  ])("leaves %s alone", (_, input) => {
+    expect(redactText(input)).toEqual({ text: input, redactions: 0 })
+  })
+
+  it("counts each removed block, not each tag", () => {
+    expect(stripPrivateBlocks("<private>a<private>b</private></private> <private>c</private>").redactions).toBe(2)
+    expect(stripPrivateBlocks("a </private> b").redactions).toBe(0)
+  })
+
+  it("removes private blocks before looking for secrets, so no secret inside survives in any shape", () => {
+    const result = redactText("<private>password: hunter2 AKIAIOSFODNN7EXAMPLE</private>")
+    expect(result).toEqual({ text: PRIVATE_MARKER, redactions: 1 })
+  })
+})

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest"
+import { redactText, SECRET_RULES } from "../../src/privacy/index.ts"
+
+const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n-----END RSA PRIVATE KEY-----"
+
+/** [kind, input, expected output]: each rule masks exactly the sensitive part. */
+const MASKED: ReadonlyArray<readonly [string, string, string]> = [
+  ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE here", "key [secret:aws-access-key] here"],
+  ["aws-access-key", "ASIAY34FZKBOKMUTVV7A", "[secret:aws-access-key]"],
+  ["aws-secret-key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [secret:aws-secret-key]"],
+  ["aws-secret-key", '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"', '"SecretAccessKey": "[secret:aws-secret-key]"'],
+  ["anthropic-key", "ANTHROPIC_API_KEY=sk-ant-api03-Zx9_abcdefghijklmnopqrstuvwxyz-0123", "ANTHROPIC_API_KEY=[secret:anthropic-key]"],
+  ["openai-key", "use sk-proj-Ab3dEfGhIjKlMnOpQrStUvWx_yz012 now", "use [secret:openai-key] now"],
+  ["openai-key", "sk-T3BlbkFJabcdefghijklmnopqrstuvwxyz012345", "[secret:openai-key]"],
+  ["github-token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[secret:github-token]"],
+  ["github-token", "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ghs_abcdefghijklmnopqrstuvwxyz0123456789", "[secret:github-token] [secret:github-token]"],
+  ["github-token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "[secret:github-token]"],
+  ["gitlab-token", "glpat-xY12abcdefghijKLMNOP", "[secret:gitlab-token]"],
+  ["slack-token", "xoxb-1234567890-0987654321-AbCdEfGhIjKl", "[secret:slack-token]"],
+  ["slack-webhook", "https://hooks.slack.com/services/T000/B000/XXXXXXXX", "https://hooks.slack.com/services/[secret:slack-webhook]"],
+  ["stripe-key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc rk_live_abcdefghijklmnop1234", "[secret:stripe-key] [secret:stripe-key]"],
+  ["google-api-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "[secret:google-api-key]"],
+  ["npm-token", "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789", "//registry.npmjs.org/:_authToken=[secret:npm-token]"],
+  ["jwt", `token ${JWT}.`, "token [secret:jwt]."],
+  ["private-key", `before\n${PEM}\nafter`, "before\n[secret:private-key]\nafter"],
+  ["private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n(truncated", "[secret:private-key]"],
+  ["url-password", "postgres://admin:s3cr3t@db.example.com:5432/app", "postgres://admin:[secret:url-password]@db.example.com:5432/app"],
+  ["url-password", "redis://:p@ss:word@localhost:6379", "redis://:[secret:url-password]@localhost:6379"],
+  ["authorization", 'curl -H "Authorization: Bearer abc.def" https://x', 'curl -H "Authorization: Bearer [secret:authorization]" https://x'],
+  ["authorization", "authorization: Basic dXNlcjpwYXNz", "authorization: Basic [secret:authorization]"],
+  ["authorization", '{"Authorization": "token xyz"}', '{"Authorization": "token [secret:authorization]"}'],
+  ["bearer-token", "sent Bearer 0a1b2c3d4e5f6a7b8c9d to the API", "sent Bearer [secret:bearer-token] to the API"],
+  ["credential", "DB_PASSWORD=hunter2", "DB_PASSWORD=[secret:credential]"],
+  ["credential", "export API_KEY='abc def'", "export API_KEY='[secret:credential]'"],
+  ["credential", "passwd: s3cret", "passwd: [secret:credential]"],
+  ["credential", "  password: correct horse battery", "  password: [secret:credential]"],
+  ["credential", "X-Api-Key: 12345", "X-Api-Key: [secret:credential]"],
+  ["credential", '{"password": "p@ss\\"w", "user": "bob"}', '{"password": "[secret:credential]", "user": "bob"}'],
+  ["credential", "{'client_secret': 'abc', 'id': 1}", "{'client_secret': '[secret:credential]', 'id': 1}"],
+  ["credential", 'login({ user: "a", password: "xyz" })', 'login({ user: "a", password: "[secret:credential]" })'],
+  ["credential", "mysql --password foo --user root", "mysql --password [secret:credential] --user root"],
+  ["credential", "deploy --api-key=abc123", "deploy --api-key=[secret:credential]"],
+  ["credential", 'const token: string = "tok123"', 'const token: string = "[secret:credential]"'],
+  ["credential", 'os.environ["SECRET"] = "sss"', 'os.environ["SECRET"] = "[secret:credential]"'],
+  ["credential", "access_token=abc&state=1", "access_token=[secret:credential]&state=1"],
+  ["credential", "apikey=abc auth_token=def private_key=ghi", "apikey=[secret:credential] auth_token=[secret:credential] private_key=[secret:credential]"],
+  ["credential", 'password = "never closed', 'password = "[secret:credential]'],
+  ["credential", "- name: DB_PASSWORD\n  value: supersecret", "- name: DB_PASSWORD\n  value: [secret:credential]"],
+  ["credential", '{"name":"API_TOKEN","value":"zzz"}', '{"name":"API_TOKEN","value":"[secret:credential]"}'],
+  ["credential", '{\\"password\\":\\"hunter2\\",\\"user\\":\\"bob\\"}', '{\\"password\\":\\"[secret:credential]\\",\\"user\\":\\"bob\\"}']
+]
+
+/** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
+const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
+  ["aws-access-key", "AKIAIOSFODNN7EXAMPL (too short) and XAKIAIOSFODNN7EXAMPLE1"],
+  ["aws-secret-key", "aws_secret_access_key is read from ~/.aws/credentials"],
+  ["openai-key", "risk-assessment-quarterly-report and sk-learn-style-pipeline-names"],
+  ["github-token", "ghp_short and the ghp_ prefix"],
+  ["jwt", "eyJ is how base64 JSON starts; eyJhbGci.short.x"],
+  ["private-key", "The PRIVATE KEY header looks like -----BEGIN followed by the type."],
+  ["url-password", "http://localhost:3000/path and https://user@example.com and git@github.com:a/b.git"],
+  ["authorization", "src/authorization/index.ts handles authorization checks"],
+  ["bearer-token", "Bearer authentication; Basic usage; basic configuration guide"],
+  ["credential", "The password is required. Enter your password to continue."],
+  ["credential", "token_count=5 max_tokens=100 password_hash=abc tokens: 1234"],
+  ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
+  ["credential", "bypass=true compass=north oauth=enabled"],
+  ["credential", "secretName = 'db' and isSecret = false"],
+  ["credential", "3f1c2b4e-5d6a-4b8c-9d0e-1f2a3b4c5d6e 8d5a97a3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e7 /home/dev/.ssh/id_rsa.pub"]
+]
+
+describe("secret rules", () => {
+  it.each(MASKED)("%s: masks %j", (_, input, expected) => {
+    expect(redactText(input).text).toBe(expected)
+  })
+
+  it.each(UNCHANGED)("%s: leaves %j alone", (_, input) => {
+    expect(redactText(input)).toEqual({ text: input, redactions: 0 })
+  })
+
+  it("has a positive and a negative case for every rule kind", () => {
+    const kinds = new Set(SECRET_RULES.map((rule) => rule.kind))
+    expect(new Set(MASKED.map(([kind]) => kind))).toEqual(kinds)
+    for (const [kind] of UNCHANGED) expect(kinds).toContain(kind)
+  })
+
+  it("uses only global patterns, so every occurrence is masked", () => {
+    for (const rule of SECRET_RULES) expect(rule.pattern.global, rule.kind).toBe(true)
+    expect(redactText("AKIAIOSFODNN7EXAMPLE AKIAIOSFODNN7EXAMPLE").redactions).toBe(2)
+  })
+
+  it("reports a labelled token by its precise kind, not as a generic credential", () => {
+    expect(redactText("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789")).toEqual({
+      text: "GITHUB_TOKEN=[secret:github-token]",
+      redactions: 1
+    })
+  })
+})
