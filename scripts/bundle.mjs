@@ -1,23 +1,46 @@
-// Bundles every entry point with esbuild: one ESM file each, better-sqlite3 left external (native).
+// Bundles the entry points into dist/, which is committed: the repository is the Claude Code plugin,
+// and installing a plugin builds nothing. better-sqlite3's JavaScript is bundled in and its prebuilt
+// native modules are copied to dist/native/, so the plugin needs neither node_modules nor a compiler.
+// CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs"
+import { join } from "node:path"
 
-const entries = [{ in: "apps/cli/src/bin.ts", out: "apps/cli/dist/ralph-mem" }]
+const root = join(import.meta.dirname, "..")
+const dist = join(root, "dist")
+rmSync(dist, { recursive: true, force: true })
+mkdirSync(join(dist, "native"), { recursive: true })
+
+const prebuilds = join(root, "node_modules", "better-sqlite3", "prebuilds")
+for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
+  copyFileSync(join(prebuilds, file), join(dist, "native", file))
+}
 
 await build({
-  entryPoints: entries,
-  outdir: ".",
+  absWorkingDir: root,
+  entryPoints: [
+    { in: "packages/hooks/src/entry.ts", out: "hook" },
+    { in: "apps/cli/src/bin.ts", out: "ralph-mem" }
+  ],
+  outdir: dist,
   outExtension: { ".js": ".mjs" },
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node22",
-  external: ["better-sqlite3"],
   minify: true,
-  sourcemap: "linked",
   legalComments: "none",
-  // Bundled CommonJS dependencies call require() for Node built-ins; give ESM output a real one.
+  // Bundled CommonJS (better-sqlite3) calls require() and reads __dirname: give the ESM output both.
   banner: {
-    js: '#!/usr/bin/env node\nimport { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);'
+    js: [
+      "#!/usr/bin/env node",
+      'import { createRequire as __createRequire } from "node:module";',
+      'import { fileURLToPath as __fileURLToPath } from "node:url";',
+      'import { dirname as __dirnameOf } from "node:path";',
+      "const require = __createRequire(import.meta.url);",
+      "const __filename = __fileURLToPath(import.meta.url);",
+      "const __dirname = __dirnameOf(__filename);"
+    ].join("\n")
   },
   logLevel: "warning"
 })

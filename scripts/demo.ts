@@ -42,7 +42,7 @@ for (const [writer, event] of sample) {
 }
 memory.db.close()
 
-const cli = join(import.meta.dirname, "..", "apps", "cli", "dist", "ralph-mem.mjs")
+const cli = join(import.meta.dirname, "..", "dist", "ralph-mem.mjs")
 const show = (args: ReadonlyArray<string>) => {
   process.stdout.write(`\n$ ralph-mem ${args.join(" ")}\n`)
   process.stdout.write(execFileSync(process.execPath, [cli, ...args], { cwd: project, encoding: "utf8" }))

@@ -2,7 +2,10 @@
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 
-export const CLI = join(import.meta.dirname, "..", "..", "apps", "cli", "dist", "ralph-mem.mjs")
+export const CLI = join(import.meta.dirname, "..", "..", "dist", "ralph-mem.mjs")
+
+/** The hook entry the plugin registers in hooks/hooks.json. */
+export const HOOK = join(import.meta.dirname, "..", "..", "dist", "hook.mjs")
 
 export interface CliResult {
   readonly code: number | null

@@ -14,6 +14,8 @@ export type SqliteDatabase = Database.Database
 export interface OpenOptions {
   /** How long a writer waits for a lock held by another process before failing. */
   readonly busyTimeoutMs?: number
+  /** A path to better-sqlite3's native module (the bundles ship their own; see native.ts). */
+  readonly nativeBinding?: string
 }
 
 /** Creates missing folders as 0700 (never changing folders that already exist). */
@@ -93,7 +95,10 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
     try: () => {
       ensureFolder(dirname(path))
       ensurePrivateFile(path)
-      const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 })
+      const db = new Database(path, {
+        timeout: options.busyTimeoutMs ?? 5000,
+        ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding })
+      })
       try {
         db.pragma("journal_mode = WAL")
         db.pragma("synchronous = NORMAL")

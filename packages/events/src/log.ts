@@ -158,6 +158,8 @@ export interface MakeEventLogOptions<E> {
    * listeners run: the one permitted change to the log.
    */
   readonly redacts?: (event: E) => ReadonlyArray<string> | undefined
+  /** Applied to every event before it is validated and written: the privacy filter. */
+  readonly sanitize?: (event: E) => E
   readonly now?: () => number
 }
 
@@ -168,6 +170,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
 ): EventLog<E> => {
   const listeners = options.listeners ?? []
   const redacts = options.redacts ?? (() => undefined)
+  const sanitize = options.sanitize ?? ((event: E) => event)
   const now = options.now ?? Date.now
   const newId = monotonicFactory()
 
@@ -206,7 +209,8 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       if (streamId.length === 0) return Effect.fail(new InvalidEvent({ reason: "the stream id is empty" }))
       if (events.length === 0) return Effect.fail(new InvalidEvent({ reason: "nothing to append" }))
       const encoded: Array<EncodedEvent> = []
-      for (const event of events) {
+      const clean = events.map(sanitize)
+      for (const event of clean) {
         const result = catalog.encode(event)
         if (Result.isFailure(result)) return Effect.fail(new InvalidEvent({ reason: result.failure }))
         encoded.push(result.success)
@@ -223,7 +227,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
 
       const transaction = db.transaction((): AppendResult => {
         if (key !== undefined) {
-          const original = originalBatch(streamId, events, key)
+          const original = originalBatch(streamId, clean, key)
           if (original !== undefined) return { events: original, written: false }
         }
         const current = statements.streamVersion.get(streamId)!
@@ -255,7 +259,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
             idempotencyKey,
             redactedBy: null,
             payload: JSON.parse(entry.payload),
-            event: events[index]!
+            event: clean[index]!
           }
         })
         for (const entry of recorded) {

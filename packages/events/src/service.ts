@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { catalog, type RalphMemEvent, redactedBy } from "./catalog/index.ts"
 import { openDatabase, type OpenOptions } from "./database.ts"
+import { redactStrings } from "./privacy/filter.ts"
 import { type AppendListener, type EventLog, makeEventLog } from "./log.ts"
 
 export class EventStore extends Context.Service<EventStore, EventLog<RalphMemEvent>>()("ralph-mem/EventStore") {}
@@ -17,7 +18,7 @@ export interface EventStoreOptions extends OpenOptions {
 export const acquireEventStore = (options: EventStoreOptions) =>
   Effect.acquireRelease(
     Effect.map(openDatabase(options.path, options), (db) =>
-      makeEventLog(db, catalog, { redacts: redactedBy, ...(options.listeners === undefined ? {} : { listeners: options.listeners }) })
+      makeEventLog(db, catalog, { redacts: redactedBy, sanitize: redactStrings, ...(options.listeners === undefined ? {} : { listeners: options.listeners }) })
     ),
     (log) => Effect.sync(() => log.db.close())
   )

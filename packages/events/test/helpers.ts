@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach } from "vitest"
-import { catalog, makeEventLog, type MakeEventLogOptions, openDatabase, type RalphMemEvent, redactedBy } from "../src/index.ts"
+import { catalog, makeEventLog, type MakeEventLogOptions, openDatabase, type RalphMemEvent, redactedBy, redactStrings } from "../src/index.ts"
 
 const folders: Array<string> = []
 const closers: Array<() => void> = []
@@ -30,7 +30,7 @@ export const failure = <A, E>(effect: Effect.Effect<A, E>): E => Effect.runSync(
 export const freshLog = (options: MakeEventLogOptions<RalphMemEvent> = {}, path = join(tempFolder(), "memory.db")) => {
   const db = run(openDatabase(path))
   closers.push(() => db.close())
-  return { log: makeEventLog(db, catalog, { redacts: redactedBy, ...options }), path, db }
+  return { log: makeEventLog(db, catalog, { redacts: redactedBy, sanitize: redactStrings, ...options }), path, db }
 }
 
 export const started = (sessionId: string): RalphMemEvent => ({

@@ -1,1 +1,6 @@
-export {}
+export * from "./handlers.ts"
+export * from "./inject.ts"
+export * from "./observe.ts"
+export * from "./payload.ts"
+export * from "./run.ts"
+export * from "./summarize.ts"

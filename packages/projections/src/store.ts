@@ -11,6 +11,7 @@ import {
   type OpenOptions,
   type RalphMemEvent,
   redactedBy,
+  redactStrings,
   type SqliteDatabase,
   storageError,
   StorageError,
@@ -42,7 +43,7 @@ export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, Databa
       try: (): Memory => {
         const runner = makeProjectionRunner(db, options.projections ?? allProjections)
         runner.prepare()
-        const log = makeEventLog(db, catalog, { listeners: [runner.listener], redacts: redactedBy })
+        const log = makeEventLog(db, catalog, { listeners: [runner.listener], redacts: redactedBy, sanitize: redactStrings })
         return { path: options.path, db, log, runner }
       },
       catch: (error) => {

@@ -69,3 +69,4 @@ export { SessionSource } from "./session.ts"
 /** A forget redacts the events it names. */
 export const redactedBy = (event: RalphMemEvent): ReadonlyArray<string> | undefined =>
   event._tag === "MemoryForgotten" ? event.eventIds : undefined
+

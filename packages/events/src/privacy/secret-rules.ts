@@ -27,7 +27,7 @@ const NAME_PREFIX = String.raw`[\w.-]{0,40}?`
 const NAME_START = String.raw`(?<![\w.-])`
 
 /** Values that name a type or an empty state rather than holding a secret (`password: string;`, `token = None`). */
-const NOT_A_PLACEHOLDER = String.raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)[ \t]*(?:[,;)}\]]|$))`
+const NOT_A_PLACEHOLDER = String.raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)(?![\w.-]))`
 
 /**
  * A credential value, without its quotes so they stay as context. A quote that never closes on the

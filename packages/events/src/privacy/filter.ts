@@ -36,10 +36,17 @@ export function redactText(text: string): RedactedText {
 }
 
 function applyRule(text: string, rule: SecretRule): RedactedText {
+  const pattern = rule.pattern
   let output = ""
   let cursor = 0
   let redactions = 0
-  for (const match of text.matchAll(rule.pattern)) {
+  // exec on the shared global pattern rather than matchAll, which clones the regex on every call.
+  pattern.lastIndex = 0
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    if (match[0] === "") {
+      pattern.lastIndex++ // an empty match would loop forever; no rule should produce one
+      continue
+    }
     const keep = match.groups?.["keep"] ?? ""
     // An earlier rule already masked this value (GITHUB_TOKEN=[secret:github-token]): keep its more precise kind.
     if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) continue
@@ -118,4 +125,17 @@ function holdsSensitiveEntry(source: Container): boolean {
 /** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain property. */
 function setOwn(target: Container, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/**
+ * Every string inside `value` through `redactText`, keys and shape kept. This is what the event log
+ * applies to every event it appends: no write path can forget the filter.
+ */
+export const redactStrings = <A>(value: A): A => {
+  if (typeof value === "string") return redactText(value).text as A
+  if (Array.isArray(value)) return value.map(redactStrings) as A
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactStrings(inner)])) as A
+  }
+  return value
 }

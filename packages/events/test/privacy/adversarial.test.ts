@@ -1,0 +1,77 @@
+/** Hostile inputs of ~5 MB: every rule must stay linear, so each one finishes well under a second. */
+import { describe, expect, it } from "vitest"
+import { redactText, redactValue } from "../../src/privacy/index.ts"
+
+const FIVE_MB = 5_000_000
+const fill = (unit: string): string => unit.repeat(Math.floor(FIVE_MB / unit.length))
+
+const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
+  ["one letter", fill("a")],
+  ["opening tags", fill("<private>")],
+  ["closing tags", fill("</private>")],
+  ["an opening tag's unterminated attributes", "<private " + fill("x")],
+  ["spaces after <", "<" + fill(" ")],
+  ["openai prefixes", fill("sk-")],
+  ["anthropic prefixes", fill("sk-ant-")],
+  ["newlines", fill("\n")],
+  ["dashed words", fill("a-")],
+  ["dotted identifiers", fill("a.")],
+  ["backslashes", fill("\\")],
+  ["quotes", fill('"')],
+  ["jwt prefixes", fill("eyJ")],
+  ["jwt-like segments", fill("eyJaaaaaaaaaa.")],
+  ["PEM headers", fill("-----BEGIN RSA PRIVATE KEY-----")],
+  ["dashes", fill("-")],
+  ["URL prefixes", fill("a://b:")],
+  ["a long URL scheme", fill("a+") + "://"],
+  ["AKIA prefixes", fill("AKIA")],
+  ["Bearer words", fill("Bearer ")],
+  ["Bearer and a long token without digits", "Bearer " + fill("a")],
+  ["header labels", fill("authorization: ")],
+  ["assignments", fill("password=")],
+  ["colon labels", fill("password:")],
+  ["unclosed quoted values", fill('password: "')],
+  ["one unclosed quoted value", 'password: "' + fill("a")],
+  ["JSON keys", fill('"password":')],
+  ["escaped JSON keys", fill('\\"password\\":\\"')],
+  ["CLI flags", fill("--token ")],
+  ["type annotations", fill("password: string =")],
+  ["YAML lines", fill("password: x\n")],
+  ["env entries", fill("name: DB_PASSWORD\n")]
+]
+
+describe("adversarial input", () => {
+  it.each(ADVERSARIAL)("redacts 5 MB of %s in well under a second", (_, input) => {
+    const started = performance.now()
+    redactText(input)
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
+
+  it("redacts random 1 MB mixes of rule fragments in well under a second each", () => {
+    const fragments = ["password", "token", "api_key", "_", ":", "=", '"', "'", "\\", "sk-", "sk-ant-", "</", ">", "<", " ", "\t", "\n"]
+      .concat(["a", "1", "://", "@", "eyJ", ".", "PRIVATE KEY-----", "-----END ", "Bearer ", "authorization", "--", "-", "name:", "value:", "AKIA", "ghp_", "/", "string"])
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
+    for (let run = 0; run < 20; run++) {
+      // A few fragments per run, so the same structure repeats the way an attack would repeat it.
+      const alphabet = Array.from({ length: 2 + Math.floor(random() * 5) }, () => fragments[Math.floor(random() * fragments.length)]!)
+      let input = ""
+      while (input.length < 1_000_000) input += alphabet[Math.floor(random() * alphabet.length)]
+      const started = performance.now()
+      redactText(input)
+      expect(performance.now() - started, JSON.stringify(alphabet)).toBeLessThan(1000)
+    }
+  })
+
+  it("fails safe on a flood of unclosed tags: nothing after the first one survives", () => {
+    expect(redactText("visible " + fill("<private>") + "hidden").text).toBe("visible [private]")
+  })
+
+  it("redacts a 5 MB value spread over 100,000 strings quickly", () => {
+    const input = Array.from({ length: 100_000 }, (_, i) => ({ i, line: `line ${i} of ordinary output, 50 chars long`, password: "p" }))
+    const started = performance.now()
+    const { redactions } = redactValue(input)
+    expect(performance.now() - started).toBeLessThan(2000)
+    expect(redactions).toBe(100_000)
+  })
+})

@@ -1,0 +1,30 @@
+/**
+ * Where hook failures go when they cannot (or also) go into the database: one JSON line each in
+ * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
+ */
+import { appendFileSync, chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
+
+export interface FailureEntry {
+  readonly time: string
+  readonly hook: string
+  readonly reason: string
+  readonly sessionId?: string
+}
+
+/** Log lines are capped so a looping failure cannot fill the disk. */
+const MAX_LOG_BYTES = 5 * 1024 * 1024
+
+export const failureLogPath = (databasePath: string): string => join(dirname(databasePath), "hooks.log")
+
+/** Appends an entry; never throws (there is nowhere left to report to). */
+export const logFailure = (path: string, entry: FailureEntry): void => {
+  try {
+    if (!existsSync(dirname(path))) mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    if (existsSync(path) && statSync(path).size > MAX_LOG_BYTES) return
+    appendFileSync(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
+    chmodSync(path, 0o600)
+  } catch {
+    // Fail open: the hook must not break Claude Code over a log line.
+  }
+}

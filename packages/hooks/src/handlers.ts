@@ -1,0 +1,166 @@
+/**
+ * One handler per hook: given the decoded input and the project's memory, decide which events to
+ * append and what (if anything) to tell Claude. Handlers read the read models but never write:
+ * the runner appends their events in one transaction.
+ */
+import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
+import {
+  injectionBudget,
+  type Memory,
+  type MemoryConfig,
+  openLoops,
+  recentObservations,
+  recentSessionSummaries,
+  searchObservations
+} from "@ralph-mem/projections"
+import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
+import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
+import type { HookName, inputs } from "./payload.ts"
+import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
+
+export interface HookContext {
+  readonly memory: Memory
+  /** The project root the session works in; memory is scoped to it. */
+  readonly project: string
+  readonly config: MemoryConfig
+}
+
+export interface HookOutput {
+  readonly hookSpecificOutput: { readonly hookEventName: string; readonly additionalContext: string }
+}
+
+export interface Decision {
+  readonly events: ReadonlyArray<RalphMemEvent>
+  readonly output?: HookOutput
+  /** Appending the same decision twice (a retried hook) writes it once. */
+  readonly idempotencyKey?: string
+}
+
+type Handler<H extends HookName> = (input: (typeof inputs)[H]["Type"], context: HookContext) => Decision
+
+const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
+
+/** Records what was injected and returns the hook output that carries it. */
+const inject = (hook: HookName, sessionId: string, reason: string, injection: Injection | undefined) =>
+  injection === undefined
+    ? { events: [], output: undefined }
+    : {
+      events: [{
+        _tag: "ContextInjected",
+        sessionId,
+        hookEvent: hook,
+        reason: `${reason} (${injection.layer} layer)`,
+        text: injection.text,
+        tokens: injection.tokens,
+        sources: injection.sources
+      } satisfies RalphMemEvent],
+      output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
+    }
+
+const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
+  output === undefined ? { events } : { events, output }
+
+const sessionStart: Handler<"SessionStart"> = (input, { memory, project, config }) => {
+  const source = SOURCES.find((s) => s === input.source) ?? "startup"
+  const started: RalphMemEvent = {
+    _tag: "SessionStarted",
+    sessionId: input.session_id,
+    projectPath: project,
+    source,
+    ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path }),
+    ...(typeof input.model === "string" ? { model: input.model } : {})
+  }
+  const injection = fitToBudget(
+    sessionStartItems({
+      loops: openLoops(memory.db, project),
+      notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
+      summaries: recentSessionSummaries(memory.db, project, 3),
+      errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
+      successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
+    }),
+    injectionBudget(config)
+  )
+  const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  return withOutput([started, ...injected.events], injected.output)
+}
+
+const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project, config }) => {
+  const prompt = trim(input.prompt, config.maxPromptChars).content
+  const submitted: RalphMemEvent = {
+    _tag: "PromptSubmitted",
+    sessionId: input.session_id,
+    prompt,
+    ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
+  }
+  const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
+  const hits = searchObservations(memory.db, { query: input.prompt, project, excludeSession: input.session_id, limit: 5 })
+  const injection = fitToBudget(promptItems(loop, hits), injectionBudget(config))
+  const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
+  return withOutput([submitted, ...injected.events], injected.output)
+}
+
+const toolKey = (sessionId: string, toolUseId: string | undefined) =>
+  toolUseId === undefined ? {} : { idempotencyKey: `tool:${sessionId}:${toolUseId}` }
+
+const postToolUse: Handler<"PostToolUse"> = (input, { config }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, config.maxObservationChars) }],
+  ...toolKey(input.session_id, input.tool_use_id)
+})
+
+const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { config }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, config.maxObservationChars) }],
+  ...toolKey(input.session_id, input.tool_use_id)
+})
+
+/** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
+const stop: Handler<"Stop"> = (input, { config }) => {
+  const message = input.last_assistant_message ?? ""
+  return {
+    events: message.trim() === ""
+      ? []
+      : [{ _tag: "AssistantReplied", sessionId: input.session_id, message: trim(message, config.maxPromptChars).content }]
+  }
+}
+
+const preCompact: Handler<"PreCompact"> = (input) => ({
+  events: [{
+    _tag: "SessionCompacted",
+    sessionId: input.session_id,
+    trigger: input.trigger === "manual" ? "manual" : "auto",
+    ...(input.custom_instructions ? { customInstructions: input.custom_instructions } : {})
+  }]
+})
+
+const sessionEnd: Handler<"SessionEnd"> = (input, { memory }) => {
+  const goal = memory.db
+    .prepare(
+      `SELECT json_extract(payload, '$.prompt') FROM events
+       WHERE stream_id = ? AND type = 'PromptSubmitted' AND redacted_by IS NULL ORDER BY position LIMIT 1`
+    )
+    .pluck()
+    .get(`session:${input.session_id}`) as string | undefined
+  const observations = memory.db
+    .prepare(
+      `SELECT id, event_id AS eventId, session_id AS sessionId, type, tool_name AS toolName, input_summary AS inputSummary,
+              content, error_message AS errorMessage, created_at AS createdAt, files
+       FROM observations WHERE session_id = ? ORDER BY id`
+    )
+    .all(input.session_id) as Parameters<typeof summarizeSession>[0]["observations"]
+  const summary = summarizeSession({ goal, observations })
+  return {
+    events: [
+      ...(summary === undefined ? [] : [{ _tag: "SessionSummarized", sessionId: input.session_id, summary, summarizer: LOCAL_SUMMARIZER } as const]),
+      { _tag: "SessionEnded", sessionId: input.session_id, reason: input.reason ?? "unknown" }
+    ]
+  }
+}
+
+export const handlers: { readonly [H in HookName]: Handler<H> } = {
+  SessionStart: sessionStart,
+  UserPromptSubmit: userPromptSubmit,
+  PostToolUse: postToolUse,
+  PostToolUseFailure: postToolUseFailure,
+  Stop: stop,
+  PreCompact: preCompact,
+  SessionEnd: sessionEnd
+}

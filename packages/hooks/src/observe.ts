@@ -1,0 +1,127 @@
+/**
+ * Turning a tool call into an observation: classified, summarised, with the files it touched and its
+ * output trimmed to a size limit. Pure: the same call gives the same observation.
+ */
+import type { ObservationKind } from "@ralph-mem/events"
+import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
+
+export interface ToolObservation {
+  readonly kind: ObservationKind
+  readonly toolName: string
+  readonly inputSummary?: string
+  readonly content: string
+  readonly truncated?: boolean
+  readonly files: ReadonlyArray<string>
+  readonly errorMessage?: string
+  readonly toolUseId?: string
+  readonly durationMs?: number
+}
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" && value.length > 0 ? value : undefined)
+
+/** Keeps the head and the tail, where errors and summaries are, and says how much was cut. */
+export const trim = (content: string, limit: number): { readonly content: string; readonly truncated: boolean } => {
+  if (content.length <= limit) return { content, truncated: false }
+  const head = Math.floor(limit * 0.6)
+  const tail = limit - head
+  return {
+    content: `${content.slice(0, head)}\n… [${content.length - limit} characters cut] …\n${content.slice(content.length - tail)}`,
+    truncated: true
+  }
+}
+
+const oneLine = (value: string, max: number) => {
+  const flat = value.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** A compact, human-readable summary of what the tool was asked to do. */
+export const summarizeInput = (toolName: string, toolInput: unknown): string | undefined => {
+  const input = record(toolInput)
+  const pick = (...keys: ReadonlyArray<string>) => keys.map((k) => text(input[k])).find((v) => v !== undefined)
+  const summary =
+    toolName === "Bash"
+      ? pick("command")
+      : toolName === "Grep"
+      ? [pick("pattern"), pick("path", "glob")].filter(Boolean).join(" in ")
+      : pick("file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "command")
+  if (summary !== undefined && summary !== "") return oneLine(summary, 300)
+  const keys = Object.keys(input)
+  return keys.length === 0 ? undefined : oneLine(`${keys.join(", ")}`, 300)
+}
+
+/** The files a tool call names: its input's paths, and the path a Write or Edit reports back. */
+export const filesTouched = (toolInput: unknown, toolResponse: unknown): ReadonlyArray<string> => {
+  const input = record(toolInput)
+  const response = record(toolResponse)
+  const candidates = [input["file_path"], input["notebook_path"], response["filePath"]]
+  return [...new Set(candidates.filter((c): c is string => typeof c === "string" && c.length > 0))]
+}
+
+/** Commands whose success is a result worth remembering: tests, builds, linters, type checks. */
+const CHECK_COMMAND =
+  /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo (?:test|build|check|clippy)|go (?:test|build|vet)|tsc|typecheck|lint|eslint|biome|ruff|mypy|make|gradle|mvn|build)\b/i
+
+/** What a tool's response says, as text: Bash output, or the essentials of an edit or a read. */
+const responseText = (toolName: string, toolInput: unknown, toolResponse: unknown): string => {
+  if (typeof toolResponse === "string") return toolResponse
+  const response = record(toolResponse)
+  if (toolName === "Bash") {
+    return [text(response["stdout"]), text(response["stderr"])].filter(Boolean).join("\n")
+  }
+  if (toolName === "Read") {
+    const file = record(response["file"])
+    const lines = typeof file["numLines"] === "number" ? file["numLines"] : undefined
+    // The file's content is already on disk; remembering that it was read is what matters.
+    return `read ${text(file["filePath"]) ?? summarizeInput(toolName, toolInput) ?? "a file"}${lines === undefined ? "" : ` (${lines} lines)`}`
+  }
+  if (toolName === "Edit" || toolName === "MultiEdit") {
+    const input = record(toolInput)
+    return [text(input["old_string"]) && `- ${text(input["old_string"])}`, text(input["new_string"]) && `+ ${text(input["new_string"])}`]
+      .filter(Boolean)
+      .join("\n")
+  }
+  if (toolName === "Write") {
+    const content = text(record(toolInput)["content"]) ?? ""
+    return `${text(response["type"]) === "create" ? "created" : "wrote"} ${text(response["filePath"]) ?? ""} (${content.split("\n").length} lines)`
+  }
+  return toolResponse === undefined ? "" : JSON.stringify(toolResponse)
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
+
+export const observeToolUse = (input: PostToolUseInput, limit: number): ToolObservation => {
+  const summary = summarizeInput(input.tool_name, input.tool_input)
+  const output = trim(responseText(input.tool_name, input.tool_input, input.tool_response), limit)
+  const isCheck = input.tool_name === "Bash" && summary !== undefined && CHECK_COMMAND.test(summary)
+  return {
+    kind: isCheck ? "success" : "tool_use",
+    toolName: input.tool_name,
+    content: output.content,
+    files: filesTouched(input.tool_input, input.tool_response),
+    ...optional("inputSummary", summary),
+    ...optional("truncated", output.truncated || undefined),
+    ...optional("toolUseId", input.tool_use_id),
+    ...optional("durationMs", input.duration_ms)
+  }
+}
+
+export const observeToolFailure = (input: PostToolUseFailureInput, limit: number): ToolObservation => {
+  const error = input.error ?? (input.is_interrupt === true ? "interrupted" : "failed")
+  const output = trim(error, limit)
+  return {
+    kind: "error",
+    toolName: input.tool_name,
+    content: output.content,
+    files: filesTouched(input.tool_input, undefined),
+    errorMessage: oneLine(error, 500),
+    ...optional("inputSummary", summarizeInput(input.tool_name, input.tool_input)),
+    ...optional("truncated", output.truncated || undefined),
+    ...optional("toolUseId", input.tool_use_id),
+    ...optional("durationMs", input.duration_ms)
+  }
+}

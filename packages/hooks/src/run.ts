@@ -1,0 +1,106 @@
+/**
+ * Runs one hook invocation end to end, failing open:
+ *   stdin -> JSON -> decode (Schema) -> open memory -> decide -> append (one transaction) -> output.
+ * Any failure is logged beside the database, recorded as a HookFailed event when the database is
+ * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
+ */
+import { findProjectRoot, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
+import { configFromEnv, type Memory, openMemory } from "@ralph-mem/projections"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { ulid } from "ulid"
+import { failureLogPath, logFailure } from "./failure-log.ts"
+import { type HookOutput, handlers } from "./handlers.ts"
+import { type HookName, inputs } from "./payload.ts"
+
+export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
+  override get message() {
+    return `malformed hook input: ${this.reason}`
+  }
+}
+
+export interface HookEnvironment {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  /** The SQLite native module shipped with the plugin, when running from the bundle. */
+  readonly nativeBinding?: string
+}
+
+/** `undefined` stdin: too large to read, or unreadable. */
+const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
+  stdin === undefined
+    ? Effect.fail(new MalformedInput({ reason: "stdin is unreadable or larger than 64 MiB" }))
+    : Effect.try({ try: () => JSON.parse(stdin) as unknown, catch: () => new MalformedInput({ reason: "stdin is not JSON" }) })
+
+const decode = <H extends HookName>(hook: H, json: unknown) =>
+  Schema.decodeUnknownEffect(inputs[hook])(json).pipe(
+    Effect.mapError((error) => new MalformedInput({ reason: error.message.slice(0, 500) }))
+  ) as Effect.Effect<(typeof inputs)[H]["Type"], MalformedInput>
+
+const describe = (error: unknown): string =>
+  error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { message: unknown }).message)
+    : String(error)
+
+/**
+ * Best effort: a HookFailed event, so `ralph-mem status` can count failures. When the failure came
+ * before the database was opened (a malformed payload), it is opened just for this.
+ */
+const recordFailure = (opened: Memory | undefined, open: () => ReturnType<typeof openMemory>, hook: HookName, reason: string, sessionId: string | undefined) =>
+  (opened === undefined ? Effect.acquireRelease(open(), (m) => Effect.sync(() => m.db.close())) : Effect.succeed(opened)).pipe(
+    Effect.flatMap((memory) => memory.log.append(
+      streams.hookFailures,
+      [{ _tag: "HookFailed", hook, reason: reason.slice(0, 1000), ...(sessionId === undefined ? {} : { sessionId }) }],
+      { expectedVersion: "any", writer: `hook:${hook}` }
+    )),
+    Effect.scoped,
+    Effect.ignore
+  )
+
+export const runHook = (hook: HookName, stdin: string | undefined, environment: HookEnvironment): Effect.Effect<HookOutput | undefined> => {
+  const invocation = ulid()
+  let sessionId: string | undefined
+  let databasePath = resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env })
+  let memory: Memory | undefined
+  const open = () =>
+    openMemory({ path: databasePath, ...(environment.nativeBinding === undefined ? {} : { nativeBinding: environment.nativeBinding }) })
+
+  const program = Effect.gen(function*() {
+    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.
+    const input = yield* decode(hook, redactValue(yield* parse(stdin)).value)
+    sessionId = input.session_id
+    const project = findProjectRoot(input.cwd ?? environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd)
+    databasePath = resolveDatabasePath({ cwd: project, env: environment.env })
+    memory = yield* open()
+    const { config, problems } = configFromEnv(environment.env)
+    for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: problem })
+    const decision = handlers[hook](input as never, { memory, project, config })
+    if (decision.events.length > 0) {
+      yield* memory.log.append(streams.session(input.session_id), decision.events as ReadonlyArray<RalphMemEvent>, {
+        expectedVersion: "any",
+        writer: `hook:${hook}`,
+        correlationId: invocation,
+        ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
+      })
+    }
+    return decision.output
+  })
+
+  return program.pipe(
+    Effect.catchCause((cause) =>
+      Effect.gen(function*() {
+        const reason = describe(Cause.squash(cause))
+        logFailure(failureLogPath(databasePath), {
+          time: new Date().toISOString(),
+          hook,
+          reason,
+          ...(sessionId === undefined ? {} : { sessionId })
+        })
+        yield* recordFailure(memory, open, hook, reason, sessionId)
+        return undefined
+      })
+    ),
+    Effect.ensuring(Effect.sync(() => memory?.db.close()))
+  )
+}

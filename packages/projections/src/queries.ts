@@ -1,0 +1,89 @@
+/** Reads over the projections that memory injection and the commands share. */
+import type { SqliteDatabase } from "@ralph-mem/events"
+import { buildMatchQuery } from "./search/query.ts"
+
+export interface ObservationHit {
+  readonly id: number
+  readonly eventId: string
+  readonly sessionId: string | null
+  readonly type: string
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly content: string
+  readonly errorMessage: string | null
+  readonly createdAt: number
+}
+
+export interface SessionSummary {
+  readonly sessionId: string
+  readonly startedAt: number
+  readonly endedAt: number | null
+  readonly summary: string
+}
+
+export interface OpenLoop {
+  readonly loopId: string
+  readonly goal: string
+  readonly iterations: number
+  readonly maxIterations: number
+  readonly sessionId: string | null
+  readonly criteriaResults: string
+}
+
+const OBSERVATION_COLUMNS = `o.id, o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName,
+  o.input_summary AS inputSummary, o.content, o.error_message AS errorMessage, o.created_at AS createdAt`
+
+/** Observations of a project: their own project (notes) or their session's. */
+const IN_PROJECT = `coalesce(o.project_path, (SELECT s.project_path FROM sessions s WHERE s.session_id = o.session_id)) = @project`
+
+export const recentSessionSummaries = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
+  db
+    .prepare(
+      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, summary FROM sessions
+       WHERE project_path = ? AND summary IS NOT NULL ORDER BY started_at DESC LIMIT ?`
+    )
+    .all(project, limit) as Array<SessionSummary>
+
+export const recentObservations = (
+  db: SqliteDatabase,
+  options: { readonly project: string; readonly types: ReadonlyArray<string>; readonly limit: number }
+): Array<ObservationHit> =>
+  db
+    .prepare(
+      `SELECT ${OBSERVATION_COLUMNS} FROM observations o
+       WHERE o.type IN (SELECT value FROM json_each(@types)) AND ${IN_PROJECT}
+       ORDER BY o.id DESC LIMIT @limit`
+    )
+    .all({ project: options.project, types: JSON.stringify(options.types), limit: options.limit }) as Array<ObservationHit>
+
+export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, goal, iterations, json_extract(config, '$.maxIterations') AS maxIterations,
+              session_id AS sessionId, criteria_results AS criteriaResults
+       FROM loop_runs WHERE project_path = ? AND status = 'running' ORDER BY started_at DESC`
+    )
+    .all(project) as Array<OpenLoop>
+
+/**
+ * Full-text search over a project's observations, best bm25 first (tool and input weigh most, then the
+ * text, then files and identifier parts). Free text is made safe by `buildMatchQuery`.
+ */
+export const searchObservations = (
+  db: SqliteDatabase,
+  options: { readonly query: string; readonly project: string; readonly excludeSession?: string; readonly limit: number }
+): Array<ObservationHit & { readonly score: number }> => {
+  const match = buildMatchQuery(options.query)
+  if (match === undefined) return []
+  return db
+    .prepare(
+      `SELECT ${OBSERVATION_COLUMNS}, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS score
+       FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
+       WHERE observations_fts MATCH @match AND ${IN_PROJECT}
+         AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
+       ORDER BY score LIMIT @limit`
+    )
+    .all({ match, project: options.project, exclude: options.excludeSession ?? null, limit: options.limit }) as Array<
+      ObservationHit & { readonly score: number }
+    >
+}

@@ -1,0 +1,239 @@
+/**
+ * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
+ */
+import Database from "better-sqlite3"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+const project = () => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  return root
+}
+
+const dbOf = (root: string) => join(root, ".ralph-mem", "memory.db")
+
+const query = (root: string, sql: string, ...params: Array<string>) => {
+  const db = new Database(dbOf(root), { readonly: true })
+  try {
+    return db.prepare(sql).all(...params)
+  } finally {
+    db.close()
+  }
+}
+
+const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}, env: Record<string, string> = {}) => {
+  const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root, env })
+  expect(run.code).toBe(0)
+  expect(run.stderr).toBe("")
+  return run
+}
+
+const contextOf = (stdout: string) => JSON.parse(stdout).hookSpecificOutput.additionalContext as string
+
+/** A first session: a failing test run, a fix, a passing run. */
+const firstSession = (root: string) => {
+  hook(root, "SessionStart", "s1", { source: "startup" })
+  hook(root, "UserPromptSubmit", "s1", { prompt: "The login test fails with TokenExpiredError; fix it", prompt_id: "p1" })
+  hook(root, "PostToolUseFailure", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test -- auth" },
+    tool_use_id: "toolu_1",
+    error: "Exit code 1\nFAIL src/auth.test.ts\nTokenExpiredError: jwt expired at refreshSession",
+    is_interrupt: false
+  })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Edit",
+    tool_input: { file_path: `${root}/src/auth.ts`, old_string: "expiresIn: 0", new_string: "expiresIn: 3600" },
+    tool_response: { filePath: `${root}/src/auth.ts` },
+    tool_use_id: "toolu_2"
+  })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test -- auth" },
+    tool_response: { stdout: "PASS src/auth.test.ts (4 tests)", stderr: "", interrupted: false },
+    tool_use_id: "toolu_3"
+  })
+  hook(root, "PreCompact", "s1", { trigger: "auto", custom_instructions: null })
+  hook(root, "Stop", "s1", { stop_hook_active: false, last_assistant_message: "Fixed: the token now lives an hour." })
+  hook(root, "SessionEnd", "s1", { reason: "prompt_input_exit" })
+}
+
+describe("hooks record a session", () => {
+  it("appends each hook's events to the session's stream, in order", () => {
+    const root = project()
+    firstSession(root)
+    const events = query(root, "SELECT type, json_extract(metadata, '$.writer') AS writer FROM events WHERE stream_id = 'session:s1' ORDER BY position")
+    expect(events).toEqual([
+      { type: "SessionStarted", writer: "hook:SessionStart" },
+      { type: "PromptSubmitted", writer: "hook:UserPromptSubmit" },
+      { type: "ObservationRecorded", writer: "hook:PostToolUseFailure" },
+      { type: "ObservationRecorded", writer: "hook:PostToolUse" },
+      { type: "ObservationRecorded", writer: "hook:PostToolUse" },
+      { type: "SessionCompacted", writer: "hook:PreCompact" },
+      { type: "AssistantReplied", writer: "hook:Stop" },
+      { type: "SessionSummarized", writer: "hook:SessionEnd" },
+      { type: "SessionEnded", writer: "hook:SessionEnd" }
+    ])
+  })
+
+  it("classifies tool calls and keeps their summary, files and error", () => {
+    const root = project()
+    firstSession(root)
+    expect(query(root, "SELECT type, tool_name, input_summary, files, error_message FROM observations ORDER BY id")).toEqual([
+      { type: "error", tool_name: "Bash", input_summary: "npm test -- auth", files: "[]", error_message: "Exit code 1 FAIL src/auth.test.ts TokenExpiredError: jwt expired at refreshSession" },
+      { type: "tool_use", tool_name: "Edit", input_summary: `${root}/src/auth.ts`, files: JSON.stringify([`${root}/src/auth.ts`]), error_message: null },
+      { type: "success", tool_name: "Bash", input_summary: "npm test -- auth", files: "[]", error_message: null }
+    ])
+  })
+
+  it("closes the session with a local, deterministic summary", () => {
+    const root = project()
+    firstSession(root)
+    const [session] = query(root, "SELECT source, ended_at IS NOT NULL AS ended, end_reason, compactions, prompts, summary FROM sessions") as Array<Record<string, unknown>>
+    expect(session).toMatchObject({ source: "startup", ended: 1, end_reason: "prompt_input_exit", compactions: 1, prompts: 1 })
+    expect(session!["summary"]).toBe(
+      `Goal: The login test fails with TokenExpiredError; fix it. Errors (1): npm test -- auth: Exit code 1 FAIL src/auth.test.ts TokenExpiredError: jwt expired at refreshSession. Passed (1): npm test -- auth: PASS src/auth.test.ts (4 tests). Files: ${root}/src/auth.ts`
+    )
+  })
+
+  it("stores a retried tool call once", () => {
+    const root = project()
+    const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a b" }, tool_use_id: "toolu_same" }
+    hook(root, "PostToolUse", "s1", fields)
+    hook(root, "PostToolUse", "s1", fields)
+    expect(query(root, "SELECT count(*) AS n FROM observations")).toEqual([{ n: 1 }])
+  })
+
+  it("trims a huge tool output to the limit and marks it truncated", () => {
+    const root = project()
+    const stdout = `first line\n${"x".repeat(10 * 1024 * 1024)}\nlast line`
+    hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "cat big.log" }, tool_response: { stdout }, tool_use_id: "t" })
+    const [row] = query(root, "SELECT length(content) AS length, metadata, content FROM observations") as Array<{ length: number; metadata: string; content: string }>
+    expect(row!.length).toBeLessThan(4_200)
+    expect(JSON.parse(row!.metadata)).toMatchObject({ truncated: true })
+    expect(row!.content.startsWith("first line")).toBe(true)
+    expect(row!.content.endsWith("last line")).toBe(true)
+  })
+})
+
+describe("hooks inject memory", () => {
+  it("gives a new session the project's recent past, and records what it injected", () => {
+    const root = project()
+    firstSession(root)
+    const run = hook(root, "SessionStart", "s2", { source: "startup" })
+    const context = contextOf(run.stdout)
+    expect(JSON.parse(run.stdout).hookSpecificOutput.hookEventName).toBe("SessionStart")
+    expect(context).toContain("## Recent sessions")
+    expect(context).toContain("TokenExpiredError: jwt expired at refreshSession")
+    expect(context).toContain("## Recent successes")
+    const [injected] = query(root, "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'") as Array<{ text: string; tokens: number; sources: string }>
+    expect(injected!.text).toBe(context)
+    expect(injected!.tokens).toBeGreaterThan(10)
+    expect(JSON.parse(injected!.sources).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it("answers a prompt with related memory from other sessions", () => {
+    const root = project()
+    firstSession(root)
+    const run = hook(root, "UserPromptSubmit", "s2", { prompt: "why did refreshSession throw before?" })
+    expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*TokenExpiredError: jwt expired at refreshSession/)
+  })
+
+  it("injects nothing when memory has nothing relevant", () => {
+    const root = project()
+    expect(hook(root, "SessionStart", "s1", { source: "startup" }).stdout).toBe("")
+    expect(hook(root, "UserPromptSubmit", "s1", { prompt: "hello" }).stdout).toBe("")
+  })
+
+  it("keeps the injection within its budget, falling back to the compact layer", () => {
+    const root = project()
+    firstSession(root)
+    for (let i = 0; i < 5; i++) {
+      hook(root, "SessionStart", `e${i}`, { source: "startup" })
+      hook(root, "PostToolUseFailure", `e${i}`, { tool_name: "Bash", tool_input: { command: `npm run case-${i}` }, error: `Exit code 2\n${"stack frame detail ".repeat(40)}` })
+    }
+    const small = { RALPH_MEM_CONTEXT_WINDOW: "2000", RALPH_MEM_INJECTION_SHARE: "0.1" }
+    const run = hook(root, "SessionStart", "s3", { source: "startup" }, small)
+    const [injected] = query(root, "SELECT json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason FROM events WHERE type = 'ContextInjected' AND stream_id = 'session:s3'") as Array<{ tokens: number; reason: string }>
+    expect(injected!.tokens).toBeLessThanOrEqual(200)
+    expect(injected!.reason).toMatch(/compact layer/)
+    expect(contextOf(run.stdout).length).toBeGreaterThan(0)
+  })
+})
+
+describe("hooks fail open", () => {
+  const bad: ReadonlyArray<readonly [string, string | Buffer]> = [
+    ["not JSON", "{ this is not json"],
+    ["empty stdin", ""],
+    ["wrong types", JSON.stringify({ session_id: 42, prompt: ["x"] })],
+    ["missing fields", JSON.stringify({ hook_event_name: "UserPromptSubmit" })],
+    ["a JSON array", "[1,2,3]"],
+    ["invalid UTF-8", Buffer.from([0xff, 0xfe, 0x7b, 0x22, 0xc3, 0x28, 0x7d])],
+    ["binary", Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256))]
+  ]
+
+  it.each(bad)("%s: exit 0, no output, a logged reason and a HookFailed event", (_, stdin) => {
+    const root = project()
+    hook(root, "SessionStart", "s0", { source: "startup" })
+    const run = runHookProcess("UserPromptSubmit", stdin, { cwd: root })
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+    const log = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(log.at(-1)).toMatchObject({ hook: "UserPromptSubmit", reason: expect.stringMatching(/^malformed hook input/) })
+    expect(query(root, "SELECT json_extract(payload, '$.hook') AS hook FROM events WHERE type = 'HookFailed'")).toEqual([{ hook: "UserPromptSubmit" }])
+  })
+
+  it("survives a file that is not a database, and leaves it untouched", () => {
+    const root = project()
+    mkdirSync(join(root, ".ralph-mem"))
+    writeFileSync(dbOf(root), "definitely not sqlite ".repeat(500))
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), { cwd: root })
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+    expect(readFileSync(dbOf(root), "utf8")).toBe("definitely not sqlite ".repeat(500))
+    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/not an SQLite database/)
+  })
+
+  it("ignores an event it does not handle", () => {
+    const root = project()
+    const run = runHookProcess("Notification", payload("Notification", "s1", root), { cwd: root })
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+    expect(existsSync(dbOf(root))).toBe(false)
+  })
+
+  it("shows the hook success rate in status", () => {
+    const root = project()
+    firstSession(root)
+    runHookProcess("PostToolUse", "garbage", { cwd: root })
+    const status = JSON.parse(runCli(["status", "--json"], { cwd: root, env: { RALPH_MEM_DB: "" } }).stdout)
+    expect(status.hooks).toMatchObject({ invocations: 9, failures: 1 })
+    expect(status.hooks.successRate).toBeCloseTo(8 / 9, 5)
+  })
+})
+
+describe("privacy on every write path", () => {
+  it("keeps <private> text and planted secrets out of the database and its WAL", () => {
+    const root = project()
+    const secret = "sk-ant-api03-PLANTEDsecretVALUE0123456789abcdefABCDEF"
+    const aws = "AKIAPLANTED12345678X"
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: "deploy it <private>my bank pin is 9911</private> with key " + secret })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: `curl -H "Authorization: Bearer ${secret}" https://api` },
+      tool_response: { stdout: `export AWS_ACCESS_KEY_ID=${aws}\npassword=hunter2hunter2` },
+      tool_use_id: "t1"
+    })
+    hook(root, "PostToolUse", "s1", { tool_name: "Write", tool_input: { file_path: "/x/.env", content: `API_KEY=${secret}` }, tool_response: { type: "create", filePath: "/x/.env" }, tool_use_id: "t2" })
+    hook(root, "Stop", "s1", { last_assistant_message: `Done. <private>internal note 4477</private> Used ${secret}.` })
+    hook(root, "SessionEnd", "s1", { reason: "exit" })
+    hook(root, "SessionStart", "s2", { source: "startup" })
+    const bytes = ["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)).filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("")
+    for (const planted of [secret, aws, "hunter2hunter2", "9911", "4477", "my bank pin"]) expect(bytes).not.toContain(planted)
+    expect(bytes).toContain("[private]")
+    expect(bytes).toContain("[secret:")
+  })
+})

@@ -1,0 +1,28 @@
+/** Runs the bundled hook entry as Claude Code does: a fresh process, JSON on stdin. */
+import { spawnSync } from "node:child_process"
+import { HOOK } from "./cli.ts"
+
+export interface HookRun {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export const runHookProcess = (
+  event: string,
+  stdin: string | Buffer,
+  options: { readonly cwd: string; readonly env?: Record<string, string> }
+): HookRun => {
+  const result = spawnSync(process.execPath, [HOOK, event], {
+    cwd: options.cwd,
+    input: stdin,
+    env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...options.env },
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+/** A hook payload with the fields every event carries. */
+export const payload = (event: string, sessionId: string, cwd: string, fields: Record<string, unknown> = {}) =>
+  JSON.stringify({ session_id: sessionId, transcript_path: `${cwd}/t.jsonl`, cwd, hook_event_name: event, ...fields })
