@@ -1,6 +1,6 @@
 /** The ralph-mem command tree. */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { VERSION } from "@ralph-mem/events"
+import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { audit } from "./commands/audit.ts"
@@ -8,6 +8,8 @@ import { replay } from "./commands/replay.ts"
 import { status } from "./commands/status.ts"
 import { timeline } from "./commands/timeline.ts"
 import { verify } from "./commands/verify.ts"
+
+useBundledNativeBinding(import.meta.url)
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),

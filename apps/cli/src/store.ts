@@ -1,5 +1,5 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
-import { bundledNativeBinding, resolveDatabasePath } from "@ralph-mem/events"
+import { resolveDatabasePath } from "@ralph-mem/events"
 import { acquireMemory, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -11,14 +11,11 @@ export const databasePath = (db: Option.Option<string>): string =>
     env: Option.isSome(db) ? { ...process.env, RALPH_MEM_DB: db.value } : process.env
   })
 
-const nativeBinding = bundledNativeBinding(import.meta.url)
-const native = nativeBinding === undefined ? {} : { nativeBinding }
-
 /** Opens the store for the duration of `use`; any error of ours becomes a clear message and exit code 1. */
 export const withStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
   use: (memory: Memory) => Effect.Effect<A, E>
 ) =>
-  Effect.scoped(Effect.flatMap(acquireMemory({ path: databasePath(db), ...native }), use)).pipe(
+  Effect.scoped(Effect.flatMap(acquireMemory({ path: databasePath(db) }), use)).pipe(
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )

@@ -2,20 +2,19 @@
  * Opening the database: file and folder permissions, pragmas, format checks and migrations.
  * A file that is not ours, damaged, or written by a newer ralph-mem is refused, never touched.
  */
-import Database from "better-sqlite3"
+import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { DatabaseUnusable } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
+import { newSqliteDatabase } from "./native.ts"
 
 export type SqliteDatabase = Database.Database
 
 export interface OpenOptions {
   /** How long a writer waits for a lock held by another process before failing. */
   readonly busyTimeoutMs?: number
-  /** A path to better-sqlite3's native module (the bundles ship their own; see native.ts). */
-  readonly nativeBinding?: string
 }
 
 /** Creates missing folders as 0700 (never changing folders that already exist). */
@@ -95,10 +94,7 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
     try: () => {
       ensureFolder(dirname(path))
       ensurePrivateFile(path)
-      const db = new Database(path, {
-        timeout: options.busyTimeoutMs ?? 5000,
-        ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding })
-      })
+      const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
         db.pragma("journal_mode = WAL")
         db.pragma("synchronous = NORMAL")

@@ -1,5 +1,5 @@
 /** The hook program behind entry.ts: decides which hook runs and prints its output. */
-import { bundledNativeBinding } from "@ralph-mem/events"
+import { useBundledNativeBinding } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { isHookName } from "./payload.ts"
 import { runHook } from "./run.ts"
@@ -7,7 +7,7 @@ import { runHook } from "./run.ts"
 export const main = async (hook: string | undefined, readStdin: () => string | undefined): Promise<void> => {
   // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
   if (!isHookName(hook)) return
-  const nativeBinding = bundledNativeBinding(import.meta.url)
+  useBundledNativeBinding(import.meta.url)
   let stdin: string | undefined
   try {
     stdin = readStdin()
@@ -15,11 +15,7 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
     stdin = undefined
   }
   const output = await Effect.runPromise(
-    runHook(hook, stdin, {
-      env: process.env,
-      cwd: process.cwd(),
-      ...(nativeBinding === undefined ? {} : { nativeBinding })
-    })
+    runHook(hook, stdin, { env: process.env, cwd: process.cwd() })
   )
   if (output !== undefined) process.stdout.write(`${JSON.stringify(output)}\n`)
 }

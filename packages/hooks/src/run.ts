@@ -23,8 +23,6 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>()("Malfor
 export interface HookEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
-  /** The SQLite native module shipped with the plugin, when running from the bundle. */
-  readonly nativeBinding?: string
 }
 
 /** `undefined` stdin: too large to read, or unreadable. */
@@ -63,8 +61,7 @@ export const runHook = (hook: HookName, stdin: string | undefined, environment: 
   let sessionId: string | undefined
   let databasePath = resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env })
   let memory: Memory | undefined
-  const open = () =>
-    openMemory({ path: databasePath, ...(environment.nativeBinding === undefined ? {} : { nativeBinding: environment.nativeBinding }) })
+  const open = () => openMemory({ path: databasePath })
 
   const program = Effect.gen(function*() {
     // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.

@@ -2,8 +2,7 @@
  * Verify: is the database sound, is the log well-formed, and do the projections equal a fresh replay?
  * Every problem is a finding with a readable detail; nothing is changed.
  */
-import Database from "better-sqlite3"
-import { REDACTED_PAYLOAD, type SqliteDatabase } from "@ralph-mem/events"
+import { newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import type { Projection } from "./projection.ts"
 import { decodeForProjection, eventsAfter, makeApplier } from "./runner.ts"
@@ -100,7 +99,7 @@ const indexesConsistent = (memory: Memory): Array<string> =>
 
 /** Replays the log into an in-memory database and compares every projection table row by row. */
 const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Projection>): Array<string> => {
-  const fresh = new Database(":memory:")
+  const fresh = newSqliteDatabase(":memory:")
   try {
     for (const projection of projections) fresh.exec(projection.create)
     const apply = makeApplier(fresh)
