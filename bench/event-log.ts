@@ -2,7 +2,7 @@
  * Event log throughput: batched appends, one event per transaction, and paged reads.
  * Targets (issue 2): >= 50,000 events/s batched; single-event transaction p50 < 0.2 ms.
  */
-import { catalog, makeEventLog, openDatabase, type RalphMemEvent } from "@ralph-mem/events"
+import { catalog, makeEventLog, openDatabase, type RalphMemEvent, readEvents } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { join } from "node:path"
@@ -40,7 +40,7 @@ export const eventLogBench = (options: { batched: number; batchSize: number; sin
 
     start = process.hrtime.bigint()
     let read = 0
-    Effect.runSync(Stream.runForEach(log.read(), () => Effect.sync(() => void read++)))
+    Effect.runSync(Stream.runForEach(readEvents(log), () => Effect.sync(() => void read++)))
     const readMs = elapsedMs(start)
     db.close()
 

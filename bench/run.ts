@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventLogBench } from "./event-log.ts"
+import { hooksBench } from "./hooks.ts"
 import { machine } from "./measure.ts"
 import { replayBench } from "./replay.ts"
 
@@ -15,6 +16,7 @@ const results = {
   command: `npm run bench${quick ? " -- --quick" : ""}`,
   machine: machine(),
   eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
+  hooks: hooksBench(quick ? 10 : 30),
   replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000])
 }
 

@@ -24,6 +24,10 @@ await build({
   ],
   outdir: dist,
   outExtension: { ".js": ".mjs" },
+  // The entries stay tiny: they turn on Node's compile cache, then import the real code from a chunk,
+  // which the cache then covers (a hook is a fresh process every time, so this is most of its start-up).
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
   platform: "node",
   format: "esm",

@@ -68,6 +68,8 @@ const checkAndMigrate = (db: SqliteDatabase, path: string): void => {
       reason: "this SQLite file belongs to another program, not ralph-mem; point RALPH_MEM_DB elsewhere"
     })
   }
+  // Nearly every open finds the schema current: check before taking the write lock a migration needs.
+  if ((db.pragma("user_version", { simple: true }) as number) === LATEST_SCHEMA_VERSION) return
   const migrate = db.transaction(() => {
     const current = db.pragma("user_version", { simple: true }) as number
     if (current > LATEST_SCHEMA_VERSION) {

@@ -6,10 +6,7 @@
  * Read: keyset-paged by global position, so any size of log streams in constant memory.
  */
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Stream from "effect/Stream"
-import { monotonicFactory } from "ulid"
 import type { Catalog, EncodedEvent } from "./catalog/catalog.ts"
 import type { SqliteDatabase } from "./database.ts"
 import {
@@ -21,6 +18,7 @@ import {
   WrongExpectedVersion
 } from "./errors.ts"
 import { REDACTED_PAYLOAD } from "./migrations.ts"
+import { monotonicUlid } from "./ids.ts"
 import { VERSION } from "./version.ts"
 
 /** `any`: no check; `no_stream`: the stream must be empty; a number: the stream must be at exactly that version. */
@@ -104,7 +102,6 @@ export interface EventLog<E extends { readonly _tag: string }> {
   ) => Effect.Effect<AppendResult, AppendError>
   /** One page of events matching `query`, at most `pageSize` (default 1000). */
   readonly readPage: (query: ReadQuery) => Effect.Effect<ReadonlyArray<RecordedEvent>, StorageError>
-  readonly read: (query?: ReadQuery) => Stream.Stream<RecordedEvent, StorageError>
   readonly streamVersion: (streamId: string) => Effect.Effect<number, StorageError>
   /** The global position of the newest event, 0 for an empty log. */
   readonly headPosition: Effect.Effect<number, StorageError>
@@ -148,7 +145,7 @@ const keyOf = (key: string, index: number): string => (index === 0 ? key : `${ke
 const describeExpected = (expected: ExpectedVersion): string =>
   expected === "no_stream" ? "no stream (0)" : String(expected)
 
-const DEFAULT_PAGE_SIZE = 1000
+export const DEFAULT_PAGE_SIZE = 1000
 
 export interface MakeEventLogOptions<E> {
   /** Inline listeners, run in order inside every append transaction (the projections). */
@@ -172,7 +169,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   const redacts = options.redacts ?? (() => undefined)
   const sanitize = options.sanitize ?? ((event: E) => event)
   const now = options.now ?? Date.now
-  const newId = monotonicFactory()
+  const newId = monotonicUlid()
 
   const statements = {
     streamVersion: db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?").pluck(),
@@ -307,18 +304,6 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       catch: (error) => storageError("read events", error)
     })
 
-  const read: EventLog<E>["read"] = (query = {}) => {
-    const pageSize = query.pageSize ?? DEFAULT_PAGE_SIZE
-    const all = Stream.paginate(query.afterPosition ?? 0, (after: number) =>
-      Effect.map(readPage({ ...query, afterPosition: after, pageSize }), (page) => {
-        const last = page.at(-1)
-        const more = page.length === pageSize && last !== undefined
-        return [page, more ? Option.some(last.position) : Option.none()] as const
-      })
-    )
-    return query.limit === undefined ? all : Stream.take(all, query.limit)
-  }
-
   const decode: EventLog<E>["decode"] = (recorded) => {
     if (recorded.redactedBy !== null) return Effect.succeed({ ...recorded, event: null })
     const result = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
@@ -332,7 +317,6 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     catalog,
     append,
     readPage,
-    read,
     streamVersion: (streamId) =>
       Effect.try({ try: () => statements.streamVersion.get(streamId)!, catch: (e) => storageError("read stream version", e) }),
     headPosition: Effect.try({ try: () => statements.head.get()!, catch: (e) => storageError("read head position", e) }),

@@ -11,9 +11,11 @@ import { fileURLToPath } from "node:url"
 
 let nativeBinding: string | undefined
 
+/** `bundleUrl` is the calling module's URL: in `dist/` itself, or in `dist/chunks/` after code splitting. */
 export const useBundledNativeBinding = (bundleUrl: string): void => {
-  const path = join(dirname(fileURLToPath(bundleUrl)), "native", `${process.platform}-${process.arch}.node`)
-  nativeBinding = existsSync(path) ? path : undefined
+  const here = dirname(fileURLToPath(bundleUrl))
+  const file = `${process.platform}-${process.arch}.node`
+  nativeBinding = [join(here, "native", file), join(here, "..", "native", file)].find(existsSync)
 }
 
 export const newSqliteDatabase = (path: string, options: Database.Options = {}): Database.Database =>

@@ -1,7 +1,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { catalog, defineEvent, makeCatalog, RalphMemEvent } from "../src/index.ts"
+import { catalog, defineEvent, makeCatalog, type RalphMemEvent, ralphMemEvents } from "../src/index.ts"
 
 const samples: ReadonlyArray<RalphMemEvent> = [
   { _tag: "SessionStarted", sessionId: "s1", projectPath: "/p", source: "resume", model: "opus" },
@@ -56,10 +56,12 @@ describe("the ralph-mem catalog", () => {
   })
 
   it("is one tagged union that decodes any event and tells them apart", () => {
-    const decoded = Schema.decodeUnknownSync(RalphMemEvent)({ _tag: "SessionEnded", sessionId: "s", reason: "exit" })
-    expect(RalphMemEvent.guards.SessionEnded(decoded)).toBe(true)
-    expect(RalphMemEvent.guards.SessionStarted(decoded)).toBe(false)
-    expect(() => Schema.decodeUnknownSync(RalphMemEvent)({ _tag: "SessionEnded", sessionId: 1 })).toThrow()
+    const union = ralphMemEvents()
+    const decoded = Schema.decodeUnknownSync(union)({ _tag: "SessionEnded", sessionId: "s", reason: "exit" })
+    expect(union.guards.SessionEnded(decoded)).toBe(true)
+    expect(union.guards.SessionStarted(decoded)).toBe(false)
+    expect(() => Schema.decodeUnknownSync(union)({ _tag: "SessionEnded", sessionId: 1 })).toThrow()
+    expect(ralphMemEvents()).toBe(union)
   })
 
   it("lists every event type once", () => {

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
+import { readEvents } from "../src/index.ts"
 import { freshLog, run, tempFolder } from "./helpers.ts"
 
 const fixture = join(import.meta.dirname, "fixtures", "appender.ts")
@@ -38,7 +39,7 @@ describe("two OS processes on one database", () => {
     const results = await Promise.all(racers.map((r) => r.exited))
     expect(results.map((r) => r.code)).toEqual([0, 0])
     expect(results.map((r) => r.out.trim().split("\n").at(-1)).sort()).toEqual(["WrongExpectedVersion", "ok"])
-    const stored = Effect.runSync(Stream.runCollect(log.read({ streamId: "loop:1" })))
+    const stored = Effect.runSync(Stream.runCollect(readEvents(log, { streamId: "loop:1" })))
     expect(stored.map((e) => e.streamVersion)).toEqual([1, 2])
   })
 
@@ -47,7 +48,7 @@ describe("two OS processes on one database", () => {
     const writers = ["w1", "w2", "w3", "w4"].map((w, i) => start(["many", path, i % 2 === 0 ? "shared" : `own:${w}`, "150", w]))
     const results = await Promise.all(writers.map((w) => w.exited))
     expect(results.map((r) => [r.code, r.err])).toEqual(Array(4).fill([0, ""]))
-    const all = Effect.runSync(Stream.runCollect(log.read()))
+    const all = Effect.runSync(Stream.runCollect(readEvents(log)))
     expect(all.map((e) => e.position)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1))
     for (const w of ["w1", "w2", "w3", "w4"]) {
       const contents = all.filter((e) => e.metadata.writer === w).map((e) => (e.payload as { content: string }).content)

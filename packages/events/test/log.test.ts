@@ -8,6 +8,7 @@ import {
   REDACTED_PAYLOAD,
   StorageError,
   VERSION,
+  readEvents,
   WrongExpectedVersion
 } from "../src/index.ts"
 import { failure, freshLog, observed, run, started } from "./helpers.ts"
@@ -44,7 +45,7 @@ describe("appending", () => {
         occurredAt: 1_700_000_000_000
       })
     )
-    const [stored] = collect(log.read())
+    const [stored] = collect(readEvents(log))
     const { event: _, ...appended } = events[0] as (typeof events)[0] & { event?: unknown }
     expect(stored).toEqual(appended)
     expect(stored!.metadata).toEqual({ writer: "hook:SessionStart", version: VERSION, correlationId: "corr", causationId: "cause" })
@@ -160,7 +161,7 @@ describe("immutability, enforced by SQLite", () => {
     const forget = run(
       log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: [target.eventId], selector: "id" }], any)
     ).events[0]!
-    const stored = collect(log.read({ streamId: "s" }))
+    const stored = collect(readEvents(log, { streamId: "s" }))
     expect(stored[1]).toMatchObject({ position: target.position, eventId: target.eventId, streamVersion: 2, redactedBy: forget.eventId })
     expect(JSON.stringify(stored[1]!.payload)).toBe(REDACTED_PAYLOAD)
     expect(stored[0]!.redactedBy).toBeNull()
@@ -191,28 +192,28 @@ describe("reading", () => {
 
   it("reads everything from a global position, in order, across pages", () => {
     const { log } = seed()
-    const all = collect(log.read({ pageSize: 4 }))
+    const all = collect(readEvents(log, { pageSize: 4 }))
     expect(all.map((e) => e.position)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
-    expect(collect(log.read({ afterPosition: 20, pageSize: 2 })).map((e) => e.position)).toEqual([21, 22, 23, 24, 25])
+    expect(collect(readEvents(log, { afterPosition: 20, pageSize: 2 })).map((e) => e.position)).toEqual([21, 22, 23, 24, 25])
   })
 
   it("reads one stream from a version", () => {
     const { log } = seed()
-    const stream = collect(log.read({ streamId: "session:1", fromStreamVersion: 7, pageSize: 2 }))
+    const stream = collect(readEvents(log, { streamId: "session:1", fromStreamVersion: 7, pageSize: 2 }))
     expect(stream.map((e) => e.streamVersion)).toEqual([7, 8])
     expect(stream.every((e) => e.streamId === "session:1")).toBe(true)
   })
 
   it("reads by type and by time range, with a limit", () => {
     const { log } = seed()
-    expect(collect(log.read({ types: ["SessionStarted"] })).map((e) => e.position)).toEqual([1, 2, 3])
-    expect(collect(log.read({ since: 1050, until: 1100 })).map((e) => e.occurredAt)).toEqual([1050, 1060, 1070, 1080, 1090])
-    expect(collect(log.read({ types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position)).toEqual([4, 5, 6])
+    expect(collect(readEvents(log, { types: ["SessionStarted"] })).map((e) => e.position)).toEqual([1, 2, 3])
+    expect(collect(readEvents(log, { since: 1050, until: 1100 })).map((e) => e.occurredAt)).toEqual([1050, 1060, 1070, 1080, 1090])
+    expect(collect(readEvents(log, { types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position)).toEqual([4, 5, 6])
   })
 
   it("decodes what it reads into domain events", () => {
     const { log } = seed()
-    const first = collect(log.read({ limit: 1 }))[0]!
+    const first = collect(readEvents(log, { limit: 1 }))[0]!
     expect(run(log.decode(first)).event).toEqual(started("0"))
   })
 
@@ -223,7 +224,7 @@ describe("reading", () => {
     let seen = 0
     let last = 0
     Effect.runSync(
-      Stream.runForEach(log.read({ pageSize: 256 }), (e) =>
+      Stream.runForEach(readEvents(log, { pageSize: 256 }), (e) =>
         Effect.sync(() => {
           expect(e.position).toBe(last + 1)
           last = e.position

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
-import type { ExpectedVersion, RalphMemEvent } from "../src/index.ts"
+import { type ExpectedVersion, type RalphMemEvent, readEvents } from "../src/index.ts"
 import { freshLog, observed } from "./helpers.ts"
 
 /** A small seeded generator, so a failing seed can be replayed. */
@@ -54,7 +54,7 @@ describe.each([1, 2, 3, 42])("random append sequences (seed %i)", (seed) => {
       }
     }
 
-    const stored = Effect.runSync(Stream.runCollect(log.read({ pageSize: 17 })))
+    const stored = Effect.runSync(Stream.runCollect(readEvents(log, { pageSize: 17 })))
     expect(stored.map((e) => ({ stream: e.streamId, content: (e.payload as { content: string }).content }))).toEqual(model)
     expect(stored.map((e) => e.position)).toEqual(model.map((_, i) => i + 1))
     for (const [stream, version] of versions) {

@@ -15,7 +15,7 @@ import {
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
-import type { HookName, inputs } from "./payload.ts"
+import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
 
 export interface HookContext {
@@ -36,7 +36,7 @@ export interface Decision {
   readonly idempotencyKey?: string
 }
 
-type Handler<H extends HookName> = (input: (typeof inputs)[H]["Type"], context: HookContext) => Decision
+type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => Decision
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 

@@ -7,61 +7,75 @@ import * as Schema from "effect/Schema"
 /** Ids become stream names and log lines, never paths; a bound keeps garbage out of the database. */
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(256)))
 
-const base = {
+const base = () => ({
   session_id: Id,
   cwd: Schema.optionalKey(Schema.String),
   transcript_path: Schema.optionalKey(Schema.String),
   prompt_id: Schema.optionalKey(Schema.String)
-}
+})
 
-const OptionalText = Schema.optionalKey(Schema.NullOr(Schema.String))
+const OptionalText = () => Schema.optionalKey(Schema.NullOr(Schema.String))
 
-export const SessionStartInput = Schema.Struct({ ...base, source: Schema.optionalKey(Schema.String), model: Schema.optionalKey(Schema.Unknown) })
-export const UserPromptSubmitInput = Schema.Struct({ ...base, prompt: Schema.String })
-export const PostToolUseInput = Schema.Struct({
-  ...base,
+const SessionStartInput = () =>
+  Schema.Struct({ ...base(), source: Schema.optionalKey(Schema.String), model: Schema.optionalKey(Schema.Unknown) })
+const UserPromptSubmitInput = () =>
+  Schema.Struct({ ...base(), prompt: Schema.String })
+const PostToolUseInput = () =>
+  Schema.Struct({
+  ...base(),
   tool_name: Schema.String,
   tool_input: Schema.optionalKey(Schema.Unknown),
   tool_response: Schema.optionalKey(Schema.Unknown),
   tool_use_id: Schema.optionalKey(Schema.String),
   duration_ms: Schema.optionalKey(Schema.Number)
 })
-export const PostToolUseFailureInput = Schema.Struct({
-  ...base,
+const PostToolUseFailureInput = () =>
+  Schema.Struct({
+  ...base(),
   tool_name: Schema.String,
   tool_input: Schema.optionalKey(Schema.Unknown),
   tool_use_id: Schema.optionalKey(Schema.String),
-  error: OptionalText,
+  error: OptionalText(),
   is_interrupt: Schema.optionalKey(Schema.Boolean),
   duration_ms: Schema.optionalKey(Schema.Number)
 })
-export const StopInput = Schema.Struct({
-  ...base,
+const StopInput = () =>
+  Schema.Struct({
+  ...base(),
   stop_hook_active: Schema.optionalKey(Schema.Boolean),
-  last_assistant_message: OptionalText
+  last_assistant_message: OptionalText()
 })
-export const PreCompactInput = Schema.Struct({ ...base, trigger: Schema.optionalKey(Schema.String), custom_instructions: OptionalText })
-export const SessionEndInput = Schema.Struct({ ...base, reason: Schema.optionalKey(Schema.String) })
+const PreCompactInput = () =>
+  Schema.Struct({ ...base(), trigger: Schema.optionalKey(Schema.String), custom_instructions: OptionalText() })
+const SessionEndInput = () =>
+  Schema.Struct({ ...base(), reason: Schema.optionalKey(Schema.String) })
 
-export type SessionStartInput = typeof SessionStartInput.Type
-export type UserPromptSubmitInput = typeof UserPromptSubmitInput.Type
-export type PostToolUseInput = typeof PostToolUseInput.Type
-export type PostToolUseFailureInput = typeof PostToolUseFailureInput.Type
-export type StopInput = typeof StopInput.Type
-export type PreCompactInput = typeof PreCompactInput.Type
-export type SessionEndInput = typeof SessionEndInput.Type
+export type SessionStartInput = ReturnType<typeof SessionStartInput>["Type"]
+export type UserPromptSubmitInput = ReturnType<typeof UserPromptSubmitInput>["Type"]
+export type PostToolUseInput = ReturnType<typeof PostToolUseInput>["Type"]
+export type PostToolUseFailureInput = ReturnType<typeof PostToolUseFailureInput>["Type"]
+export type StopInput = ReturnType<typeof StopInput>["Type"]
+export type PreCompactInput = ReturnType<typeof PreCompactInput>["Type"]
+export type SessionEndInput = ReturnType<typeof SessionEndInput>["Type"]
 
-/** The hook events ralph-mem registers, each with its input schema. */
+/** Builds a schema on first use: a hook process decodes one kind of input, not all seven. */
+const lazy = <A>(make: () => A): (() => A) => {
+  let value: A | undefined
+  return () => (value ??= make())
+}
+
+/** The hook events ralph-mem registers, each with (a builder of) its input schema. */
 export const inputs = {
-  SessionStart: SessionStartInput,
-  UserPromptSubmit: UserPromptSubmitInput,
-  PostToolUse: PostToolUseInput,
-  PostToolUseFailure: PostToolUseFailureInput,
-  Stop: StopInput,
-  PreCompact: PreCompactInput,
-  SessionEnd: SessionEndInput
+  SessionStart: lazy(SessionStartInput),
+  UserPromptSubmit: lazy(UserPromptSubmitInput),
+  PostToolUse: lazy(PostToolUseInput),
+  PostToolUseFailure: lazy(PostToolUseFailureInput),
+  Stop: lazy(StopInput),
+  PreCompact: lazy(PreCompactInput),
+  SessionEnd: lazy(SessionEndInput)
 } as const
 
 export type HookName = keyof typeof inputs
+export type HookInput<H extends HookName> = ReturnType<(typeof inputs)[H]>["Type"]
 export const hookNames = Object.keys(inputs) as ReadonlyArray<HookName>
 export const isHookName = (name: string | undefined): name is HookName => name !== undefined && name in inputs

@@ -4,15 +4,14 @@
  * Any failure is logged beside the database, recorded as a HookFailed event when the database is
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
-import { findProjectRoot, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
+import { findProjectRoot, monotonicUlid, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
 import { configFromEnv, type Memory, openMemory } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { ulid } from "ulid"
 import { failureLogPath, logFailure } from "./failure-log.ts"
 import { type HookOutput, handlers } from "./handlers.ts"
-import { type HookName, inputs } from "./payload.ts"
+import { type HookInput, type HookName, inputs } from "./payload.ts"
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
   override get message() {
@@ -32,9 +31,9 @@ const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput
     : Effect.try({ try: () => JSON.parse(stdin) as unknown, catch: () => new MalformedInput({ reason: "stdin is not JSON" }) })
 
 const decode = <H extends HookName>(hook: H, json: unknown) =>
-  Schema.decodeUnknownEffect(inputs[hook])(json).pipe(
+  Schema.decodeUnknownEffect(inputs[hook]())(json).pipe(
     Effect.mapError((error) => new MalformedInput({ reason: error.message.slice(0, 500) }))
-  ) as Effect.Effect<(typeof inputs)[H]["Type"], MalformedInput>
+  ) as Effect.Effect<HookInput<H>, MalformedInput>
 
 const describe = (error: unknown): string =>
   error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
@@ -57,7 +56,7 @@ const recordFailure = (opened: Memory | undefined, open: () => ReturnType<typeof
   )
 
 export const runHook = (hook: HookName, stdin: string | undefined, environment: HookEnvironment): Effect.Effect<HookOutput | undefined> => {
-  const invocation = ulid()
+  const invocation = monotonicUlid()()
   let sessionId: string | undefined
   let databasePath = resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env })
   let memory: Memory | undefined

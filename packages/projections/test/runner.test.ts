@@ -1,4 +1,4 @@
-import { catalog, makeEventLog } from "@ralph-mem/events"
+import { catalog, makeEventLog, readEvents } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
@@ -27,7 +27,7 @@ describe("checkpoints", () => {
   it("refuse an event applied twice: delivering the same batch again changes nothing", () => {
     const memory = given(sample)
     const before = dump(memory)
-    const lastTwo = Effect.runSync(Stream.runCollect(memory.log.read({ afterPosition: 5 })))
+    const lastTwo = Effect.runSync(Stream.runCollect(readEvents(memory.log, { afterPosition: 5 })))
     const decoded = Effect.runSync(Effect.forEach(lastTwo, memory.log.decode))
     expect(decoded.map((e) => e.position)).toEqual([6, 7])
     memory.db.transaction(() => memory.runner.listener(memory.db, decoded))()

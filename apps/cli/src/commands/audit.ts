@@ -1,5 +1,5 @@
 /** `ralph-mem audit`: the raw events, oldest first. */
-import { catalog, type RecordedEvent } from "@ralph-mem/events"
+import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -48,9 +48,9 @@ export const audit = Command.make(
         ...(limit === undefined ? {} : { limit })
       }
       yield* withStore(input.db, ({ log }) => {
-        if (!input.json) return Stream.runForEach(log.read(query), (e) => Console.log(line(e)))
+        if (!input.json) return Stream.runForEach(readEvents(log, query), (e) => Console.log(line(e)))
         const out = jsonArrayWriter()
-        return Stream.runForEach(log.read(query), out.item).pipe(Effect.andThen(out.end))
+        return Stream.runForEach(readEvents(log, query), out.item).pipe(Effect.andThen(out.end))
       })
     })
 ).pipe(Command.withDescription("List the raw events of the log, oldest first (full events with --json)"))

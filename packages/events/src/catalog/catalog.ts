@@ -34,9 +34,15 @@ export const makeCatalog = <const Ds extends ReadonlyArray<EventDefinition<any, 
     if (byType.has(definition.type)) throw new Error(`event type ${definition.type} is declared twice`)
     byType.set(definition.type, definition)
   }
-  const encoders = new Map(
-    definitions.map((d) => [d.type, Schema.encodeUnknownResult(d.payload as unknown as Schema.Codec<unknown, unknown>)] as const)
-  )
+  const encoders = new Map<string, (input: unknown) => Result.Result<unknown, Schema.SchemaError>>()
+  const encoderFor = (definition: EventDefinition<any, any>) => {
+    let encoder = encoders.get(definition.type)
+    if (encoder === undefined) {
+      encoder = Schema.encodeUnknownResult(definition.payload as unknown as Schema.Codec<unknown, unknown>)
+      encoders.set(definition.type, encoder)
+    }
+    return encoder
+  }
   const decoders = new Map<string, (input: unknown) => Result.Result<any, Schema.SchemaError>>()
   const decoderFor = (type: string, version: number) => {
     const key = `${type}@${version}`
@@ -57,7 +63,7 @@ export const makeCatalog = <const Ds extends ReadonlyArray<EventDefinition<any, 
       const { _tag, ...payload } = event as unknown as { readonly _tag: string }
       const definition = byType.get(_tag)
       if (definition === undefined) return Result.fail(`unknown event type ${JSON.stringify(_tag)}`)
-      const encoded = encoders.get(_tag)!(payload)
+      const encoded = encoderFor(definition)(payload)
       if (Result.isFailure(encoded)) return Result.fail(`${_tag}: ${encoded.failure.message}`)
       return Result.succeed({
         type: definition.type,

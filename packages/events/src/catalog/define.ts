@@ -40,34 +40,46 @@ export const defineEvent = <const Tag extends string, const F extends Fields>(
   fields: F,
   upcasts: ReadonlyArray<Upcast> = []
 ): EventDefinition<Tag, F> => {
-  const payload = Schema.Struct(fields)
   const version = upcasts.length + 1
   upcasts.forEach((step, index) => {
     if (step.version !== index + 1) {
       throw new Error(`${type}: upcasts must be listed from version 1 up, found ${step.version} at ${index}`)
     }
   })
-  // Build from the current version down: the codec for version n decodes n and feeds n + 1's codec.
-  // Event payloads are plain data: their codecs never need services.
-  const codecs = new Map<number, Schema.Codec<any, any>>([[version, payload as unknown as Schema.Codec<any, any>]])
-  for (let index = upcasts.length - 1; index >= 0; index--) {
-    const step = upcasts[index]!
-    const next = codecs.get(step.version + 1)!
-    codecs.set(
-      step.version,
-      step.schema.pipe(
-        Schema.decodeTo(next, {
-          decode: SchemaGetter.transform(step.up),
-          encode: SchemaGetter.forbidden(() => `${type} v${step.version} is read-only: events are written at v${version}`)
-        })
+  // Schemas are built on first use: a hook process touches one or two of the catalog's event types,
+  // and building every schema at start-up would cost each hook several milliseconds.
+  let built: { schema: Schema.TaggedStruct<Tag, F>; payload: Schema.Struct<F>; codecs: Map<number, Schema.Codec<any, any>> } | undefined
+  const build = () => {
+    if (built !== undefined) return built
+    const payload = Schema.Struct(fields)
+    // Build from the current version down: the codec for version n decodes n and feeds n + 1's codec.
+    // Event payloads are plain data: their codecs never need services.
+    const codecs = new Map<number, Schema.Codec<any, any>>([[version, payload as unknown as Schema.Codec<any, any>]])
+    for (let index = upcasts.length - 1; index >= 0; index--) {
+      const step = upcasts[index]!
+      const next = codecs.get(step.version + 1)!
+      codecs.set(
+        step.version,
+        step.schema.pipe(
+          Schema.decodeTo(next, {
+            decode: SchemaGetter.transform(step.up),
+            encode: SchemaGetter.forbidden(() => `${type} v${step.version} is read-only: events are written at v${version}`)
+          })
+        )
       )
-    )
+    }
+    built = { schema: Schema.TaggedStruct(type, fields), payload, codecs }
+    return built
   }
   return {
     type,
     version,
-    schema: Schema.TaggedStruct(type, fields),
-    payload,
-    codecFor: (stored) => codecs.get(stored)
+    get schema() {
+      return build().schema
+    },
+    get payload() {
+      return build().payload
+    },
+    codecFor: (stored) => build().codecs.get(stored)
   }
 }

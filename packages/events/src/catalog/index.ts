@@ -54,11 +54,16 @@ export type EventType = RalphMemEvent["_tag"]
 
 export const catalog = makeCatalog(definitions)
 
-/** Every event as one tagged union, with `.match` and `.guards` for exhaustive handling. */
 type SchemasOf<T extends ReadonlyArray<EventDefinition<any, any>>> = { readonly [K in keyof T]: T[K]["schema"] }
-export const RalphMemEvent = Schema.Union(definitions.map((d) => d.schema) as unknown as SchemasOf<typeof definitions>).pipe(
-  Schema.toTaggedUnion("_tag")
-)
+const makeUnion = () =>
+  Schema.Union(definitions.map((d) => d.schema) as unknown as SchemasOf<typeof definitions>).pipe(Schema.toTaggedUnion("_tag"))
+let union: ReturnType<typeof makeUnion> | undefined
+
+/**
+ * Every event as one tagged union, with `.match` and `.guards` for exhaustive handling. Built on first
+ * use (it needs every event's schema, which hooks never do).
+ */
+export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= makeUnion())
 
 export * from "./catalog.ts"
 export * from "./define.ts"

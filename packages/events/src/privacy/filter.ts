@@ -36,6 +36,7 @@ export function redactText(text: string): RedactedText {
 }
 
 function applyRule(text: string, rule: SecretRule): RedactedText {
+  if (!rule.hint.test(text)) return { text, redactions: 0 }
   const pattern = rule.pattern
   let output = ""
   let cursor = 0

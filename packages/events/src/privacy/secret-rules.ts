@@ -13,6 +13,11 @@ export interface SecretRule {
   readonly kind: string
   /** Global regex. The whole match is masked, except an optional leading `keep` group (a label, a URL's user). */
   readonly pattern: RegExp
+  /**
+   * A cheap test that every match of `pattern` passes (a literal it must contain). Text without it skips
+   * the rule: most text holds no secret, and a hook process pays for every regex it compiles and runs.
+   */
+  readonly hint: RegExp
 }
 
 /**
@@ -38,38 +43,41 @@ const VALUE = NOT_A_PLACEHOLDER + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n]
 /** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
 
-const credential = (source: string): SecretRule => ({ kind: "credential", pattern: new RegExp(source, "gim") })
+/** Every sensitive name contains one of these (case-insensitively). */
+const CREDENTIAL_HINT = /pass|secret|token|key|auth|credential|cookie/i
+
+const credential = (source: string): SecretRule => ({ kind: "credential", pattern: new RegExp(source, "gim"), hint: CREDENTIAL_HINT })
 
 export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PEM blocks span lines. A BEGIN without its END masks to the end of the text: truncated keys must not leak.
   {
     kind: "private-key",
-    pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g
+    pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g, hint: /PRIVATE KEY/
   },
-  { kind: "anthropic-key", pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g },
+  { kind: "anthropic-key", pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g, hint: /sk-ant-/ },
   // After anthropic-key, which also starts with `sk-`. A digit is required so kebab-case words never match.
-  { kind: "openai-key", pattern: /(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g },
-  { kind: "github-token", pattern: /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g },
-  { kind: "gitlab-token", pattern: /(?<![\w-])glpat-[\w-]{20,}/g },
-  { kind: "slack-token", pattern: /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w\/-]+/g },
-  { kind: "stripe-key", pattern: /(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
-  { kind: "google-api-key", pattern: /(?<![\w-])AIza[\w-]{35}(?![\w-])/g },
-  { kind: "npm-token", pattern: /(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])/g },
-  { kind: "aws-access-key", pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g },
-  { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g },
+  { kind: "openai-key", pattern: /(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g, hint: /sk-/ },
+  { kind: "github-token", pattern: /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, hint: /gh[pousr]_|github_pat_/ },
+  { kind: "gitlab-token", pattern: /(?<![\w-])glpat-[\w-]{20,}/g, hint: /glpat-/ },
+  { kind: "slack-token", pattern: /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/g, hint: /xox[abposr]-/ },
+  { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w\/-]+/g, hint: /hooks\.slack\.com/ },
+  { kind: "stripe-key", pattern: /(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, hint: /_(?:live|test)_/ },
+  { kind: "google-api-key", pattern: /(?<![\w-])AIza[\w-]{35}(?![\w-])/g, hint: /AIza/ },
+  { kind: "npm-token", pattern: /(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: /npm_/ },
+  { kind: "aws-access-key", pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, hint: /A[KSBC][IC]A/ },
+  { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: /eyJ/ },
   // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
-  { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:\/@]{0,256}:)[^\s\/]{1,256}(?=@)/g },
+  { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:\/@]{0,256}:)[^\s\/]{1,256}(?=@)/g, hint: /:\/\// },
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
   {
     kind: "authorization",
-    pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi
+    pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi, hint: /authorization/i
   },
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
-  { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+\/-]*\d)[\w.~+\/-]{16,}=*/gi },
+  { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+\/-]*\d)[\w.~+\/-]{16,}=*/gi, hint: /bearer|basic/i },
   {
     kind: "aws-secret-key",
-    pattern: /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9\/+=]{40}(?![A-Za-z0-9\/+=])/gi
+    pattern: /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9\/+=]{40}(?![A-Za-z0-9\/+=])/gi, hint: /secret_?access_?key/i
   },
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
