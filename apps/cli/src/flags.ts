@@ -13,18 +13,28 @@ export const db = Flag.String("db").pipe(
 export const limit = Flag.Int("limit").pipe(Flag.withDescription("Show at most N entries"), Flag.optional)
 
 export const since = Flag.String("since").pipe(
-  Flag.withDescription("Only from this time on (ISO 8601, e.g. 2026-11-20 or 2026-11-20T09:30:00Z)"),
+  Flag.withDescription("Only from this time on: ISO 8601 (2026-11-20, 2026-11-20T09:30:00Z) or an age (30m, 12h, 7d)"),
   Flag.optional
+)
+
+export const allProjects = Flag.Boolean("all-projects").pipe(
+  Flag.withDescription("Search every project in the database, not only the current one"),
+  Flag.withDefault(false)
 )
 
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
-/** An optional ISO 8601 time flag as epoch milliseconds; a malformed one is a clear error. */
-export const parseTime = (flag: string, value: Option.Option<string>): Effect.Effect<number | undefined, CliError.UserError> => {
+const AGE = /^(\d+)\s*(m|h|d|w)$/
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+
+/** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
+export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)
+  const age = AGE.exec(value.value.trim())
+  if (age !== null) return Effect.succeed(now - Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS])
   const ms = Date.parse(value.value)
   return Number.isNaN(ms)
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601, e.g. 2026-11-20T09:30:00Z`))
+    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (7d, 12h, 30m)`))
     : Effect.succeed(ms)
 }
 

@@ -4,7 +4,11 @@ import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { audit } from "./commands/audit.ts"
+import { forget } from "./commands/forget.ts"
+import { inject } from "./commands/inject.ts"
 import { replay } from "./commands/replay.ts"
+import { search } from "./commands/search.ts"
+import { show } from "./commands/show.ts"
 import { status } from "./commands/status.ts"
 import { timeline } from "./commands/timeline.ts"
 import { verify } from "./commands/verify.ts"
@@ -13,7 +17,7 @@ useBundledNativeBinding(import.meta.url)
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
-  Command.withSubcommands([status, audit, timeline, replay, verify])
+  Command.withSubcommands([status, search, show, inject, forget, timeline, audit, replay, verify])
 )
 
 root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

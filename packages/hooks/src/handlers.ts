@@ -11,7 +11,7 @@ import {
   openLoops,
   recentObservations,
   recentSessionSummaries,
-  searchObservations
+  searchIndex
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
@@ -93,7 +93,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
   const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
-  const hits = searchObservations(memory.db, { query: input.prompt, project, excludeSession: input.session_id, limit: 5 })
+  const { hits } = searchIndex(memory.db, { query: input.prompt, project, excludeSessionId: input.session_id, limit: 5 })
   const injection = fitToBudget(promptItems(loop, hits), injectionBudget(config))
   const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)

@@ -3,7 +3,7 @@
  * every item falls back to its compact line; still over, the least important items are left out.
  * Pure: the same memory and budget give the same text.
  */
-import { estimateTokens, type ObservationHit, type OpenLoop, type SessionSummary } from "@ralph-mem/projections"
+import { estimateTokens, type IndexHit, type ObservationHit, type OpenLoop, type SessionSummary } from "@ralph-mem/projections"
 
 export interface InjectionItem {
   readonly section: string
@@ -92,8 +92,15 @@ export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> =
   ...memory.successes.map((s) => observationItem("Recent successes", s))
 ]
 
-/** UserPromptSubmit: the active loop, then what memory found relevant to the prompt. */
-export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<ObservationHit>): Array<InjectionItem> => [
+const hitItem = (hit: IndexHit): InjectionItem => ({
+  section: "Related memory",
+  full: `- ${day(hit.createdAt)} [${hit.type}] ${hit.title}`,
+  compact: `- [${hit.type}] ${oneLine(hit.title, 100)}`,
+  source: hit.id
+})
+
+/** UserPromptSubmit: the active loop, then what memory found relevant to the prompt, best first. */
+export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<IndexHit>): Array<InjectionItem> => [
   ...(loop === undefined ? [] : [loopItem(loop)]),
-  ...hits.map((h) => observationItem("Related memory", h))
+  ...hits.map(hitItem)
 ]

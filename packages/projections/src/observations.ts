@@ -5,6 +5,7 @@
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
 import { json, type Projection, type SqlChange, sql } from "./projection.ts"
+import { identifiersOf } from "./search/identifiers.ts"
 import { searchableText } from "./search/text.ts"
 
 interface ObservationRow {
@@ -24,7 +25,7 @@ interface ObservationRow {
 }
 
 const INSERT = `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary,
-  content, error_message, files, metadata, search_terms, created_at) VALUES (${Array(14).fill("?").join(", ")})`
+  content, error_message, files, metadata, search_terms, identifiers, created_at) VALUES (${Array(15).fill("?").join(", ")})`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const indexed = [row.toolName, row.inputSummary, row.content, row.errorMessage, ...row.files].filter((t) => t !== null).join("\n")
@@ -44,6 +45,7 @@ const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
       json(row.files),
       json(row.metadata),
       searchableText(indexed),
+      identifiersOf(indexed),
       row.createdAt
     )
   ]
@@ -92,7 +94,7 @@ const rowOf = (
 
 export const observations: Projection = {
   name: "observations",
-  version: 1,
+  version: 2,
   create: `
     CREATE TABLE observations (
       id            INTEGER PRIMARY KEY,
@@ -108,6 +110,7 @@ export const observations: Projection = {
       files         TEXT NOT NULL,
       metadata      TEXT NOT NULL,
       search_terms  TEXT NOT NULL,
+      identifiers   TEXT NOT NULL,
       created_at    INTEGER NOT NULL
     ) STRICT;
   `,
@@ -144,9 +147,22 @@ export const observations: Projection = {
       INSERT INTO observations_fts (observations_fts, rowid, title, body, files, terms)
       SELECT 'delete', id, title, body, files, terms FROM observations_indexed WHERE id = OLD.id;
     END;
+    -- Substring search over identifiers (paths, snake_case, CamelCase, anything with digits): trigrams
+    -- of just those words, so the index stays small next to the text it covers.
+    CREATE VIRTUAL TABLE observations_trigram USING fts5(
+      identifiers, content = 'observations', content_rowid = 'id', tokenize = 'trigram'
+    );
+    INSERT INTO observations_trigram (observations_trigram, rank) VALUES ('secure-delete', 1);
+    INSERT INTO observations_trigram (observations_trigram) VALUES ('rebuild');
+    CREATE TRIGGER observations_trigram_insert AFTER INSERT ON observations BEGIN
+      INSERT INTO observations_trigram (rowid, identifiers) VALUES (NEW.id, NEW.identifiers);
+    END;
+    CREATE TRIGGER observations_trigram_delete BEFORE DELETE ON observations BEGIN
+      INSERT INTO observations_trigram (observations_trigram, rowid, identifiers) VALUES ('delete', OLD.id, OLD.identifiers);
+    END;
   `,
   tables: [{ name: "observations", orderBy: "id" }],
-  indexes: ["observations_fts"],
+  indexes: ["observations_fts", "observations_trigram"],
   apply: (recorded) => {
     const row = rowOf(recorded.event, recorded)
     return row === undefined ? [] : insert(row)

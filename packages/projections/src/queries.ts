@@ -1,6 +1,5 @@
 /** Reads over the projections that memory injection and the commands share. */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import { buildMatchQuery } from "./search/query.ts"
 
 export interface ObservationHit {
   readonly id: number
@@ -64,26 +63,3 @@ export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> 
        FROM loop_runs WHERE project_path = ? AND status = 'running' ORDER BY started_at DESC`
     )
     .all(project) as Array<OpenLoop>
-
-/**
- * Full-text search over a project's observations, best bm25 first (tool and input weigh most, then the
- * text, then files and identifier parts). Free text is made safe by `buildMatchQuery`.
- */
-export const searchObservations = (
-  db: SqliteDatabase,
-  options: { readonly query: string; readonly project: string; readonly excludeSession?: string; readonly limit: number }
-): Array<ObservationHit & { readonly score: number }> => {
-  const match = buildMatchQuery(options.query)
-  if (match === undefined) return []
-  return db
-    .prepare(
-      `SELECT ${OBSERVATION_COLUMNS}, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS score
-       FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
-       WHERE observations_fts MATCH @match AND ${IN_PROJECT}
-         AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
-       ORDER BY score LIMIT @limit`
-    )
-    .all({ match, project: options.project, exclude: options.excludeSession ?? null, limit: options.limit }) as Array<
-      ObservationHit & { readonly score: number }
-    >
-}

@@ -14,6 +14,7 @@ describe("sessions", () => {
     ])
     expect(rows(memory, "SELECT * FROM sessions")).toEqual([
       {
+        id: 1,
         session_id: "a",
         stream_id: "session:a",
         project_path: "/work/app",

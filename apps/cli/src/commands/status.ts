@@ -27,6 +27,32 @@ const hookStats = (db: SqliteDatabase) => {
   return { invocations, failures, successRate: invocations === 0 ? 1 : succeeded / invocations }
 }
 
+const observationsByType = (db: SqliteDatabase) =>
+  Object.fromEntries(
+    (db.prepare("SELECT type, count(*) AS n FROM observations GROUP BY type ORDER BY type").all() as Array<{ type: string; n: number }>).map(
+      (r) => [r.type, r.n]
+    )
+  ) as Record<string, number>
+
+const lastInjection = (db: SqliteDatabase) => {
+  const row = db
+    .prepare(
+      `SELECT occurred_at AS at, json_extract(payload, '$.hookEvent') AS hook, json_extract(payload, '$.tokens') AS tokens,
+              json_extract(payload, '$.reason') AS reason, json_array_length(json_extract(payload, '$.sources')) AS sources
+       FROM events WHERE type = 'ContextInjected' AND redacted_by IS NULL ORDER BY position DESC LIMIT 1`
+    )
+    .get() as { at: number; hook: string; tokens: number; reason: string; sources: number } | undefined
+  return row === undefined ? null : { ...row, at: new Date(row.at).toISOString() }
+}
+
+const activeLoops = (db: SqliteDatabase) =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, goal, iterations, json_extract(config, '$.maxIterations') AS maxIterations, session_id AS sessionId
+       FROM loop_runs WHERE status = 'running' ORDER BY started_at DESC`
+    )
+    .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>
+
 export const status = Command.make("status", { db: flags.db, json: flags.json }, ({ db, json }) =>
   withStore(db, ({ log, db: sqlite, path }) =>
     Effect.gen(function*() {
@@ -44,6 +70,10 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         streams: counts.streams,
         sessions,
         headPosition: head,
+        observations: observationsByType(sqlite),
+        lastInjection: lastInjection(sqlite),
+        activeLoops: activeLoops(sqlite),
+        lastBackup: null,
         hooks: hookStats(sqlite)
       }
       if (json) return yield* printJson(report)
@@ -55,6 +85,21 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         ["streams", report.streams],
         ["sessions", report.sessions],
         ["head position", report.headPosition],
+        [
+          "observations",
+          Object.entries(report.observations).map(([type, n]) => `${n} ${type}`).join(", ") || "none"
+        ],
+        [
+          "last injection",
+          report.lastInjection === null
+            ? "never"
+            : `${report.lastInjection.at}, ${report.lastInjection.hook}, ~${report.lastInjection.tokens} tokens from ${report.lastInjection.sources} memories`
+        ],
+        [
+          "active loops",
+          report.activeLoops.map((l) => `${l.goal} (iteration ${l.iterations}/${l.maxIterations})`).join("; ") || "none"
+        ],
+        ["last backup", "never"],
         [
           "hooks",
           `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)`

@@ -1,0 +1,36 @@
+/** `ralph-mem inject`: a note the user wants remembered and brought back in later sessions. */
+import { findProjectRoot, monotonicUlid, streams } from "@ralph-mem/events"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+export const inject = Command.make(
+  "inject",
+  {
+    text: Argument.String("text").pipe(Argument.withDescription("The note"), Argument.variadic({ min: 1 })),
+    type: Flag.String("type").pipe(Flag.withDescription("A label for the note (note, convention, warning, ...)"), Flag.withDefault("note")),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const text = input.text.join(" ").trim()
+      if (text === "") return yield* flags.failWith("the note is empty")
+      yield* withStore(input.db, ({ log }) =>
+        Effect.gen(function*() {
+          const noteId = monotonicUlid()()
+          const { events } = yield* log.append(
+            streams.note(noteId),
+            [{ _tag: "NoteInjected", noteId, projectPath: findProjectRoot(process.cwd()), noteType: input.type, text }],
+            { expectedVersion: "no_stream", writer: "cli:inject" }
+          )
+          const stored = events[0]!
+          if (input.json) return yield* printJson({ id: stored.eventId, noteId, stored: stored.payload })
+          yield* Console.log(`Remembered (${stored.eventId}). It will be injected at the start of later sessions in this project.`)
+        })
+      )
+    })
+).pipe(Command.withDescription("Remember a note and inject it into later sessions"))

@@ -1,0 +1,93 @@
+/** `ralph-mem search`: find memories, in three layers of detail. */
+import { findProjectRoot } from "@ralph-mem/events"
+import { fullDetails, type IndexHit, type ObservationDetail, type ObservationType, searchIndex, timelineOf } from "@ralph-mem/projections"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Argument, Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { formatTime, oneLine, printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+const TYPES = ["tool_use", "error", "success", "note"] as const
+
+const hitLine = (hit: IndexHit, rank: number) =>
+  `${String(rank).padStart(2)}. ${hit.id}  ${formatTime(hit.createdAt)}  ${hit.type.padEnd(8)} ${hit.title}  (~${hit.tokens} tokens)`
+
+const detailLine = (d: ObservationDetail) =>
+  `      ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)}`
+
+export const printDetail = (d: ObservationDetail) =>
+  Console.log(
+    [
+      `${d.id}  (${d.type}, session ${d.sessionId ?? "-"}, ${formatTime(d.createdAt)}, ~${d.tokens} tokens)`,
+      ...(d.toolName ? [`tool:    ${d.toolName}`] : []),
+      ...(d.inputSummary ? [`input:   ${d.inputSummary}`] : []),
+      ...(d.errorMessage ? [`error:   ${d.errorMessage}`] : []),
+      ...(d.files.length > 0 ? [`files:   ${d.files.join(", ")}`] : []),
+      ...(Object.keys(d.metadata).length > 0 ? [`meta:    ${JSON.stringify(d.metadata)}`] : []),
+      "",
+      d.content,
+      ""
+    ].join("\n")
+  )
+
+export const search = Command.make(
+  "search",
+  {
+    query: Argument.String("query").pipe(Argument.withDescription("What to look for (any word may match)"), Argument.variadic({ min: 1 })),
+    layer: Flag.Literals("layer", ["1", "2", "3"]).pipe(
+      Flag.withDescription("1: index (one line a hit), 2: timeline (hits with their neighbours), 3: full details"),
+      Flag.withDefault("1")
+    ),
+    type: Flag.Literals("type", TYPES).pipe(Flag.withDescription("Only this kind of observation"), Flag.optional),
+    session: Flag.String("session").pipe(Flag.withDescription("Only this session"), Flag.optional),
+    since: flags.since,
+    limit: flags.limit,
+    allProjects: flags.allProjects,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const since = yield* flags.parseTime("since", input.since)
+      const limit = yield* flags.parseLimit(input.limit)
+      const query = input.query.join(" ")
+      yield* withStore(input.db, ({ db }) =>
+        Effect.gen(function*() {
+          const { hits, totalTokens } = searchIndex(db, {
+            query,
+            ...(input.allProjects ? {} : { project: findProjectRoot(process.cwd()) }),
+            ...(Option.isSome(input.session) ? { sessionId: input.session.value } : {}),
+            ...(Option.isSome(input.type) ? { types: [input.type.value as ObservationType] } : {}),
+            ...(since === undefined ? {} : { since }),
+            ...(limit === undefined ? {} : { limit })
+          })
+          if (input.layer === "1") {
+            if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
+            if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
+            for (const [i, hit] of hits.entries()) yield* Console.log(hitLine(hit, i + 1))
+            return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`)
+          }
+          if (input.layer === "2") {
+            const entries = timelineOf(db, hits)
+            const tokens = entries.reduce((sum, e) => sum + e.tokens, 0)
+            if (input.json) return yield* printJson({ layer: 2, query, entries, totalTokens: tokens })
+            if (entries.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
+            for (const [i, entry] of entries.entries()) {
+              for (const d of entry.before) yield* Console.log(detailLine(d))
+              yield* Console.log(hitLine(entry.hit, i + 1))
+              for (const d of entry.after) yield* Console.log(detailLine(d))
+            }
+            return yield* Console.log(`${entries.length} result(s) with their neighbours, ~${tokens} tokens.`)
+          }
+          const details = fullDetails(db, hits.filter((h) => h.kind === "observation").map((h) => h.id))
+          const tokens = details.reduce((sum, d) => sum + d.tokens, 0)
+          if (input.json) return yield* printJson({ layer: 3, query, details, totalTokens: tokens })
+          if (details.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
+          for (const d of details) yield* printDetail(d)
+          return yield* Console.log(`${details.length} observation(s) in full, ~${tokens} tokens.`)
+        })
+      )
+    })
+).pipe(Command.withDescription("Search memory: ranked hits (layer 1), with neighbours (2), or in full (3)"))

@@ -1,0 +1,233 @@
+/**
+ * The search engine, in three layers of detail:
+ *   1. index:    ranked hits, one line each (~50-100 tokens), with a total token estimate;
+ *   2. timeline: each hit with the observations just before and after it in its session;
+ *   3. full:     complete content, metadata and files of chosen observations.
+ *
+ * Ranking: relevance is FTS5's bm25 (negated, so higher is better), with column weights (tool and
+ * input 3, text 1, files 1, identifier parts 0.5); substring matches on identifiers (trigrams) count
+ * at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
+ * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
+ * and ties go to the newer one. Both are configurable (memory.search in the config).
+ */
+import type { SqliteDatabase } from "@ralph-mem/events"
+import { buildMatchQuery } from "./query.ts"
+import { estimateTokens } from "./tokens.ts"
+
+export type ObservationType = "tool_use" | "error" | "success" | "note"
+
+export interface Recency {
+  readonly halfLifeDays: number
+  readonly weight: number
+}
+
+export const defaultRecency: Recency = { halfLifeDays: 14, weight: 0.3 }
+
+export interface SearchOptions {
+  readonly query: string
+  readonly project?: string
+  readonly sessionId?: string
+  /** Leaves out one session (the current one: its memory is already in Claude's context). */
+  readonly excludeSessionId?: string
+  readonly types?: ReadonlyArray<ObservationType>
+  /** ms, inclusive */
+  readonly since?: number
+  /** ms, exclusive */
+  readonly until?: number
+  /** default 10 */
+  readonly limit?: number
+  /** ms, for the recency component (default now) */
+  readonly now?: number
+  readonly recency?: Recency
+}
+
+export interface IndexHit {
+  readonly kind: "observation" | "session"
+  /** The observation's event id, or the session id for a session summary. */
+  readonly id: string
+  /** Higher is better. */
+  readonly score: number
+  readonly sessionId: string | null
+  readonly type: string
+  readonly title: string
+  readonly createdAt: number
+  readonly tokens: number
+}
+
+const DAY = 86_400_000
+const CANDIDATES_PER_HIT = 5
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+const recencyFactor = (createdAt: number, now: number, recency: Recency) =>
+  1 - recency.weight + recency.weight * 0.5 ** (Math.max(0, now - createdAt) / DAY / recency.halfLifeDays)
+
+/** Words of 3+ characters that can match inside identifiers, each as a quoted trigram phrase. */
+const substringQuery = (query: string): string | undefined => {
+  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].slice(0, 16)
+  return words.length === 0 ? undefined : words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")
+}
+
+interface ObservationCandidate {
+  readonly eventId: string
+  readonly sessionId: string | null
+  readonly type: string
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly content: string
+  readonly createdAt: number
+  readonly relevance: number
+}
+
+const observationFilters = `
+  (@project IS NULL OR coalesce(o.project_path, (SELECT s.project_path FROM sessions s WHERE s.session_id = o.session_id)) = @project)
+  AND (@session IS NULL OR o.session_id = @session)
+  AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
+  AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
+  AND o.created_at >= @since AND o.created_at < @until`
+
+const observationCandidates = (db: SqliteDatabase, index: "words" | "substrings", match: string, params: Record<string, unknown>) =>
+  db
+    .prepare(
+      index === "words"
+        ? `SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
+                  o.content, o.created_at AS createdAt, -bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS relevance
+           FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
+           WHERE observations_fts MATCH @match AND ${observationFilters}
+           ORDER BY bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) LIMIT @candidates`
+        : `SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
+                  o.content, o.created_at AS createdAt, -0.5 * bm25(observations_trigram) AS relevance
+           FROM observations_trigram JOIN observations o ON o.id = observations_trigram.rowid
+           WHERE observations_trigram MATCH @match AND ${observationFilters}
+           ORDER BY bm25(observations_trigram) LIMIT @candidates`
+    )
+    .all({ ...params, match }) as Array<ObservationCandidate>
+
+const sessionCandidates = (db: SqliteDatabase, match: string, params: Record<string, unknown>) =>
+  db
+    .prepare(
+      `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
+       FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
+       WHERE sessions_fts MATCH @match AND (@project IS NULL OR s.project_path = @project)
+         AND (@session IS NULL OR s.session_id = @session) AND (@exclude IS NULL OR s.session_id != @exclude) AND s.started_at >= @since AND s.started_at < @until
+       ORDER BY bm25(sessions_fts) LIMIT @candidates`
+    )
+    .all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
+
+const titleOf = (c: ObservationCandidate) =>
+  oneLine([c.toolName, c.inputSummary].filter(Boolean).join(" ") + (c.toolName || c.inputSummary ? ": " : "") + c.content, 160)
+
+const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
+  ...hit,
+  tokens: estimateTokens(`${hit.id} ${hit.type} ${hit.sessionId ?? ""} ${new Date(hit.createdAt).toISOString()} ${hit.title}`)
+})
+
+/** Layer 1: ranked one-line hits for a free-text query, with their total token estimate. */
+export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
+  const limit = options.limit ?? 10
+  const words = buildMatchQuery(options.query)
+  const substrings = substringQuery(options.query)
+  if (words === undefined && substrings === undefined) return { hits: [], totalTokens: 0 }
+  const now = options.now ?? Date.now()
+  const recency = options.recency ?? defaultRecency
+  const params = {
+    project: options.project ?? null,
+    session: options.sessionId ?? null,
+    exclude: options.excludeSessionId ?? null,
+    types: options.types === undefined ? null : JSON.stringify(options.types),
+    since: options.since ?? 0,
+    until: options.until ?? Number.MAX_SAFE_INTEGER,
+    candidates: limit * CANDIDATES_PER_HIT
+  }
+  // The best relevance per observation, from either index.
+  const best = new Map<string, ObservationCandidate>()
+  const consider = (c: ObservationCandidate) => {
+    const seen = best.get(c.eventId)
+    if (seen === undefined || c.relevance > seen.relevance) best.set(c.eventId, c)
+  }
+  if (words !== undefined) observationCandidates(db, "words", words, params).forEach(consider)
+  if (substrings !== undefined) observationCandidates(db, "substrings", substrings, params).forEach(consider)
+  const hits: Array<IndexHit> = [...best.values()].map((c) =>
+    withTokens({
+      kind: "observation",
+      id: c.eventId,
+      score: c.relevance * recencyFactor(c.createdAt, now, recency),
+      sessionId: c.sessionId,
+      type: c.type,
+      title: titleOf(c),
+      createdAt: c.createdAt
+    })
+  )
+  if (words !== undefined && options.types === undefined) {
+    for (const s of sessionCandidates(db, words, params)) {
+      hits.push(withTokens({
+        kind: "session",
+        id: s.sessionId,
+        score: s.relevance * recencyFactor(s.createdAt, now, recency),
+        sessionId: s.sessionId,
+        type: "summary",
+        title: oneLine(s.summary, 160),
+        createdAt: s.createdAt
+      }))
+    }
+  }
+  const ranked = hits.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || a.id.localeCompare(b.id)).slice(0, limit)
+  return { hits: ranked, totalTokens: ranked.reduce((sum, h) => sum + h.tokens, 0) }
+}
+
+export interface ObservationDetail {
+  readonly id: string
+  readonly position: number
+  readonly sessionId: string | null
+  readonly type: string
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly content: string
+  readonly errorMessage: string | null
+  readonly files: ReadonlyArray<string>
+  readonly metadata: Record<string, unknown>
+  readonly createdAt: number
+  readonly tokens: number
+}
+
+const DETAIL_COLUMNS = `event_id AS id, id AS position, session_id AS sessionId, type, tool_name AS toolName,
+  input_summary AS inputSummary, content, error_message AS errorMessage, files, metadata, created_at AS createdAt`
+
+type DetailRow = Omit<ObservationDetail, "files" | "metadata" | "tokens"> & { files: string; metadata: string }
+
+const toDetail = (row: DetailRow): ObservationDetail => {
+  const detail = { ...row, files: JSON.parse(row.files) as Array<string>, metadata: JSON.parse(row.metadata) as Record<string, unknown> }
+  return { ...detail, tokens: estimateTokens(JSON.stringify(detail)) }
+}
+
+/** Layer 3: complete observations by event id (unknown ids are left out). */
+export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): ReadonlyArray<ObservationDetail> =>
+  (db
+    .prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
+    .all(JSON.stringify(ids)) as Array<DetailRow>).map(toDetail)
+
+export interface TimelineEntry {
+  readonly hit: IndexHit
+  /** Observations of the same session just before the hit, oldest first. */
+  readonly before: ReadonlyArray<ObservationDetail>
+  readonly after: ReadonlyArray<ObservationDetail>
+  readonly tokens: number
+}
+
+/** Layer 2: each hit with its neighbours in time within its session. */
+export const timelineOf = (db: SqliteDatabase, hits: ReadonlyArray<IndexHit>, around = 2): ReadonlyArray<TimelineEntry> => {
+  const before = db.prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
+  const after = db.prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`)
+  const positionOf = db.prepare("SELECT id FROM observations WHERE event_id = ?").pluck()
+  return hits.map((hit) => {
+    // A session summary's neighbours are its session's last observations.
+    const position = hit.kind === "observation" ? (positionOf.get(hit.id) as number) : Number.MAX_SAFE_INTEGER
+    const earlier = hit.sessionId === null ? [] : (before.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail).reverse()
+    const later = hit.sessionId === null || hit.kind === "session" ? [] : (after.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail)
+    const tokens = hit.tokens + [...earlier, ...later].reduce((sum, d) => sum + Math.min(d.tokens, 100), 0)
+    return { hit, before: earlier, after: later, tokens }
+  })
+}

@@ -1,0 +1,94 @@
+import type { RalphMemEvent } from "@ralph-mem/events"
+import { describe, expect, it } from "vitest"
+import { fullDetails, searchIndex, timelineOf } from "../src/index.ts"
+import { observation, started } from "./events.ts"
+import { append, open, T0 } from "./spec.ts"
+
+const DAY = 86_400_000
+
+/** Two sessions in /work/app, one elsewhere; returns the event id of each observation by label. */
+const corpus = () => {
+  const memory = open()
+  const ids: Record<string, string> = {}
+  const add = (label: string, stream: string, event: RalphMemEvent, daysAgo: number) => {
+    ids[label] = append(memory, [[stream, event]], T0 - daysAgo * DAY)[0]!.eventId
+  }
+  append(memory, [["session:a", started("a")], ["session:b", started("b")]], T0 - 40 * DAY)
+  append(memory, [["session:x", { _tag: "SessionStarted", sessionId: "x", projectPath: "/elsewhere", source: "startup" }]], T0 - 40 * DAY)
+  add("install", "session:a", observation("a", "npm install finished, 312 packages"), 30)
+  add("expired", "session:a", observation("a", "TokenExpiredError: jwt expired in refreshSession", { kind: "error", inputSummary: "npm test" }), 29)
+  add("fix", "session:a", observation("a", "extended the token lifetime to one hour", { toolName: "Edit", files: ["src/auth/token_store.ts"] }), 29)
+  add("green", "session:a", observation("a", "PASS src/auth.test.ts", { kind: "success", inputSummary: "npm test" }), 28)
+  add("old-timeout", "session:b", observation("b", "payment gateway timeout after 30s", { kind: "error" }), 20)
+  add("new-timeout", "session:b", observation("b", "payment gateway timeout after 30s", { kind: "error" }), 1)
+  add("elsewhere", "session:x", observation("x", "TokenExpiredError somewhere else", { kind: "error" }), 1)
+  append(memory, [["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "Fixed login: refreshSession now renews tokens", summarizer: "local" }]], T0 - 27 * DAY)
+  return { memory, ids }
+}
+
+describe("layer 1: the index", () => {
+  it("ranks a project's hits, one line each, with token estimates that add up", () => {
+    const { memory, ids } = corpus()
+    const { hits, totalTokens } = searchIndex(memory.db, { query: "token expired", project: "/work/app", now: T0 })
+    expect(hits[0]).toMatchObject({ kind: "observation", id: ids["expired"], type: "error", sessionId: "a" })
+    expect(hits[0]!.title).toBe("Bash npm test: TokenExpiredError: jwt expired in refreshSession")
+    expect(hits.map((h) => h.id)).not.toContain(ids["elsewhere"])
+    for (const hit of hits) expect(hit.tokens).toBeGreaterThan(0)
+    expect(totalTokens).toBe(hits.reduce((sum, h) => sum + h.tokens, 0))
+  })
+
+  it("finds session summaries too", () => {
+    const { memory } = corpus()
+    const { hits } = searchIndex(memory.db, { query: "login renews", project: "/work/app", now: T0 })
+    expect(hits[0]).toMatchObject({ kind: "session", id: "a", type: "summary", title: "Fixed login: refreshSession now renews tokens" })
+  })
+
+  it("matches substrings of identifiers", () => {
+    const { memory, ids } = corpus()
+    expect(searchIndex(memory.db, { query: "xpiredErr", project: "/work/app", now: T0 }).hits[0]?.id).toBe(ids["expired"])
+    expect(searchIndex(memory.db, { query: "n_stor", project: "/work/app", now: T0 }).hits[0]?.id).toBe(ids["fix"])
+  })
+
+  it("breaks a tie by recency", () => {
+    const { memory, ids } = corpus()
+    const { hits } = searchIndex(memory.db, { query: "payment timeout", project: "/work/app", now: T0 })
+    expect(hits.slice(0, 2).map((h) => h.id)).toEqual([ids["new-timeout"], ids["old-timeout"]])
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score)
+  })
+
+  it("filters by type, session, time and limit", () => {
+    const { memory, ids } = corpus()
+    const search = (extra: object) => searchIndex(memory.db, { query: "npm test token timeout", project: "/work/app", now: T0, ...extra }).hits.map((h) => h.id)
+    expect(search({ types: ["success"] })).toEqual([ids["green"]])
+    expect(search({ sessionId: "b" }).sort()).toEqual([ids["new-timeout"], ids["old-timeout"]].sort())
+    expect(search({ since: T0 - 2 * DAY })).toEqual([ids["new-timeout"]])
+    expect(search({ until: T0 - 25 * DAY, types: ["error"] })).toEqual([ids["expired"]])
+    expect(search({ limit: 2 })).toHaveLength(2)
+  })
+
+  it("never fails on FTS syntax in the query, and finds nothing in punctuation", () => {
+    const { memory } = corpus()
+    for (const query of ['"unterminated', "foo*", "NEAR(a b)", "-x", "col:val", "(paren", "AND OR NOT", "'"]) {
+      expect(() => searchIndex(memory.db, { query, project: "/work/app", now: T0 })).not.toThrow()
+    }
+    expect(searchIndex(memory.db, { query: "!!! ... ???", now: T0 }).hits).toEqual([])
+  })
+})
+
+describe("layers 2 and 3", () => {
+  it("layer 2 shows each hit with its neighbours in its session, in time order", () => {
+    const { memory, ids } = corpus()
+    const { hits } = searchIndex(memory.db, { query: "extended lifetime", project: "/work/app", now: T0, limit: 1 })
+    const [entry] = timelineOf(memory.db, hits)
+    expect(entry!.before.map((d) => d.id)).toEqual([ids["install"], ids["expired"]])
+    expect(entry!.after.map((d) => d.id)).toEqual([ids["green"]])
+    expect(entry!.tokens).toBeGreaterThan(entry!.hit.tokens)
+  })
+
+  it("layer 3 gives complete observations by id, skipping unknown ids", () => {
+    const { memory, ids } = corpus()
+    const [detail] = fullDetails(memory.db, [ids["fix"]!, "no-such-id"])
+    expect(detail).toMatchObject({ id: ids["fix"], toolName: "Edit", content: "extended the token lifetime to one hour", files: ["src/auth/token_store.ts"], metadata: {} })
+    expect(fullDetails(memory.db, ["no-such-id"])).toEqual([])
+  })
+})
