@@ -5,13 +5,13 @@
  */
 import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
-  injectionBudget,
+  injectionBudgetTokens,
   type Memory,
-  type MemoryConfig,
   openLoops,
   recentObservations,
   recentSessionSummaries,
-  searchIndex
+  searchIndex,
+  type Settings
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
@@ -22,7 +22,7 @@ export interface HookContext {
   readonly memory: Memory
   /** The project root the session works in; memory is scoped to it. */
   readonly project: string
-  readonly config: MemoryConfig
+  readonly settings: Settings
 }
 
 export interface HookOutput {
@@ -60,7 +60,7 @@ const inject = (hook: HookName, sessionId: string, reason: string, injection: In
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
 
-const sessionStart: Handler<"SessionStart"> = (input, { memory, project, config }) => {
+const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {
   const source = SOURCES.find((s) => s === input.source) ?? "startup"
   const started: RalphMemEvent = {
     _tag: "SessionStarted",
@@ -78,14 +78,14 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, config 
       errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
       successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
     }),
-    injectionBudget(config)
+    injectionBudgetTokens(settings)
   )
   const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
-const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project, config }) => {
-  const prompt = trim(input.prompt, config.maxPromptChars).content
+const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project, settings }) => {
+  const prompt = trim(input.prompt, settings.memory.maxPromptChars).content
   const submitted: RalphMemEvent = {
     _tag: "PromptSubmitted",
     sessionId: input.session_id,
@@ -93,8 +93,14 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
   const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
-  const { hits } = searchIndex(memory.db, { query: input.prompt, project, excludeSessionId: input.session_id, limit: 5 })
-  const injection = fitToBudget(promptItems(loop, hits), injectionBudget(config))
+  const { hits } = searchIndex(memory.db, {
+    query: input.prompt,
+    project,
+    excludeSessionId: input.session_id,
+    limit: 5,
+    recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
+  })
+  const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
   const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
@@ -102,23 +108,23 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
 const toolKey = (sessionId: string, toolUseId: string | undefined) =>
   toolUseId === undefined ? {} : { idempotencyKey: `tool:${sessionId}:${toolUseId}` }
 
-const postToolUse: Handler<"PostToolUse"> = (input, { config }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, config.maxObservationChars) }],
+const postToolUse: Handler<"PostToolUse"> = (input, { settings }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, settings.memory.maxObservationChars) }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
-const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { config }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, config.maxObservationChars) }],
+const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { settings }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
-const stop: Handler<"Stop"> = (input, { config }) => {
+const stop: Handler<"Stop"> = (input, { settings }) => {
   const message = input.last_assistant_message ?? ""
   return {
     events: message.trim() === ""
       ? []
-      : [{ _tag: "AssistantReplied", sessionId: input.session_id, message: trim(message, config.maxPromptChars).content }]
+      : [{ _tag: "AssistantReplied", sessionId: input.session_id, message: trim(message, settings.memory.maxPromptChars).content }]
   }
 }
 

@@ -5,12 +5,12 @@
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
 import { findProjectRoot, monotonicUlid, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
-import { configFromEnv, type Memory, openMemory } from "@ralph-mem/projections"
+import { loadSettings, type Memory, openMemory } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { failureLogPath, logFailure } from "./failure-log.ts"
-import { type HookOutput, handlers } from "./handlers.ts"
+import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
@@ -22,6 +22,21 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>()("Malfor
 export interface HookEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
+}
+
+/** What a Stop hook may answer: let Claude stop (nothing), or block with the next prompt. */
+export interface StopOutput {
+  readonly decision?: "block"
+  readonly reason?: string
+  readonly systemMessage?: string
+}
+
+/**
+ * Where other packages continue a hook after its events are recorded. The Ralph loop continues at
+ * Stop (packages/loop); the app wires it in, so hooks never depend on the loop.
+ */
+export interface HookExtensions {
+  readonly stop?: (context: HookContext & { readonly input: HookInput<"Stop">; readonly env: HookEnvironment["env"] }) => Effect.Effect<StopOutput | undefined>
 }
 
 /** `undefined` stdin: too large to read, or unreadable. */
@@ -55,7 +70,12 @@ const recordFailure = (opened: Memory | undefined, open: () => ReturnType<typeof
     Effect.ignore
   )
 
-export const runHook = (hook: HookName, stdin: string | undefined, environment: HookEnvironment): Effect.Effect<HookOutput | undefined> => {
+export const runHook = (
+  hook: HookName,
+  stdin: string | undefined,
+  environment: HookEnvironment,
+  extensions: HookExtensions = {}
+): Effect.Effect<HookOutput | StopOutput | undefined> => {
   const invocation = monotonicUlid()()
   let sessionId: string | undefined
   let databasePath = resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env })
@@ -69,9 +89,11 @@ export const runHook = (hook: HookName, stdin: string | undefined, environment: 
     const project = findProjectRoot(input.cwd ?? environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd)
     databasePath = resolveDatabasePath({ cwd: project, env: environment.env })
     memory = yield* open()
-    const { config, problems } = configFromEnv(environment.env)
-    for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: problem })
-    const decision = handlers[hook](input as never, { memory, project, config })
+    // A broken config never stops a hook: its problems are logged and the valid layers apply.
+    const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
+    for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
+    const context = { memory, project, settings }
+    const decision = handlers[hook](input as never, context)
     if (decision.events.length > 0) {
       yield* memory.log.append(streams.session(input.session_id), decision.events as ReadonlyArray<RalphMemEvent>, {
         expectedVersion: "any",
@@ -79,6 +101,9 @@ export const runHook = (hook: HookName, stdin: string | undefined, environment: 
         correlationId: invocation,
         ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
       })
+    }
+    if (hook === "Stop" && extensions.stop !== undefined) {
+      return yield* extensions.stop({ ...context, input: input as HookInput<"Stop">, env: environment.env })
     }
     return decision.output
   })
@@ -94,7 +119,7 @@ export const runHook = (hook: HookName, stdin: string | undefined, environment: 
           ...(sessionId === undefined ? {} : { sessionId })
         })
         yield* recordFailure(memory, open, hook, reason, sessionId)
-        return undefined
+        return undefined as HookOutput | StopOutput | undefined
       })
     ),
     Effect.ensuring(Effect.sync(() => memory?.db.close()))

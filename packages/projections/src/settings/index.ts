@@ -1,0 +1,21 @@
+/**
+ * ralph-mem's configuration: YAML files layered as defaults < global < project < environment,
+ * validated key by key. See load.ts for the layering and yaml.ts for why the YAML parser loads lazily.
+ */
+export { listSettings, settingKeys, settingValue } from "./access.ts"
+export { formatDuration, parseDuration } from "./duration.ts"
+export { type WriteResult, writeSetting, type WriteSettingOptions } from "./edit.ts"
+export { type Environment, environmentOverrides } from "./env.ts"
+export { type LoadedSettings, loadSettings, type LoadSettingsOptions, type SettingsFiles, settingsFiles } from "./load.ts"
+export {
+  type BackupSettings,
+  type CriterionType,
+  criterionTypes,
+  defaultSettings,
+  injectionBudgetTokens,
+  type LoopSettings,
+  type MemorySettings,
+  type SearchSettings,
+  type Settings,
+  type SuccessCriterion
+} from "./settings.ts"

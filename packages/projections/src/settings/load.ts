@@ -1,0 +1,105 @@
+/**
+ * loadSettings: defaults < global file < project file < environment. Synchronous and cheap, because
+ * every hook runs it: with no file and no RALPH_MEM_* variable it touches two `stat`s and nothing else.
+ * Never throws: a bad key, file or variable becomes a problem, and the valid layers still apply.
+ */
+import { readFileSync, statSync } from "node:fs"
+import { homedir } from "node:os"
+import { isAbsolute, join } from "node:path"
+import { assembleSettings, flattenSettings } from "./access.ts"
+import { type Environment, environmentLayer } from "./env.ts"
+import { emptyLayer, type Layer, layerFromMapping, type SettingValues } from "./layer.ts"
+import { shareKeys } from "./schema.ts"
+import { defaultSettings, type Settings } from "./settings.ts"
+import { shareSumProblem } from "./shares.ts"
+import { maxConfigBytes, parseConfigText } from "./yaml.ts"
+
+export interface SettingsFiles {
+  /** $XDG_CONFIG_HOME/ralph-mem/config.yaml, XDG_CONFIG_HOME defaulting to ~/.config. */
+  readonly global: string
+  /** <project root>/.ralph-mem/config.yaml */
+  readonly project: string
+}
+
+export interface LoadSettingsOptions {
+  readonly projectRoot: string
+  /** Defaults to process.env. */
+  readonly env?: Environment | undefined
+  /** Defaults to os.homedir(). */
+  readonly home?: string | undefined
+}
+
+export interface LoadedSettings {
+  readonly settings: Settings
+  readonly problems: ReadonlyArray<string>
+  readonly files: SettingsFiles
+}
+
+export const settingsFiles = (options: LoadSettingsOptions): SettingsFiles => {
+  const xdg = (options.env ?? process.env)["XDG_CONFIG_HOME"]
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(options.home ?? homedir(), ".config")
+  return {
+    global: join(configHome, "ralph-mem", "config.yaml"),
+    project: join(options.projectRoot, ".ralph-mem", "config.yaml")
+  }
+}
+
+/** Reads a file within the size limit: its text, no text if missing, or a problem naming the file. */
+export const readConfigFile = (file: string): { readonly text?: string; readonly problem?: string } => {
+  try {
+    const stats = statSync(file, { throwIfNoEntry: false })
+    if (stats === undefined) return {}
+    if (!stats.isFile()) return { problem: `${file}: not a regular file` }
+    if (stats.size > maxConfigBytes) return { problem: `${file}: ${stats.size} bytes, larger than the 1 MB limit` }
+    return { text: readFileSync(file, "utf8") }
+  } catch (cause) {
+    return { problem: `${file}: cannot be read (${(cause as Error).message})` }
+  }
+}
+
+/** A missing file is an empty layer; an unreadable, oversized or malformed one is one problem. */
+export const fileLayer = (file: string): Layer => {
+  const ignored = (problem: string): Layer => ({ ...emptyLayer(file), problems: [`${problem}; file ignored`] })
+  const { text, problem } = readConfigFile(file)
+  if (problem !== undefined) return ignored(problem)
+  if (text === undefined) return emptyLayer(file)
+  try {
+    const parsed = parseConfigText(file, text)
+    return parsed.ok ? layerFromMapping(file, parsed.mapping) : ignored(parsed.problem)
+  } catch (cause) {
+    // Hooks must fail open: even a bug in parsing or validation costs this layer, never the hook.
+    return ignored(`${file}: could not be read as settings (${(cause as Error).message})`)
+  }
+}
+
+/**
+ * Lays `layer` over `below`. If the layer pushes the budget shares over 1, its shares are dropped
+ * (the ones below stay) rather than guessing which share the user meant to lower.
+ */
+const applyLayer = (below: SettingValues, layer: Layer, problems: Array<string>): SettingValues => {
+  problems.push(...layer.problems)
+  if (layer.values.size === 0) return below
+  const merged = new Map([...below, ...layer.values])
+  const sumProblem = shareSumProblem(merged)
+  if (sumProblem !== undefined) {
+    problems.push(`${layer.source}: ${sumProblem}; these shares ignored`)
+    for (const key of shareKeys) merged.set(key, below.get(key))
+  }
+  return merged
+}
+
+export const loadSettings = (options: LoadSettingsOptions): LoadedSettings => {
+  const files = settingsFiles(options)
+  const layers = [fileLayer(files.global), fileLayer(files.project), environmentLayer(options.env ?? process.env)]
+  // The common case, nothing configured, returns the defaults without building any schema.
+  if (layers.every((layer) => layer.values.size === 0)) {
+    return { settings: defaultSettings, problems: layers.flatMap((layer) => layer.problems), files }
+  }
+  const problems: Array<string> = []
+  const values = layers.reduce<SettingValues>(
+    (below, layer) => applyLayer(below, layer, problems),
+    flattenSettings(defaultSettings)
+  )
+  return { settings: assembleSettings(values), problems, files }
+}

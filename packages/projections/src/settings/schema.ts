@@ -1,0 +1,39 @@
+/** The table of every setting ralph-mem knows, in the order `ralph-mem config` lists them. */
+import * as Schema from "effect/Schema"
+import { successCriteriaSpec } from "./criteria.ts"
+import { durationExpected, durationMs, fraction, intAtLeast, leaf, type SettingSpec } from "./spec.ts"
+
+/** The four budget shares, which together may not exceed the whole window. */
+export const shareKeys = ["memory.system", "memory.injected_memory", "memory.task", "memory.response"] as const
+
+const buildSpecs = (): ReadonlyArray<SettingSpec> => {
+  const shareExpected = "a number between 0 and 1"
+  return [
+    leaf("memory.context_window", "an integer >= 1000 (tokens)", () => intAtLeast(1_000)),
+    ...shareKeys.map((key) => leaf(key, shareExpected, fraction)),
+    leaf("memory.max_observation_chars", "an integer >= 200", () => intAtLeast(200)),
+    leaf("memory.max_prompt_chars", "an integer >= 200", () => intAtLeast(200)),
+    leaf("memory.search.recency_half_life_days", "a number > 0 (days)", () => Schema.Finite.check(Schema.isGreaterThan(0))),
+    leaf("memory.search.recency_weight", shareExpected, fraction),
+    leaf("loop.max_iterations", "an integer >= 1", () => intAtLeast(1)),
+    leaf("loop.max_duration", `${durationExpected}, or null for no limit`, () => Schema.NullOr(durationMs()), [
+      "loop",
+      "maxDurationMs"
+    ]),
+    leaf("loop.no_progress_threshold", "an integer >= 1", () => intAtLeast(1)),
+    leaf("loop.cooldown_ms", "an integer >= 0 (milliseconds)", () => intAtLeast(0)),
+    leaf("loop.context_budget", shareExpected, fraction),
+    successCriteriaSpec(),
+    leaf("backup.keep", "an integer >= 1", () => intAtLeast(1)),
+    leaf("backup.interval", durationExpected, durationMs, ["backup", "intervalMs"])
+  ]
+}
+
+// The table is built on first use: a hook with no config file and no RALPH_MEM_* variable never needs it.
+let specs: ReadonlyArray<SettingSpec> | undefined
+let specsByKey: ReadonlyMap<string, SettingSpec> | undefined
+
+export const settingSpecs = (): ReadonlyArray<SettingSpec> => (specs ??= buildSpecs())
+
+export const findSpec = (key: string): SettingSpec | undefined =>
+  (specsByKey ??= new Map(settingSpecs().map((spec) => [spec.key, spec]))).get(key)

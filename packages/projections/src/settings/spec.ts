@@ -1,0 +1,89 @@
+/**
+ * What a setting is: its dotted YAML key, where it lives in `Settings`, and how a raw YAML value is
+ * validated (Effect Schema) and turned back into YAML. Keys are validated one by one, so a bad value
+ * drops only that key and every problem names the exact key.
+ */
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
+import { durationPattern, formatDuration, parseDuration } from "./duration.ts"
+
+/**
+ * A validated value, as `Settings` holds it (`notes`: problems that did not reject it), or problems
+ * of the form `key: expected ..., got ...`.
+ */
+export type Decoded =
+  | { readonly ok: true; readonly value: unknown; readonly notes?: ReadonlyArray<string> }
+  | { readonly ok: false; readonly problems: ReadonlyArray<string> }
+
+export interface SettingSpec {
+  /** Dotted snake_case key, as written in YAML: `memory.search.recency_weight`. */
+  readonly key: string
+  /** Path to the value in `Settings`: `["memory", "search", "recencyWeight"]`. */
+  readonly field: ReadonlyArray<string>
+  /** Raw YAML value -> `Settings` value. */
+  readonly decode: (raw: unknown) => Decoded
+  /** `Settings` value -> YAML value (durations back to "30m", criteria back to snake_case). */
+  readonly encode: (value: unknown) => unknown
+}
+
+/** A raw value as a problem message shows it: JSON, cut short. */
+export const show = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+export const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const camelCase = (name: string): string => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
+
+export const valid = (value: unknown): Decoded => ({ ok: true, value })
+export const invalid = (...problems: ReadonlyArray<string>): Decoded => ({ ok: false, problems })
+
+// ---- leaf schemas -----------------------------------------------------------------------------------
+
+export const intAtLeast = (minimum: number) => Schema.Int.check(Schema.isGreaterThanOrEqualTo(minimum))
+export const fraction = () => Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
+
+/** "30m" <-> 1_800_000. */
+export const durationMs = () =>
+  Schema.String.check(Schema.isPattern(durationPattern)).pipe(
+    Schema.decodeTo(
+      Schema.Finite.check(Schema.isGreaterThan(0)),
+      SchemaTransformation.transform({ decode: (text) => parseDuration(text) ?? Number.NaN, encode: formatDuration })
+    )
+  )
+
+export const durationExpected = 'a duration like "90s", "30m" or "2h"'
+
+/** Runs `make` on the first call only. */
+export const once = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined
+  return () => (made ??= { value: make() }).value
+}
+
+/**
+ * A spec for a single value checked by one schema. The schema is built when the key is first seen:
+ * a config file usually sets a few keys, and building all of them would cost a hook a few ms.
+ */
+export const leaf = (
+  key: string,
+  expected: string,
+  makeSchema: () => Schema.Codec<unknown, unknown>,
+  field: ReadonlyArray<string> = key.split(".").map(camelCase)
+): SettingSpec => {
+  const codec = once(() => {
+    const schema = makeSchema()
+    return { decode: Schema.decodeUnknownOption(schema), encode: Schema.encodeUnknownSync(schema) }
+  })
+  return {
+    key,
+    field,
+    decode: (raw) => {
+      const decoded = codec().decode(raw)
+      return Option.isSome(decoded) ? valid(decoded.value) : invalid(`${key}: expected ${expected}, got ${show(raw)}`)
+    },
+    encode: (value) => codec().encode(value)
+  }
+}
