@@ -65,9 +65,9 @@ const oneLine = (text: string, max: number) => {
 const recencyFactor = (createdAt: number, now: number, recency: Recency) =>
   1 - recency.weight + recency.weight * 0.5 ** (Math.max(0, now - createdAt) / DAY / recency.halfLifeDays)
 
-/** Words of 3+ characters that can match inside identifiers, each as a quoted trigram phrase. */
+/** Words of 3+ characters (with a letter or digit) that can match inside identifiers, as quoted trigram phrases. */
 const substringQuery = (query: string): string | undefined => {
-  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].slice(0, 16)
+  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => /[A-Za-z0-9]/.test(w)).slice(0, 16)
   return words.length === 0 ? undefined : words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")
 }
 
