@@ -19,7 +19,7 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
 await build({
   absWorkingDir: root,
   entryPoints: [
-    { in: "packages/hooks/src/entry.ts", out: "hook" },
+    { in: "apps/cli/src/hook.ts", out: "hook" },
     { in: "apps/cli/src/bin.ts", out: "ralph-mem" }
   ],
   outdir: dist,

@@ -1,8 +1,23 @@
-/** The hook program behind entry.ts: decides which hook runs and prints its output. */
+/**
+ * The hook program behind hook.ts: decides which hook runs and prints its output. This is where the
+ * memory hooks and the Ralph loop meet: the loop continues at Stop.
+ */
 import { useBundledNativeBinding } from "@ralph-mem/events"
+import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
+import { continueAtStop } from "@ralph-mem/loop"
+import { injectionBudgetTokens } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { isHookName } from "./payload.ts"
-import { runHook } from "./run.ts"
+
+const extensions: HookExtensions = {
+  stop: ({ memory, input, settings, env }) =>
+    continueAtStop(memory, {
+      sessionId: input.session_id,
+      lastAssistantMessage: input.last_assistant_message ?? "",
+      env,
+      now: Date.now(),
+      injectionBudgetTokens: injectionBudgetTokens(settings)
+    })
+}
 
 export const main = async (hook: string | undefined, readStdin: () => string | undefined): Promise<void> => {
   // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
@@ -15,7 +30,7 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
     stdin = undefined
   }
   const output = await Effect.runPromise(
-    runHook(hook, stdin, { env: process.env, cwd: process.cwd() })
+    runHook(hook, stdin, { env: process.env, cwd: process.cwd() }, extensions)
   )
   if (output !== undefined) process.stdout.write(`${JSON.stringify(output)}\n`)
 }

@@ -33,7 +33,7 @@ const readStdin = (): string | undefined => {
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
 if (major > 22 || (major === 22 && minor >= 19)) {
   nodeModule.enableCompileCache?.()
-  const { main } = await import("./main.ts")
+  const { main } = await import("./hook-main.ts")
   await main(process.argv[2], readStdin)
 }
 // Older Nodes: ralph-mem stays out of the way (the CLI explains the requirement).

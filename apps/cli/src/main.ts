@@ -4,8 +4,10 @@ import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { audit } from "./commands/audit.ts"
+import { config } from "./commands/config.ts"
 import { forget } from "./commands/forget.ts"
 import { inject } from "./commands/inject.ts"
+import { ralph } from "./commands/ralph.ts"
 import { replay } from "./commands/replay.ts"
 import { search } from "./commands/search.ts"
 import { show } from "./commands/show.ts"
@@ -17,7 +19,7 @@ useBundledNativeBinding(import.meta.url)
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
-  Command.withSubcommands([status, search, show, inject, forget, timeline, audit, replay, verify])
+  Command.withSubcommands([status, search, show, inject, forget, ralph, config, timeline, audit, replay, verify])
 )
 
 root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

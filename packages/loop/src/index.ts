@@ -1,1 +1,11 @@
-export {}
+export * from "./argv.ts"
+export * from "./conditions.ts"
+export * from "./config.ts"
+export * from "./criteria/index.ts"
+export * from "./decide.ts"
+export * from "./external.ts"
+export * from "./prompt.ts"
+export * from "./session-driver.ts"
+export * from "./snapshot.ts"
+export * from "./state.ts"
+export * from "./store.ts"

@@ -51,8 +51,8 @@ export const loopRuns: Projection = {
       case "LoopStarted":
         return [
           sql(
-            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, status, config, started_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)`,
+            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, status, config, snapshot_refs, started_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
             event.loopId,
             streamId,
             event.sessionId ?? null,
@@ -60,6 +60,7 @@ export const loopRuns: Projection = {
             event.goal,
             event.driver,
             json(event.config),
+            json(event.snapshotRef === undefined ? [] : [event.snapshotRef]),
             occurredAt
           )
         ]

@@ -9,6 +9,7 @@ import {
   LoopFailed,
   LoopIterationCompleted,
   LoopIterationStarted,
+  LoopResumed,
   LoopRolledBack,
   LoopStarted,
   LoopStopped,
@@ -45,6 +46,7 @@ export const definitions = [
   LoopFailed,
   LoopStopped,
   LoopRolledBack,
+  LoopResumed,
   LoopConfigChanged,
   HookFailed
 ] as const

@@ -45,7 +45,9 @@ export const LoopStarted = defineEvent("LoopStarted", {
   /** `session`: driven by the Stop hook of this Claude Code session; `external`: by `ralph-mem ralph run`. */
   driver: Schema.Literals(["session", "external"]),
   sessionId: Schema.optionalKey(Schema.String),
-  config: LoopConfig
+  config: LoopConfig,
+  /** A snapshot of the working tree before the loop changed anything: the last resort of a rollback. */
+  snapshotRef: Schema.optionalKey(Schema.String)
 })
 
 export const LoopIterationStarted = defineEvent("LoopIterationStarted", {
@@ -88,6 +90,13 @@ export const LoopRolledBack = defineEvent("LoopRolledBack", {
   toIteration: Schema.Int,
   snapshotRef: Schema.String,
   rescueSnapshotRef: Schema.String
+})
+
+/** A loop whose driver died is picked up again (ralph-mem ralph resume). */
+export const LoopResumed = defineEvent("LoopResumed", {
+  loopId: Schema.String,
+  iteration: Schema.Int,
+  driver: Schema.Literals(["session", "external"])
 })
 
 export const LoopConfigChanged = defineEvent("LoopConfigChanged", {

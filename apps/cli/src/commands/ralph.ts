@@ -1,0 +1,333 @@
+/**
+ * `ralph-mem ralph ...`: the Ralph loop. `start` binds a loop to this Claude Code session (its Stop
+ * hook then drives it); `run` drives one with a fresh agent process per iteration; `stop` ends one
+ * (and can roll back), never depending on the model obeying; `status` and `config` read and tune it.
+ */
+import { type Criterion, findProjectRoot, monotonicUlid } from "@ralph-mem/events"
+import {
+  activeLoopForSession,
+  driveExternally,
+  execute,
+  latestLoop,
+  loadLoop,
+  type Loop,
+  loopConfig,
+  parseCriterion,
+  restoreSnapshot,
+  splitCommand,
+  takeSnapshot
+} from "@ralph-mem/loop"
+import { injectionBudgetTokens, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Argument, Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { formatTime, printFields, printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+const loopFlag = Flag.String("loop").pipe(Flag.withDescription("The loop (default: the latest of this project)"), Flag.optional)
+
+const criteriaFlag = Flag.String("criteria").pipe(
+  Flag.withDescription("A success check the harness runs: test_pass, build_success, lint_clean, type_check, custom=<cmd>, marker=<text>, or kind=<cmd> to override a detected command (repeatable)"),
+  Flag.atLeast(0)
+)
+
+const parseCriteria = (values: ReadonlyArray<string>) =>
+  Effect.forEach(values, (value) => {
+    const parsed = parseCriterion(value)
+    return typeof parsed === "string" ? flags.failWith(`--criteria ${value}: ${parsed}`) : Effect.succeed(parsed)
+  })
+
+const parseMaxDuration = (value: Option.Option<string>) => {
+  if (Option.isNone(value)) return Effect.succeed(undefined)
+  const ms = parseDuration(value.value)
+  return ms === undefined ? flags.failWith(`--max-duration ${value.value}: use a duration like 30m, 2h or 90s`) : Effect.succeed(ms)
+}
+
+const project = () => findProjectRoot(process.cwd())
+
+/** Resolves the loop a command is about: --loop, else the latest of this project. */
+const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
+  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory, project())
+  if (loopId === undefined) return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")
+  const { state } = loadLoop(memory, loopId)
+  return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
+}
+
+const describeCriteria = (criteria: ReadonlyArray<Criterion>) =>
+  criteria.map((c) => (c.kind === "marker" ? `marker ${c.marker ?? "[RALPH_SUCCESS]"}` : c.command ? `${c.kind} (${c.command.join(" ")})` : c.kind)).join(", ")
+
+const statusReport = (loop: Loop) => {
+  const last = loop.iterations.filter((it) => it.results !== undefined).at(-1)
+  return {
+    loopId: loop.loopId,
+    goal: loop.goal,
+    status: loop.status,
+    driver: loop.driver,
+    sessionId: loop.sessionId ?? null,
+    iteration: loop.iterations.at(-1)?.iteration ?? 0,
+    maxIterations: loop.config.maxIterations,
+    startedAt: new Date(loop.startedAt).toISOString(),
+    elapsedMs: (loop.endedAt ?? Date.now()) - loop.startedAt,
+    endReason: loop.endReason ?? null,
+    lastResults: last?.results ?? [],
+    stopConditions: {
+      maxIterations: loop.config.maxIterations,
+      maxDurationMs: loop.config.maxDurationMs ?? null,
+      noProgressThreshold: loop.config.noProgressThreshold
+    },
+    criteria: loop.config.successCriteria,
+    snapshots: [
+      ...(loop.startSnapshotRef === undefined ? [] : [{ iteration: 0, ref: loop.startSnapshotRef }]),
+      ...loop.iterations.flatMap((it) => (it.snapshotRef === undefined ? [] : [{ iteration: it.iteration, ref: it.snapshotRef }]))
+    ],
+    rollbacks: loop.rollbacks
+  }
+}
+
+const printStatus = (loop: Loop) => {
+  const r = statusReport(loop)
+  return printFields([
+    ["loop", r.loopId],
+    ["goal", r.goal],
+    ["status", `${r.status}${r.endReason ? ` (${r.endReason})` : ""}`],
+    ["driver", `${r.driver}${r.sessionId ? `, session ${r.sessionId}` : ""}`],
+    ["iteration", `${r.iteration} of ${r.maxIterations}`],
+    ["started", `${formatTime(loop.startedAt)}, ${Math.round(r.elapsedMs / 1000)} s ago${loop.endedAt ? " (ended)" : ""}`],
+    ["criteria", describeCriteria(loop.config.successCriteria)],
+    ["last checks", r.lastResults.map((c) => `${c.kind} ${c.passed ? "passed" : `failed${c.fingerprint ? ` (${c.fingerprint})` : ""}`}`).join(", ") || "not run yet"],
+    ["stops at", `${r.stopConditions.maxIterations} iterations${r.stopConditions.maxDurationMs ? `, ${Math.round(r.stopConditions.maxDurationMs / 1000)} s` : ""}, or ${r.stopConditions.noProgressThreshold} iterations without progress`],
+    ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"]
+  ])
+}
+
+const start = Command.make(
+  "start",
+  {
+    goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
+    maxIterations: Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional),
+    maxDuration: Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional),
+    criteria: criteriaFlag,
+    session: Flag.String("session").pipe(Flag.withDescription("The Claude Code session to bind to (default: $CLAUDE_CODE_SESSION_ID)"), Flag.optional),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const sessionId = Option.getOrUndefined(input.session) ?? process.env["CLAUDE_CODE_SESSION_ID"]
+      if (sessionId === undefined || sessionId === "") {
+        return yield* flags.failWith("no Claude Code session to bind the loop to: run /ralph-mem:ralph start inside Claude Code, pass --session, or use ralph-mem ralph run for a loop outside a session")
+      }
+      if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
+      const criteria = yield* parseCriteria(input.criteria)
+      const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+      const goal = input.goal.join(" ")
+      const root = project()
+      const { settings } = loadSettings({ projectRoot: root, env: process.env })
+      const config = loopConfig(settings, {
+        ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
+        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
+        criteria
+      })
+      yield* withStore(input.db, (memory) =>
+        Effect.gen(function*() {
+          const running = activeLoopForSession(memory, sessionId)
+          if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
+          const loopId = monotonicUlid()()
+          const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
+          yield* execute(memory, loopId, {
+            _tag: "Start", loopId, goal, projectPath: root, driver: "session", sessionId, config,
+            ...(snapshotRef === undefined ? {} : { snapshotRef })
+          }, "cli:ralph-start")
+          const loop = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
+          if (input.json) return yield* printJson(statusReport(loop))
+          yield* Console.log(
+            `Ralph loop ${loopId} started: ${goal}\nThe harness checks ${describeCriteria(config.successCriteria)} every time you stop, for up to ${config.maxIterations} iterations.`
+          )
+        })
+      )
+    })
+).pipe(Command.withDescription("Start a loop bound to this Claude Code session: its Stop hook runs the checks and continues until they pass"))
+
+const run = Command.make(
+  "run",
+  {
+    goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
+    agent: Flag.String("agent").pipe(Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"), Flag.withDefault("claude -p")),
+    agentTimeout: Flag.String("agent-timeout").pipe(Flag.withDescription("How long one agent run may take"), Flag.withDefault("30m")),
+    maxIterations: Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional),
+    maxDuration: Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional),
+    criteria: criteriaFlag,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const criteria = yield* parseCriteria(input.criteria)
+      const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+      const agentTimeoutMs = parseDuration(input.agentTimeout)
+      if (agentTimeoutMs === undefined) return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
+      if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
+      const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
+        Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
+      )
+      if (agent.length === 0) return yield* flags.failWith("--agent is empty")
+      const root = project()
+      const { settings } = loadSettings({ projectRoot: root, env: process.env })
+      const config = loopConfig(settings, {
+        ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
+        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
+        criteria
+      })
+      yield* withStore(input.db, (memory) =>
+        Effect.gen(function*() {
+          const loopId = monotonicUlid()()
+          const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
+          yield* execute(memory, loopId, {
+            _tag: "Start", loopId, goal: input.goal.join(" "), projectPath: root, driver: "external", config,
+            ...(snapshotRef === undefined ? {} : { snapshotRef })
+          }, "cli:ralph-run")
+          if (!input.json) yield* Console.log(`Ralph loop ${loopId}: ${input.goal.join(" ")} (agent: ${agent.join(" ")})`)
+          const loop = yield* driveExternally(memory, loopId, {
+            agent,
+            env: process.env,
+            agentTimeoutMs,
+            injectionBudgetTokens: injectionBudgetTokens(settings),
+            onIteration: (l) => {
+              if (input.json) return
+              const it = l.iterations.at(-1)!
+              process.stdout.write(`iteration ${it.iteration}: ${it.passed ? "passed" : "failed"} (${(it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")})\n`)
+            }
+          })
+          if (input.json) return yield* printJson(statusReport(loop))
+          yield* Console.log(`The loop ended: ${loop.status}${loop.endReason ? ` (${loop.endReason})` : ""} after ${loop.iterations.length} iteration(s).`)
+          if (loop.status !== "success") return yield* flags.failWith(`the loop did not succeed (${loop.status})`)
+        })
+      )
+    })
+).pipe(Command.withDescription("Run a loop with a fresh agent process per iteration (default: claude -p) until the checks pass"))
+
+const resume = Command.make(
+  "resume",
+  {
+    loop: loopFlag,
+    agent: Flag.String("agent").pipe(Flag.withDescription("The agent command to continue with"), Flag.withDefault("claude -p")),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const loop = yield* resolveLoop(memory, input.loop)
+        if (loop.status !== "running") return yield* flags.failWith(`loop ${loop.loopId} has ended (${loop.status}); start a new one`)
+        const agent = splitCommand(input.agent)
+        yield* execute(memory, loop.loopId, { _tag: "Resume", driver: "external" }, "cli:ralph-resume")
+        const { settings } = loadSettings({ projectRoot: loop.projectPath, env: process.env })
+        const ended = yield* driveExternally(memory, loop.loopId, { agent, env: process.env, agentTimeoutMs: 30 * 60_000, injectionBudgetTokens: injectionBudgetTokens(settings) })
+        if (input.json) return yield* printJson(statusReport(ended))
+        yield* Console.log(`The loop ended: ${ended.status}${ended.endReason ? ` (${ended.endReason})` : ""} after ${ended.iterations.length} iteration(s).`)
+      })
+    )
+).pipe(Command.withDescription("Continue a loop whose driver died (a crashed run, a closed session) with a fresh agent per iteration"))
+
+const status = Command.make("status", { loop: loopFlag, db: flags.db, json: flags.json }, (input) =>
+  withStore(input.db, (memory) =>
+    Effect.gen(function*() {
+      const loop = yield* resolveLoop(memory, input.loop)
+      if (input.json) return yield* printJson(statusReport(loop))
+      yield* printStatus(loop)
+    })
+  )
+).pipe(Command.withDescription("Show a loop: goal, iteration, elapsed time, last checks, stop conditions, snapshots"))
+
+const stop = Command.make(
+  "stop",
+  {
+    loop: loopFlag,
+    rollback: Flag.Boolean("rollback").pipe(Flag.withDescription("Also restore the working tree to a snapshot (after saving a rescue snapshot)"), Flag.withDefault(false)),
+    to: Flag.Int("to").pipe(Flag.withDescription("With --rollback: the iteration to go back to (0: before the loop)"), Flag.optional),
+    reason: Flag.String("reason").pipe(Flag.withDescription("Why"), Flag.withDefault("stopped by the user")),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const loop = yield* resolveLoop(memory, input.loop)
+        if (Option.isSome(input.to) && !input.rollback) return yield* flags.failWith("--to goes with --rollback")
+        let rollback: { toIteration: number; snapshotRef: string; rescueSnapshotRef: string } | undefined
+        if (input.rollback) {
+          const toIteration = Option.getOrElse(input.to, () => 0)
+          const snapshotRef = toIteration === 0 ? loop.startSnapshotRef : loop.iterations.find((it) => it.iteration === toIteration)?.snapshotRef
+          if (snapshotRef === undefined) return yield* flags.failWith(`there is no snapshot of iteration ${toIteration} to roll back to`)
+          const rescueSnapshotRef = takeSnapshot(loop.projectPath, loop.loopId, `rescue-${Date.now()}`)
+          rollback = { toIteration, snapshotRef, rescueSnapshotRef }
+        }
+        const stopped = loop.status === "running"
+          ? yield* execute(memory, loop.loopId, { _tag: "Stop", reason: input.reason, requestedBy: "cli", ...(rollback === undefined ? {} : { rollback }) }, "cli:ralph-stop")
+          : yield* flags.failWith(`loop ${loop.loopId} has already ended (${loop.status})`)
+        if (rollback !== undefined) restoreSnapshot(loop.projectPath, rollback.snapshotRef)
+        if (input.json) return yield* printJson(statusReport(stopped))
+        yield* Console.log(
+          `Loop ${loop.loopId} stopped.${rollback === undefined ? "" : ` The working tree is back at iteration ${rollback.toIteration}; what it held before is saved as ${rollback.rescueSnapshotRef}.`}`
+        )
+      })
+    )
+).pipe(Command.withDescription("Stop a loop (the Stop hook sees it before anything else); --rollback restores a snapshot"))
+
+const CONFIG_KEYS = ["max_iterations", "max_duration", "no_progress_threshold", "cooldown_ms", "context_budget"] as const
+
+const config = Command.make(
+  "config",
+  {
+    key: Argument.String("key").pipe(Argument.withDescription(`One of ${CONFIG_KEYS.join(", ")}`), Argument.optional),
+    value: Argument.String("value").pipe(Argument.withDescription("The new value"), Argument.optional),
+    loop: loopFlag,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const loop = yield* resolveLoop(memory, input.loop)
+        const c = loop.config
+        const current: Record<(typeof CONFIG_KEYS)[number], string | number | null> = {
+          max_iterations: c.maxIterations,
+          max_duration: c.maxDurationMs === undefined ? null : `${Math.round(c.maxDurationMs / 1000)}s`,
+          no_progress_threshold: c.noProgressThreshold,
+          cooldown_ms: c.cooldownMs,
+          context_budget: c.contextBudget
+        }
+        if (Option.isNone(input.key)) return yield* input.json ? printJson(current) : printFields(Object.entries(current).map(([k, v]) => [k, String(v)]))
+        const key = input.key.value as (typeof CONFIG_KEYS)[number]
+        if (!CONFIG_KEYS.includes(key)) return yield* flags.failWith(`unknown loop setting ${input.key.value}; use one of ${CONFIG_KEYS.join(", ")}`)
+        if (Option.isNone(input.value)) return yield* input.json ? printJson({ [key]: current[key] }) : Console.log(String(current[key]))
+        const raw = input.value.value
+        const number = Number(raw)
+        const next = { ...c } as { -readonly [K in keyof typeof c]: (typeof c)[K] }
+        if (key === "max_duration") {
+          const ms = parseDuration(raw)
+          if (ms === undefined) return yield* flags.failWith(`max_duration ${raw}: use a duration like 30m`)
+          next.maxDurationMs = ms
+        } else if (key === "context_budget") {
+          if (!(number > 0 && number <= 1)) return yield* flags.failWith(`context_budget must be between 0 and 1, got ${raw}`)
+          next.contextBudget = number
+        } else {
+          const min = key === "cooldown_ms" ? 0 : 1
+          if (!Number.isInteger(number) || number < min) return yield* flags.failWith(`${key} must be a whole number >= ${min}, got ${raw}`)
+          if (key === "max_iterations") next.maxIterations = number
+          if (key === "no_progress_threshold") next.noProgressThreshold = number
+          if (key === "cooldown_ms") next.cooldownMs = number
+        }
+        const changed = yield* execute(memory, loop.loopId, { _tag: "ChangeConfig", config: next }, "cli:ralph-config")
+        if (input.json) return yield* printJson(statusReport(changed).stopConditions)
+        yield* Console.log(`${key} = ${raw}`)
+      })
+    )
+).pipe(Command.withDescription("Show or change a loop's settings"))
+
+export const ralph = Command.make("ralph").pipe(
+  Command.withDescription("The Ralph loop: keep working on one goal until checks the harness runs pass"),
+  Command.withSubcommands([start, status, stop, config, run, resume])
+)

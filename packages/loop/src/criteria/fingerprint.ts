@@ -1,0 +1,147 @@
+/**
+ * A failure's fingerprint: a digest of WHAT failed (failing tests, error codes per file), blind to how long it
+ * took, when it ran, where in a file it broke, and which temp folder it ran in. Two iterations that fail the same
+ * way get the same fingerprint, which is how the loop notices it is making no progress.
+ */
+import { createHash } from "node:crypto"
+import { tmpdir } from "node:os"
+
+export interface FingerprintOptions {
+  /** Absolute paths of the project, removed so paths compare as project-relative. */
+  readonly projectRoots?: ReadonlyArray<string>
+  /** Used when the output names nothing that failed (e.g. "exit code 1", or "timed out"). */
+  readonly fallback?: string
+  /** Always part of the signature: how the run ended when that is itself part of the failure ("timed out"). */
+  readonly alwaysInclude?: ReadonlyArray<string>
+}
+
+const HASH_HEX_CHARS = 16
+const READABLE_CHARS = 100
+const FALLBACK_LINES = 3
+
+/** Builds the fingerprint: `<16 hex of sha-256> <first signature line>`. */
+export const fingerprintFailure = (output: string, options: FingerprintOptions = {}): string => {
+  const lines = stripAnsi(output).split(/\r?\n/)
+  const scrub = (line: string) => normalizeLine(line, options.projectRoots ?? [])
+  let signature = uniqueSorted(extractFailures(lines).map(scrub))
+  if (signature.length === 0) signature = uniqueSorted(firstErrorLines(lines).map(scrub))
+  if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) signature = [options.fallback ?? "no output"]
+  signature = uniqueSorted([...(options.alwaysInclude ?? []), ...signature])
+  const digest = createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
+  return `${digest} ${(signature[0] ?? "").slice(0, READABLE_CHARS)}`.trimEnd()
+}
+
+// --- extraction: one pattern per tool's way of naming a failure ---------------------------------------------
+
+type Extractor = (line: string) => string | undefined
+
+const match = (pattern: RegExp, render: (groups: RegExpExecArray) => string): Extractor => (line) => {
+  const found = pattern.exec(line)
+  return found === null ? undefined : render(found)
+}
+
+const lineExtractors: ReadonlyArray<Extractor> = [
+  // vitest ` FAIL  src/a.test.ts > suite > name`, jest `FAIL src/a.test.js`, go `FAIL\tpkg/path\t0.01s`
+  match(/^\s*FAIL\s+(.+)$/, (m) => `FAIL ${m[1]}`),
+  // vitest `× name 12ms`, jest `✕ name (5 ms)`
+  match(/^\s*[×✕✗]\s+(.+)$/, (m) => `× ${m[1]}`),
+  // jest `● suite › name` (but not its `● Console` block header)
+  match(/^\s*●\s+(?!Console\s*$)(.+)$/, (m) => `● ${m[1]}`),
+  // pytest `FAILED tests/test_a.py::test_b - AssertionError: ...` (the message can carry run-specific values)
+  match(/^(FAILED|ERROR)\s+(\S+::\S+|\S+\.py)\b/, (m) => `${m[1]} ${m[2]}`),
+  // go `--- FAIL: TestName (0.00s)`
+  match(/^\s*--- FAIL:\s+(\S+)/, (m) => `--- FAIL: ${m[1]}`),
+  // cargo `test module::name ... FAILED`
+  match(/^test\s+(\S+)\s+\.\.\.\s+FAILED/, (m) => `test ${m[1]} ... FAILED`),
+  // tsc `src/a.ts(3,5): error TS2322: ...` and its pretty form `src/a.ts:3:5 - error TS2322: ...`
+  match(/^(\S.*?)\(\d+,\d+\):\s+error\s+(TS\d+)/, (m) => `${m[1]} error ${m[2]}`),
+  match(/^(\S.*?):\d+:\d+\s+-\s+error\s+(TS\d+)/, (m) => `${m[1]} error ${m[2]}`),
+  // tsc without a file: `error TS18003: No inputs were found ...`
+  match(/^error\s+(TS\d+)/, (m) => `error ${m[1]}`),
+  // eslint unix format `src/a.js:1:10: 'x' is defined but never used. [Error/no-unused-vars]`
+  match(/^(\S.*?):\d+:\d+:\s.*\[(Error|Warning)\/([^\]]+)\]\s*$/, (m) => `${m[1]} ${m[2]?.toLowerCase()} ${m[3]}`),
+  // mypy `src/a.py:3: error: Incompatible types ... [assignment]`
+  match(/^(\S+?):\d+(?::\d+)?:\s+error:.*?(\[[\w-]+\])?\s*$/, (m) => `${m[1]} error ${m[2] ?? ""}`),
+  // ruff `src/a.py:1:8: F401 [*] \`os\` imported but unused`
+  match(/^(\S+?):\d+:\d+:\s+([A-Z]{1,4}\d{2,4})\b/, (m) => `${m[1]} ${m[2]}`),
+  // rustc `error[E0308]: mismatched types`
+  match(/^(error|warning)\[(E\d+)\]:\s*(.*)$/, (m) => `${m[1]}[${m[2]}]: ${m[3]}`)
+]
+
+/** eslint's default (stylish) format names the file on its own line, then `  12:5  error  message  rule`. */
+const ESLINT_STYLISH_FILE = /^(?:\/|\.{0,2}\/|[A-Za-z]:\\)?[^\s:]+\.[cm]?[jt]sx?$|^\/\S+$/
+const ESLINT_STYLISH_PROBLEM = /^\s+\d+:\d+\s+(error|warning)\s+.*?\s{2,}(\S+)\s*$/
+
+export const extractFailures = (lines: ReadonlyArray<string>): Array<string> => {
+  const found: Array<string> = []
+  let eslintFile: string | undefined
+  for (const line of lines) {
+    if (ESLINT_STYLISH_FILE.test(line)) eslintFile = line.trim()
+    const problem = ESLINT_STYLISH_PROBLEM.exec(line)
+    if (problem !== null && eslintFile !== undefined) {
+      found.push(`${eslintFile} ${problem[1]} ${problem[2]}`)
+      continue
+    }
+    for (const extract of lineExtractors) {
+      const signature = extract(line)
+      if (signature !== undefined) {
+        found.push(signature)
+        break
+      }
+    }
+  }
+  return found
+}
+
+const ERROR_WORD = /error|Error|ERROR|FAIL/
+
+const firstErrorLines = (lines: ReadonlyArray<string>): Array<string> =>
+  lines.filter((line) => ERROR_WORD.test(line)).slice(0, FALLBACK_LINES)
+
+// --- normalization: remove what changes between runs of the same failure -----------------------------------
+
+const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g
+
+export const stripAnsi = (text: string): string => text.replace(ANSI_ESCAPE, "")
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** A random folder under a temp root (`/tmp/vitest-x1y2/`, macOS `/var/folders/ab/cd/T/tmp.x/`). */
+const TEMP_FOLDER = new RegExp(
+  [
+    String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
+    String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
+    `${escapeRegExp(tmpdir())}/[^/\\s:'"()]+`
+  ].join("|"),
+  "g"
+)
+const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
+const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
+const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
+/** `:12` or `:12:5` right after a file extension (`a.ts:12:5`). */
+const LINE_COLUMN_AFTER_FILE = /(\.[A-Za-z0-9]+)(?::\d+){1,2}\b/g
+const LINE_COLUMN_PARENS = /\(\d+,\s*\d+\)/g
+const LINE_COLUMN_WORDS = /\b(line)\s+\d+(?:,\s*col(?:umn)?\s+\d+)?/gi
+const HEX_ADDRESS = /\b0x[0-9a-f]+\b/gi
+
+export const normalizeLine = (line: string, projectRoots: ReadonlyArray<string>): string => {
+  let text = stripAnsi(line)
+  // Longest root first, so a root nested in another is removed whole.
+  for (const root of [...projectRoots].sort((a, b) => b.length - a.length)) {
+    if (root !== "") text = text.split(`${root.replace(/\/+$/, "")}/`).join("")
+  }
+  return text
+    .replace(TEMP_FOLDER, "<tmp>")
+    .replace(ISO_TIMESTAMP, "<time>")
+    .replace(CLOCK_TIME, "<time>")
+    .replace(LINE_COLUMN_AFTER_FILE, "$1")
+    .replace(LINE_COLUMN_PARENS, "")
+    .replace(LINE_COLUMN_WORDS, "$1")
+    .replace(DURATION, "")
+    .replace(HEX_ADDRESS, "0x")
+    .replace(/\s+/g, " ")
+    .trim()
+}
+
+const uniqueSorted = (lines: ReadonlyArray<string>): Array<string> =>
+  [...new Set(lines.filter((line) => line !== ""))].sort()

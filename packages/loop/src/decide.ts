@@ -1,0 +1,96 @@
+/**
+ * The loop's decider: `decide(state, command)` says which events a command produces, or why it is
+ * refused. Pure: no clock, no I/O (times and snapshot refs arrive in the commands).
+ */
+import type { CriterionResult, LoopConfig, RalphMemEvent } from "@ralph-mem/events"
+import * as Schema from "effect/Schema"
+import { currentIteration, iterationOpen, type LoopState } from "./state.ts"
+
+export type LoopCommand =
+  | {
+    readonly _tag: "Start"
+    readonly loopId: string
+    readonly goal: string
+    readonly projectPath: string
+    readonly driver: "session" | "external"
+    readonly sessionId?: string
+    readonly config: LoopConfig
+    readonly snapshotRef?: string
+  }
+  | { readonly _tag: "BeginIteration" }
+  | { readonly _tag: "RecordCriteria"; readonly results: ReadonlyArray<CriterionResult> }
+  | { readonly _tag: "CompleteIteration"; readonly passed: boolean; readonly filesChanged: ReadonlyArray<string>; readonly snapshotRef?: string }
+  | { readonly _tag: "Succeed" }
+  | { readonly _tag: "Fail"; readonly reason: string }
+  | {
+    readonly _tag: "Stop"
+    readonly reason: string
+    readonly requestedBy: string
+    readonly rollback?: { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
+  }
+  | { readonly _tag: "ChangeConfig"; readonly config: LoopConfig }
+  | { readonly _tag: "Resume"; readonly driver: "session" | "external" }
+
+/** A command that does not fit the loop's state; nothing is written. */
+export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("IllegalTransition", {
+  command: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `cannot ${this.command}: ${this.reason}`
+  }
+}
+
+const refuse = (command: LoopCommand, reason: string) => new IllegalTransition({ command: command._tag, reason })
+
+export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | IllegalTransition => {
+  if (command._tag === "Start") {
+    if (state !== undefined) return refuse(command, `loop ${state.loopId} already exists`)
+    if (command.goal.trim() === "") return refuse(command, "the goal is empty")
+    const { _tag, ...started } = command
+    return [{ _tag: "LoopStarted", ...started }]
+  }
+  if (state === undefined) return refuse(command, "there is no such loop")
+  if (state.status !== "running") return refuse(command, `the loop has ended (${state.status})`)
+  const loopId = state.loopId
+  const current = currentIteration(state)
+  switch (command._tag) {
+    case "BeginIteration": {
+      if (iterationOpen(state)) return refuse(command, `iteration ${current!.iteration} is still open`)
+      const next = (current?.iteration ?? 0) + 1
+      if (next > state.config.maxIterations) return refuse(command, `the limit of ${state.config.maxIterations} iterations is reached`)
+      return [{ _tag: "LoopIterationStarted", loopId, iteration: next }]
+    }
+    case "RecordCriteria":
+      if (!iterationOpen(state)) return refuse(command, "no iteration is open")
+      return [{ _tag: "LoopCriteriaEvaluated", loopId, iteration: current!.iteration, results: command.results }]
+    case "CompleteIteration":
+      if (!iterationOpen(state)) return refuse(command, "no iteration is open")
+      if (current!.results === undefined) return refuse(command, `iteration ${current!.iteration} has no criteria results yet`)
+      return [{
+        _tag: "LoopIterationCompleted",
+        loopId,
+        iteration: current!.iteration,
+        passed: command.passed,
+        filesChanged: command.filesChanged,
+        ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef })
+      }]
+    case "Succeed":
+      if (iterationOpen(state) || current?.passed !== true) return refuse(command, "the last completed iteration did not pass its criteria")
+      return [{ _tag: "LoopSucceeded", loopId, iteration: current.iteration }]
+    case "Fail":
+      return [{ _tag: "LoopFailed", loopId, reason: command.reason }]
+    case "Stop": {
+      const stopped: RalphMemEvent = { _tag: "LoopStopped", loopId, reason: command.reason, requestedBy: command.requestedBy }
+      if (command.rollback === undefined) return [stopped]
+      if (command.rollback.toIteration < 0 || command.rollback.toIteration > (current?.iteration ?? 0)) {
+        return refuse(command, `there is no iteration ${command.rollback.toIteration} to roll back to`)
+      }
+      return [stopped, { _tag: "LoopRolledBack", loopId, ...command.rollback }]
+    }
+    case "ChangeConfig":
+      return [{ _tag: "LoopConfigChanged", loopId, config: command.config }]
+    case "Resume":
+      return [{ _tag: "LoopResumed", loopId, iteration: current?.iteration ?? 0, driver: command.driver }]
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The in-session driver: the Stop hook of the session a loop is bound to calls `continueAtStop`.
+ * The harness runs the criteria (never the model's word alone), records the iteration, and then
+ *   - success: lets Claude stop and says so;
+ *   - a stop condition (max iterations, max duration, no progress, the block cap): ends the loop with
+ *     the reason, lets Claude stop and says why, never silently;
+ *   - otherwise: blocks the stop with the next iteration's prompt.
+ * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
+ */
+import type { CriterionResult } from "@ralph-mem/events"
+import { estimateTokens, type Memory, selective } from "@ralph-mem/projections"
+import * as Effect from "effect/Effect"
+import { evaluateCriteria } from "./criteria/index.ts"
+import { stopCondition } from "./conditions.ts"
+import { iterationPrompt } from "./prompt.ts"
+import { changedFiles, takeSnapshot } from "./snapshot.ts"
+import { iterationOpen, type Loop } from "./state.ts"
+import { activeLoopForSession, execute, loadLoop } from "./store.ts"
+
+export interface StopOutput {
+  readonly decision?: "block"
+  readonly reason?: string
+  readonly systemMessage?: string
+}
+
+/** Claude Code overrides a Stop hook after this many consecutive blocks unless the cap is raised (0: none). */
+export const DEFAULT_BLOCK_CAP = 8
+
+const WRITER = "hook:Stop"
+
+export const blockCap = (env: Readonly<Record<string, string | undefined>>): number => {
+  const raw = Number(env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"])
+  return Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_BLOCK_CAP
+}
+
+/** Blocks since the user last typed a prompt: each one started an iteration from this hook. */
+const consecutiveBlocks = (memory: Memory, loop: Loop, sessionId: string): number =>
+  memory.db
+    .prepare(
+      `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'
+         AND json_extract(metadata, '$.writer') = ?
+         AND position > coalesce((SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
+    )
+    .pluck()
+    .get(`loop:${loop.loopId}`, WRITER, `session:${sessionId}`) as number
+
+const summary = (results: ReadonlyArray<CriterionResult>) =>
+  results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
+
+/** Errors and successes memory holds from this loop's session, newest first, within a small budget. */
+const loopMemory = (memory: Memory, loop: Loop): ReadonlyArray<string> => {
+  const rows = memory.db
+    .prepare(
+      `SELECT event_id AS id, type, session_id AS sessionId, 0 AS score, created_at AS createdAt,
+              coalesce(tool_name || ' ' || coalesce(input_summary, '') || ': ', '') || content AS text
+       FROM observations WHERE session_id = ? AND created_at >= ? ORDER BY id DESC LIMIT 50`
+    )
+    .all(loop.sessionId ?? "", loop.startedAt) as Array<{ id: string; type: string; sessionId: string; score: number; createdAt: number; text: string }>
+  return selective(rows.map((r) => ({ ...r, text: `- [${r.type}] ${r.text.replace(/\s+/g, " ").slice(0, 200)}` })), 600).map((c) => c.text)
+}
+
+/** Characters the next prompt may use: the loop's share of the injection budget, at ~4 chars a token. */
+const promptChars = (loop: Loop, injectionBudgetTokens: number) =>
+  Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
+
+export const continueAtStop = (
+  memory: Memory,
+  input: {
+    readonly sessionId: string
+    readonly lastAssistantMessage: string
+    readonly env: Readonly<Record<string, string | undefined>>
+    readonly now: number
+    readonly injectionBudgetTokens: number
+  }
+): Effect.Effect<StopOutput | undefined> => {
+  const loopId = activeLoopForSession(memory, input.sessionId)
+  if (loopId === undefined) return Effect.succeed(undefined)
+  const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
+  return Effect.gen(function*() {
+    let loop = loadLoop(memory, loopId).state!
+    if (!iterationOpen(loop)) loop = yield* run({ _tag: "BeginIteration" })
+    const iteration = loop.iterations.at(-1)!
+    const { results, passed } = yield* evaluateCriteria(loop.config.successCriteria, {
+      projectRoot: loop.projectPath,
+      lastAssistantMessage: input.lastAssistantMessage
+    })
+    const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
+    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loopId, `iteration-${iteration.iteration}`)).pipe(
+      Effect.catchDefect(() => Effect.succeed(undefined))
+    )
+    yield* run({ _tag: "RecordCriteria", results })
+    loop = yield* run({
+      _tag: "CompleteIteration",
+      passed,
+      filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
+      ...(snapshotRef === undefined ? {} : { snapshotRef })
+    })
+    if (passed) {
+      yield* run({ _tag: "Succeed" })
+      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration.iteration} (${summary(results)}).` }
+    }
+    const cap = blockCap(input.env)
+    const ending =
+      stopCondition(loop, input.now) ??
+      (cap > 0 && consecutiveBlocks(memory, loop, input.sessionId) >= cap
+        ? `Claude Code allows ${cap} consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume`
+        : undefined)
+    if (ending !== undefined) {
+      yield* run({ _tag: "Fail", reason: ending })
+      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration.iteration}: ${ending}. Last checks: ${summary(results)}.` }
+    }
+    loop = yield* run({ _tag: "BeginIteration" })
+    const prompt = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: promptChars(loop, input.injectionBudgetTokens) })
+    return {
+      decision: "block" as const,
+      reason: prompt,
+      systemMessage: `ralph-mem: iteration ${iteration.iteration + 1} of ${loop.config.maxIterations} (${summary(results)}; ~${estimateTokens(prompt)} tokens of context).`
+    }
+  }).pipe(
+    // The loop ended under us (stopped from another process): let Claude stop, and say so.
+    Effect.catchTag("IllegalTransition", (error) =>
+      Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
+    ),
+    Effect.catch((error) => Effect.die(error))
+  )
+}
