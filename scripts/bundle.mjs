@@ -3,17 +3,20 @@
 // native modules are copied to dist/native/, so the plugin needs neither node_modules nor a compiler.
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
+// Built beside dist/ and swapped in at the end: a failed build, or a session using the plugin while
+// it builds, never sees a half-written dist/.
 const dist = join(root, "dist")
-rmSync(dist, { recursive: true, force: true })
-mkdirSync(join(dist, "native"), { recursive: true })
+const next = join(root, `.dist-next-${process.pid}`)
+rmSync(next, { recursive: true, force: true })
+mkdirSync(join(next, "native"), { recursive: true })
 
 const prebuilds = join(root, "node_modules", "better-sqlite3", "prebuilds")
 for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
-  copyFileSync(join(prebuilds, file), join(dist, "native", file))
+  copyFileSync(join(prebuilds, file), join(next, "native", file))
 }
 
 await build({
@@ -22,7 +25,7 @@ await build({
     { in: "apps/cli/src/hook.ts", out: "hook" },
     { in: "apps/cli/src/bin.ts", out: "ralph-mem" }
   ],
-  outdir: dist,
+  outdir: next,
   outExtension: { ".js": ".mjs" },
   // The entries stay tiny: they turn on Node's compile cache, then import the real code from a chunk,
   // which the cache then covers (a hook is a fresh process every time, so this is most of its start-up).
@@ -47,4 +50,17 @@ await build({
     ].join("\n")
   },
   logLevel: "warning"
+}).catch((error) => {
+  rmSync(next, { recursive: true, force: true })
+  throw error
 })
+
+const old = join(root, `.dist-old-${process.pid}`)
+rmSync(old, { recursive: true, force: true })
+try {
+  renameSync(dist, old)
+} catch {
+  // No dist/ yet.
+}
+renameSync(next, dist)
+rmSync(old, { recursive: true, force: true })

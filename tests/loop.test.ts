@@ -1,0 +1,196 @@
+/**
+ * The Ralph loop through its real entry points: the ralph-mem binary and the hook process.
+ */
+import Database from "better-sqlite3"
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { CLI, runCli } from "./support/cli.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+/** A git project with a check that passes once `fixed` exists, and an agent that fixes it on its third run. */
+const project = (options: { fixAt?: number; agentSleepMs?: number; killParentAt?: number } = {}) => {
+  const root = tempFolder()
+  const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, stdio: "ignore" })
+  git("init", "-q")
+  git("config", "user.email", "dev@example.com")
+  git("config", "user.name", "dev")
+  writeFileSync(join(root, "work.txt"), "original\n")
+  writeFileSync(join(root, "check.js"), `if (!require("fs").existsSync("fixed")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }`)
+  writeFileSync(
+    join(root, "agent.js"),
+    `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
+     fs.writeFileSync("count", String(n)); fs.appendFileSync("work.txt", "iteration " + n + "\\n")
+     fs.appendFileSync("prompts.log", process.argv[2] + "\\n=====\\n")
+     if (n === ${options.killParentAt ?? -1}) { process.kill(process.ppid, "SIGKILL"); process.exit(0) }
+     if (n >= ${options.fixAt ?? 3}) fs.writeFileSync("fixed", "yes")
+     const until = Date.now() + ${options.agentSleepMs ?? 0}; while (Date.now() < until) {}
+     console.log("agent run " + n)`
+  )
+  git("add", "-A")
+  git("commit", "-qm", "init")
+  return root
+}
+
+const ralph = (root: string, ...args: Array<string>) => runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "" } })
+const json = (root: string, ...args: Array<string>) => {
+  const result = ralph(root, ...args, "--json")
+  expect(result.stderr, result.stdout).toBe("")
+  return JSON.parse(result.stdout)
+}
+const loopRuns = (root: string) => {
+  const db = new Database(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+  try {
+    return db.prepare("SELECT loop_id, status, iterations, end_reason FROM loop_runs").all()
+  } finally {
+    db.close()
+  }
+}
+const fast = ["--criteria", "custom=node check.js"]
+
+describe("ralph run: a fresh agent per iteration", () => {
+  it("succeeds when the harness's check passes at iteration 3, and status agrees with loop_runs", () => {
+    const root = project()
+    const result = ralph(root, "run", "make", "the", "check", "pass", "--agent", "node agent.js", ...fast)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/iteration 1: failed[\s\S]*iteration 2: failed[\s\S]*iteration 3: passed[\s\S]*The loop ended: success after 3 iteration/)
+    const status = json(root, "status")
+    expect(status).toMatchObject({ goal: "make the check pass", status: "success", iteration: 3, driver: "external" })
+    expect(status.lastResults).toEqual([expect.objectContaining({ kind: "custom", passed: true, exitCode: 0 })])
+    expect(loopRuns(root)).toEqual([{ loop_id: status.loopId, status: "success", iterations: 3, end_reason: null }])
+    // each prompt re-anchors on the goal; later ones carry what failed
+    const prompts = readFileSync(join(root, "prompts.log"), "utf8").split("\n=====\n")
+    expect(prompts[0]).toMatch(/Goal: make the check pass[\s\S]*iteration 1 of at most 10/)
+    expect(prompts[1]).toMatch(/iteration 2 of at most 10[\s\S]*custom `node check\.js`: exit 1[\s\S]*FAIL check > the thing is fixed/)
+  })
+
+  it("ends at max iterations with the reason, and exits non-zero", () => {
+    const root = project({ fixAt: 99 })
+    const result = ralph(root, "run", "never", "--agent", "node agent.js", "--max-iterations", "2", ...fast)
+    expect(result.code).toBe(1)
+    expect(json(root, "status")).toMatchObject({ status: "failed", iteration: 2, endReason: "max iterations (2) reached" })
+  })
+
+  it("is stopped by ralph stop from another process, at its next step", async () => {
+    const root = project({ fixAt: 99, agentSleepMs: 400 })
+    const child = spawn(process.execPath, [CLI, "ralph", "run", "slow", "--agent", "node agent.js", ...fast], { cwd: root, stdio: "ignore" })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    for (let i = 0; i < 100 && !existsSync(join(root, "count")); i++) await new Promise((r) => setTimeout(r, 50))
+    const stop = ralph(root, "stop", "--reason", "enough")
+    expect(stop.code, stop.stderr).toBe(0)
+    expect(await exited).toBe(1)
+    expect(json(root, "status")).toMatchObject({ status: "stopped", endReason: "enough" })
+    expect(Number(readFileSync(join(root, "count"), "utf8"))).toBeLessThanOrEqual(2)
+  })
+
+  it("survives a crash mid-iteration: replay and status give the exact state, resume finishes the loop", () => {
+    const root = project({ killParentAt: 2 })
+    const crashed = ralph(root, "run", "crash test", "--agent", "node agent.js", ...fast)
+    expect(crashed.code).toBeNull()
+    expect(runCli(["replay"], { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
+    const status = json(root, "status")
+    expect(status).toMatchObject({ status: "running", iteration: 2 })
+    expect(loopRuns(root)).toEqual([{ loop_id: status.loopId, status: "running", iterations: 2, end_reason: null }])
+    const resumed = ralph(root, "resume", "--agent", "node agent.js")
+    expect(resumed.code, resumed.stderr).toBe(0)
+    // The iteration the crash left open is run again: the agent's third run fixes it, in iteration 2.
+    expect(json(root, "status")).toMatchObject({ status: "success", iteration: 2 })
+    expect(readFileSync(join(root, "count"), "utf8")).toBe("3")
+    expect(runCli(["verify"], { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
+  })
+})
+
+describe("ralph stop --rollback", () => {
+  it("restores the working tree after saving a rescue snapshot, without touching git's index or HEAD", () => {
+    const root = project({ fixAt: 99 })
+    const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim()
+    const head = git("rev-parse", "HEAD")
+    const start = json(root, "start", "roll me back", "--session", "s1", ...fast)
+    writeFileSync(join(root, "work.txt"), "changed by the loop\n")
+    writeFileSync(join(root, "new-file.txt"), "created by the loop\n")
+    const stopped = json(root, "stop", "--rollback")
+    expect(stopped).toMatchObject({ status: "stopped", rollbacks: [{ toIteration: 0 }] })
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+    expect(existsSync(join(root, "new-file.txt"))).toBe(false)
+    expect(git("rev-parse", "HEAD")).toBe(head)
+    expect(git("status", "--porcelain")).toBe("")
+    // the rescue snapshot holds what the loop had done
+    const rescue = stopped.rollbacks[0].rescueSnapshotRef.slice(4)
+    expect(git("show", `${rescue}:new-file.txt`)).toBe("created by the loop")
+    expect(start.loopId).toBe(stopped.loopId)
+  })
+})
+
+describe("the in-session driver at Stop", () => {
+  const stop = (root: string, session: string, env: Record<string, string> = {}) =>
+    runHookProcess("Stop", payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: "I tried." }), { cwd: root, env })
+
+  it("blocks with a re-anchoring prompt while the check fails, and lets Claude stop once it passes", () => {
+    const root = project()
+    json(root, "start", "fix", "the", "thing", "--session", "s1", ...fast)
+    const first = stop(root, "s1")
+    const decision = JSON.parse(first.stdout)
+    expect(decision).toMatchObject({ decision: "block" })
+    expect(decision.reason).toMatch(/Goal: fix the thing[\s\S]*iteration 2 of at most 10[\s\S]*FAIL check > the thing is fixed/)
+    expect(decision.systemMessage).toMatch(/iteration 2 of 10/)
+    writeFileSync(join(root, "fixed"), "yes")
+    const second = stop(root, "s1")
+    expect(JSON.parse(second.stdout)).toEqual({ systemMessage: expect.stringMatching(/the loop succeeded at iteration 2/) })
+    expect(json(root, "status")).toMatchObject({ status: "success", iteration: 2 })
+  })
+
+  it("never touches another session", () => {
+    const root = project()
+    json(root, "start", "mine", "--session", "s1", ...fast)
+    expect(stop(root, "s2").stdout).toBe("")
+    expect(json(root, "status")).toMatchObject({ status: "running", iteration: 1 })
+  })
+
+  it("ends the loop, saying why, when Claude Code's block cap would override it", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "capped", "--session", "s1", ...fast)
+    const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "2" }
+    // Each turn changes a file, so it is the cap that ends the loop, not the no-progress rule.
+    const turn = (n: number) => {
+      writeFileSync(join(root, "work.txt"), `turn ${n}\n`)
+      return JSON.parse(stop(root, "s1", env).stdout)
+    }
+    expect(turn(1).decision).toBe("block")
+    expect(turn(2).decision).toBe("block")
+    const third = turn(3)
+    expect(third.decision).toBeUndefined()
+    expect(third.systemMessage).toMatch(/ended without success[\s\S]*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
+    expect(json(root, "status")).toMatchObject({ status: "failed", endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/) })
+  })
+
+  it("lets Claude stop after ralph stop, without running the checks again", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "stop me", "--session", "s1", ...fast)
+    expect(ralph(root, "stop").code).toBe(0)
+    expect(stop(root, "s1").stdout).toBe("")
+  })
+})
+
+describe("ralph flags are strict", () => {
+  it("refuses unknown criteria, a missing session, bad numbers and durations, never folding them into the goal", () => {
+    const root = project()
+    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "tests_pass").stderr).toMatch(/unknown criterion "tests_pass"/)
+    expect(ralph(root, "start", "goal", "--criteria", "custom").stderr).toMatch(/no Claude Code session/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "custom").stderr).toMatch(/custom needs a command/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-iterations", "0").stderr).toMatch(/at least 1/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(/--max-duration soon/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-iteratoins", "3").stderr).toMatch(/Unrecognized flag: --max-iteratoins/)
+    expect(ralph(root, "status").stderr).toMatch(/there is no loop in this project/)
+  })
+
+  it("changes a running loop's config as an event", () => {
+    const root = project()
+    json(root, "start", "tune me", "--session", "s1", ...fast)
+    expect(json(root, "config", "max_iterations", "4")).toMatchObject({ maxIterations: 4 })
+    expect(json(root, "status")).toMatchObject({ maxIterations: 4 })
+    expect(ralph(root, "config", "cooldown_ms", "-5").stderr).toMatch(/whole number >= 0/)
+    expect(ralph(root, "config", "nope", "1").stderr).toMatch(/unknown loop setting nope/)
+  })
+})
