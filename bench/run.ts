@@ -9,6 +9,7 @@ import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
 import { machine } from "./measure.ts"
 import { replayBench } from "./replay.ts"
+import { searchBench } from "./search.ts"
 
 const quick = process.argv.includes("--quick")
 const results = {
@@ -17,6 +18,7 @@ const results = {
   machine: machine(),
   eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
   hooks: hooksBench(quick ? 10 : 30),
+  search: searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
   replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000])
 }
 

@@ -24,8 +24,11 @@ interface ObservationRow {
   readonly createdAt: number
 }
 
+// A tool observation takes its project from its session's row (written by the sessions projection,
+// which runs first for every event), so searches filter on one indexed column.
 const INSERT = `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary,
-  content, error_message, files, metadata, search_terms, identifiers, created_at) VALUES (${Array(15).fill("?").join(", ")})`
+  content, error_message, files, metadata, search_terms, identifiers, created_at)
+  VALUES (?, ?, ?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const indexed = [row.toolName, row.inputSummary, row.content, row.errorMessage, ...row.files].filter((t) => t !== null).join("\n")
@@ -37,6 +40,7 @@ const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
       row.streamId,
       row.sessionId,
       row.projectPath,
+      row.sessionId,
       row.type,
       row.toolName,
       row.inputSummary,
@@ -94,7 +98,7 @@ const rowOf = (
 
 export const observations: Projection = {
   name: "observations",
-  version: 2,
+  version: 4,
   create: `
     CREATE TABLE observations (
       id            INTEGER PRIMARY KEY,
@@ -119,6 +123,7 @@ export const observations: Projection = {
     CREATE INDEX observations_by_session ON observations (session_id, id);
     CREATE INDEX observations_by_stream ON observations (stream_id);
     CREATE INDEX observations_by_type ON observations (type, created_at);
+    CREATE INDEX observations_by_project ON observations (project_path, id);
     CREATE INDEX observations_by_time ON observations (created_at);
     -- What the index sees: the text is stored once, in observations; the index keeps only tokens.
     CREATE VIEW observations_indexed AS
@@ -136,6 +141,8 @@ export const observations: Projection = {
     );
     -- Deleted rows leave no readable tokens behind in the index.
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('secure-delete', 1);
+    -- How many observations hold each term: the search leaves out terms nearly every row has.
+    CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
     -- Index what the table already holds in one pass (the bulk path of a rebuild), then stay in step row by row.
     INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
     CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN

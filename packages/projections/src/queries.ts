@@ -32,8 +32,8 @@ export interface OpenLoop {
 const OBSERVATION_COLUMNS = `o.id, o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName,
   o.input_summary AS inputSummary, o.content, o.error_message AS errorMessage, o.created_at AS createdAt`
 
-/** Observations of a project: their own project (notes) or their session's. */
-const IN_PROJECT = `coalesce(o.project_path, (SELECT s.project_path FROM sessions s WHERE s.session_id = o.session_id)) = @project`
+/** Observations of a project (notes carry it; tool observations take it from their session). */
+const IN_PROJECT = `o.project_path = @project`
 
 export const recentSessionSummaries = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
   db

@@ -71,7 +71,7 @@ describe("observations", () => {
       {
         id: 2,
         session_id: "a",
-        project_path: null,
+        project_path: "/work/app",
         type: "error",
         tool_name: "Bash",
         input_summary: "npm test",

@@ -11,7 +11,8 @@
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import { buildMatchQuery } from "./query.ts"
+import { IDENTIFIER_LIKE } from "./identifiers.ts"
+import { matchTerms } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
@@ -57,6 +58,38 @@ export interface IndexHit {
 const DAY = 86_400_000
 const CANDIDATES_PER_HIT = 5
 
+/**
+ * Terms held by more than this share of observations are left out of the query: bm25 gives them
+ * almost no weight, yet FTS5 would score every row they match (a query with "the" or "error" would
+ * cost as much as scanning the table). The rarest term always stays.
+ */
+const COMMON_TERM_SHARE = 0.2
+/** Below this many observations every query is cheap: nothing is left out. */
+const PRUNE_FROM_ROWS = 500
+
+/** Rows holding a term: exact, or every term with the prefix for `"word"*`. */
+const documentFrequency = (db: SqliteDatabase, term: string): number => {
+  const prefix = term.endsWith("*")
+  const word = term.slice(1, prefix ? -2 : -1).replaceAll('""', '"')
+  return (
+    prefix
+      ? db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").pluck().get(word, `${word}\u{10FFFF}`)
+      : db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").pluck().get(word)
+  ) as number
+}
+
+/** The words part of the query: every term, less the ones most rows hold. */
+const selectiveWordQuery = (db: SqliteDatabase, query: string): string | undefined => {
+  const terms = matchTerms(query)
+  if (terms.length === 0) return undefined
+  const rows = db.prepare("SELECT count(*) FROM observations").pluck().get() as number
+  if (rows < PRUNE_FROM_ROWS) return terms.join(" OR ")
+  const frequencies = terms.map((term) => ({ term, df: documentFrequency(db, term) }))
+  const selective = frequencies.filter((f) => f.df <= rows * COMMON_TERM_SHARE)
+  const kept = selective.length > 0 ? selective : [frequencies.reduce((a, b) => (b.df < a.df ? b : a))]
+  return kept.map((f) => f.term).join(" OR ")
+}
+
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
@@ -65,9 +98,12 @@ const oneLine = (text: string, max: number) => {
 const recencyFactor = (createdAt: number, now: number, recency: Recency) =>
   1 - recency.weight + recency.weight * 0.5 ** (Math.max(0, now - createdAt) / DAY / recency.halfLifeDays)
 
-/** Words of 3+ characters (with a letter or digit) that can match inside identifiers, as quoted trigram phrases. */
+/**
+ * The query's identifier-like words (paths, snake_case, CamelCase, with digits: what the trigram index
+ * holds) as quoted trigram phrases. Plain words are left to the word index and its prefix matching.
+ */
 const substringQuery = (query: string): string | undefined => {
-  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => /[A-Za-z0-9]/.test(w)).slice(0, 16)
+  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => /[A-Za-z0-9]/.test(w) && IDENTIFIER_LIKE.test(w)).slice(0, 16)
   return words.length === 0 ? undefined : words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")
 }
 
@@ -83,28 +119,44 @@ interface ObservationCandidate {
 }
 
 const observationFilters = `
-  (@project IS NULL OR coalesce(o.project_path, (SELECT s.project_path FROM sessions s WHERE s.session_id = o.session_id)) = @project)
+  (@project IS NULL OR o.project_path = @project)
   AND (@session IS NULL OR o.session_id = @session)
   AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
   AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
   AND o.created_at >= @since AND o.created_at < @until`
 
-const observationCandidates = (db: SqliteDatabase, index: "words" | "substrings", match: string, params: Record<string, unknown>) =>
-  db
-    .prepare(
-      index === "words"
-        ? `SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
-                  o.content, o.created_at AS createdAt, -bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS relevance
-           FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
-           WHERE observations_fts MATCH @match AND ${observationFilters}
-           ORDER BY bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) LIMIT @candidates`
-        : `SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
-                  o.content, o.created_at AS createdAt, -0.5 * bm25(observations_trigram) AS relevance
-           FROM observations_trigram JOIN observations o ON o.id = observations_trigram.rowid
-           WHERE observations_trigram MATCH @match AND ${observationFilters}
-           ORDER BY bm25(observations_trigram) LIMIT @candidates`
-    )
-    .all({ ...params, match }) as Array<ObservationCandidate>
+/**
+ * The best `window` rows of an index by bm25, then joined and filtered: FTS5 scores every match, but
+ * joining only its top rows keeps a common query cheap on a large table. When filters leave fewer than
+ * `wanted`, the window widens (up to every match), so a narrow filter still finds its rows.
+ */
+const observationCandidates = (
+  db: SqliteDatabase,
+  index: "words" | "substrings",
+  match: string,
+  params: Record<string, unknown> & { readonly candidates: number }
+): Array<ObservationCandidate> => {
+  const [table, weights, factor] = index === "words"
+    ? ["observations_fts", "3.0, 1.0, 1.0, 0.5", 1]
+    : ["observations_trigram", "", 0.5]
+  const statement = db.prepare(
+    `WITH top AS (
+       SELECT rowid, bm25(${table}${weights === "" ? "" : `, ${weights}`}) AS rank FROM ${table}
+       WHERE ${table} MATCH @match ORDER BY rank LIMIT @window
+     )
+     SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
+            o.content, o.created_at AS createdAt, -${factor} * top.rank AS relevance
+     FROM top JOIN observations o ON o.id = top.rowid
+     WHERE ${observationFilters}
+     ORDER BY top.rank LIMIT @candidates`
+  )
+  for (let window = params.candidates * 4; ; window *= 8) {
+    const rows = statement.all({ ...params, match, window }) as Array<ObservationCandidate>
+    if (rows.length >= params.candidates) return rows
+    const matches = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck().get(match, window + 1) as number
+    if (matches <= window) return rows
+  }
+}
 
 const sessionCandidates = (db: SqliteDatabase, match: string, params: Record<string, unknown>) =>
   db
@@ -128,7 +180,7 @@ const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
 /** Layer 1: ranked one-line hits for a free-text query, with their total token estimate. */
 export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
-  const words = buildMatchQuery(options.query)
+  const words = selectiveWordQuery(db, options.query)
   const substrings = substringQuery(options.query)
   if (words === undefined && substrings === undefined) return { hits: [], totalTokens: 0 }
   const now = options.now ?? Date.now()

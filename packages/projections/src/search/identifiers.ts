@@ -4,7 +4,7 @@
  * Plain words are left to the word index; trigrams of them would only grow the database.
  */
 const CANDIDATE = /[A-Za-z0-9_][A-Za-z0-9_./-]{2,}/g
-const IDENTIFIER_LIKE = /[_./-]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/
+export const IDENTIFIER_LIKE = /[_./-]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/
 
 /** Distinct identifier-like words (at most 200), space-separated. */
 export const identifiersOf = (text: string): string => {

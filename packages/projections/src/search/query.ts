@@ -43,12 +43,18 @@ function* termsOfText(text: string): Generator<string> {
   for (const word of wordsOf(text)) yield* termsOf(word)
 }
 
-/** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
-export const buildMatchQuery = (userText: string): string | undefined => {
+/** The query's terms, each a safe MATCH term (quoted, perhaps a prefix), at most 32. */
+export const matchTerms = (userText: string): ReadonlyArray<string> => {
   const terms = new Set<string>()
   for (const term of termsOfText(userText)) {
     terms.add(term)
     if (terms.size === MAX_TERMS) break
   }
-  return terms.size === 0 ? undefined : [...terms].join(" OR ")
+  return [...terms]
+}
+
+/** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
+export const buildMatchQuery = (userText: string): string | undefined => {
+  const terms = matchTerms(userText)
+  return terms.length === 0 ? undefined : terms.join(" OR ")
 }
