@@ -498,7 +498,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("injects the redacted memory into the second session, and neither secret reaches any of its requests", () => {
       expectHooksSucceeded(second.run)
       const atStart = String(onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload["text"])
-      expect(atStart).toContain("Goal: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it.")
+      expect(atStart).toContain("Goal: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
       const related = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
       expect(related).toContain("otter deploy used [secret:anthropic-key]")
       expect(requestsWithMemory(second.mock.requests).length).toBeGreaterThan(0)

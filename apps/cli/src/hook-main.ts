@@ -4,19 +4,20 @@
  */
 import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
-import { continueAtStop } from "@ralph-mem/loop"
 import { injectionBudgetTokens } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 
 const extensions: HookExtensions = {
+  // Loaded only at Stop: every other hook would pay for the loop's modules at start-up.
   stop: ({ memory, input, settings, env }) =>
-    continueAtStop(memory, {
-      sessionId: input.session_id,
-      lastAssistantMessage: input.last_assistant_message ?? "",
-      env,
-      now: Date.now(),
-      injectionBudgetTokens: injectionBudgetTokens(settings)
-    })
+    Effect.flatMap(Effect.promise(() => import("@ralph-mem/loop")), ({ continueAtStop }) =>
+      continueAtStop(memory, {
+        sessionId: input.session_id,
+        lastAssistantMessage: input.last_assistant_message ?? "",
+        env,
+        now: Date.now(),
+        injectionBudgetTokens: injectionBudgetTokens(settings)
+      }))
 }
 
 export const main = async (hook: string | undefined, readStdin: () => string | undefined): Promise<void> => {

@@ -5,8 +5,8 @@
  *   3. full:     complete content, metadata and files of chosen observations.
  *
  * Ranking: relevance is FTS5's bm25 (negated, so higher is better), with column weights (tool and
- * input 3, text 1, files 1, identifier parts 0.5); substring matches on identifiers (trigrams) count
- * at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
+ * input 3, text 1, files 1, identifier parts 0.5); when words find fewer hits than asked for,
+ * substring matches on identifiers (trigrams) fill in at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
  * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  */
@@ -201,7 +201,9 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
     if (seen === undefined || c.relevance > seen.relevance) best.set(c.eventId, c)
   }
   if (words !== undefined) observationCandidates(db, "words", words, params).forEach(consider)
-  if (substrings !== undefined) observationCandidates(db, "substrings", substrings, params).forEach(consider)
+  // Substrings are the fallback for what the word index cannot find (`xpiredErr`): trigram matches of a
+  // common identifier cover nearly every row, and would cost more than everything else.
+  if (substrings !== undefined && best.size < limit) observationCandidates(db, "substrings", substrings, params).forEach(consider)
   const hits: Array<IndexHit> = [...best.values()].map((c) =>
     withTokens({
       kind: "observation",
