@@ -165,6 +165,31 @@ describe("the in-session driver at Stop", () => {
     expect(json(root, "status")).toMatchObject({ status: "failed", endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/) })
   })
 
+  it("counts Stop-hook blocks from the user's last prompt: a new user turn (stop_hook_active false) starts afresh", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "respect the user", "--session", "s1", ...fast)
+    const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "2" }
+    const turn = (n: number, active: boolean) => {
+      writeFileSync(join(root, "work.txt"), `turn ${n}\n`)
+      return JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: active, last_assistant_message: "tried" }), { cwd: root, env }).stdout)
+    }
+    expect(turn(1, false).decision).toBe("block")
+    expect(turn(2, true).decision).toBe("block")
+    // The user speaks: Claude Code's count of consecutive blocks starts again, and so does ours.
+    runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, { prompt: "keep going" }), { cwd: root })
+    expect(turn(3, false).decision).toBe("block")
+    expect(json(root, "status")).toMatchObject({ status: "running", iteration: 4 })
+  })
+
+  it("re-anchors on the goal after a compaction, so the loop survives a summarised context", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "survive compaction", "--session", "s1", ...fast)
+    runHookProcess("PreCompact", payload("PreCompact", "s1", root, { trigger: "auto", custom_instructions: null }), { cwd: root })
+    const decision = JSON.parse(stop(root, "s1").stdout)
+    expect(decision.decision).toBe("block")
+    expect(decision.reason).toMatch(/^\[ralph-mem loop \w+\] Goal: survive compaction/)
+  })
+
   it("lets Claude stop after ralph stop, without running the checks again", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "stop me", "--session", "s1", ...fast)
