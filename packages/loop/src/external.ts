@@ -8,10 +8,9 @@ import { streams } from "@ralph-mem/events"
 import { estimateTokens, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { runCommand } from "./criteria/index.ts"
-import { evaluateCriteria } from "./criteria/index.ts"
 import { stopCondition } from "./conditions.ts"
+import { closeIteration } from "./iteration.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { changedFiles, takeSnapshot } from "./snapshot.ts"
 import { iterationOpen, type Loop } from "./state.ts"
 import { execute, loadLoop } from "./store.ts"
 
@@ -54,18 +53,9 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
       .pipe(Effect.orDie)
     // A stop may have come while the agent worked: it ends the loop before anything else is recorded.
     if (loadLoop(memory, loopId).state!.status !== "running") return loadLoop(memory, loopId).state!
-    const { results, passed } = yield* evaluateCriteria(loop.config.successCriteria, { projectRoot: loop.projectPath })
-    const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
-    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loopId, `iteration-${iteration}`)).pipe(
-      Effect.catchDefect(() => Effect.succeed(undefined))
-    )
-    yield* run({ _tag: "RecordCriteria", results })
-    loop = yield* run({
-      _tag: "CompleteIteration",
-      passed,
-      filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
-      ...(snapshotRef === undefined ? {} : { snapshotRef })
-    })
+    const closed = yield* closeIteration(memory, loop, { writer: WRITER })
+    const passed = closed.passed
+    loop = closed.loop
     options.onIteration?.(loop)
     if (passed) return yield* run({ _tag: "Succeed" })
     const ending = stopCondition(loop, Date.now())

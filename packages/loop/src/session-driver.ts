@@ -10,10 +10,9 @@
 import type { CriterionResult } from "@ralph-mem/events"
 import { estimateTokens, type Memory, selective } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { evaluateCriteria } from "./criteria/index.ts"
 import { stopCondition } from "./conditions.ts"
+import { closeIteration } from "./iteration.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { changedFiles, takeSnapshot } from "./snapshot.ts"
 import { iterationOpen, type Loop } from "./state.ts"
 import { activeLoopForSession, execute, loadLoop } from "./store.ts"
 
@@ -79,25 +78,12 @@ export const continueAtStop = (
   return Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
     if (!iterationOpen(loop)) loop = yield* run({ _tag: "BeginIteration" })
-    const iteration = loop.iterations.at(-1)!
-    const { results, passed } = yield* evaluateCriteria(loop.config.successCriteria, {
-      projectRoot: loop.projectPath,
-      lastAssistantMessage: input.lastAssistantMessage
-    })
-    const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
-    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loopId, `iteration-${iteration.iteration}`)).pipe(
-      Effect.catchDefect(() => Effect.succeed(undefined))
-    )
-    yield* run({ _tag: "RecordCriteria", results })
-    loop = yield* run({
-      _tag: "CompleteIteration",
-      passed,
-      filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
-      ...(snapshotRef === undefined ? {} : { snapshotRef })
-    })
+    const closed = yield* closeIteration(memory, loop, { writer: WRITER, lastAssistantMessage: input.lastAssistantMessage })
+    const { results, passed, iteration } = closed
+    loop = closed.loop
     if (passed) {
       yield* run({ _tag: "Succeed" })
-      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration.iteration} (${summary(results)}).` }
+      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).` }
     }
     const cap = blockCap(input.env)
     const ending =
@@ -107,14 +93,14 @@ export const continueAtStop = (
         : undefined)
     if (ending !== undefined) {
       yield* run({ _tag: "Fail", reason: ending })
-      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration.iteration}: ${ending}. Last checks: ${summary(results)}.` }
+      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${ending}. Last checks: ${summary(results)}.` }
     }
     loop = yield* run({ _tag: "BeginIteration" })
     const prompt = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: promptChars(loop, input.injectionBudgetTokens) })
     return {
       decision: "block" as const,
       reason: prompt,
-      systemMessage: `ralph-mem: iteration ${iteration.iteration + 1} of ${loop.config.maxIterations} (${summary(results)}; ~${estimateTokens(prompt)} tokens of context).`
+      systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${summary(results)}; ~${estimateTokens(prompt)} tokens of context).`
     }
   }).pipe(
     // The loop ended under us (stopped from another process): let Claude stop, and say so.

@@ -47,6 +47,26 @@ const parseMaxDuration = (value: Option.Option<string>) => {
 
 const project = () => findProjectRoot(process.cwd())
 
+/** The loop settings of `start` and `run`: settings from config, overridden by validated flags. */
+const configFromFlags = (input: {
+  readonly maxIterations: Option.Option<number>
+  readonly maxDuration: Option.Option<string>
+  readonly criteria: ReadonlyArray<string>
+}) =>
+  Effect.gen(function*() {
+    if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
+    const criteria = yield* parseCriteria(input.criteria)
+    const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+    const root = project()
+    const { settings } = loadSettings({ projectRoot: root, env: process.env })
+    const config = loopConfig(settings, {
+      ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
+      ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
+      criteria
+    })
+    return { root, settings, config }
+  })
+
 /** Resolves the loop a command is about: --loop, else the latest of this project. */
 const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
   const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory, project())
@@ -119,17 +139,8 @@ const start = Command.make(
       if (sessionId === undefined || sessionId === "") {
         return yield* flags.failWith("no Claude Code session to bind the loop to: run /ralph-mem:ralph start inside Claude Code, pass --session, or use ralph-mem ralph run for a loop outside a session")
       }
-      if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
-      const criteria = yield* parseCriteria(input.criteria)
-      const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+      const { root, config } = yield* configFromFlags(input)
       const goal = input.goal.join(" ")
-      const root = project()
-      const { settings } = loadSettings({ projectRoot: root, env: process.env })
-      const config = loopConfig(settings, {
-        ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
-        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
-        criteria
-      })
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const running = activeLoopForSession(memory, sessionId)
@@ -164,22 +175,13 @@ const run = Command.make(
   },
   (input) =>
     Effect.gen(function*() {
-      const criteria = yield* parseCriteria(input.criteria)
-      const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+      const { root, settings, config } = yield* configFromFlags(input)
       const agentTimeoutMs = parseDuration(input.agentTimeout)
       if (agentTimeoutMs === undefined) return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
-      if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
       const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
         Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
       )
       if (agent.length === 0) return yield* flags.failWith("--agent is empty")
-      const root = project()
-      const { settings } = loadSettings({ projectRoot: root, env: process.env })
-      const config = loopConfig(settings, {
-        ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
-        ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
-        criteria
-      })
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const loopId = monotonicUlid()()
