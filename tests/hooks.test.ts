@@ -2,7 +2,7 @@
  * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
  */
 import Database from "better-sqlite3"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -187,14 +187,31 @@ describe("hooks fail open", () => {
     expect(query(root, "SELECT json_extract(payload, '$.hook') AS hook FROM events WHERE type = 'HookFailed'")).toEqual([{ hook: "UserPromptSubmit" }])
   })
 
-  it("survives a file that is not a database, and leaves it untouched", () => {
+  it("survives a file that is not a database: keeps it aside, byte for byte, and carries on with a new one", () => {
     const root = project()
     mkdirSync(join(root, ".ralph-mem"))
     writeFileSync(dbOf(root), "definitely not sqlite ".repeat(500))
     const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), { cwd: root })
+    expect([run.code, run.stderr]).toEqual([0, ""])
+    expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toMatch(/damaged \(.*not an SQLite database.*\); no backup existed, so memory starts afresh/)
+    const [kept] = readdirSync(join(root, ".ralph-mem", "damaged"))
+    expect(readFileSync(join(root, ".ralph-mem", "damaged", kept!), "utf8")).toBe("definitely not sqlite ".repeat(500))
+    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/damaged database, restoring: .*not an SQLite database/)
+    expect(query(root, "SELECT type FROM events ORDER BY position").map((r) => (r as { type: string }).type)).toEqual(["DatabaseRestored", "SessionStarted", "ContextInjected"])
+  })
+
+  it("leaves another program's SQLite database alone: that is a mistake to report, not damage", () => {
+    const root = project()
+    mkdirSync(join(root, ".ralph-mem"))
+    const other = new Database(dbOf(root))
+    other.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY)")
+    other.close()
+    const before = readFileSync(dbOf(root))
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), { cwd: root })
     expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
-    expect(readFileSync(dbOf(root), "utf8")).toBe("definitely not sqlite ".repeat(500))
-    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/not an SQLite database/)
+    expect(readFileSync(dbOf(root)).equals(before)).toBe(true)
+    expect(existsSync(join(root, ".ralph-mem", "damaged"))).toBe(false)
+    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/belongs to another program/)
   })
 
   it("ignores an event it does not handle", () => {
@@ -215,7 +232,7 @@ describe("hooks fail open", () => {
 })
 
 describe("privacy on every write path", () => {
-  it("keeps <private> text and planted secrets out of the database and its WAL", () => {
+  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", async () => {
     const root = project()
     const secret = "sk-ant-api03-PLANTEDsecretVALUE0123456789abcdefABCDEF"
     const aws = "AKIAPLANTED12345678X"
@@ -231,7 +248,23 @@ describe("privacy on every write path", () => {
     hook(root, "Stop", "s1", { last_assistant_message: `Done. <private>internal note 4477</private> Used ${secret}.` })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     hook(root, "SessionStart", "s2", { source: "startup" })
-    const bytes = ["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)).filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("")
+    // SessionEnd starts a backup in the background: wait for it, then read everything on disk.
+    const backups = join(root, ".ralph-mem", "backups")
+    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
+    const files = [
+      ...["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)),
+      ...readdirSync(backups).map((f) => join(backups, f))
+    ]
+    expect(files.length).toBeGreaterThanOrEqual(3)
+    // A file may vanish as we read (the backup's connection closing removes the WAL): that is nothing to read.
+    const read = (f: string) => {
+      try {
+        return readFileSync(f).toString("latin1")
+      } catch {
+        return ""
+      }
+    }
+    const bytes = files.map(read).join("")
     for (const planted of [secret, aws, "hunter2hunter2", "9911", "4477", "my bank pin"]) expect(bytes).not.toContain(planted)
     expect(bytes).toContain("[private]")
     expect(bytes).toContain("[secret:")

@@ -62,7 +62,9 @@ export const createSandbox = (): Sandbox => {
   const tmp = join(root, "tmp")
   mkdirSync(home)
   mkdirSync(tmp)
-  return { root, home, tmp, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+  // Retried: a detached process the session started (ralph-mem's backup after SessionEnd) may still be
+  // writing its compile cache under the sandbox's TMPDIR for a moment.
+  return { root, home, tmp, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) }
 }
 
 /** Parent variables worth keeping; everything else (notably ANTHROPIC_*, CLAUDE_*, NODE_OPTIONS) is dropped. */

@@ -238,7 +238,14 @@ const databaseBytes = (project: string): string =>
   ["", "-wal", "-shm"]
     .map((suffix) => `${databasePath(project)}${suffix}`)
     .filter((path) => existsSync(path))
-    .map((path) => readFileSync(path).toString("latin1"))
+    // A file may vanish as we read it (the background backup's connection closing removes the WAL).
+    .map((path) => {
+      try {
+        return readFileSync(path).toString("latin1")
+      } catch {
+        return ""
+      }
+    })
     .join("\n")
 
 /** The lines of `.ralph-mem/hooks.log` (every hook failure), `[]` when there was none. */

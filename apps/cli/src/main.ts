@@ -7,6 +7,7 @@ import { audit } from "./commands/audit.ts"
 import { config } from "./commands/config.ts"
 import { forget } from "./commands/forget.ts"
 import { inject } from "./commands/inject.ts"
+import { backup, doctor } from "./commands/maintenance.ts"
 import { ralph } from "./commands/ralph.ts"
 import { replay } from "./commands/replay.ts"
 import { search } from "./commands/search.ts"
@@ -19,7 +20,7 @@ useBundledNativeBinding(import.meta.url)
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
-  Command.withSubcommands([status, search, show, inject, forget, ralph, config, timeline, audit, replay, verify])
+  Command.withSubcommands([status, search, show, inject, forget, ralph, config, timeline, audit, replay, verify, backup, doctor])
 )
 
 root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

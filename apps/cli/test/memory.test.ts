@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../../packages/events/test/helpers.ts"
@@ -28,8 +28,18 @@ const json = (root: string, ...args: Array<string>) => {
   expect(result.stderr).toBe("")
   return JSON.parse(result.stdout)
 }
+/** The database and its WAL as bytes; a WAL that vanishes as we read (a connection closing) reads as nothing. */
 const fileBytes = (root: string) =>
-  ["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)).filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("")
+  ["memory.db", "memory.db-wal"]
+    .map((f) => join(root, ".ralph-mem", f))
+    .map((f) => {
+      try {
+        return readFileSync(f).toString("latin1")
+      } catch {
+        return ""
+      }
+    })
+    .join("")
 
 describe("ralph-mem search and show", () => {
   it("finds memories by identifier parts and substrings, ranked, with token estimates", () => {

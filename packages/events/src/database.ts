@@ -57,8 +57,8 @@ const unusable = (path: string, error: unknown): DatabaseUnusable => {
   return new DatabaseUnusable({ path, problem: "unreachable", reason: `cannot open the database (${detail})` })
 }
 
-/** Checks the file is ours and not from the future, then brings its schema up to date. */
-const checkAndMigrate = (db: SqliteDatabase, path: string): void => {
+/** Refuses a file that is another program's database, before anything (even a pragma) writes to it. */
+const checkOwnership = (db: SqliteDatabase, path: string): void => {
   const applicationId = db.pragma("application_id", { simple: true }) as number
   const hasTables = (db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() as number) > 0
   if (hasTables && applicationId !== APPLICATION_ID) {
@@ -68,17 +68,28 @@ const checkAndMigrate = (db: SqliteDatabase, path: string): void => {
       reason: "this SQLite file belongs to another program, not ralph-mem; point RALPH_MEM_DB elsewhere"
     })
   }
+}
+
+/** Refuses a database written by a newer ralph-mem, before anything writes to it. */
+const checkNotNewer = (db: SqliteDatabase, path: string): void => {
+  const current = db.pragma("user_version", { simple: true }) as number
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new DatabaseUnusable({
+      path,
+      problem: "newer_schema",
+      reason: `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
+    })
+  }
+}
+
+/** Brings the schema up to date. */
+const migrate = (db: SqliteDatabase, path: string): void => {
   // Nearly every open finds the schema current: check before taking the write lock a migration needs.
   if ((db.pragma("user_version", { simple: true }) as number) === LATEST_SCHEMA_VERSION) return
-  const migrate = db.transaction(() => {
+  const apply = db.transaction(() => {
+    // Re-read under the write lock: another process may have migrated (or upgraded) it meanwhile.
+    checkNotNewer(db, path)
     const current = db.pragma("user_version", { simple: true }) as number
-    if (current > LATEST_SCHEMA_VERSION) {
-      throw new DatabaseUnusable({
-        path,
-        problem: "newer_schema",
-        reason: `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
-      })
-    }
     for (const migration of migrations) {
       if (migration.version > current) db.exec(migration.sql)
     }
@@ -87,7 +98,7 @@ const checkAndMigrate = (db: SqliteDatabase, path: string): void => {
       db.pragma(`user_version = ${LATEST_SCHEMA_VERSION}`)
     }
   })
-  migrate.immediate()
+  apply.immediate()
 }
 
 /** Opens (creating if needed) a ralph-mem database at `path`, ready for appends and reads. */
@@ -98,11 +109,13 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
       ensurePrivateFile(path)
       const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
+        checkOwnership(db, path)
+        checkNotNewer(db, path)
         db.pragma("journal_mode = WAL")
         db.pragma("synchronous = NORMAL")
         db.pragma("secure_delete = ON")
         db.pragma("foreign_keys = ON")
-        checkAndMigrate(db, path)
+        migrate(db, path)
         return db
       } catch (error) {
         db.close()

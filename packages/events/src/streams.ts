@@ -4,5 +4,6 @@ export const streams = {
   loop: (loopId: string) => `loop:${loopId}`,
   note: (noteId: string) => `note:${noteId}`,
   forgets: "memory:forgets",
-  hookFailures: "hooks:failures"
+  hookFailures: "hooks:failures",
+  maintenance: "maintenance"
 } as const

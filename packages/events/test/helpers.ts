@@ -11,7 +11,8 @@ const closers: Array<() => void> = []
 
 afterEach(() => {
   for (const close of closers.splice(0)) close()
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
+  // Retried: a backup a hook started in the background may still be writing for a moment.
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
 })
 
 /** A fresh folder, removed after the test. */

@@ -11,7 +11,8 @@ import {
   recentObservations,
   recentSessionSummaries,
   searchIndex,
-  type Settings
+  type Settings,
+  unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
@@ -72,6 +73,7 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
   }
   const injection = fitToBudget(
     sessionStartItems({
+      restores: unannouncedRestores(memory.db),
       loops: openLoops(memory.db, project),
       notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
       summaries: recentSessionSummaries(memory.db, project, 3),

@@ -3,7 +3,7 @@
  * every item falls back to its compact line; still over, the least important items are left out.
  * Pure: the same memory and budget give the same text.
  */
-import { estimateTokens, type IndexHit, type ObservationHit, type OpenLoop, type SessionSummary } from "@ralph-mem/projections"
+import { estimateTokens, type IndexHit, type ObservationHit, type OpenLoop, type RestoreNotice, type SessionSummary } from "@ralph-mem/projections"
 
 export interface InjectionItem {
   readonly section: string
@@ -71,7 +71,16 @@ const loopItem = (loop: OpenLoop): InjectionItem => {
   }
 }
 
+const restoreItem = (notice: RestoreNotice): InjectionItem => {
+  const what = notice.backup === null
+    ? "no backup existed, so memory starts afresh"
+    : `the newest good backup was restored (${notice.backup})`
+  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ${what}. The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
+  return { section: "ralph-mem notice", full: line, compact: line }
+}
+
 export interface ProjectMemory {
+  readonly restores?: ReadonlyArray<RestoreNotice>
   readonly summaries: ReadonlyArray<SessionSummary>
   readonly loops: ReadonlyArray<OpenLoop>
   readonly notes: ReadonlyArray<ObservationHit>
@@ -81,6 +90,7 @@ export interface ProjectMemory {
 
 /** SessionStart: the project's recent past, most useful first. */
 export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> => [
+  ...(memory.restores ?? []).map(restoreItem),
   ...memory.loops.map(loopItem),
   ...memory.notes.map((n) => observationItem("Notes to remember", n)),
   ...memory.summaries.map((s) => ({

@@ -5,7 +5,7 @@
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
 import { findProjectRoot, monotonicUlid, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
-import { loadSettings, type Memory, openMemory } from "@ralph-mem/projections"
+import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -37,7 +37,12 @@ export interface StopOutput {
  */
 export interface HookExtensions {
   readonly stop?: (context: HookContext & { readonly input: HookInput<"Stop">; readonly env: HookEnvironment["env"] }) => Effect.Effect<StopOutput | undefined>
+  /** After a hook's events are recorded (the app starts a backup after SessionEnd). */
+  readonly afterRecorded?: (hook: HookName, context: HookContext & { readonly databasePath: string }) => void
 }
+
+/** A damaged database found while opening: recovered before the hook goes on. */
+class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedDatabase", { reason: Schema.String }) {}
 
 /** `undefined` stdin: too large to read, or unreadable. */
 const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
@@ -82,30 +87,52 @@ export const runHook = (
   let memory: Memory | undefined
   const open = () => openMemory({ path: databasePath })
 
+  /** Open, decide, append, continue: the part that runs again once on a recovered database. */
+  const record = (input: HookInput<HookName>, project: string) =>
+    Effect.gen(function*() {
+      memory = yield* open()
+      // Once a session, a full check: damage in pages a hook never reads is found before it spreads.
+      if (hook === "SessionStart" && memory.db.pragma("quick_check", { simple: true }) !== "ok") {
+        return yield* new DamagedDatabase({ reason: "quick_check found damage" })
+      }
+      // A broken config never stops a hook: its problems are logged and the valid layers apply.
+      const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
+      for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
+      const context = { memory, project, settings }
+      const decision = handlers[hook](input as never, context)
+      if (decision.events.length > 0) {
+        yield* memory.log.append(streams.session(input.session_id), decision.events as ReadonlyArray<RalphMemEvent>, {
+          expectedVersion: "any",
+          writer: `hook:${hook}`,
+          correlationId: invocation,
+          ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
+        })
+      }
+      extensions.afterRecorded?.(hook, { ...context, databasePath })
+      if (hook === "Stop" && extensions.stop !== undefined) {
+        return yield* extensions.stop({ ...context, input: input as HookInput<"Stop">, env: environment.env })
+      }
+      return decision.output
+    })
+
   const program = Effect.gen(function*() {
     // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.
     const input = yield* decode(hook, redactValue(yield* parse(stdin)).value)
     sessionId = input.session_id
     const project = findProjectRoot(input.cwd ?? environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd)
     databasePath = resolveDatabasePath({ cwd: project, env: environment.env })
-    memory = yield* open()
-    // A broken config never stops a hook: its problems are logged and the valid layers apply.
-    const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
-    for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
-    const context = { memory, project, settings }
-    const decision = handlers[hook](input as never, context)
-    if (decision.events.length > 0) {
-      yield* memory.log.append(streams.session(input.session_id), decision.events as ReadonlyArray<RalphMemEvent>, {
-        expectedVersion: "any",
-        writer: `hook:${hook}`,
-        correlationId: invocation,
-        ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
+    return yield* record(input, project).pipe(
+      Effect.catchCause((cause) => {
+        const error = Cause.squash(cause)
+        if (!(error instanceof DamagedDatabase) && !isCorruption(error)) return Effect.failCause(cause)
+        // The database is damaged: set it aside, restore the newest good backup, and record the hook there.
+        memory?.db.close()
+        memory = undefined
+        const reason = describe(error)
+        logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `damaged database, restoring: ${reason}`, sessionId: input.session_id })
+        return Effect.andThen(recoverDatabase(databasePath, reason), record(input, project))
       })
-    }
-    if (hook === "Stop" && extensions.stop !== undefined) {
-      return yield* extensions.stop({ ...context, input: input as HookInput<"Stop">, env: environment.env })
-    }
-    return decision.output
+    )
   })
 
   return program.pipe(
@@ -122,6 +149,6 @@ export const runHook = (
         return undefined as HookOutput | StopOutput | undefined
       })
     ),
-    Effect.ensuring(Effect.sync(() => memory?.db.close()))
+    Effect.ensuring(Effect.sync(() => (memory?.db.open ? memory.db.close() : undefined)))
   )
 }

@@ -63,3 +63,25 @@ export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> 
        FROM loop_runs WHERE project_path = ? AND status = 'running' ORDER BY started_at DESC`
     )
     .all(project) as Array<OpenLoop>
+
+export interface RestoreNotice {
+  readonly at: number
+  readonly reason: string
+  readonly backup: string | null
+  readonly damagedCopy: string
+}
+
+/**
+ * Restores the user has not been told about: newer than the last SessionStart injection, which is how
+ * they are told (once).
+ */
+export const unannouncedRestores = (db: SqliteDatabase): Array<RestoreNotice> =>
+  db
+    .prepare(
+      `SELECT occurred_at AS at, json_extract(payload, '$.reason') AS reason, json_extract(payload, '$.backup') AS backup,
+              json_extract(payload, '$.damagedCopy') AS damagedCopy
+       FROM events WHERE type = 'DatabaseRestored' AND redacted_by IS NULL AND position > coalesce(
+         (SELECT max(position) FROM events WHERE type = 'ContextInjected' AND json_extract(payload, '$.hookEvent') = 'SessionStart'), 0)
+       ORDER BY position`
+    )
+    .all() as Array<RestoreNotice>

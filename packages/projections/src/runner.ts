@@ -173,7 +173,7 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     const last = head.get()!
     return projections.some((p) => {
       const cp = checkpoint(p.name)
-      return cp === undefined || cp.version !== p.version || cp.position < last
+      return cp === undefined || cp.version !== p.version || cp.position !== last
     })
   }
 
@@ -183,7 +183,8 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
       const last = head.get()!
       for (const projection of projections) {
         const cp = checkpoint(projection.name)
-        if (cp === undefined || cp.version !== projection.version) recreate(projection)
+        // Ahead of the log (a WAL lost after its pages were partly checkpointed): rebuild, never trust it.
+        if (cp === undefined || cp.version !== projection.version || cp.position > last) recreate(projection)
         const from = checkpoint(projection.name)!.position
         if (from < last) catchUp(projection, from, last)
       }

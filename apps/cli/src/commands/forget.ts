@@ -1,6 +1,6 @@
 /** `ralph-mem forget`: show what would be forgotten; with --confirm, forget it for good. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
-import { type ForgetSelection, planForget, scrubAfterForget } from "@ralph-mem/projections"
+import { type ForgetSelection, listBackups, loadSettings, planForget, removeBackups, scrubAfterForget, takeBackup } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -28,7 +28,7 @@ export const forget = Command.make(
         : Option.isSome(input.query)
         ? { by: "query", query: input.query.value, project: findProjectRoot(process.cwd()) }
         : { by: "id", ids: input.ids }
-      yield* withStore(input.db, ({ log, db }) =>
+      yield* withStore(input.db, ({ log, db, path }) =>
         Effect.gen(function*() {
           const plan = planForget(db, selection)
           if (plan.unknown.length > 0) return yield* flags.failWith(`no event with id ${plan.unknown.join(", ")}`)
@@ -40,6 +40,11 @@ export const forget = Command.make(
               writer: "cli:forget"
             })
             scrubAfterForget(db)
+            // Older backups still hold what was forgotten: they are replaced by one taken now.
+            if (listBackups(path).length > 0) {
+              removeBackups(path)
+              takeBackup(db, path, loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env }).settings.backup.keep)
+            }
           }
           if (input.json) return yield* printJson({ forgotten: input.confirm, ...plan })
           yield* Console.log(`${input.confirm ? "Forgot" : "Would forget"} ${plan.chosen.length} event(s):`)

@@ -1,5 +1,6 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
 import { LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
+import { listBackups } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
@@ -73,7 +74,7 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         observations: observationsByType(sqlite),
         lastInjection: lastInjection(sqlite),
         activeLoops: activeLoops(sqlite),
-        lastBackup: null,
+        lastBackup: listBackups(path)[0] === undefined ? null : new Date(listBackups(path)[0]!.takenAt).toISOString(),
         hooks: hookStats(sqlite)
       }
       if (json) return yield* printJson(report)
@@ -99,7 +100,7 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
           "active loops",
           report.activeLoops.map((l) => `${l.goal} (iteration ${l.iterations}/${l.maxIterations})`).join("; ") || "none"
         ],
-        ["last backup", "never"],
+        ["last backup", report.lastBackup ?? "never"],
         [
           "hooks",
           `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)`

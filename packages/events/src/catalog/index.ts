@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { type EventOf, makeCatalog } from "./catalog.ts"
 import type { EventDefinition } from "./define.ts"
 import { HookFailed } from "./hook.ts"
+import { DatabaseRestored } from "./maintenance.ts"
 import {
   LoopConfigChanged,
   LoopCriteriaEvaluated,
@@ -48,7 +49,8 @@ export const definitions = [
   LoopRolledBack,
   LoopResumed,
   LoopConfigChanged,
-  HookFailed
+  HookFailed,
+  DatabaseRestored
 ] as const
 
 export type RalphMemEvent = EventOf<(typeof definitions)[number]>

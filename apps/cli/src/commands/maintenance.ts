@@ -1,0 +1,131 @@
+/** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
+import { openDatabase } from "@ralph-mem/events"
+import {
+  backupDue,
+  isCorruption,
+  listBackups,
+  loadSettings,
+  openMemory,
+  passesIntegrityCheck,
+  recoverDatabase,
+  replay,
+  takeBackup,
+  verify
+} from "@ralph-mem/projections"
+import { findProjectRoot } from "@ralph-mem/events"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Command, Flag } from "effect/cli"
+import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
+import * as flags from "../flags.ts"
+import { printJson } from "../output.ts"
+import { databasePath, withStore } from "../store.ts"
+
+export const backup = Command.make(
+  "backup",
+  {
+    ifDue: Flag.Boolean("if-due").pipe(Flag.withDescription("Only when the last backup is older than backup.interval"), Flag.withDefault(false)),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, ({ db, path }) =>
+      Effect.gen(function*() {
+        const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+        if (input.ifDue && !backupDue(path, settings.backup.intervalMs)) {
+          return yield* input.json ? printJson({ taken: false, reason: "not due" }) : Console.log("A recent backup exists; nothing to do.")
+        }
+        const taken = takeBackup(db, path, settings.backup.keep)
+        if (input.json) return yield* printJson({ taken: true, path: taken, kept: listBackups(path).length })
+        yield* Console.log(`Backed up to ${taken} (keeping the newest ${settings.backup.keep}).`)
+      })
+    )
+).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
+
+interface Check {
+  readonly check: string
+  readonly ok: boolean
+  readonly detail: string
+  readonly repaired?: string
+}
+
+const mode = (path: string) => statSync(path).mode & 0o777
+
+export const doctor = Command.make(
+  "doctor",
+  {
+    repair: Flag.Boolean("repair").pipe(Flag.withDescription("Fix what can be fixed: restore a damaged database, rebuild read models, tighten permissions"), Flag.withDefault(false)),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const path = databasePath(input.db)
+      const checks: Array<Check> = []
+      const add = (check: Check) => checks.push(check)
+      if (!existsSync(path)) {
+        add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
+      } else {
+        // Permissions: only the owner may read memory.
+        for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
+          const actual = mode(target)
+          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && dirname(path).endsWith(".ralph-mem")
+          if (tooOpen && input.repair) chmodSync(target, wanted)
+          add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
+        }
+        // Can it be opened at all, and is it sound?
+        const opened = yield* Effect.result(openDatabase(path))
+        const damaged = opened._tag === "Failure" ? (isCorruption(opened.failure) ? opened.failure.message : undefined) : undefined
+        if (opened._tag === "Success") opened.success.close()
+        const sound = damaged === undefined && (opened._tag === "Failure" || passesIntegrityCheck(path))
+        if (opened._tag === "Failure" && damaged === undefined) {
+          add({ check: "database", ok: false, detail: opened.failure.message })
+        } else if (!sound) {
+          const reason = damaged ?? "integrity_check found damage"
+          if (input.repair) {
+            const recovery = yield* recoverDatabase(path, reason)
+            add({ check: "database", ok: false, detail: reason, repaired: recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}` })
+          } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
+        } else {
+          add({ check: "database", ok: true, detail: "integrity check passed" })
+        }
+        // The read models against the log, whenever the database (as found, or as repaired) opens.
+        const memory = yield* Effect.result(openMemory({ path }))
+        if (memory._tag === "Success") {
+          try {
+            const report = yield* verify(memory.success)
+            if (!report.ok && input.repair) {
+              yield* replay(memory.success)
+              const again = yield* verify(memory.success)
+              add({ check: "read models and log", ok: again.ok, detail: report.findings.map((f) => f.detail).join("; "), repaired: again.ok ? "rebuilt from the log" : "a replay did not fix it" })
+            } else {
+              add({ check: "read models and log", ok: report.ok, detail: report.ok ? `${report.events} events verified` : report.findings.map((f) => f.detail).join("; ") })
+            }
+          } finally {
+            memory.success.db.close()
+          }
+        }
+      }
+      const backups = listBackups(path)
+      const newest = backups[0]
+      add({
+        check: "backups",
+        ok: newest === undefined || passesIntegrityCheck(newest.path),
+        detail: newest === undefined ? "none yet (one is taken after each session, at most once per backup.interval)" : `${backups.length}, newest ${new Date(newest.takenAt).toISOString()}`
+      })
+      const log = join(dirname(path), "hooks.log")
+      const since = Date.now() - 86_400_000
+      const recent = existsSync(log)
+        ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l) as { time: string; reason: string } } catch { return undefined } }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
+        : []
+      // History, not a current problem: every one of these was handled (failed open, or recovered).
+      add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
+      const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
+      if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
+      else {
+        for (const c of checks) yield* Console.log(`${c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+      }
+      if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
+    })
+).pipe(Command.withDescription("Check the database, its permissions, backups and hooks; --repair restores or rebuilds what is damaged"))
