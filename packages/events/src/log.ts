@@ -256,7 +256,9 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
             idempotencyKey,
             redactedBy: null,
             payload: JSON.parse(entry.payload),
-            event: clean[index]!
+            // Projected as a replay will see it: decoded from what was stored, not the caller's object
+            // (whose key order, say, may differ), so inline and replayed read models are byte-identical.
+            event: Result.getOrElse(catalog.decode(entry.type, entry.schemaVersion, JSON.parse(entry.payload)), () => clean[index]!)
           }
         })
         for (const entry of recorded) {

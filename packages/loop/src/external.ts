@@ -9,7 +9,7 @@ import { estimateTokens, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { runCommand } from "./criteria/index.ts"
 import { stopCondition } from "./conditions.ts"
-import { closeIteration } from "./iteration.ts"
+import { closeIteration, settleOrBegin } from "./iteration.ts"
 import { iterationPrompt } from "./prompt.ts"
 import { iterationOpen, type Loop } from "./state.ts"
 import { execute, loadLoop } from "./store.ts"
@@ -34,7 +34,10 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
   const iterate: Effect.Effect<Loop, Effect.Error<ReturnType<typeof run>>> = Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
     if (loop.status !== "running") return loop
-    if (!iterationOpen(loop)) loop = yield* run({ _tag: "BeginIteration" })
+    if (!iterationOpen(loop)) {
+      loop = yield* settleOrBegin(memory, loop, WRITER, Date.now())
+      if (loop.status !== "running") return loop
+    }
     const iteration = loop.iterations.at(-1)!.iteration
     const prompt = iterationPrompt(loop, { maxChars: Math.max(2_000, Math.floor(options.injectionBudgetTokens * loop.config.contextBudget * 4)) })
     const outcome = yield* runCommand([...options.agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })

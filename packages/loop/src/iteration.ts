@@ -6,6 +6,7 @@
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { evaluateCriteria } from "./criteria/index.ts"
+import { stopCondition } from "./conditions.ts"
 import { changedFiles, takeSnapshot } from "./snapshot.ts"
 import type { Loop } from "./state.ts"
 import { execute } from "./store.ts"
@@ -35,3 +36,18 @@ export const closeIteration = (
     }, options.writer)
     return { loop: completed, results, passed, iteration }
   })
+
+/**
+ * Where a loop stands before its next iteration. A driver that died after closing an iteration but
+ * before recording the outcome left that decision unrecorded: it is made now (the last iteration
+ * passed: success; a stop condition holds: failure), instead of beginning an iteration the limits forbid.
+ */
+export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number) => {
+  const last = loop.iterations.at(-1)
+  if (last?.completedAt !== undefined) {
+    if (last.passed === true) return execute(memory, loop.loopId, { _tag: "Succeed" }, writer)
+    const ending = stopCondition(loop, now)
+    if (ending !== undefined) return execute(memory, loop.loopId, { _tag: "Fail", reason: ending }, writer)
+  }
+  return execute(memory, loop.loopId, { _tag: "BeginIteration" }, writer)
+}

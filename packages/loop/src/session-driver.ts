@@ -11,7 +11,7 @@ import type { CriterionResult } from "@ralph-mem/events"
 import { estimateTokens, type Memory, selective } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { stopCondition } from "./conditions.ts"
-import { closeIteration } from "./iteration.ts"
+import { closeIteration, settleOrBegin } from "./iteration.ts"
 import { iterationPrompt } from "./prompt.ts"
 import { iterationOpen, type Loop } from "./state.ts"
 import { activeLoopForSession, execute, loadLoop } from "./store.ts"
@@ -77,7 +77,10 @@ export const continueAtStop = (
   const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
   return Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
-    if (!iterationOpen(loop)) loop = yield* run({ _tag: "BeginIteration" })
+    if (!iterationOpen(loop)) {
+      loop = yield* settleOrBegin(memory, loop, WRITER, input.now)
+      if (loop.status !== "running") return { systemMessage: `ralph-mem: the loop had already ${loop.status === "success" ? "succeeded" : `ended (${loop.endReason ?? loop.status})`}.` }
+    }
     const closed = yield* closeIteration(memory, loop, { writer: WRITER, lastAssistantMessage: input.lastAssistantMessage })
     const { results, passed, iteration } = closed
     loop = closed.loop
