@@ -30,14 +30,18 @@ const ensureFolder = (folder: string): void => {
   if (basename(folder) === ".ralph-mem" && !existsSync(gitignore)) writeFileSync(gitignore, "*\n", { mode: 0o600 })
 }
 
-/** Creates the file as 0600, and tightens an existing one that others can read. */
-const ensurePrivateFile = (path: string): void => {
+/** Creates the file as 0600 when it does not exist yet. */
+const createPrivateFile = (path: string): void => {
   try {
     closeSync(openSync(path, "wx", 0o600))
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
   }
-  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+}
+
+/** Tightens an existing database that others could read; only once it is known to be ours. */
+const tightenPermissions = (path: string): void => {
+  if (path !== ":memory:" && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
 }
 
 const sqliteCode = (error: unknown): string | undefined => {
@@ -59,9 +63,12 @@ const unusable = (path: string, error: unknown): DatabaseUnusable => {
 
 /** Refuses a file that is another program's database, before anything (even a pragma) writes to it. */
 const checkOwnership = (db: SqliteDatabase, path: string): void => {
-  const applicationId = db.pragma("application_id", { simple: true }) as number
-  const hasTables = (db.prepare("SELECT count(*) FROM sqlite_schema").pluck().get() as number) > 0
-  if (hasTables && applicationId !== APPLICATION_ID) {
+  // One statement, one snapshot: read apart, a process creating the database at the same moment could be
+  // seen half-way (its tables, but not yet its application id), and a fresh database taken for a foreign one.
+  const { applicationId, tables } = db
+    .prepare("SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables")
+    .get() as { applicationId: number; tables: number }
+  if (tables > 0 && applicationId !== APPLICATION_ID) {
     throw new DatabaseUnusable({
       path,
       problem: "foreign",
@@ -106,11 +113,12 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
   Effect.try({
     try: () => {
       ensureFolder(dirname(path))
-      ensurePrivateFile(path)
+      createPrivateFile(path)
       const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
         checkOwnership(db, path)
         checkNotNewer(db, path)
+        tightenPermissions(path)
         db.pragma("journal_mode = WAL")
         db.pragma("synchronous = NORMAL")
         db.pragma("secure_delete = ON")

@@ -19,6 +19,7 @@ import {
 } from "./errors.ts"
 import { REDACTED_PAYLOAD } from "./migrations.ts"
 import { monotonicUlid } from "./ids.ts"
+import { wellFormed } from "./privacy/filter.ts"
 import { VERSION } from "./version.ts"
 
 /** `any`: no check; `no_stream`: the stream must be empty; a number: the stream must be at exactly that version. */
@@ -201,8 +202,9 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     if (!ok) throw new WrongExpectedVersion({ streamId, expected: describeExpected(expected), actual })
   }
 
-  const append: EventLog<E>["append"] = (streamId, events, appendOptions) =>
+  const append: EventLog<E>["append"] = (rawStreamId, events, appendOptions) =>
     Effect.suspend((): Effect.Effect<AppendResult, AppendError> => {
+      const streamId = wellFormed(rawStreamId)
       if (streamId.length === 0) return Effect.fail(new InvalidEvent({ reason: "the stream id is empty" }))
       if (events.length === 0) return Effect.fail(new InvalidEvent({ reason: "nothing to append" }))
       const encoded: Array<EncodedEvent> = []
@@ -220,7 +222,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       }
       const metadataJson = JSON.stringify(metadata)
       const occurredAt = appendOptions.occurredAt ?? now()
-      const key = appendOptions.idempotencyKey
+      const key = appendOptions.idempotencyKey === undefined ? undefined : wellFormed(appendOptions.idempotencyKey)
 
       const transaction = db.transaction((): AppendResult => {
         if (key !== undefined) {

@@ -78,6 +78,13 @@ describe("opening the database", () => {
     expect(readFileSync(path).equals(garbage)).toBe(true)
   })
 
+  it("changes nothing of a file it refuses, not even its permissions", () => {
+    const path = join(tempFolder(), "notes.txt")
+    writeFileSync(path, "plain text, not a database\n".repeat(50), { mode: 0o644 })
+    expect(failure(openDatabase(path)).problem).toBe("not_a_database")
+    expect(modeOf(path)).toBe(0o644)
+  })
+
   it("refuses another program's SQLite database", () => {
     const path = join(tempFolder(), "other.db")
     const other = new Database(path)

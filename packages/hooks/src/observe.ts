@@ -88,7 +88,36 @@ const responseText = (toolName: string, toolInput: unknown, toolResponse: unknow
     const content = text(record(toolInput)["content"]) ?? ""
     return `${text(response["type"]) === "create" ? "created" : "wrote"} ${text(response["filePath"]) ?? ""} (${content.split("\n").length} lines)`
   }
-  return toolResponse === undefined ? "" : JSON.stringify(toolResponse)
+  return toolResponse === undefined ? "" : boundedJson(toolResponse, 64, 100_000)
+}
+
+/**
+ * JSON of a tool's response, cut at `maxDepth` levels and `maxChars` characters: responses come from
+ * any tool (MCP servers included) and can be nested deeper than a plain JSON.stringify survives.
+ */
+export const boundedJson = (value: unknown, maxDepth: number, maxChars: number): string => {
+  let out = ""
+  const write = (v: unknown, depth: number): void => {
+    if (out.length > maxChars) return
+    if (v === null || typeof v !== "object") {
+      out += typeof v === "string" ? JSON.stringify(v) : typeof v === "number" && !Number.isFinite(v) ? "null" : String(JSON.stringify(v) ?? "null")
+      return
+    }
+    if (depth >= maxDepth) {
+      out += Array.isArray(v) ? "[…]" : "{…}"
+      return
+    }
+    const entries = Array.isArray(v) ? v.map((item) => [undefined, item] as const) : Object.entries(v)
+    out += Array.isArray(v) ? "[" : "{"
+    entries.forEach(([key, item], i) => {
+      if (i > 0) out += ","
+      if (key !== undefined) out += `${JSON.stringify(key)}:`
+      write(item, depth + 1)
+    })
+    out += Array.isArray(v) ? "]" : "}"
+  }
+  write(value, 0)
+  return out.length > maxChars ? `${out.slice(0, maxChars)}…` : out
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
@@ -106,9 +135,12 @@ export const observeToolUse = (input: PostToolUseInput, limit: number): ToolObse
     ...optional("inputSummary", summary),
     ...optional("truncated", output.truncated || undefined),
     ...optional("toolUseId", input.tool_use_id),
-    ...optional("durationMs", input.duration_ms)
+    ...optional("durationMs", finite(input.duration_ms))
   }
 }
+
+/** A duration Claude Code reports, or nothing when it is not a finite number (`1e400` parses as Infinity). */
+const finite = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n : undefined)
 
 export const observeToolFailure = (input: PostToolUseFailureInput, limit: number): ToolObservation => {
   const error = input.error ?? (input.is_interrupt === true ? "interrupted" : "failed")
@@ -122,6 +154,6 @@ export const observeToolFailure = (input: PostToolUseFailureInput, limit: number
     ...optional("inputSummary", summarizeInput(input.tool_name, input.tool_input)),
     ...optional("truncated", output.truncated || undefined),
     ...optional("toolUseId", input.tool_use_id),
-    ...optional("durationMs", input.duration_ms)
+    ...optional("durationMs", finite(input.duration_ms))
   }
 }

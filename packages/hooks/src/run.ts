@@ -9,6 +9,7 @@ import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } 
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { statSync } from "node:fs"
 import { failureLogPath, logFailure } from "./failure-log.ts"
 import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
@@ -119,7 +120,11 @@ export const runHook = (
     // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.
     const input = yield* decode(hook, redactValue(yield* parse(stdin)).value)
     sessionId = input.session_id
-    const project = findProjectRoot(input.cwd ?? environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd)
+    // Only a folder that exists is the session's: a made-up cwd must not grow a database.
+    const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(
+      (dir): dir is string => dir !== undefined && dir !== "" && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
+    ) ?? environment.cwd
+    const project = findProjectRoot(folder)
     databasePath = resolveDatabasePath({ cwd: project, env: environment.env })
     return yield* record(input, project).pipe(
       Effect.catchCause((cause) => {

@@ -169,6 +169,8 @@ export const observations: Projection = {
     END;
   `,
   tables: [{ name: "observations", orderBy: "id" }],
+  // A tool observation takes its project from its session's row as it stands at that event.
+  dependsOn: ["sessions"],
   indexes: ["observations_fts", "observations_trigram"],
   apply: (recorded) => {
     const row = rowOf(recorded.event, recorded)

@@ -39,6 +39,8 @@ export interface Projection {
   readonly tables: ReadonlyArray<ProjectionTable>
   /** Full-text indexes over those tables: checked with FTS5's own integrity check. */
   readonly indexes: ReadonlyArray<string>
+  /** Projections whose tables this one reads while folding; a rebuild of this one rebuilds them too. */
+  readonly dependsOn?: ReadonlyArray<string>
   readonly apply: (event: ProjectedEvent) => ReadonlyArray<SqlChange>
   /**
    * Removes everything derived from one stream. Every row of a projection derives from a single

@@ -209,7 +209,15 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
   }
 
   const rebuild: ProjectionRunner["rebuild"] = (names, onProgress) => {
-    const selected = names === undefined ? projections : projections.filter((p) => names.includes(p.name))
+    // A projection that reads another's tables is rebuilt with them, in the order they are applied inline.
+    const wanted = new Set(names ?? projections.map((p) => p.name))
+    for (let grew = true; grew;) {
+      grew = false
+      for (const p of projections) {
+        if (wanted.has(p.name)) for (const d of p.dependsOn ?? []) if (!wanted.has(d)) (wanted.add(d), (grew = true))
+      }
+    }
+    const selected = projections.filter((p) => wanted.has(p.name))
     const started = process.hrtime.bigint()
     let done = 0
     const total = db.transaction(() => {

@@ -121,6 +121,17 @@ describe("replay", () => {
     expect(failure(replay(memory, { projection: "nope" })).message).toMatch(/no projection named "nope"; known: sessions, observations, loop_runs/)
   })
 
+  it("rebuilds what a projection depends on with it: an observation before its session's start stays a replay", () => {
+    const memory = given([
+      ["session:late", observation("late", "recorded before the session start arrived")],
+      ["session:late", started("late")],
+      ["session:late", observation("late", "recorded after it")]
+    ])
+    expect(run(replay(memory, { projection: "observations" })).projections).toEqual(["sessions", "observations"])
+    expect(run(verify(memory)).findings).toEqual([])
+    expect(rows(memory, "SELECT project_path FROM observations ORDER BY id")).toEqual([{ project_path: null }, { project_path: "/work/app" }])
+  })
+
   it("is atomic: a failure part-way leaves the old state exactly as it was", () => {
     const memory = given(sample)
     const before = dump(memory)

@@ -15,7 +15,7 @@ import {
 import { findProjectRoot } from "@ralph-mem/events"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Command, Flag } from "effect/cli"
+import { CliError, Command, Flag } from "effect/cli"
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import * as flags from "../flags.ts"
@@ -127,5 +127,8 @@ export const doctor = Command.make(
         for (const c of checks) yield* Console.log(`${c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
       }
       if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
-    })
+    }).pipe(
+      // Whatever stops the doctor (an event the log cannot decode, a disk error) is a message, not a crash.
+      Effect.mapError((error) => (error instanceof CliError.UserError ? error : new CliError.UserError({ cause: error, userMessage: `doctor could not finish: ${error.message}` })))
+    )
 ).pipe(Command.withDescription("Check the database, its permissions, backups and hooks; --repair restores or rebuilds what is damaged"))

@@ -20,7 +20,7 @@ export const LoopConfig = Schema.Struct({
   maxDurationMs: Schema.optionalKey(Schema.Int),
   noProgressThreshold: Schema.Int,
   cooldownMs: Schema.Int,
-  contextBudget: Schema.Number,
+  contextBudget: Schema.Finite,
   successCriteria: Schema.Array(Criterion)
 })
 export type LoopConfig = typeof LoopConfig.Type
@@ -31,7 +31,7 @@ export const CriterionResult = Schema.Struct({
   command: Schema.optionalKey(Schema.Array(Schema.String)),
   exitCode: Schema.optionalKey(Schema.Int),
   timedOut: Schema.optionalKey(Schema.Boolean),
-  durationMs: Schema.Number,
+  durationMs: Schema.Finite,
   outputTail: Schema.String,
   /** A stable digest of what failed (failing test names, first error lines), for no-progress detection. */
   fingerprint: Schema.optionalKey(Schema.String)

@@ -17,5 +17,5 @@ export const ObservationRecorded = defineEvent("ObservationRecorded", {
   truncated: Schema.optionalKey(Schema.Boolean),
   files: Schema.Array(Schema.String),
   errorMessage: Schema.optionalKey(Schema.String),
-  durationMs: Schema.optionalKey(Schema.Number)
+  durationMs: Schema.optionalKey(Schema.Finite)
 })

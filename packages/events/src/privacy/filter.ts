@@ -133,10 +133,17 @@ function setOwn(target: Container, key: string, value: unknown): void {
  * applies to every event it appends: no write path can forget the filter.
  */
 export const redactStrings = <A>(value: A): A => {
-  if (typeof value === "string") return redactText(value).text as A
+  if (typeof value === "string") return redactText(wellFormed(value)).text as A
   if (Array.isArray(value)) return value.map(redactStrings) as A
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactStrings(inner)])) as A
   }
   return value
 }
+
+/**
+ * Lone UTF-16 surrogates replaced by U+FFFD, as SQLite stores them anyway: a string then reads back
+ * exactly as it was written (an id compared after a round trip still matches).
+ */
+export const wellFormed = (text: string): string =>
+  text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd")

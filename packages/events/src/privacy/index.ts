@@ -1,4 +1,4 @@
-export { isSensitiveKey, redactStrings, redactText, redactValue, secretMarker } from "./filter.ts"
+export { isSensitiveKey, redactStrings, redactText, redactValue, secretMarker, wellFormed } from "./filter.ts"
 export type { RedactedText, RedactedValue } from "./filter.ts"
 export { PRIVATE_MARKER, stripPrivateBlocks } from "./private-tags.ts"
 export { SECRET_RULES } from "./secret-rules.ts"
