@@ -198,6 +198,26 @@ describe("the in-session driver at Stop", () => {
   })
 })
 
+describe("privacy on the loop's write paths", () => {
+  it("keeps <private> text and secrets out of goals, stop reasons and the database", () => {
+    const root = project()
+    const secret = "sk-ant-api03-LOOPsecretVALUE0123456789abcdefABCDEF"
+    json(root, "start", `deploy with ${secret} <private>vault pin QX-ZEPHYR-8812</private>`, "--session", "s1", ...fast)
+    expect(ralph(root, "stop", "--reason", `giving up, key ${secret} <private>pin QX-ZEPHYR-8812 again</private>`).code).toBe(0)
+    const status = json(root, "status")
+    expect(status.goal).toBe("deploy with [secret:anthropic-key] [private]")
+    expect(status.endReason).toBe("giving up, key [secret:anthropic-key] [private]")
+    const bytes = ["memory.db", "memory.db-wal"].map((f) => {
+      try {
+        return readFileSync(join(root, ".ralph-mem", f)).toString("latin1")
+      } catch {
+        return ""
+      }
+    }).join("")
+    for (const planted of [secret, "QX-ZEPHYR-8812", "ZEPHYR"]) expect(bytes).not.toContain(planted)
+  })
+})
+
 describe("ralph flags are strict", () => {
   it("refuses unknown criteria, a missing session, bad numbers and durations, never folding them into the goal", () => {
     const root = project()
