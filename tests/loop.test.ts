@@ -228,6 +228,13 @@ describe("ralph flags are strict", () => {
     expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(/--max-duration soon/)
     expect(ralph(root, "start", "goal", "--session", "s", "--max-iteratoins", "3").stderr).toMatch(/Unrecognized flag: --max-iteratoins/)
     expect(ralph(root, "status").stderr).toMatch(/there is no loop in this project/)
+    for (const command of ["run", "resume"]) {
+      const args = command === "run" ? ["run", "goal", "--agent", 'node "unclosed'] : ["resume", "--agent", 'node "unclosed']
+      const result = ralph(root, ...args)
+      expect([result.code, result.stderr.includes("    at ")]).toEqual([1, false])
+      expect(result.stderr).toMatch(/--agent: unclosed " in/)
+    }
+    expect(ralph(root, "resume", "--agent-timeout", "soon").stderr).toMatch(/--agent-timeout soon/)
   })
 
   it("changes a running loop's config as an event", () => {

@@ -47,6 +47,24 @@ const parseMaxDuration = (value: Option.Option<string>) => {
 
 const project = () => findProjectRoot(process.cwd())
 
+const agentFlag = Flag.String("agent").pipe(
+  Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
+  Flag.withDefault("claude -p")
+)
+const agentTimeoutFlag = Flag.String("agent-timeout").pipe(Flag.withDescription("How long one agent run may take"), Flag.withDefault("30m"))
+
+/** The agent's argv and timeout from the flags; a malformed command or duration is a clear error. */
+const parseAgent = (input: { readonly agent: string; readonly agentTimeout: string }) =>
+  Effect.gen(function*() {
+    const agentTimeoutMs = parseDuration(input.agentTimeout)
+    if (agentTimeoutMs === undefined) return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
+    const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
+      Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
+    )
+    if (agent.length === 0) return yield* flags.failWith("--agent is empty")
+    return { agent, agentTimeoutMs }
+  })
+
 /** The loop settings of `start` and `run`: settings from config, overridden by validated flags. */
 const configFromFlags = (input: {
   readonly maxIterations: Option.Option<number>
@@ -165,8 +183,8 @@ const run = Command.make(
   "run",
   {
     goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
-    agent: Flag.String("agent").pipe(Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"), Flag.withDefault("claude -p")),
-    agentTimeout: Flag.String("agent-timeout").pipe(Flag.withDescription("How long one agent run may take"), Flag.withDefault("30m")),
+    agent: agentFlag,
+    agentTimeout: agentTimeoutFlag,
     maxIterations: Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional),
     maxDuration: Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional),
     criteria: criteriaFlag,
@@ -176,12 +194,7 @@ const run = Command.make(
   (input) =>
     Effect.gen(function*() {
       const { root, settings, config } = yield* configFromFlags(input)
-      const agentTimeoutMs = parseDuration(input.agentTimeout)
-      if (agentTimeoutMs === undefined) return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
-      const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
-        Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
-      )
-      if (agent.length === 0) return yield* flags.failWith("--agent is empty")
+      const { agent, agentTimeoutMs } = yield* parseAgent(input)
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const loopId = monotonicUlid()()
@@ -214,23 +227,25 @@ const resume = Command.make(
   "resume",
   {
     loop: loopFlag,
-    agent: Flag.String("agent").pipe(Flag.withDescription("The agent command to continue with"), Flag.withDefault("claude -p")),
+    agent: agentFlag,
+    agentTimeout: agentTimeoutFlag,
     db: flags.db,
     json: flags.json
   },
   (input) =>
-    withStore(input.db, (memory) =>
+    Effect.gen(function*() {
+      const { agent, agentTimeoutMs } = yield* parseAgent(input)
+      yield* withStore(input.db, (memory) =>
       Effect.gen(function*() {
         const loop = yield* resolveLoop(memory, input.loop)
         if (loop.status !== "running") return yield* flags.failWith(`loop ${loop.loopId} has ended (${loop.status}); start a new one`)
-        const agent = splitCommand(input.agent)
         yield* execute(memory, loop.loopId, { _tag: "Resume", driver: "external" }, "cli:ralph-resume")
         const { settings } = loadSettings({ projectRoot: loop.projectPath, env: process.env })
-        const ended = yield* driveExternally(memory, loop.loopId, { agent, env: process.env, agentTimeoutMs: 30 * 60_000, injectionBudgetTokens: injectionBudgetTokens(settings) })
+        const ended = yield* driveExternally(memory, loop.loopId, { agent, env: process.env, agentTimeoutMs, injectionBudgetTokens: injectionBudgetTokens(settings) })
         if (input.json) return yield* printJson(statusReport(ended))
         yield* Console.log(`The loop ended: ${ended.status}${ended.endReason ? ` (${ended.endReason})` : ""} after ${ended.iterations.length} iteration(s).`)
-      })
-    )
+      }))
+    })
 ).pipe(Command.withDescription("Continue a loop whose driver died (a crashed run, a closed session) with a fresh agent per iteration"))
 
 const status = Command.make("status", { loop: loopFlag, db: flags.db, json: flags.json }, (input) =>
