@@ -434,4 +434,54 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(ralphStatus(project)).toMatchObject({ status: "running", iteration: 2, sessionId: first.run.sessionId })
     })
   })
+
+  describe("a plan loop: edits blocked, a draft critiqued, the plan accepted at iteration 2", () => {
+    const FULL_PLAN = "## Goal\nCache the catalog.\n## Steps\n1. Add a map keyed by id.\n## Risks\nStale entries.\n## Verification\nA test that reads twice.\n[PLAN_COMPLETE]"
+    let project: string
+    let mock: MockAnthropic
+    let run: ClaudeRun
+
+    beforeAll(async () => {
+      project = newProject()
+      mock = await newMock((request) => {
+        if (answersTool(request)) return "## Goal\nCache the catalog.\n## Steps\n1. Add a map."
+        if (refeedsIn(request) === 0) {
+          return {
+            text: "Let me start on the code.",
+            toolUses: [
+              { name: "Write", input: { file_path: join(project, "cache.ts"), content: "export const cache = new Map()" } },
+              { name: "Bash", input: { command: "ls -la", description: "List files" } }
+            ]
+          }
+        }
+        return FULL_PLAN
+      })
+      run = await runSession({ project, prompt: "/ralph-mem:ralph plan design a catalog cache --min-iterations 2", mock })
+    }, SCENARIO_TIMEOUT_MS)
+
+    it("runs cleanly, and the blocked Write never happens", () => {
+      expectCleanRun(run, mock)
+      expect(hookFailureLog(project)).toEqual([])
+      expect(existsSync(join(project, "cache.ts"))).toBe(false)
+    })
+
+    it("shows the model the block as the Write's tool error, and lets the read-only command run", () => {
+      const answer = mock.mainRequests().find(answersTool)!
+      const [write, bash] = lastToolResults(answer)
+      expect(write).toMatchObject({ isError: true, text: expect.stringMatching(/Blocked by ralph-mem: plan loop \S+ is running in this session[\s\S]*Write edits files/) })
+      expect(bash).toMatchObject({ isError: false, text: expect.stringMatching(/check\.js/) })
+      expect(withDatabase(project, (db) => db.prepare("SELECT json_extract(payload, '$.toolName') AS tool FROM events WHERE type = 'LoopToolBlocked'").all())).toEqual([{ tool: "Write" }])
+    })
+
+    it("re-feeds the first reply as a draft to critique, then accepts the complete plan and saves it", () => {
+      const outputs = stopOutputs(run)
+      expect(outputs.map((o) => o.decision ?? "stop")).toEqual(["block", "stop"])
+      expect(outputs[1]?.systemMessage).toMatch(/the loop succeeded at iteration 2[\s\S]*The plan is saved to /)
+      const [refeed] = refeedRequests(mock)
+      expect(lastUserText(refeed!)).toMatch(/\[ralph-mem plan loop \S+\] Goal: design a catalog cache[\s\S]*Critique the previous draft first[\s\S]*lacks a heading for: Risks, Verification/)
+      const status = JSON.parse(ralphCli(project, "status", "--json")) as { status: string; mode: string; planPath: string }
+      expect(status).toMatchObject({ status: "success", mode: "plan" })
+      expect(readFileSync(status.planPath, "utf8")).toBe(`${FULL_PLAN}\n`)
+    })
+  })
 })

@@ -537,7 +537,7 @@ export const generateHookCases = ({ seed, projects, perProject }: GenerateOption
 
 /** Event names ralph-mem does not handle, each with a payload that would be valid for a real hook. */
 export const ignoredHookCases = (root: string): Array<HookCase> =>
-  ["Notification", "PreToolUse", "SubagentStop", "", "sessionstart", "SESSIONSTART", "Stop ", "../../etc/passwd", "toString", "__proto__", "constructor", "hasOwnProperty", "valueOf", "isPrototypeOf"].map(
+  ["Notification", "SubagentStop", "PreToolUse ", "", "sessionstart", "SESSIONSTART", "Stop ", "../../etc/passwd", "toString", "__proto__", "constructor", "hasOwnProperty", "valueOf", "isPrototypeOf"].map(
     (hook, id) => ({
       id,
       project: -1,

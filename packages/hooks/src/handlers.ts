@@ -5,6 +5,7 @@
  */
 import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
+  activePlanLoop,
   injectionBudgetTokens,
   type Memory,
   openLoops,
@@ -15,7 +16,8 @@ import {
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
-import { observeToolFailure, observeToolUse, trim } from "./observe.ts"
+import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
+import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
 
@@ -26,9 +28,16 @@ export interface HookContext {
   readonly settings: Settings
 }
 
-export interface HookOutput {
-  readonly hookSpecificOutput: { readonly hookEventName: string; readonly additionalContext: string }
-}
+/** Context for Claude (SessionStart, UserPromptSubmit), or a refused tool call (PreToolUse). */
+export type HookOutput =
+  | { readonly hookSpecificOutput: { readonly hookEventName: string; readonly additionalContext: string } }
+  | {
+    readonly hookSpecificOutput: {
+      readonly hookEventName: "PreToolUse"
+      readonly permissionDecision: "deny"
+      readonly permissionDecisionReason: string
+    }
+  }
 
 export interface Decision {
   readonly events: ReadonlyArray<RalphMemEvent>
@@ -107,8 +116,28 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
-const toolKey = (sessionId: string, toolUseId: string | undefined) =>
-  toolUseId === undefined ? {} : { idempotencyKey: `tool:${sessionId}:${toolUseId}` }
+const toolKey = (sessionId: string, toolUseId: string | undefined, kind = "tool") =>
+  toolUseId === undefined ? {} : { idempotencyKey: `${kind}:${sessionId}:${toolUseId}` }
+
+/** A plan loop running in this session refuses edits; anything else passes without a trace. */
+const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
+  const loopId = activePlanLoop(memory.db, input.session_id)
+  const refusal = loopId === undefined ? undefined : planGuard(input.tool_name, input.tool_input)
+  if (loopId === undefined || refusal === undefined) return { events: [] }
+  const reason = planGuardMessage(loopId, refusal)
+  return {
+    events: [{
+      _tag: "LoopToolBlocked",
+      sessionId: input.session_id,
+      loopId,
+      toolName: input.tool_name,
+      inputSummary: summarizeInput(input.tool_name, input.tool_input) ?? "",
+      reason: refusal
+    }],
+    output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+    ...toolKey(input.session_id, input.tool_use_id, "blocked")
+  }
+}
 
 const postToolUse: Handler<"PostToolUse"> = (input, { settings }) => ({
   events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, settings.memory.maxObservationChars) }],
@@ -166,6 +195,7 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory }) => {
 export const handlers: { readonly [H in HookName]: Handler<H> } = {
   SessionStart: sessionStart,
   UserPromptSubmit: userPromptSubmit,
+  PreToolUse: preToolUse,
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   Stop: stop,

@@ -63,9 +63,10 @@ const observationItem = (section: string, hit: ObservationHit): InjectionItem =>
 const loopItem = (loop: OpenLoop): InjectionItem => {
   const results = JSON.parse(loop.criteriaResults) as Array<{ kind: string; passed: boolean; fingerprint?: string }>
   const failing = results.filter((r) => !r.passed).map((r) => `${r.kind}${r.fingerprint ? ` (${oneLine(r.fingerprint, 80)})` : ""}`)
-  const state = `iteration ${loop.iterations} of ${loop.maxIterations}${failing.length > 0 ? `; failing: ${failing.join(", ")}` : ""}`
+  const progress = loop.mode === "prd" ? `; ${loop.storiesPassed} of ${loop.storiesTotal} stories pass` : ""
+  const state = `iteration ${loop.iterations} of ${loop.maxIterations}${progress}${failing.length > 0 ? `; failing: ${failing.join(", ")}` : ""}`
   return {
-    section: "Open Ralph loop",
+    section: loop.mode === "plan" ? "Open Ralph plan loop (a plan, not code: edits are blocked)" : "Open Ralph loop",
     full: `- goal: ${oneLine(loop.goal, 300)}\n- ${state}`,
     compact: `- ${oneLine(loop.goal, 80)} (${state})`
   }

@@ -20,6 +20,13 @@ const SessionStartInput = () =>
   Schema.Struct({ ...base(), source: Schema.optionalKey(Schema.String), model: Schema.optionalKey(Schema.Unknown) })
 const UserPromptSubmitInput = () =>
   Schema.Struct({ ...base(), prompt: Schema.String })
+const PreToolUseInput = () =>
+  Schema.Struct({
+  ...base(),
+  tool_name: Schema.String,
+  tool_input: Schema.optionalKey(Schema.Unknown),
+  tool_use_id: Schema.optionalKey(Schema.String)
+})
 const PostToolUseInput = () =>
   Schema.Struct({
   ...base(),
@@ -52,13 +59,14 @@ const SessionEndInput = () =>
 
 export type SessionStartInput = ReturnType<typeof SessionStartInput>["Type"]
 export type UserPromptSubmitInput = ReturnType<typeof UserPromptSubmitInput>["Type"]
+export type PreToolUseInput = ReturnType<typeof PreToolUseInput>["Type"]
 export type PostToolUseInput = ReturnType<typeof PostToolUseInput>["Type"]
 export type PostToolUseFailureInput = ReturnType<typeof PostToolUseFailureInput>["Type"]
 export type StopInput = ReturnType<typeof StopInput>["Type"]
 export type PreCompactInput = ReturnType<typeof PreCompactInput>["Type"]
 export type SessionEndInput = ReturnType<typeof SessionEndInput>["Type"]
 
-/** Builds a schema on first use: a hook process decodes one kind of input, not all seven. */
+/** Builds a schema on first use: a hook process decodes one kind of input, not all eight. */
 const lazy = <A>(make: () => A): (() => A) => {
   let value: A | undefined
   return () => (value ??= make())
@@ -68,6 +76,7 @@ const lazy = <A>(make: () => A): (() => A) => {
 export const inputs = {
   SessionStart: lazy(SessionStartInput),
   UserPromptSubmit: lazy(UserPromptSubmitInput),
+  PreToolUse: lazy(PreToolUseInput),
   PostToolUse: lazy(PostToolUseInput),
   PostToolUseFailure: lazy(PostToolUseFailureInput),
   Stop: lazy(StopInput),

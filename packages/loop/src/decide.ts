@@ -2,9 +2,9 @@
  * The loop's decider: `decide(state, command)` says which events a command produces, or why it is
  * refused. Pure: no clock, no I/O (times and snapshot refs arrive in the commands).
  */
-import type { CriterionResult, LoopConfig, RalphMemEvent } from "@ralph-mem/events"
+import type { CriterionResult, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
 import * as Schema from "effect/Schema"
-import { currentIteration, iterationOpen, type LoopState } from "./state.ts"
+import { currentIteration, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
 
 export type LoopCommand =
   | {
@@ -16,11 +16,14 @@ export type LoopCommand =
     readonly sessionId?: string
     readonly config: LoopConfig
     readonly snapshotRef?: string
+    readonly prd?: { readonly path: string; readonly stories: ReadonlyArray<PrdStory> }
+    readonly plan?: { readonly path: string }
   }
   | { readonly _tag: "BeginIteration" }
   | { readonly _tag: "RecordCriteria"; readonly results: ReadonlyArray<CriterionResult> }
   | { readonly _tag: "CompleteIteration"; readonly passed: boolean; readonly filesChanged: ReadonlyArray<string>; readonly snapshotRef?: string }
-  | { readonly _tag: "Succeed" }
+  /** A plan loop succeeds with its final plan, saved in the same append. */
+  | { readonly _tag: "Succeed"; readonly plan?: { readonly path: string; readonly text: string } }
   | { readonly _tag: "Fail"; readonly reason: string }
   | {
     readonly _tag: "Stop"
@@ -47,6 +50,8 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(command, `loop ${state.loopId} already exists`)
     if (command.goal.trim() === "") return refuse(command, "the goal is empty")
+    if (command.prd !== undefined && command.prd.stories.length === 0) return refuse(command, "the PRD has no stories")
+    if (command.prd !== undefined && command.plan !== undefined) return refuse(command, "a loop is either a PRD loop or a plan loop")
     const { _tag, ...started } = command
     return [{ _tag: "LoopStarted", ...started }]
   }
@@ -59,7 +64,10 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       if (iterationOpen(state)) return refuse(command, `iteration ${current!.iteration} is still open`)
       const next = (current?.iteration ?? 0) + 1
       if (next > state.config.maxIterations) return refuse(command, `the limit of ${state.config.maxIterations} iterations is reached`)
-      return [{ _tag: "LoopIterationStarted", loopId, iteration: next }]
+      if (state.prd === undefined) return [{ _tag: "LoopIterationStarted", loopId, iteration: next }]
+      const story = nextStory(state)
+      if (story === undefined) return refuse(command, "every story of the PRD passes")
+      return [{ _tag: "LoopIterationStarted", loopId, iteration: next, storyId: story.id }]
     }
     case "RecordCriteria":
       if (!iterationOpen(state)) return refuse(command, "no iteration is open")
@@ -67,17 +75,33 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
     case "CompleteIteration":
       if (!iterationOpen(state)) return refuse(command, "no iteration is open")
       if (current!.results === undefined) return refuse(command, `iteration ${current!.iteration} has no criteria results yet`)
-      return [{
-        _tag: "LoopIterationCompleted",
-        loopId,
-        iteration: current!.iteration,
-        passed: command.passed,
-        filesChanged: command.filesChanged,
-        ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef })
-      }]
+      return [
+        {
+          _tag: "LoopIterationCompleted",
+          loopId,
+          iteration: current!.iteration,
+          passed: command.passed,
+          filesChanged: command.filesChanged,
+          ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef })
+        },
+        // The harness's criteria passed while the agent worked on this story: it passes (and only then).
+        ...(command.passed && current!.storyId !== undefined
+          ? [{ _tag: "LoopStoryPassed", loopId, storyId: current!.storyId, iteration: current!.iteration } as const]
+          : [])
+      ]
     case "Succeed":
-      if (iterationOpen(state) || current?.passed !== true) return refuse(command, "the last completed iteration did not pass its criteria")
-      return [{ _tag: "LoopSucceeded", loopId, iteration: current.iteration }]
+      if (!goalMet(state)) {
+        return refuse(command, current?.passed === true ? "stories of the PRD do not pass yet" : "the last completed iteration did not pass its criteria")
+      }
+      if (state.plan === undefined) {
+        if (command.plan !== undefined) return refuse(command, "this is not a plan loop")
+        return [{ _tag: "LoopSucceeded", loopId, iteration: current!.iteration }]
+      }
+      if (command.plan === undefined) return refuse(command, "a plan loop succeeds with its final plan")
+      return [
+        { _tag: "LoopPlanSaved", loopId, iteration: current!.iteration, path: command.plan.path, plan: command.plan.text },
+        { _tag: "LoopSucceeded", loopId, iteration: current!.iteration }
+      ]
     case "Fail":
       return [{ _tag: "LoopFailed", loopId, reason: command.reason }]
     case "Stop": {

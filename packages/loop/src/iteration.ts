@@ -1,14 +1,19 @@
 /**
  * Closing an iteration, the same for both drivers: the harness runs the criteria, snapshots the working
  * tree, and records the results and the completed iteration (with the files changed since the last
- * snapshot). Never the model's word alone: `passed` comes from the criteria.
+ * snapshot). Never the model's word alone: `passed` comes from the criteria. A PRD loop also runs the
+ * story's own criteria and rewrites prd.json's flags; a plan loop saves its plan when it succeeds.
  */
+import { redactText } from "@ralph-mem/events"
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
+import { mkdirSync, renameSync, writeFileSync } from "node:fs"
+import { dirname } from "node:path"
 import { evaluateCriteria } from "./criteria/index.ts"
 import { stopCondition } from "./conditions.ts"
+import { syncPrdFile } from "./prd.ts"
 import { changedFiles, takeSnapshot } from "./snapshot.ts"
-import type { Loop } from "./state.ts"
+import { goalMet, type Loop, storyOf } from "./state.ts"
 import { execute } from "./store.ts"
 
 export const closeIteration = (
@@ -17,9 +22,11 @@ export const closeIteration = (
   options: { readonly writer: string; readonly lastAssistantMessage?: string }
 ) =>
   Effect.gen(function*() {
-    const iteration = loop.iterations.at(-1)!.iteration
-    const { results, passed } = yield* evaluateCriteria(loop.config.successCriteria, {
+    const current = loop.iterations.at(-1)!
+    const iteration = current.iteration
+    const { results, passed } = yield* evaluateCriteria([...loop.config.successCriteria, ...(storyOf(loop, current)?.criteria ?? [])], {
       projectRoot: loop.projectPath,
+      iteration,
       ...(options.lastAssistantMessage === undefined ? {} : { lastAssistantMessage: options.lastAssistantMessage })
     })
     const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
@@ -34,18 +41,47 @@ export const closeIteration = (
       filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
       ...(snapshotRef === undefined ? {} : { snapshotRef })
     }, options.writer)
+    syncPrdFile(completed)
     return { loop: completed, results, passed, iteration }
+  })
+
+export interface Success {
+  readonly loop: Loop
+  /** A plan loop: where its plan was written, or why it could not be. */
+  readonly plan?: { readonly path: string; readonly written: boolean; readonly problem?: string }
+}
+
+/**
+ * Records a met goal. A plan loop's final plan (the last reply, privacy-filtered like everything else)
+ * is written to its file first, then recorded with the success in one append: the log keeps the plan
+ * even when the file cannot be written.
+ */
+export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistantMessage: string | undefined) =>
+  Effect.gen(function*() {
+    if (loop.plan === undefined) return { loop: yield* execute(memory, loop.loopId, { _tag: "Succeed" }, writer) } satisfies Success
+    const text = redactText(lastAssistantMessage ?? "").text
+    const path = loop.plan.path
+    const problem = yield* Effect.try({
+      try: () => {
+        mkdirSync(dirname(path), { recursive: true })
+        writeFileSync(`${path}.tmp`, text.endsWith("\n") ? text : `${text}\n`)
+        renameSync(`${path}.tmp`, path)
+      },
+      catch: (error) => error as Error
+    }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))
+    const succeeded = yield* execute(memory, loop.loopId, { _tag: "Succeed", plan: { path, text } }, writer)
+    return { loop: succeeded, plan: { path, written: problem === undefined, ...(problem === undefined ? {} : { problem }) } } satisfies Success
   })
 
 /**
  * Where a loop stands before its next iteration. A driver that died after closing an iteration but
- * before recording the outcome left that decision unrecorded: it is made now (the last iteration
- * passed: success; a stop condition holds: failure), instead of beginning an iteration the limits forbid.
+ * before recording the outcome left that decision unrecorded: it is made now (the goal was met: success;
+ * a stop condition holds: failure), instead of beginning an iteration the limits forbid.
  */
-export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number) => {
+export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number, lastAssistantMessage?: string) => {
   const last = loop.iterations.at(-1)
   if (last?.completedAt !== undefined) {
-    if (last.passed === true) return execute(memory, loop.loopId, { _tag: "Succeed" }, writer)
+    if (goalMet(loop)) return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)
     const ending = stopCondition(loop, now)
     if (ending !== undefined) return execute(memory, loop.loopId, { _tag: "Fail", reason: ending }, writer)
   }

@@ -8,12 +8,13 @@
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult } from "@ralph-mem/events"
-import { estimateTokens, type Memory, selective } from "@ralph-mem/projections"
+import { estimateTokens, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { stopCondition } from "./conditions.ts"
-import { closeIteration, settleOrBegin } from "./iteration.ts"
+import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
+import { loopMemory } from "./loop-memory.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { iterationOpen, type Loop } from "./state.ts"
+import { goalMet, iterationOpen, type Loop } from "./state.ts"
 import { activeLoopForSession, execute, loadLoop } from "./store.ts"
 
 export interface StopOutput {
@@ -46,21 +47,16 @@ const consecutiveBlocks = (memory: Memory, loop: Loop, sessionId: string): numbe
 const summary = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
 
-/** Errors and successes memory holds from this loop's session, newest first, within a small budget. */
-const loopMemory = (memory: Memory, loop: Loop): ReadonlyArray<string> => {
-  const rows = memory.db
-    .prepare(
-      `SELECT event_id AS id, type, session_id AS sessionId, 0 AS score, created_at AS createdAt,
-              coalesce(tool_name || ' ' || coalesce(input_summary, '') || ': ', '') || content AS text
-       FROM observations WHERE session_id = ? AND created_at >= ? ORDER BY id DESC LIMIT 50`
-    )
-    .all(loop.sessionId ?? "", loop.startedAt) as Array<{ id: string; type: string; sessionId: string; score: number; createdAt: number; text: string }>
-  return selective(rows.map((r) => ({ ...r, text: `- [${r.type}] ${r.text.replace(/\s+/g, " ").slice(0, 200)}` })), 600).map((c) => c.text)
-}
-
 /** Characters the next prompt may use: the loop's share of the injection budget, at ~4 chars a token. */
 const promptChars = (loop: Loop, injectionBudgetTokens: number) =>
   Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
+
+const planNote = (success: Success) =>
+  success.plan === undefined
+    ? ""
+    : success.plan.written
+    ? ` The plan is saved to ${success.plan.path}.`
+    : ` The plan could not be written to ${success.plan.path} (${success.plan.problem}); it is in the log: ralph-mem audit --type LoopPlanSaved --json.`
 
 export const continueAtStop = (
   memory: Memory,
@@ -78,15 +74,15 @@ export const continueAtStop = (
   return Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
     if (!iterationOpen(loop)) {
-      loop = yield* settleOrBegin(memory, loop, WRITER, input.now)
+      loop = yield* settleOrBegin(memory, loop, WRITER, input.now, input.lastAssistantMessage)
       if (loop.status !== "running") return { systemMessage: `ralph-mem: the loop had already ${loop.status === "success" ? "succeeded" : `ended (${loop.endReason ?? loop.status})`}.` }
     }
     const closed = yield* closeIteration(memory, loop, { writer: WRITER, lastAssistantMessage: input.lastAssistantMessage })
-    const { results, passed, iteration } = closed
+    const { results, iteration } = closed
     loop = closed.loop
-    if (passed) {
-      yield* run({ _tag: "Succeed" })
-      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).` }
+    if (goalMet(loop)) {
+      const success = yield* succeed(memory, loop, WRITER, input.lastAssistantMessage)
+      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${planNote(success)}` }
     }
     const cap = blockCap(input.env)
     const ending =

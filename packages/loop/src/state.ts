@@ -2,13 +2,15 @@
  * A loop's state is the fold of its stream: `evolve` applies one event. Status, crash recovery and
  * rollback all read this state, so there is nothing to keep in sync and nothing to corrupt.
  */
-import type { CriterionResult, LoopConfig, RalphMemEvent } from "@ralph-mem/events"
+import type { CriterionResult, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
 
 export type LoopStatus = "running" | "success" | "failed" | "stopped"
 
 export interface IterationRecord {
   readonly iteration: number
   readonly startedAt: number
+  /** A PRD loop: the story the iteration worked on. */
+  readonly storyId?: string
   readonly results?: ReadonlyArray<CriterionResult>
   readonly passed?: boolean
   readonly filesChanged?: ReadonlyArray<string>
@@ -31,6 +33,10 @@ export interface Loop {
   readonly startSnapshotRef?: string
   readonly iterations: ReadonlyArray<IterationRecord>
   readonly rollbacks: ReadonlyArray<{ readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }>
+  /** A PRD loop: its stories, `passes` as the harness decided them. */
+  readonly prd?: { readonly path: string; readonly stories: ReadonlyArray<PrdStory> }
+  /** A plan loop: where the final plan goes. */
+  readonly plan?: { readonly path: string }
 }
 
 /** No loop yet: only a start is possible. */
@@ -65,6 +71,8 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
       driver: event.driver,
       ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
       ...(event.snapshotRef === undefined ? {} : { startSnapshotRef: event.snapshotRef }),
+      ...(event.prd === undefined ? {} : { prd: event.prd }),
+      ...(event.plan === undefined ? {} : { plan: event.plan }),
       config: event.config,
       status: "running",
       startedAt: at,
@@ -75,7 +83,14 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
   if (state === undefined) return state
   switch (event._tag) {
     case "LoopIterationStarted":
-      return { ...state, iterations: [...state.iterations, { iteration: event.iteration, startedAt: at }] }
+      return {
+        ...state,
+        iterations: [...state.iterations, {
+          iteration: event.iteration,
+          startedAt: at,
+          ...(event.storyId === undefined ? {} : { storyId: event.storyId })
+        }]
+      }
     case "LoopCriteriaEvaluated":
       return updateCurrent(state, (it) => ({ ...it, results: event.results }))
     case "LoopIterationCompleted":
@@ -101,9 +116,35 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
       return { ...state, config: event.config }
     case "LoopResumed":
       return { ...state, driver: event.driver }
+    case "LoopStoryPassed":
+      return state.prd === undefined
+        ? state
+        : { ...state, prd: { ...state.prd, stories: state.prd.stories.map((s) => (s.id === event.storyId ? { ...s, passes: true } : s)) } }
+    case "LoopPlanSaved":
+      return { ...state, plan: { path: event.path } }
     default:
       return state
   }
+}
+
+/** A PRD loop's next story: the highest priority (lowest number) that does not pass; file order breaks ties. */
+export const nextStory = (loop: Loop): PrdStory | undefined =>
+  loop.prd?.stories.reduce<PrdStory | undefined>(
+    (best, story) => (story.passes || (best !== undefined && best.priority <= story.priority) ? best : story),
+    undefined
+  )
+
+/** The story an iteration worked on. */
+export const storyOf = (loop: Loop, iteration: IterationRecord | undefined): PrdStory | undefined =>
+  iteration?.storyId === undefined ? undefined : loop.prd?.stories.find((s) => s.id === iteration.storyId)
+
+/**
+ * The goal is met: the last iteration passed the harness's criteria and, in a PRD loop, every story
+ * now passes (a passing iteration only completes its own story).
+ */
+export const goalMet = (loop: Loop): boolean => {
+  const last = currentIteration(loop)
+  return last?.completedAt !== undefined && last.passed === true && (loop.prd === undefined || loop.prd.stories.every((s) => s.passes))
 }
 
 export const fold = (events: ReadonlyArray<{ readonly event: RalphMemEvent; readonly occurredAt: number }>): LoopState =>

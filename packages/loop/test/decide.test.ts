@@ -1,8 +1,9 @@
 import type { CriterionResult, LoopConfig, RalphMemEvent } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
-import { decide, IllegalTransition, type LoopCommand } from "../src/decide.ts"
 import { stopCondition } from "../src/conditions.ts"
+import type { LoopCommand } from "../src/decide.ts"
 import { fold } from "../src/state.ts"
+import { given, refusal } from "./given.ts"
 
 const config: LoopConfig = { maxIterations: 3, noProgressThreshold: 2, cooldownMs: 0, contextBudget: 0.6, successCriteria: [{ kind: "test_pass" }] }
 const L = "l1"
@@ -13,15 +14,6 @@ const passing: ReadonlyArray<CriterionResult> = [{ kind: "test_pass", passed: tr
 const evaluated = (n: number, results = failing): RalphMemEvent => ({ _tag: "LoopCriteriaEvaluated", loopId: L, iteration: n, results })
 const completed = (n: number, passed = false, filesChanged: ReadonlyArray<string> = []): RalphMemEvent => ({ _tag: "LoopIterationCompleted", loopId: L, iteration: n, passed, filesChanged })
 
-/** given events (one second apart), when a command, then events or a refusal. */
-const given = (...events: ReadonlyArray<RalphMemEvent>) => {
-  const state = fold(events.map((event, i) => ({ event, occurredAt: 1000 * i })))
-  return { state, when: (command: LoopCommand) => decide(state, command) }
-}
-const refusal = (outcome: unknown) => {
-  expect(outcome).toBeInstanceOf(IllegalTransition)
-  return (outcome as IllegalTransition).message
-}
 
 describe("the loop decider", () => {
   it("starts a loop", () => {

@@ -6,7 +6,7 @@ const ended = (loopId: string, status: string, at: number, reason: string | null
 
 export const loopRuns: Projection = {
   name: "loop_runs",
-  version: 1,
+  version: 2,
   create: `
     CREATE TABLE loop_runs (
       loop_id          TEXT PRIMARY KEY,
@@ -15,6 +15,11 @@ export const loopRuns: Projection = {
       project_path     TEXT NOT NULL,
       goal             TEXT NOT NULL,
       driver           TEXT NOT NULL,
+      -- build: work until the checks pass; prd: one story per iteration; plan: a plan, edits blocked.
+      mode             TEXT NOT NULL CHECK (mode IN ('build', 'prd', 'plan')),
+      stories_total    INTEGER NOT NULL DEFAULT 0,
+      stories_passed   INTEGER NOT NULL DEFAULT 0,
+      plan_path        TEXT,
       status           TEXT NOT NULL CHECK (status IN ('running', 'success', 'failed', 'stopped')),
       iterations       INTEGER NOT NULL DEFAULT 0,
       config           TEXT NOT NULL,
@@ -51,14 +56,19 @@ export const loopRuns: Projection = {
       case "LoopStarted":
         return [
           sql(
-            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, status, config, snapshot_refs, started_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
+            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, mode, stories_total, stories_passed,
+                                    plan_path, status, config, snapshot_refs, started_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
             event.loopId,
             streamId,
             event.sessionId ?? null,
             event.projectPath,
             event.goal,
             event.driver,
+            event.prd !== undefined ? "prd" : event.plan !== undefined ? "plan" : "build",
+            event.prd?.stories.length ?? 0,
+            event.prd?.stories.filter((s) => s.passes).length ?? 0,
+            event.plan?.path ?? null,
             json(event.config),
             json(event.snapshotRef === undefined ? [] : [event.snapshotRef]),
             occurredAt
@@ -114,6 +124,10 @@ export const loopRuns: Projection = {
             event.loopId
           )
         ]
+      case "LoopStoryPassed":
+        return [sql(`UPDATE loop_runs SET stories_passed = stories_passed + 1 WHERE loop_id = ?`, event.loopId)]
+      case "LoopPlanSaved":
+        return [sql(`UPDATE loop_runs SET plan_path = ? WHERE loop_id = ?`, event.path, event.loopId)]
       case "LoopConfigChanged":
         return [sql(`UPDATE loop_runs SET config = ? WHERE loop_id = ?`, json(event.config), event.loopId)]
       case "LoopSucceeded":

@@ -27,6 +27,9 @@ export interface OpenLoop {
   readonly maxIterations: number
   readonly sessionId: string | null
   readonly criteriaResults: string
+  readonly mode: "build" | "prd" | "plan"
+  readonly storiesTotal: number
+  readonly storiesPassed: number
 }
 
 const OBSERVATION_COLUMNS = `o.id, o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName,
@@ -59,10 +62,18 @@ export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> 
   db
     .prepare(
       `SELECT loop_id AS loopId, goal, iterations, json_extract(config, '$.maxIterations') AS maxIterations,
-              session_id AS sessionId, criteria_results AS criteriaResults
+              session_id AS sessionId, criteria_results AS criteriaResults, mode,
+              stories_total AS storiesTotal, stories_passed AS storiesPassed
        FROM loop_runs WHERE project_path = ? AND status = 'running' ORDER BY started_at DESC`
     )
     .all(project) as Array<OpenLoop>
+
+/** The plan loop running in a session, if any: while it runs, the session's edits are blocked. */
+export const activePlanLoop = (db: SqliteDatabase, sessionId: string): string | undefined =>
+  db
+    .prepare(`SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' AND mode = 'plan' ORDER BY started_at DESC LIMIT 1`)
+    .pluck()
+    .get(sessionId) as string | undefined
 
 export interface RestoreNotice {
   readonly at: number

@@ -3,9 +3,12 @@
  * hook then drives it); `run` drives one with a fresh agent process per iteration; `stop` ends one
  * (and can roll back), never depending on the model obeying; `status` and `config` read and tune it.
  */
-import { type Criterion, findProjectRoot, monotonicUlid } from "@ralph-mem/events"
+import { type Criterion, findProjectRoot, type LoopConfig, monotonicUlid } from "@ralph-mem/events"
 import {
   activeLoopForSession,
+  DEFAULT_MIN_PLAN_ITERATIONS,
+  DEFAULT_PLAN_MARKER,
+  DEFAULT_PLAN_SECTIONS,
   driveExternally,
   execute,
   latestLoop,
@@ -13,8 +16,11 @@ import {
   type Loop,
   loopConfig,
   parseCriterion,
+  PrdInvalid,
+  readPrd,
   restoreSnapshot,
   splitCommand,
+  storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
 import { injectionBudgetTokens, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
@@ -22,6 +28,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
+import { join, resolve } from "node:path"
 import * as flags from "../flags.ts"
 import { formatTime, printFields, printJson } from "../output.ts"
 import { withStore } from "../store.ts"
@@ -46,6 +53,9 @@ const parseMaxDuration = (value: Option.Option<string>) => {
 }
 
 const project = () => findProjectRoot(process.cwd())
+
+const maxIterationsFlag = Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional)
+const maxDurationFlag = Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional)
 
 const agentFlag = Flag.String("agent").pipe(
   Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
@@ -93,8 +103,20 @@ const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
   return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
 }
 
-const describeCriteria = (criteria: ReadonlyArray<Criterion>) =>
-  criteria.map((c) => (c.kind === "marker" ? `marker ${c.marker ?? "[RALPH_SUCCESS]"}` : c.command ? `${c.kind} (${c.command.join(" ")})` : c.kind)).join(", ")
+const describeCriterion = (c: Criterion) => {
+  switch (c.kind) {
+    case "marker":
+      return `marker ${c.marker ?? "[RALPH_SUCCESS]"}`
+    case "plan_sections":
+      return `sections ${(c.sections ?? DEFAULT_PLAN_SECTIONS).join(", ")}`
+    case "min_iterations":
+      return `at least ${c.minIterations ?? DEFAULT_MIN_PLAN_ITERATIONS} iterations`
+    default:
+      return c.command ? `${c.kind} (${c.command.join(" ")})` : c.kind
+  }
+}
+
+const describeCriteria = (criteria: ReadonlyArray<Criterion>) => criteria.map(describeCriterion).join(", ")
 
 const statusReport = (loop: Loop) => {
   const last = loop.iterations.filter((it) => it.results !== undefined).at(-1)
@@ -116,6 +138,12 @@ const statusReport = (loop: Loop) => {
       noProgressThreshold: loop.config.noProgressThreshold
     },
     criteria: loop.config.successCriteria,
+    mode: loop.prd !== undefined ? "prd" : loop.plan !== undefined ? "plan" : "build",
+    stories: loop.prd === undefined
+      ? null
+      : loop.prd.stories.map((story) => ({ id: story.id, title: story.title, priority: story.priority, passes: story.passes })),
+    prdPath: loop.prd?.path ?? null,
+    planPath: loop.plan?.path ?? null,
     snapshots: [
       ...(loop.startSnapshotRef === undefined ? [] : [{ iteration: 0, ref: loop.startSnapshotRef }]),
       ...loop.iterations.flatMap((it) => (it.snapshotRef === undefined ? [] : [{ iteration: it.iteration, ref: it.snapshotRef }]))
@@ -134,65 +162,162 @@ const printStatus = (loop: Loop) => {
     ["iteration", `${r.iteration} of ${r.maxIterations}`],
     ["started", `${formatTime(loop.startedAt)}, ${Math.round(r.elapsedMs / 1000)} s ago${loop.endedAt ? " (ended)" : ""}`],
     ["criteria", describeCriteria(loop.config.successCriteria)],
+    ...(loop.prd === undefined
+      ? []
+      : [["stories", `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} (${loop.prd.path})`] as const]),
+    ...(loop.plan === undefined ? [] : [["plan", loop.plan.path] as const]),
     ["last checks", r.lastResults.map((c) => `${c.kind} ${c.passed ? "passed" : `failed${c.fingerprint ? ` (${c.fingerprint})` : ""}`}`).join(", ") || "not run yet"],
     ["stops at", `${r.stopConditions.maxIterations} iterations${r.stopConditions.maxDurationMs ? `, ${Math.round(r.stopConditions.maxDurationMs / 1000)} s` : ""}, or ${r.stopConditions.noProgressThreshold} iterations without progress`],
     ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"]
   ])
 }
 
+const sessionFlag = Flag.String("session").pipe(
+  Flag.withDescription("The Claude Code session to bind to (default: $CLAUDE_CODE_SESSION_ID)"),
+  Flag.optional
+)
+
+/** The session a loop is bound to: --session, else the Claude Code session this command runs in. */
+const sessionToBind = (session: Option.Option<string>) => {
+  const sessionId = Option.getOrUndefined(session) ?? process.env["CLAUDE_CODE_SESSION_ID"]
+  return sessionId === undefined || sessionId === ""
+    ? flags.failWith("no Claude Code session to bind the loop to: run the slash command inside Claude Code, pass --session, or use ralph-mem ralph run for a loop outside a session")
+    : Effect.succeed(sessionId)
+}
+
+/** Starts a loop bound to a Claude Code session (its Stop hook drives it) and opens the first iteration. */
+const startInSession = (
+  input: { readonly sessionId: string; readonly db: Option.Option<string>; readonly json: boolean },
+  loop: { readonly root: string; readonly goal: string; readonly config: LoopConfig; readonly plan?: { readonly path: string } },
+  announce: (loopId: string) => string
+) =>
+  Effect.gen(function*() {
+    const sessionId = input.sessionId
+    yield* withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const running = activeLoopForSession(memory, sessionId)
+        if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
+        const loopId = monotonicUlid()()
+        const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
+        yield* execute(memory, loopId, {
+          _tag: "Start", loopId, goal: loop.goal, projectPath: loop.root, driver: "session", sessionId, config: loop.config,
+          ...(snapshotRef === undefined ? {} : { snapshotRef }),
+          ...(loop.plan === undefined ? {} : { plan: { path: loop.plan.path.replaceAll("{loop}", loopId) } })
+        }, "cli:ralph-start")
+        const started = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
+        if (input.json) return yield* printJson(statusReport(started))
+        yield* Console.log(announce(loopId))
+      })
+    )
+  })
+
 const start = Command.make(
   "start",
   {
     goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
-    maxIterations: Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional),
-    maxDuration: Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional),
+    maxIterations: maxIterationsFlag,
+    maxDuration: maxDurationFlag,
     criteria: criteriaFlag,
-    session: Flag.String("session").pipe(Flag.withDescription("The Claude Code session to bind to (default: $CLAUDE_CODE_SESSION_ID)"), Flag.optional),
+    session: sessionFlag,
     db: flags.db,
     json: flags.json
   },
   (input) =>
     Effect.gen(function*() {
-      const sessionId = Option.getOrUndefined(input.session) ?? process.env["CLAUDE_CODE_SESSION_ID"]
-      if (sessionId === undefined || sessionId === "") {
-        return yield* flags.failWith("no Claude Code session to bind the loop to: run /ralph-mem:ralph start inside Claude Code, pass --session, or use ralph-mem ralph run for a loop outside a session")
-      }
+      const sessionId = yield* sessionToBind(input.session)
       const { root, config } = yield* configFromFlags(input)
       const goal = input.goal.join(" ")
-      yield* withStore(input.db, (memory) =>
-        Effect.gen(function*() {
-          const running = activeLoopForSession(memory, sessionId)
-          if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
-          const loopId = monotonicUlid()()
-          const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
-          yield* execute(memory, loopId, {
-            _tag: "Start", loopId, goal, projectPath: root, driver: "session", sessionId, config,
-            ...(snapshotRef === undefined ? {} : { snapshotRef })
-          }, "cli:ralph-start")
-          const loop = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
-          if (input.json) return yield* printJson(statusReport(loop))
-          yield* Console.log(
-            `Ralph loop ${loopId} started: ${goal}\nThe harness checks ${describeCriteria(config.successCriteria)} every time you stop, for up to ${config.maxIterations} iterations.`
-          )
-        })
-      )
+      yield* startInSession({ ...input, sessionId }, { root, goal, config }, (loopId) =>
+        `Ralph loop ${loopId} started: ${goal}\nThe harness checks ${describeCriteria(config.successCriteria)} every time you stop, for up to ${config.maxIterations} iterations.`)
     })
 ).pipe(Command.withDescription("Start a loop bound to this Claude Code session: its Stop hook runs the checks and continues until they pass"))
+
+/** `--required-sections "Goal, Steps"` (repeatable): each value may list several, comma-separated. */
+const sectionList = (values: ReadonlyArray<string>) => values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "")
+
+const plan = Command.make(
+  "plan",
+  {
+    goal: Argument.String("goal").pipe(Argument.withDescription("What the plan is for"), Argument.variadic({ min: 1 })),
+    requiredSections: Flag.String("required-sections").pipe(
+      Flag.withDescription(`Headings the plan must have, comma-separated or repeated (default: ${DEFAULT_PLAN_SECTIONS.join(", ")}); Korean headings count for English names`),
+      Flag.atLeast(0)
+    ),
+    minIterations: Flag.Int("min-iterations").pipe(
+      Flag.withDescription(`The plan cannot be accepted before this iteration (default: ${DEFAULT_MIN_PLAN_ITERATIONS}; the first is a draft to critique)`),
+      Flag.optional
+    ),
+    marker: Flag.String("marker").pipe(Flag.withDescription(`What ends a complete plan (default: ${DEFAULT_PLAN_MARKER})`), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("Where the final plan is saved (default: .ralph-mem/plans/plan-<loop>.md)"), Flag.optional),
+    maxIterations: maxIterationsFlag,
+    maxDuration: maxDurationFlag,
+    session: sessionFlag,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const sessionId = yield* sessionToBind(input.session)
+      const sections = sectionList(input.requiredSections)
+      const required = sections.length > 0 ? sections : DEFAULT_PLAN_SECTIONS
+      const minIterations = Option.getOrElse(input.minIterations, () => DEFAULT_MIN_PLAN_ITERATIONS)
+      if (minIterations < 1) return yield* flags.failWith("--min-iterations must be at least 1")
+      const marker = Option.getOrElse(input.marker, () => DEFAULT_PLAN_MARKER).trim()
+      if (marker === "") return yield* flags.failWith("--marker is empty")
+      const gate: ReadonlyArray<Criterion> = [
+        { kind: "marker", marker },
+        { kind: "plan_sections", sections: required },
+        { kind: "min_iterations", minIterations }
+      ]
+      const { root, config: base } = yield* configFromFlags({ ...input, criteria: [] })
+      if (base.maxIterations < minIterations) {
+        return yield* flags.failWith(`--max-iterations (${base.maxIterations}) is below --min-iterations (${minIterations})`)
+      }
+      const config = { ...base, successCriteria: gate }
+      const goal = input.goal.join(" ")
+      const path = Option.match(input.out, { onNone: () => join(root, ".ralph-mem", "plans", "plan-{loop}.md"), onSome: (out) => resolve(out) })
+      yield* startInSession({ ...input, sessionId }, { root, goal, config, plan: { path } }, (loopId) =>
+        [
+          `Ralph plan loop ${loopId} started: ${goal}`,
+          "Write a plan, not code: while this loop runs, file edits and commands that change anything are blocked. Reading is fine.",
+          `Put the complete plan in your reply, with a Markdown heading for each of: ${required.join(", ")} (Korean headings count too).`,
+          `The first reply is a draft: ralph-mem will ask you to critique and improve it. From iteration ${minIterations} on, end a complete plan with ${marker}.`,
+          `The accepted plan is saved to ${path.replaceAll("{loop}", loopId)}.`
+        ].join("\n"))
+    })
+).pipe(Command.withDescription("Start a plan-only loop in this session: Claude iterates on a plan (edits blocked) until it has every required section"))
+
+/** A PRD loop's stories, validated; every problem of the file is reported at once. */
+const loadPrd = (path: string) => {
+  const prd = readPrd(resolve(path))
+  return prd instanceof PrdInvalid ? flags.failWith(prd.message) : Effect.succeed({ ...prd, path: resolve(path) })
+}
 
 const run = Command.make(
   "run",
   {
-    goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
+    goal: Argument.String("goal").pipe(
+      Argument.withDescription("What the loop works toward (with --prd: defaults to the PRD's description)"),
+      Argument.variadic({ min: 0 })
+    ),
+    prd: Flag.String("prd").pipe(
+      Flag.withDescription("A prd.json of user stories: one story per iteration, highest priority first, until every story passes the checks"),
+      Flag.optional
+    ),
     agent: agentFlag,
     agentTimeout: agentTimeoutFlag,
-    maxIterations: Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional),
-    maxDuration: Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional),
+    maxIterations: maxIterationsFlag,
+    maxDuration: maxDurationFlag,
     criteria: criteriaFlag,
     db: flags.db,
     json: flags.json
   },
   (input) =>
     Effect.gen(function*() {
+      const prd = Option.isSome(input.prd) ? yield* loadPrd(input.prd.value) : undefined
+      const goal = input.goal.join(" ").trim() || prd?.description || (prd === undefined ? "" : `Make every story of ${prd.path} pass`)
+      if (goal === "") return yield* flags.failWith("what should the loop work toward? Give a goal, or --prd prd.json")
+      if (prd !== undefined && prd.stories.every((s) => s.passes)) return yield* flags.failWith(`every story of ${prd.path} already passes`)
       const { root, settings, config } = yield* configFromFlags(input)
       const { agent, agentTimeoutMs } = yield* parseAgent(input)
       yield* withStore(input.db, (memory) =>
@@ -200,10 +325,13 @@ const run = Command.make(
           const loopId = monotonicUlid()()
           const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
           yield* execute(memory, loopId, {
-            _tag: "Start", loopId, goal: input.goal.join(" "), projectPath: root, driver: "external", config,
-            ...(snapshotRef === undefined ? {} : { snapshotRef })
+            _tag: "Start", loopId, goal, projectPath: root, driver: "external", config,
+            ...(snapshotRef === undefined ? {} : { snapshotRef }),
+            ...(prd === undefined ? {} : { prd: { path: prd.path, stories: prd.stories } })
           }, "cli:ralph-run")
-          if (!input.json) yield* Console.log(`Ralph loop ${loopId}: ${input.goal.join(" ")} (agent: ${agent.join(" ")})`)
+          if (!input.json) {
+            yield* Console.log(`Ralph loop ${loopId}: ${goal} (agent: ${agent.join(" ")}${prd === undefined ? "" : `; ${prd.stories.length} stories from ${prd.path}`})`)
+          }
           const loop = yield* driveExternally(memory, loopId, {
             agent,
             env: process.env,
@@ -212,7 +340,11 @@ const run = Command.make(
             onIteration: (l) => {
               if (input.json) return
               const it = l.iterations.at(-1)!
-              process.stdout.write(`iteration ${it.iteration}: ${it.passed ? "passed" : "failed"} (${(it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")})\n`)
+              const story = it.storyId === undefined ? "" : ` ${it.storyId}`
+              const progress = storyProgress(l)
+              process.stdout.write(
+                `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${(it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")})${progress === undefined ? "" : `; ${progress}`}\n`
+              )
             }
           })
           if (input.json) return yield* printJson(statusReport(loop))
@@ -239,6 +371,9 @@ const resume = Command.make(
       Effect.gen(function*() {
         const loop = yield* resolveLoop(memory, input.loop)
         if (loop.status !== "running") return yield* flags.failWith(`loop ${loop.loopId} has ended (${loop.status}); start a new one`)
+        if (loop.plan !== undefined) {
+          return yield* flags.failWith(`loop ${loop.loopId} is a plan loop: it runs inside a Claude Code session, where edits can be blocked; stop it and start a new one with /ralph-mem:ralph plan`)
+        }
         yield* execute(memory, loop.loopId, { _tag: "Resume", driver: "external" }, "cli:ralph-resume")
         const { settings } = loadSettings({ projectRoot: loop.projectPath, env: process.env })
         const ended = yield* driveExternally(memory, loop.loopId, { agent, env: process.env, agentTimeoutMs, injectionBudgetTokens: injectionBudgetTokens(settings) })
@@ -346,5 +481,5 @@ const config = Command.make(
 
 export const ralph = Command.make("ralph").pipe(
   Command.withDescription("The Ralph loop: keep working on one goal until checks the harness runs pass"),
-  Command.withSubcommands([start, status, stop, config, run, resume])
+  Command.withSubcommands([start, plan, status, stop, config, run, resume])
 )

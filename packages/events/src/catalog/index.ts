@@ -10,11 +10,14 @@ import {
   LoopFailed,
   LoopIterationCompleted,
   LoopIterationStarted,
+  LoopPlanSaved,
   LoopResumed,
   LoopRolledBack,
   LoopStarted,
   LoopStopped,
-  LoopSucceeded
+  LoopStoryPassed,
+  LoopSucceeded,
+  LoopToolBlocked
 } from "./loop.ts"
 import { MemoryForgotten, NoteInjected } from "./memory.ts"
 import { ObservationRecorded } from "./observation.ts"
@@ -49,6 +52,9 @@ export const definitions = [
   LoopRolledBack,
   LoopResumed,
   LoopConfigChanged,
+  LoopStoryPassed,
+  LoopPlanSaved,
+  LoopToolBlocked,
   HookFailed,
   DatabaseRestored
 ] as const
@@ -71,7 +77,7 @@ export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= mak
 
 export * from "./catalog.ts"
 export * from "./define.ts"
-export { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
+export { Criterion, CriterionKind, CriterionResult, LoopConfig, PrdStory } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
 

@@ -2,7 +2,20 @@
 import * as Schema from "effect/Schema"
 import { defineEvent } from "./define.ts"
 
-export const CriterionKind = Schema.Literals(["test_pass", "build_success", "lint_clean", "type_check", "custom", "marker"])
+/**
+ * `plan_sections` and `min_iterations` are the plan loop's quality gate: checks of the plan text and of the
+ * iteration count, set by `ralph plan`, never by `--criteria`.
+ */
+export const CriterionKind = Schema.Literals([
+  "test_pass",
+  "build_success",
+  "lint_clean",
+  "type_check",
+  "custom",
+  "marker",
+  "plan_sections",
+  "min_iterations"
+])
 export type CriterionKind = typeof CriterionKind.Type
 
 export const Criterion = Schema.Struct({
@@ -11,7 +24,11 @@ export const Criterion = Schema.Struct({
   command: Schema.optionalKey(Schema.Array(Schema.String)),
   expectedExitCode: Schema.optionalKey(Schema.Int),
   marker: Schema.optionalKey(Schema.String),
-  timeoutMs: Schema.optionalKey(Schema.Int)
+  timeoutMs: Schema.optionalKey(Schema.Int),
+  /** `plan_sections`: the headings the plan must have. */
+  sections: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** `min_iterations`: the loop cannot pass before this iteration. */
+  minIterations: Schema.optionalKey(Schema.Int)
 })
 export type Criterion = typeof Criterion.Type
 
@@ -38,6 +55,21 @@ export const CriterionResult = Schema.Struct({
 })
 export type CriterionResult = typeof CriterionResult.Type
 
+/** A story of a PRD loop, as validated from prd.json when the loop started. */
+export const PrdStory = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  description: Schema.String,
+  acceptanceCriteria: Schema.Array(Schema.String),
+  /** Lower comes first, as in prd.json. */
+  priority: Schema.Finite,
+  passes: Schema.Boolean,
+  notes: Schema.optionalKey(Schema.String),
+  /** Checks for this story only, run after the loop's own. */
+  criteria: Schema.optionalKey(Schema.Array(Criterion))
+})
+export type PrdStory = typeof PrdStory.Type
+
 export const LoopStarted = defineEvent("LoopStarted", {
   loopId: Schema.String,
   goal: Schema.String,
@@ -47,12 +79,18 @@ export const LoopStarted = defineEvent("LoopStarted", {
   sessionId: Schema.optionalKey(Schema.String),
   config: LoopConfig,
   /** A snapshot of the working tree before the loop changed anything: the last resort of a rollback. */
-  snapshotRef: Schema.optionalKey(Schema.String)
+  snapshotRef: Schema.optionalKey(Schema.String),
+  /** A PRD loop: one story per iteration, highest priority first, until every story passes. */
+  prd: Schema.optionalKey(Schema.Struct({ path: Schema.String, stories: Schema.Array(PrdStory) })),
+  /** A plan loop: Claude writes a plan, not code; the final plan is saved to `path`. */
+  plan: Schema.optionalKey(Schema.Struct({ path: Schema.String }))
 })
 
 export const LoopIterationStarted = defineEvent("LoopIterationStarted", {
   loopId: Schema.String,
-  iteration: Schema.Int
+  iteration: Schema.Int,
+  /** A PRD loop: the story this iteration works on. */
+  storyId: Schema.optionalKey(Schema.String)
 })
 
 export const LoopCriteriaEvaluated = defineEvent("LoopCriteriaEvaluated", {
@@ -102,4 +140,28 @@ export const LoopResumed = defineEvent("LoopResumed", {
 export const LoopConfigChanged = defineEvent("LoopConfigChanged", {
   loopId: Schema.String,
   config: LoopConfig
+})
+
+/** A PRD story passed: the harness's criteria passed in an iteration that worked on it. */
+export const LoopStoryPassed = defineEvent("LoopStoryPassed", {
+  loopId: Schema.String,
+  storyId: Schema.String,
+  iteration: Schema.Int
+})
+
+/** A plan loop's final plan, as saved to `path` when the loop succeeded. */
+export const LoopPlanSaved = defineEvent("LoopPlanSaved", {
+  loopId: Schema.String,
+  iteration: Schema.Int,
+  path: Schema.String,
+  plan: Schema.String
+})
+
+/** A plan loop's guard refused a tool call (appended to the session's stream). */
+export const LoopToolBlocked = defineEvent("LoopToolBlocked", {
+  sessionId: Schema.String,
+  loopId: Schema.String,
+  toolName: Schema.String,
+  inputSummary: Schema.String,
+  reason: Schema.String
 })

@@ -3,3 +3,12 @@ export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./eva
 export { fingerprintFailure, type FingerprintOptions } from "./fingerprint.ts"
 export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
 export { DEFAULT_MARKER, DEFAULT_TIMEOUT_MS, OUTPUT_TAIL_CHARS, runCriterion, type RunCriterionOptions } from "./run.ts"
+export {
+  checkMinIterations,
+  checkPlanSections,
+  DEFAULT_MIN_PLAN_ITERATIONS,
+  DEFAULT_PLAN_MARKER,
+  DEFAULT_PLAN_SECTIONS,
+  headingsOf,
+  missingSections
+} from "./plan.ts"

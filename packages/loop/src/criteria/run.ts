@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import { existsSync, realpathSync } from "node:fs"
 import { detectCommand, isDetectableKind } from "./detect.ts"
 import { fingerprintFailure, stripAnsi } from "./fingerprint.ts"
+import { checkMinIterations, checkPlanSections } from "./plan.ts"
 import { type CommandOutcome, runCommand } from "./process.ts"
 
 export const DEFAULT_TIMEOUT_MS = 300_000
@@ -15,8 +16,10 @@ export const OUTPUT_TAIL_CHARS = 2_000
 
 export interface RunCriterionOptions {
   readonly projectRoot: string
-  /** The agent's last message, searched by `marker` criteria. */
+  /** The agent's last message, searched by `marker` criteria and read by `plan_sections`. */
   readonly lastAssistantMessage?: string | undefined
+  /** The iteration being closed, for `min_iterations`. */
+  readonly iteration?: number | undefined
   /** Applies to criteria without their own `timeoutMs`. */
   readonly timeoutMs?: number | undefined
   /** Variables layered over this process's environment for the command. */
@@ -24,8 +27,18 @@ export interface RunCriterionOptions {
 }
 
 /** Never fails: anything that keeps a criterion from passing is a failed result saying why. */
-export const runCriterion = (criterion: Criterion, options: RunCriterionOptions): Effect.Effect<CriterionResult> =>
-  criterion.kind === "marker" ? Effect.sync(() => checkMarker(criterion, options)) : runCommandCriterion(criterion, options)
+export const runCriterion = (criterion: Criterion, options: RunCriterionOptions): Effect.Effect<CriterionResult> => {
+  switch (criterion.kind) {
+    case "marker":
+      return Effect.sync(() => checkMarker(criterion, options))
+    case "plan_sections":
+      return Effect.sync(() => checkPlanSections(criterion, options.lastAssistantMessage))
+    case "min_iterations":
+      return Effect.sync(() => checkMinIterations(criterion, options.iteration))
+    default:
+      return runCommandCriterion(criterion, options)
+  }
+}
 
 // --- marker ---------------------------------------------------------------------------------------------------
 
