@@ -188,25 +188,25 @@ const sessionToBind = (session: Option.Option<string>) => {
 /** Starts a loop bound to a Claude Code session (its Stop hook drives it) and opens the first iteration. */
 const startInSession = (
   input: { readonly sessionId: string; readonly db: Option.Option<string>; readonly json: boolean },
-  loop: { readonly root: string; readonly goal: string; readonly config: LoopConfig; readonly plan?: { readonly path: string } },
-  announce: (loopId: string) => string
+  loop: { readonly loopId: string; readonly root: string; readonly goal: string; readonly config: LoopConfig; readonly plan?: { readonly path: string } },
+  announcement: string
 ) =>
   Effect.gen(function*() {
-    const sessionId = input.sessionId
+    const { sessionId } = input
+    const { loopId } = loop
     yield* withStore(input.db, (memory) =>
       Effect.gen(function*() {
         const running = activeLoopForSession(memory, sessionId)
         if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
-        const loopId = monotonicUlid()()
         const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
         yield* execute(memory, loopId, {
           _tag: "Start", loopId, goal: loop.goal, projectPath: loop.root, driver: "session", sessionId, config: loop.config,
           ...(snapshotRef === undefined ? {} : { snapshotRef }),
-          ...(loop.plan === undefined ? {} : { plan: { path: loop.plan.path.replaceAll("{loop}", loopId) } })
+          ...(loop.plan === undefined ? {} : { plan: loop.plan })
         }, "cli:ralph-start")
         const started = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
         if (input.json) return yield* printJson(statusReport(started))
-        yield* Console.log(announce(loopId))
+        yield* Console.log(announcement)
       })
     )
   })
@@ -227,8 +227,12 @@ const start = Command.make(
       const sessionId = yield* sessionToBind(input.session)
       const { root, config } = yield* configFromFlags(input)
       const goal = input.goal.join(" ")
-      yield* startInSession({ ...input, sessionId }, { root, goal, config }, (loopId) =>
-        `Ralph loop ${loopId} started: ${goal}\nThe harness checks ${describeCriteria(config.successCriteria)} every time you stop, for up to ${config.maxIterations} iterations.`)
+      const loopId = monotonicUlid()()
+      yield* startInSession(
+        { ...input, sessionId },
+        { loopId, root, goal, config },
+        `Ralph loop ${loopId} started: ${goal}\nThe harness checks ${describeCriteria(config.successCriteria)} every time you stop, for up to ${config.maxIterations} iterations.`
+      )
     })
 ).pipe(Command.withDescription("Start a loop bound to this Claude Code session: its Stop hook runs the checks and continues until they pass"))
 
@@ -275,15 +279,19 @@ const plan = Command.make(
       }
       const config = { ...base, successCriteria: gate }
       const goal = input.goal.join(" ")
-      const path = Option.match(input.out, { onNone: () => join(root, ".ralph-mem", "plans", "plan-{loop}.md"), onSome: (out) => resolve(out) })
-      yield* startInSession({ ...input, sessionId }, { root, goal, config, plan: { path } }, (loopId) =>
+      const loopId = monotonicUlid()()
+      const path = Option.match(input.out, { onNone: () => join(root, ".ralph-mem", "plans", `plan-${loopId}.md`), onSome: (out) => resolve(out) })
+      yield* startInSession(
+        { ...input, sessionId },
+        { loopId, root, goal, config, plan: { path } },
         [
           `Ralph plan loop ${loopId} started: ${goal}`,
           "Write a plan, not code: while this loop runs, file edits and commands that change anything are blocked. Reading is fine.",
           `Put the complete plan in your reply, with a Markdown heading for each of: ${required.join(", ")} (Korean headings count too).`,
           `The first reply is a draft: ralph-mem will ask you to critique and improve it. From iteration ${minIterations} on, end a complete plan with ${marker}.`,
-          `The accepted plan is saved to ${path.replaceAll("{loop}", loopId)}.`
-        ].join("\n"))
+          `The accepted plan is saved to ${path}.`
+        ].join("\n")
+      )
     })
 ).pipe(Command.withDescription("Start a plan-only loop in this session: Claude iterates on a plan (edits blocked) until it has every required section"))
 
