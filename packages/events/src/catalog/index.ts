@@ -27,6 +27,17 @@ import {
   SessionStarted,
   SessionSummarized
 } from "./session.ts"
+import {
+  BeliefSet,
+  BeliefUnset,
+  DecisionRecorded,
+  TaskCompleted,
+  TaskFindingRecorded,
+  TaskHandoffWritten,
+  TaskStarted,
+  TaskStepChanged,
+  TaskStepsPlanned
+} from "./working.ts"
 
 export const definitions = [
   SessionStarted,
@@ -50,7 +61,16 @@ export const definitions = [
   LoopResumed,
   LoopConfigChanged,
   HookFailed,
-  DatabaseRestored
+  DatabaseRestored,
+  DecisionRecorded,
+  BeliefSet,
+  BeliefUnset,
+  TaskStarted,
+  TaskStepsPlanned,
+  TaskStepChanged,
+  TaskFindingRecorded,
+  TaskHandoffWritten,
+  TaskCompleted
 ] as const
 
 export type RalphMemEvent = EventOf<(typeof definitions)[number]>
@@ -74,6 +94,7 @@ export * from "./define.ts"
 export { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
+export { Alternative, DecisionImpact, TaskStepStatus } from "./working.ts"
 
 /** A forget redacts the events it names. */
 export const redactedBy = (event: RalphMemEvent): ReadonlyArray<string> | undefined =>
