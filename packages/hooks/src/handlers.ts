@@ -6,10 +6,12 @@
 import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
   injectionBudgetTokens,
+  listBeliefs,
   type Memory,
   openLoops,
   recentObservations,
   recentSessionSummaries,
+  resumeBrief,
   searchIndex,
   type Settings,
   unannouncedRestores
@@ -74,6 +76,9 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
   const injection = fitToBudget(
     sessionStartItems({
       restores: unannouncedRestores(memory.db),
+      // A resumed session is told first where it stopped: its task, step, handoff note and errors.
+      ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
+      beliefs: listBeliefs(memory.db, project),
       loops: openLoops(memory.db, project),
       notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
       summaries: recentSessionSummaries(memory.db, project, 3),
