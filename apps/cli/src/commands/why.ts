@@ -3,7 +3,7 @@ import { findProjectRoot } from "@ralph-mem/events"
 import { searchDecisions } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Argument, Command } from "effect/cli"
+import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { decisionMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
@@ -13,7 +13,7 @@ export const why = Command.make(
   "why",
   {
     query: Argument.String("query").pipe(Argument.withDescription("What the decision was about (any word may match)"), Argument.variadic({ min: 1 })),
-    limit: flags.limit,
+    limit: Flag.Int("limit").pipe(Flag.withDescription("Show at most N decisions (default 5)"), Flag.optional),
     db: flags.db,
     json: flags.json
   },
