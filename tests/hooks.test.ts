@@ -166,6 +166,54 @@ describe("hooks inject memory", () => {
   })
 })
 
+describe("SessionStart tells working memory", () => {
+  const cli = (root: string, ...args: Array<string>) => expect(runCli(args, { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
+
+  /** Beliefs, a task half done with a handoff note, and a session that ended on a failing test. */
+  const workedOn = () => {
+    const root = project()
+    cli(root, "belief", "set", "stack", "TypeScript on Node 24")
+    cli(root, "belief", "set", "conventions", "tabs, never spaces")
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    cli(root, "task", "start", "Fix the login timeout")
+    cli(root, "task", "plan", "Reproduce", "Patch refreshSession()", "Run the tests")
+    cli(root, "task", "step", "1", "done")
+    cli(root, "task", "step", "2", "in_progress")
+    hook(root, "PostToolUseFailure", "s1", { tool_name: "Bash", tool_input: { command: "npm test -- auth" }, tool_use_id: "t1", error: "Exit code 1\nTokenExpiredError at refreshSession" })
+    cli(root, "task", "handoff", "refreshSession multiplies by 1000 twice; fix it in src/auth.ts, then run the tests")
+    hook(root, "SessionEnd", "s1", { reason: "exit" })
+    return root
+  }
+
+  it("gives every new session the project's beliefs, and the injection names them as sources", () => {
+    const root = workedOn()
+    for (const source of ["startup", "clear", "compact"]) {
+      const context = contextOf(hook(root, "SessionStart", `new-${source}`, { source }).stdout)
+      expect(context).toContain("## Project beliefs\n- conventions: tabs, never spaces\n- stack: TypeScript on Node 24")
+      expect(context).not.toContain("Where the last session stopped")
+    }
+    const beliefEvents = query(root, "SELECT event_id AS id FROM events WHERE type = 'BeliefSet'").map((r) => (r as { id: string }).id)
+    const [sources] = query(root, "SELECT json_extract(payload, '$.sources') AS s FROM events WHERE type = 'ContextInjected' ORDER BY position DESC LIMIT 1") as Array<{ s: string }>
+    expect(JSON.parse(sources!.s)).toEqual(expect.arrayContaining(beliefEvents))
+  })
+
+  it("tells a resumed session where it stopped: the task, its step, the handoff note, its errors", () => {
+    const root = workedOn()
+    const context = contextOf(hook(root, "SessionStart", "s1", { source: "resume" }).stdout)
+    expect(context).toMatch(/^# ralph-mem: what this project's memory holds\n\n## Where the last session stopped\n/)
+    expect(context).toContain("- task `fix-the-login-timeout`: Fix the login timeout; step 2 of 3, in progress: Patch refreshSession()\n  [x] 1. Reproduce\n  [>] 2. Patch refreshSession()\n  [ ] 3. Run the tests")
+    expect(context).toMatch(/^- handoff note \(.*\): refreshSession multiplies by 1000 twice; fix it in src\/auth.ts, then run the tests$/m)
+    expect(context).toMatch(/^- error .*`Bash npm test -- auth`: Exit code 1 TokenExpiredError at refreshSession$/m)
+    expect(context).toMatch(/^- last session \(.*\): Errors \(1\): npm test -- auth/m)
+    // The brief comes before the beliefs, and what it says is not repeated under the recent past.
+    expect(context.indexOf("## Project beliefs")).toBeGreaterThan(context.indexOf("- handoff note"))
+    expect(context).not.toContain("## Recent errors")
+    // ralph-mem resume prints the same brief.
+    const printed = runCli(["resume"], { cwd: root, env: { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "" } }).stdout
+    expect(context).toContain(printed.trim())
+  })
+})
+
 describe("hooks fail open", () => {
   const bad: ReadonlyArray<readonly [string, string | Buffer]> = [
     ["not JSON", "{ this is not json"],

@@ -47,3 +47,8 @@ export const parseLimit = (value: Option.Option<number>): Effect.Effect<number |
     : Effect.fail(userError(`--limit must be a positive whole number, got ${value.value}`))
 
 export const failWith = (message: string) => Effect.fail(userError(message))
+
+export const task = Flag.String("task").pipe(
+  Flag.withDescription("The task (default: the current one, i.e. the open task changed last)"),
+  Flag.optional
+)

@@ -4,23 +4,49 @@ import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { audit } from "./commands/audit.ts"
+import { belief } from "./commands/belief.ts"
 import { config } from "./commands/config.ts"
+import { decide } from "./commands/decide.ts"
+import { exportCommand } from "./commands/export.ts"
 import { forget } from "./commands/forget.ts"
 import { inject } from "./commands/inject.ts"
 import { backup, doctor } from "./commands/maintenance.ts"
 import { ralph } from "./commands/ralph.ts"
 import { replay } from "./commands/replay.ts"
+import { resume } from "./commands/resume.ts"
 import { search } from "./commands/search.ts"
 import { show } from "./commands/show.ts"
 import { status } from "./commands/status.ts"
+import { task } from "./commands/task.ts"
 import { timeline } from "./commands/timeline.ts"
 import { verify } from "./commands/verify.ts"
+import { why } from "./commands/why.ts"
 
 useBundledNativeBinding(import.meta.url)
 
 const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
-  Command.withSubcommands([status, search, show, inject, forget, ralph, config, timeline, audit, replay, verify, backup, doctor])
+  Command.withSubcommands([
+    status,
+    search,
+    show,
+    inject,
+    forget,
+    decide,
+    why,
+    belief,
+    task,
+    resume,
+    exportCommand,
+    ralph,
+    config,
+    timeline,
+    audit,
+    replay,
+    verify,
+    backup,
+    doctor
+  ])
 )
 
 root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -96,8 +96,8 @@ describe("ralph-mem replay and verify", () => {
     const path = seeded()
     const result = runCli(["replay", "--db", path, "--json"])
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ projections: ["sessions", "observations", "loop_runs"], events: 9 })
-    expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 9 events into sessions, observations, loop_runs in \d+ ms \(\d+ events\/s\)\.$/m)
+    expect(JSON.parse(result.stdout)).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 9 })
+    expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 9 events into sessions, observations, loop_runs, decisions, beliefs, tasks in \d+ ms \(\d+ events\/s\)\.$/m)
   })
 
   it("replays one projection, and names the known ones when asked for another", () => {

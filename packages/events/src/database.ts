@@ -17,8 +17,11 @@ export interface OpenOptions {
   readonly busyTimeoutMs?: number
 }
 
-/** Creates missing folders as 0700 (never changing folders that already exist). */
-const ensureFolder = (folder: string): void => {
+/**
+ * Creates missing folders as 0700 (never changing folders that already exist); a `.ralph-mem` folder
+ * also gets a `.gitignore` of `*`.
+ */
+export const ensureFolder = (folder: string): void => {
   const missing: Array<string> = []
   for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
   for (const dir of missing) {

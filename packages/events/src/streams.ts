@@ -1,8 +1,14 @@
-/** Stream ids: one stream per session, per loop, and per note; one for hook failures and one for forgets. */
+/**
+ * Stream ids: one stream per session, per loop, per note, per decision, per belief of a project and per
+ * task of a project; one for hook failures and one for forgets.
+ */
 export const streams = {
   session: (sessionId: string) => `session:${sessionId}`,
   loop: (loopId: string) => `loop:${loopId}`,
   note: (noteId: string) => `note:${noteId}`,
+  decision: (decisionId: string) => `decision:${decisionId}`,
+  belief: (projectPath: string, key: string) => `belief:${projectPath}#${key}`,
+  task: (projectPath: string, taskId: string) => `task:${projectPath}#${taskId}`,
   forgets: "memory:forgets",
   hookFailures: "hooks:failures",
   maintenance: "maintenance"

@@ -7,10 +7,12 @@ import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
   activePlanLoop,
   injectionBudgetTokens,
+  listBeliefs,
   type Memory,
   openLoops,
   recentObservations,
   recentSessionSummaries,
+  resumeBrief,
   searchIndex,
   type Settings,
   unannouncedRestores
@@ -83,6 +85,9 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
   const injection = fitToBudget(
     sessionStartItems({
       restores: unannouncedRestores(memory.db),
+      // A resumed session is told first where it stopped: its task, step, handoff note and errors.
+      ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
+      beliefs: listBeliefs(memory.db, project),
       loops: openLoops(memory.db, project),
       notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
       summaries: recentSessionSummaries(memory.db, project, 3),

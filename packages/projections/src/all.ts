@@ -3,5 +3,8 @@ import { loopRuns } from "./loop-runs.ts"
 import { observations } from "./observations.ts"
 import type { Projection } from "./projection.ts"
 import { sessions } from "./sessions.ts"
+import { beliefs } from "./working/beliefs.ts"
+import { decisions } from "./working/decisions.ts"
+import { tasks } from "./working/tasks.ts"
 
-export const allProjections: ReadonlyArray<Projection> = [sessions, observations, loopRuns]
+export const allProjections: ReadonlyArray<Projection> = [sessions, observations, loopRuns, decisions, beliefs, tasks]

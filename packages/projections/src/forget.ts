@@ -22,9 +22,12 @@ export interface ForgetPlan {
   readonly selector: string
 }
 
+/** The fields that hold an event's text, in the order a preview looks for one. */
+const TEXT_FIELDS = ["content", "text", "prompt", "message", "summary", "goal", "decision", "value", "title", "finding", "note", "steps"]
+
 const preview = (payload: string) => {
   const value = JSON.parse(payload) as Record<string, unknown>
-  const text = [value["content"], value["text"], value["prompt"], value["message"], value["summary"], value["goal"]].find((v) => typeof v === "string")
+  const text = TEXT_FIELDS.map((field) => value[field]).map((v) => (Array.isArray(v) ? v.join("; ") : v)).find((v) => typeof v === "string")
   return typeof text === "string" ? text.replace(/\s+/g, " ").slice(0, 100) : ""
 }
 

@@ -107,7 +107,7 @@ describe("replay", () => {
     const memory = given(sample)
     const inline = dump(memory)
     const first = run(replay(memory))
-    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs"], events: 7 })
+    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 7 })
     expect(dump(memory)).toBe(inline)
     run(replay(memory))
     expect(dump(memory)).toBe(inline)

@@ -30,6 +30,17 @@ import {
   SessionStarted,
   SessionSummarized
 } from "./session.ts"
+import {
+  BeliefSet,
+  BeliefUnset,
+  DecisionRecorded,
+  TaskCompleted,
+  TaskFindingRecorded,
+  TaskHandoffWritten,
+  TaskStarted,
+  TaskStepChanged,
+  TaskStepsPlanned
+} from "./working.ts"
 
 export const definitions = [
   SessionStarted,
@@ -56,7 +67,16 @@ export const definitions = [
   LoopPlanSaved,
   LoopToolBlocked,
   HookFailed,
-  DatabaseRestored
+  DatabaseRestored,
+  DecisionRecorded,
+  BeliefSet,
+  BeliefUnset,
+  TaskStarted,
+  TaskStepsPlanned,
+  TaskStepChanged,
+  TaskFindingRecorded,
+  TaskHandoffWritten,
+  TaskCompleted
 ] as const
 
 export type RalphMemEvent = EventOf<(typeof definitions)[number]>
@@ -80,6 +100,7 @@ export * from "./define.ts"
 export { Criterion, CriterionKind, CriterionResult, LoopConfig, PrdStory } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
+export { Alternative, DecisionImpact, TaskStepStatus } from "./working.ts"
 
 /** A forget redacts the events it names. */
 export const redactedBy = (event: RalphMemEvent): ReadonlyArray<string> | undefined =>

@@ -1,0 +1,49 @@
+/** `ralph-mem decide`: record a decision, why it was taken, and the alternatives it rejected. */
+import { DecisionImpact, findProjectRoot, monotonicUlid, streams } from "@ralph-mem/events"
+import { currentTaskId } from "@ralph-mem/projections"
+import { decideDecision, Refused } from "@ralph-mem/working"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Argument, Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+import { existingTask } from "./task.ts"
+
+export const decide = Command.make(
+  "decide",
+  {
+    decision: Argument.String("decision").pipe(Argument.withDescription("What was decided"), Argument.variadic({ min: 1 })),
+    why: Flag.String("why").pipe(Flag.withDescription("The rationale: why this and not something else")),
+    alternatives: Flag.String("alternative").pipe(
+      Flag.withDescription(`An option considered and rejected, as "<option>: <why it was rejected>" (repeatable)`),
+      Flag.atLeast(0)
+    ),
+    impact: Flag.Literals("impact", DecisionImpact.literals).pipe(Flag.withDescription("How much the decision matters"), Flag.withDefault("medium")),
+    task: flags.task,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const project = findProjectRoot(process.cwd())
+        const taskId = Option.isSome(input.task) ? yield* existingTask(memory, input.task.value) : currentTaskId(memory.db, project)
+        const decisionId = monotonicUlid()()
+        const events = decideDecision({
+          decisionId,
+          projectPath: project,
+          decision: input.decision.join(" "),
+          rationale: input.why,
+          alternatives: input.alternatives,
+          impact: input.impact,
+          ...(taskId === undefined ? {} : { taskId })
+        })
+        if (events instanceof Refused) return yield* flags.failWith(events.message)
+        const stored = (yield* memory.log.append(streams.decision(decisionId), events, { expectedVersion: "no_stream", writer: "cli:decide" })).events[0]!
+        if (input.json) return yield* printJson({ id: stored.eventId, ...(stored.payload as object) })
+        yield* Console.log(`Decision recorded (${stored.eventId}${taskId === undefined ? "" : `, task ${taskId}`}). ralph-mem why <words> finds it.`)
+      })
+    )
+).pipe(Command.withDescription("Record a decision with its rationale and the alternatives rejected"))

@@ -1,0 +1,23 @@
+/** `ralph-mem resume`: exactly where the last session stopped, as a resumed session is told it. */
+import { findProjectRoot } from "@ralph-mem/events"
+import { renderSections, resumeItems } from "@ralph-mem/hooks"
+import { resumeBrief } from "@ralph-mem/projections"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Command } from "effect/cli"
+import * as flags from "../flags.ts"
+import { printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
+  withStore(input.db, ({ db }) =>
+    Effect.gen(function*() {
+      // Run inside Claude Code, the session asking is not the one that stopped.
+      const current = process.env["CLAUDE_CODE_SESSION_ID"]
+      const brief = resumeBrief(db, findProjectRoot(process.cwd()), current === undefined || current === "" ? {} : { excludeSessionId: current })
+      if (input.json) return yield* printJson(brief)
+      const items = resumeItems(brief)
+      if (items.length === 0) return yield* Console.log("Nothing to resume: no open task and no earlier session in this project.")
+      yield* Console.log(renderSections(items, "full"))
+    })
+  )).pipe(Command.withDescription("Where the last session stopped: the current task and step, the handoff note, that session's errors and summary"))

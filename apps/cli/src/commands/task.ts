@@ -1,0 +1,204 @@
+/**
+ * `ralph-mem task ...`: the working state of a task: its plan steps and their statuses, findings, and a
+ * handoff note for the next session; the files read and modified come from the observations.
+ */
+import { findProjectRoot, streams, TaskStepStatus } from "@ralph-mem/events"
+import { currentTaskId, findTask, listDecisions, listTasks, type Memory, type TaskDetail, taskIds } from "@ralph-mem/projections"
+import { execute, parseName, taskAggregate, type TaskCommand, taskIdFor } from "@ralph-mem/working"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Argument, Command, Flag } from "effect/cli"
+import * as flags from "../flags.ts"
+import { taskMarkdown } from "../markdown.ts"
+import { printJson } from "../output.ts"
+import { withStore } from "../store.ts"
+
+const project = () => findProjectRoot(process.cwd())
+
+/** A task named on the command line: it must exist in this project. */
+export const existingTask = (memory: Memory, raw: string) => {
+  const taskId = parseName("task id", raw)
+  if (typeof taskId !== "string") return flags.failWith(taskId.message)
+  return taskIds(memory.db, project()).has(taskId)
+    ? Effect.succeed(taskId)
+    : flags.failWith(`unknown task ${taskId} in this project; ralph-mem task list shows them`)
+}
+
+/** `--task T`, else the current task; without either, a clear error. */
+const chosenTask = (memory: Memory, task: Option.Option<string>) => {
+  if (Option.isSome(task)) return existingTask(memory, task.value)
+  const current = currentTaskId(memory.db, project())
+  return current === undefined ? flags.failWith("there is no open task; start one with ralph-mem task start <title>") : Effect.succeed(current)
+}
+
+/** Runs a task command and reports it: `said` describes what changed (or that nothing did). */
+const change = (
+  memory: Memory,
+  taskId: string,
+  command: TaskCommand,
+  options: { readonly json: boolean; readonly said: (task: TaskDetail, changed: boolean) => string }
+) =>
+  Effect.gen(function*() {
+    const root = project()
+    const { events } = yield* execute(memory, streams.task(root, taskId), taskAggregate, command, "cli:task")
+    const task = findTask(memory.db, root, taskId)!
+    if (options.json) return yield* printJson(task)
+    yield* Console.log(options.said(task, events.length > 0))
+  })
+
+const start = Command.make(
+  "start",
+  {
+    title: Argument.String("title").pipe(Argument.withDescription("What the task is about"), Argument.variadic({ min: 1 })),
+    id: Flag.String("id").pipe(Flag.withDescription("The task's id (default: made from the title)"), Flag.optional),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const title = input.title.join(" ")
+        const chosen = Option.isSome(input.id) ? parseName("task id", input.id.value) : taskIdFor(title, taskIds(memory.db, project()))
+        if (typeof chosen !== "string") return yield* flags.failWith(chosen.message)
+        yield* change(memory, chosen, { _tag: "Start", taskId: chosen, projectPath: project(), title }, {
+          json: input.json,
+          said: () => `Started task ${chosen}. It is the current task; plan it with: ralph-mem task plan <step>...`
+        })
+      })
+    )
+).pipe(Command.withDescription("Start a task; it becomes the current task"))
+
+const plan = Command.make(
+  "plan",
+  {
+    steps: Argument.String("step").pipe(Argument.withDescription("Steps to add to the end of the plan, one argument each"), Argument.variadic({ min: 1 })),
+    task: flags.task,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const taskId = yield* chosenTask(memory, input.task)
+        const added = input.steps.length
+        yield* change(memory, taskId, { _tag: "Plan", steps: input.steps }, {
+          json: input.json,
+          said: ({ steps }) => `Task ${taskId}: planned step${added === 1 ? ` ${steps.length}` : `s ${steps.length - added + 1} to ${steps.length}`}.`
+        })
+      })
+    )
+).pipe(Command.withDescription("Add steps to a task's plan"))
+
+const step = Command.make(
+  "step",
+  {
+    step: Argument.Int("n").pipe(Argument.withDescription("The step's number, as task show prints it")),
+    status: Argument.Literals("status", TaskStepStatus.literals).pipe(Argument.withDescription("pending, in_progress or done")),
+    task: flags.task,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const taskId = yield* chosenTask(memory, input.task)
+        yield* change(memory, taskId, { _tag: "SetStep", step: input.step, status: input.status }, {
+          json: input.json,
+          said: (_, changed) => `Task ${taskId}: step ${input.step} ${changed ? "is now" : "was already"} ${input.status.replace("_", " ")}.`
+        })
+      })
+    )
+).pipe(Command.withDescription("Set a plan step's status: pending, in_progress or done"))
+
+const finding = Command.make(
+  "finding",
+  {
+    text: Argument.String("text").pipe(Argument.withDescription("What was found out"), Argument.variadic({ min: 1 })),
+    task: flags.task,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const taskId = yield* chosenTask(memory, input.task)
+        yield* change(memory, taskId, { _tag: "RecordFinding", finding: input.text.join(" ") }, {
+          json: input.json,
+          said: () => `Task ${taskId}: finding recorded.`
+        })
+      })
+    )
+).pipe(Command.withDescription("Record a key finding of the task"))
+
+const handoff = Command.make(
+  "handoff",
+  {
+    note: Argument.String("note").pipe(Argument.withDescription("What the next session needs to know to go on"), Argument.variadic({ min: 1 })),
+    task: flags.task,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const taskId = yield* chosenTask(memory, input.task)
+        yield* change(memory, taskId, { _tag: "WriteHandoff", note: input.note.join(" ") }, {
+          json: input.json,
+          said: () => `Task ${taskId}: handoff note saved. A resumed session is told it (and ralph-mem resume prints it).`
+        })
+      })
+    )
+).pipe(Command.withDescription("Write the task's handoff note for the next session (replaces the previous one)"))
+
+const done = Command.make("done", { task: flags.task, db: flags.db, json: flags.json }, (input) =>
+  withStore(input.db, (memory) =>
+    Effect.gen(function*() {
+      const taskId = yield* chosenTask(memory, input.task)
+      yield* change(memory, taskId, { _tag: "Complete" }, { json: input.json, said: () => `Task ${taskId} is done.` })
+    })
+  )).pipe(Command.withDescription("Mark a task done"))
+
+const show = Command.make(
+  "show",
+  {
+    task: Argument.String("task").pipe(Argument.withDescription("The task (default: the current one, else the latest)"), Argument.optional),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const root = project()
+        // Listed open first, the task changed last first: the first is the current task, else the latest.
+        const task = Option.isSome(input.task)
+          ? findTask(memory.db, root, yield* existingTask(memory, input.task.value))
+          : listTasks(memory.db, root)[0]
+        if (task === undefined) return yield* flags.failWith("there is no task in this project; start one with ralph-mem task start <title>")
+        const decisions = listDecisions(memory.db, { project: root, taskId: task.taskId })
+        if (input.json) return yield* printJson({ ...task, decisions })
+        yield* Console.log(taskMarkdown(task, decisions).trimEnd())
+      })
+    )
+).pipe(Command.withDescription("Show a task: plan and step statuses, findings, handoff note, files read and modified, decisions"))
+
+const listLine = (task: TaskDetail) => {
+  const done = task.steps.filter((s) => s.status === "done").length
+  const progress = task.steps.length === 0 ? "no plan" : `${done}/${task.steps.length} steps done`
+  return `${task.taskId}  ${task.status.padEnd(4)}  ${progress.padEnd(16)}  ${task.title}`
+}
+
+const list = Command.make("list", { db: flags.db, json: flags.json }, (input) =>
+  withStore(input.db, (memory) =>
+    Effect.gen(function*() {
+      const tasks = listTasks(memory.db, project())
+      if (input.json) return yield* printJson(tasks)
+      if (tasks.length === 0) return yield* Console.log("No tasks yet. Start one with: ralph-mem task start <title>")
+      for (const task of tasks) yield* Console.log(listLine(task))
+    })
+  )).pipe(Command.withDescription("List this project's tasks, open ones first"))
+
+export const task = Command.make("task").pipe(
+  Command.withDescription("Working state: a task's plan and step statuses, findings, handoff note, files read and modified"),
+  Command.withSubcommands([start, plan, step, finding, handoff, done, show, list])
+)

@@ -1,0 +1,6 @@
+export * from "./belief.ts"
+export * from "./decision.ts"
+export * from "./names.ts"
+export * from "./refused.ts"
+export * from "./store.ts"
+export * from "./task.ts"

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest"
+import { decideBelief } from "../src/belief.ts"
+import { decideDecision, parseAlternative } from "../src/decision.ts"
+import { parseName, taskIdFor } from "../src/names.ts"
+import { Refused } from "../src/refused.ts"
+
+const message = (outcome: unknown) => {
+  expect(outcome).toBeInstanceOf(Refused)
+  return (outcome as Refused).message
+}
+
+describe("decisions", () => {
+  const input = { decisionId: "d1", projectPath: "/p", decision: " Use SQLite ", rationale: " one file, no server ", alternatives: [], impact: "high" as const }
+
+  it("records the decision and rationale trimmed, with the task when given", () => {
+    expect(decideDecision({ ...input, taskId: "t1" })).toEqual([
+      { _tag: "DecisionRecorded", decisionId: "d1", projectPath: "/p", decision: "Use SQLite", rationale: "one file, no server", alternatives: [], impact: "high", taskId: "t1" }
+    ])
+  })
+
+  it("splits each alternative at its first ': ' into the option and why it was rejected", () => {
+    expect(parseAlternative("Postgres: needs a server: too much")).toEqual({ option: "Postgres", rejectedBecause: "needs a server: too much" })
+    expect(parseAlternative("https://example.com/db: remote")).toEqual({ option: "https://example.com/db", rejectedBecause: "remote" })
+    expect(parseAlternative(" LevelDB ")).toEqual({ option: "LevelDB" })
+    expect(parseAlternative("Redis:")).toEqual({ option: "Redis" })
+    expect(message(parseAlternative(": no option"))).toMatch(/names no option/)
+  })
+
+  it("refuses an empty decision, an empty rationale, and an alternative without an option", () => {
+    expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty")
+    expect(message(decideDecision({ ...input, rationale: "" }))).toBe("the rationale is empty: say why with --why")
+    expect(message(decideDecision({ ...input, alternatives: ["ok: fine", "   "] }))).toMatch(/names no option/)
+  })
+})
+
+describe("beliefs", () => {
+  const set = (value: string) => ({ _tag: "Set", projectPath: "/p", key: "stack", value }) as const
+
+  it("sets a value, and setting the same value again changes nothing", () => {
+    expect(decideBelief(undefined, set(" TypeScript "))).toEqual([{ _tag: "BeliefSet", projectPath: "/p", key: "stack", value: "TypeScript" }])
+    expect(decideBelief("TypeScript", set("TypeScript"))).toEqual([])
+    expect(decideBelief("TypeScript", set("Rust"))).toEqual([{ _tag: "BeliefSet", projectPath: "/p", key: "stack", value: "Rust" }])
+  })
+
+  it("unsets only a belief that is set; refuses an empty value", () => {
+    expect(decideBelief("TypeScript", { _tag: "Unset", projectPath: "/p", key: "stack" })).toEqual([{ _tag: "BeliefUnset", projectPath: "/p", key: "stack" }])
+    expect(message(decideBelief(undefined, { _tag: "Unset", projectPath: "/p", key: "stack" }))).toBe("there is no belief stack")
+    expect(message(decideBelief(undefined, set(" ")))).toMatch(/^the value of stack is empty/)
+  })
+})
+
+describe("names: belief keys and task ids", () => {
+  it("are plain words, lower-cased, in any script", () => {
+    expect(parseName("belief key", " Key-Files ")).toBe("key-files")
+    expect(parseName("task id", "인증-버그_2")).toBe("인증-버그_2")
+    expect(parseName("task id", "v1.2")).toBe("v1.2")
+  })
+
+  it("refuse empty names, separators, paths and wildcards", () => {
+    for (const raw of ["", " ", "a b", "../x", "a/b", "*", "-x", ".hidden", "x".repeat(65), "a\u0000b", "key#1"]) {
+      expect(parseName("belief key", raw), JSON.stringify(raw)).toBeInstanceOf(Refused)
+    }
+  })
+
+  it("refuse what looks like a secret or private text, without echoing it", () => {
+    const key = "ghp_0123456789abcdefghijABCDEFGHIJklmnop"
+    expect(message(parseName("task id", key))).toBe("the task id looks like a secret or private text; choose another")
+    expect(message(parseName("task id", "<private>x</private>"))).not.toContain("x</private>")
+  })
+
+  it("make a task id from a title's words, free in the project, never from private text or secrets", () => {
+    expect(taskIdFor("Fix the login timeout!", new Set())).toBe("fix-the-login-timeout")
+    expect(taskIdFor("Fix the login timeout", new Set(["fix-the-login-timeout", "fix-the-login-timeout-2"]))).toBe("fix-the-login-timeout-3")
+    expect(taskIdFor("로그인 버그를 고친다", new Set())).toBe("로그인-버그를-고친다")
+    expect(taskIdFor("deploy <private>vault pin 8812</private> with ghp_0123456789abcdefghijABCDEFGHIJklmnop", new Set())).toBe("deploy-with")
+    expect(taskIdFor("🦀 !!", new Set())).toBe("task")
+    expect(taskIdFor("a".repeat(100), new Set())).toBe("a".repeat(40))
+    expect(taskIdFor("one two three four five six seven eight nine ten", new Set())).toBe("one-two-three-four-five-six-seven-eight")
+  })
+})
