@@ -115,6 +115,13 @@ const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Proje
         const difference = firstDifference(memory.db, fresh, table.name, table.orderBy)
         if (difference !== undefined) return [`projection ${projection.name}, table ${table.name}: ${difference}`]
       }
+      // A full-text index may hold no text to check itself against: compare every token it holds.
+      for (const index of projection.indexes) {
+        const tokens = `temp.${index}_tokens`
+        for (const db of [memory.db, fresh]) db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tokens} USING fts5vocab(main, ${index}, 'instance')`)
+        const difference = firstDifference(memory.db, fresh, tokens, "term, doc, col, offset")
+        if (difference !== undefined) return [`projection ${projection.name}, full-text index ${index}: ${difference}`]
+      }
     }
     return []
   } finally {

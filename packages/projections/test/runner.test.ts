@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
-import { allProjections, makeProjectionRunner, type Projection, replay, sessions, verify } from "../src/index.ts"
+import { existsSync, readFileSync } from "node:fs"
+import { allProjections, makeProjectionRunner, type Projection, replay, scrubAfterForget, sessions, verify } from "../src/index.ts"
 import { openMemory } from "../src/store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
 import { append, dump, given, open, rows } from "./spec.ts"
@@ -92,6 +93,19 @@ describe("forgetting", () => {
     expect(run(verify(memory)).findings).toEqual([])
   })
 
+  it("leaves none of its tokens readable in the file: the contentless index is purged in the same transaction", () => {
+    const memory = given([...sample, ["session:b", observation("b", "zanzibarquokka leaked", { files: ["src/quokkaledger.ts"] })]])
+    const bytes = () => ["", "-wal"].map((suffix) => (existsSync(memory.path + suffix) ? readFileSync(memory.path + suffix).toString("latin1") : "")).join("")
+    scrubAfterForget(memory.db)
+    expect(bytes()).toContain("zanzibarquokka")
+    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'zanzibar%'") as Array<{ event_id: string }>
+    append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
+    scrubAfterForget(memory.db)
+    expect(bytes()).not.toContain("zanzibarquokka")
+    expect(bytes()).not.toContain("quokkaledger")
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
   it("removes a whole forgotten session from every read model", () => {
     const memory = given(sample)
     const ids = memory.db.prepare("SELECT event_id FROM events WHERE stream_id = 'session:a'").pluck().all() as Array<string>
@@ -166,12 +180,16 @@ describe("verify", () => {
     ])
   })
 
-  it("reports a full-text index out of step with its table", () => {
+  it("reports a full-text index that differs from a replay of the log, naming the token", () => {
     const memory = given(sample)
-    memory.db.prepare("UPDATE observations SET content = 'edited behind the index' WHERE id = 3").run()
-    const checks = run(verify(memory)).findings.map((f) => f.check)
-    expect(checks).toContain("full-text indexes consistent")
-    expect(checks).toContain("projections equal a replay")
+    memory.db.prepare("DELETE FROM observations_fts WHERE rowid = 3").run()
+    memory.db.prepare("INSERT INTO observations_fts (rowid, body) VALUES (3, 'edited behind the index')").run()
+    expect(run(verify(memory)).findings).toEqual([
+      {
+        check: "projections equal a replay",
+        detail: expect.stringMatching(/^projection observations, full-text index observations_fts: row \d+ differs: stored .*, replayed /)
+      }
+    ])
   })
 
   it("reports a projection left behind the log", () => {
