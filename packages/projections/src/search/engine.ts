@@ -78,16 +78,30 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
   ) as number
 }
 
+/**
+ * Whether more than `limit` rows hold a term. Counting stops there, so a common term costs a bounded
+ * read where its document frequency would walk its whole doclist; a prefix term is common when its
+ * word alone is.
+ */
+const isCommon = (db: SqliteDatabase, term: string, limit: number): boolean => {
+  const exact = term.endsWith("*") ? term.slice(0, -1) : term
+  const rows = db
+    .prepare("SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)")
+    .pluck()
+    .get(exact, limit + 1) as number
+  return rows > limit || (exact !== term && documentFrequency(db, term) > limit)
+}
+
 /** The words part of the query: every term, less the ones most rows hold. */
 const selectiveWordQuery = (db: SqliteDatabase, query: string): string | undefined => {
   const terms = matchTerms(query)
   if (terms.length === 0) return undefined
   const rows = db.prepare("SELECT count(*) FROM observation_rows").pluck().get() as number
-  if (rows < PRUNE_FROM_ROWS) return terms.join(" OR ")
+  if (rows < PRUNE_FROM_ROWS || terms.length === 1) return terms.join(" OR ")
+  const selective = terms.filter((term) => !isCommon(db, term, Math.floor(rows * COMMON_TERM_SHARE)))
+  if (selective.length > 0) return selective.join(" OR ")
   const frequencies = terms.map((term) => ({ term, df: documentFrequency(db, term) }))
-  const selective = frequencies.filter((f) => f.df <= rows * COMMON_TERM_SHARE)
-  const kept = selective.length > 0 ? selective : [frequencies.reduce((a, b) => (b.df < a.df ? b : a))]
-  return kept.map((f) => f.term).join(" OR ")
+  return frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term
 }
 
 const oneLine = (text: string, max: number) => {
