@@ -92,8 +92,14 @@ export const observations: Projection = {
       content = '', contentless_delete = 1,
       tokenize = 'unicode61 remove_diacritics 2'
     );
+    -- A rebuild loads every row first: its segments are merged once, at the end, not as they pile up.
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 0);
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 2000);
   `,
   finish: `
+    INSERT INTO observations_fts (observations_fts) VALUES ('optimize');
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 4);
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 16);
     CREATE INDEX observation_rows_by_session ON observation_rows (session_id, id);
     CREATE INDEX observation_rows_by_project ON observation_rows (project_path, id);
     CREATE TRIGGER observation_rows_delete AFTER DELETE ON observation_rows BEGIN

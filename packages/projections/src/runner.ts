@@ -38,10 +38,13 @@ export const makeApplier = (db: SqliteDatabase) => {
   }
 }
 
-/** Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. */
+/**
+ * Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. Payloads
+ * were validated when appended, so one stored as it is is not checked again (`verify` checks them all).
+ */
 export const decodeForProjection = (recorded: RecordedEvent): ProjectedEvent | undefined => {
   if (recorded.redactedBy !== null) return undefined
-  const decoded = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
+  const decoded = catalog.decodeStored(recorded.type, recorded.schemaVersion, recorded.payload)
   if (Result.isFailure(decoded)) throw new UndecodableEvent({ position: recorded.position, reason: decoded.failure })
   return { ...recorded, event: decoded.success }
 }
