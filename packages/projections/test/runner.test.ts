@@ -78,6 +78,36 @@ describe("catching up", () => {
   })
 })
 
+describe("upgrading", () => {
+  it("drops what an earlier version created, whatever kind each object was, before building the new one", () => {
+    const v1: Projection = {
+      name: "notes",
+      version: 1,
+      create: "CREATE TABLE notes (id INTEGER PRIMARY KEY) STRICT; CREATE TABLE notes_extra (id INTEGER) STRICT;",
+      finish: "CREATE INDEX notes_extra_by_id ON notes_extra (id);",
+      tables: [{ name: "notes", orderBy: "id" }],
+      indexes: [],
+      apply: () => [],
+      clearStream: () => []
+    }
+    const v2: Projection = {
+      ...v1,
+      version: 2,
+      create: "CREATE TABLE note_rows (id INTEGER PRIMARY KEY) STRICT;",
+      finish: "CREATE VIEW notes AS SELECT id FROM note_rows;",
+      tables: [{ name: "note_rows", orderBy: "id" }],
+      retired: ["notes_extra"]
+    }
+    const memory = given(sample)
+    makeProjectionRunner(memory.db, [v1]).prepare()
+    makeProjectionRunner(memory.db, [v2]).prepare()
+    expect(rows(memory, "SELECT type, name FROM sqlite_schema WHERE name LIKE 'note%' ORDER BY name")).toEqual([
+      { type: "table", name: "note_rows" },
+      { type: "view", name: "notes" }
+    ])
+  })
+})
+
 describe("forgetting", () => {
   it("leaves no trace of a forgotten observation in the table or the index, and equals a replay", () => {
     const memory = given(sample)
