@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
 import { existsSync, readFileSync } from "node:fs"
-import { allProjections, makeProjectionRunner, type Projection, replay, scrubAfterForget, sessions, verify } from "../src/index.ts"
+import { allProjections, makeProjectionRunner, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
 import { openMemory } from "../src/store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
 import { append, dump, given, open, rows } from "./spec.ts"
@@ -174,6 +174,27 @@ describe("replay", () => {
     expect(run(replay(memory, { projection: "observations" })).projections).toEqual(["sessions", "observations"])
     expect(run(verify(memory)).findings).toEqual([])
     expect(rows(memory, "SELECT project_path FROM observations ORDER BY id")).toEqual([{ project_path: null }, { project_path: "/work/app" }])
+  })
+
+  it("survives a fold whose statements flush the full-text index at every event (each adds a segment)", () => {
+    // A multi-row INSERT opens a savepoint, and FTS5 writes its pending rows as a new segment at each
+    // one; FTS5 refuses more than 2,000 segments, so a rebuild must keep merging them as they pile up.
+    const pairs: Projection = {
+      name: "pairs",
+      version: 1,
+      create: "CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)), PRIMARY KEY (id, side)) STRICT;",
+      finish: "",
+      tables: [{ name: "pairs", orderBy: "id, side" }],
+      indexes: [],
+      apply: (event) => (event.event._tag === "ObservationRecorded" ? [sql("INSERT INTO pairs VALUES (?, 0), (?, 1)", event.position, event.position)] : []),
+      clearStream: () => []
+    }
+    const memory = open()
+    const events = Array.from({ length: 4100 }, (_, i) => observation("a", `step ${i}`))
+    run(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec" }))
+    const report = makeProjectionRunner(memory.db, [...allProjections, pairs]).rebuild()
+    expect(report.events).toBe(4100)
+    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH 'step'")).toEqual([{ n: 4100 }])
   })
 
   it("is atomic: a failure part-way leaves the old state exactly as it was", () => {

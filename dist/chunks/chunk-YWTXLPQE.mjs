@@ -244,8 +244,10 @@ ${r}`))]},fS=(t,e)=>{let n={id:e.position,createdAt:e.occurredAt};switch(t._tag)
       tokenize = 'unicode61 remove_diacritics 2'
     );
     -- A rebuild loads every row first: its segments are merged once, at the end, not as they pile up.
+    -- Up to 200 of them (about 200 MB of index); past that they are merged, since FTS5 refuses a 2001st
+    -- segment (SQLITE_FULL), and every savepoint (a trigger, a multi-row statement) flushes one.
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 0);
-    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 2000);
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 200);
   `,finish:`
     INSERT INTO observations_fts (observations_fts) VALUES ('optimize');
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 4);
