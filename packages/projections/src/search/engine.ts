@@ -11,6 +11,7 @@
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
+import type { Statement } from "better-sqlite3"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
 import { matchTerms } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
@@ -55,6 +56,18 @@ export interface IndexHit {
   readonly tokens: number
 }
 
+/** Prepared once per connection: a search runs a dozen small statements, and preparing is part of its cost. */
+const prepared = new WeakMap<SqliteDatabase, Map<string, Statement>>()
+const statement = (db: SqliteDatabase, sql: string): Statement => {
+  let statements = prepared.get(db)
+  if (statements === undefined) prepared.set(db, (statements = new Map()))
+  let found = statements.get(sql)
+  if (found === undefined) statements.set(sql, (found = db.prepare(sql)))
+  return found
+}
+/** A statement whose rows are single values. */
+const values = (db: SqliteDatabase, sql: string): Statement => statement(db, sql).pluck()
+
 const DAY = 86_400_000
 const CANDIDATES_PER_HIT = 5
 
@@ -73,8 +86,8 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
   const word = term.slice(1, prefix ? -2 : -1).replaceAll('""', '"')
   return (
     prefix
-      ? db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").pluck().get(word, `${word}\u{10FFFF}`)
-      : db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").pluck().get(word)
+      ? values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").get(word, `${word}\u{10FFFF}`)
+      : values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").get(word)
   ) as number
 }
 
@@ -85,10 +98,7 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
  */
 const isCommon = (db: SqliteDatabase, term: string, limit: number): boolean => {
   const exact = term.endsWith("*") ? term.slice(0, -1) : term
-  const rows = db
-    .prepare("SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)")
-    .pluck()
-    .get(exact, limit + 1) as number
+  const rows = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(exact, limit + 1) as number
   return rows > limit || (exact !== term && documentFrequency(db, term) > limit)
 }
 
@@ -96,7 +106,7 @@ const isCommon = (db: SqliteDatabase, term: string, limit: number): boolean => {
 const selectiveWordQuery = (db: SqliteDatabase, query: string): string | undefined => {
   const terms = matchTerms(query)
   if (terms.length === 0) return undefined
-  const rows = db.prepare("SELECT count(*) FROM observation_rows").pluck().get() as number
+  const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
   if (rows < PRUNE_FROM_ROWS || terms.length === 1) return terms.join(" OR ")
   const selective = terms.filter((term) => !isCommon(db, term, Math.floor(rows * COMMON_TERM_SHARE)))
   if (selective.length > 0) return selective.join(" OR ")
@@ -124,12 +134,10 @@ const substringQuery = (db: SqliteDatabase, query: string): string | undefined =
   const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => IDENTIFIER_LIKE.test(w)).slice(0, 16)
   const pieces = [...new Set(words.flatMap(substringPieces))]
   if (pieces.length === 0) return undefined
-  const terms = db
-    .prepare(
-      `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0) LIMIT ${MAX_SUBSTRING_TERMS}`
-    )
-    .pluck()
-    .all(JSON.stringify(pieces)) as Array<string>
+  const terms = values(
+    db,
+    `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0) LIMIT ${MAX_SUBSTRING_TERMS}`
+  ).all(JSON.stringify(pieces)) as Array<string>
   return terms.length === 0 ? undefined : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ")
 }
 
@@ -160,7 +168,8 @@ const observationCandidates = (
   factor: number,
   params: Record<string, unknown> & { readonly candidates: number }
 ): Array<ObservationCandidate> => {
-  const statement = db.prepare(
+  const candidates = statement(
+    db,
     `WITH top AS (
        SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS rank FROM observations_fts
        WHERE observations_fts MATCH @match ORDER BY rank LIMIT @window
@@ -171,23 +180,22 @@ const observationCandidates = (
      ORDER BY top.rank LIMIT @candidates`
   )
   for (let window = params.candidates * 4; ; window *= 8) {
-    const rows = statement.all({ ...params, match, factor, window }) as Array<ObservationCandidate>
+    const rows = candidates.all({ ...params, match, factor, window }) as Array<ObservationCandidate>
     if (rows.length >= params.candidates) return rows
-    const matches = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)`).pluck().get(match, window + 1) as number
+    const matches = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(match, window + 1) as number
     if (matches <= window) return rows
   }
 }
 
 const sessionCandidates = (db: SqliteDatabase, match: string, params: Record<string, unknown>) =>
-  db
-    .prepare(
-      `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
+  statement(
+    db,
+    `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
        FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
        WHERE sessions_fts MATCH @match AND (@project IS NULL OR s.project_path = @project)
          AND (@session IS NULL OR s.session_id = @session) AND (@exclude IS NULL OR s.session_id != @exclude) AND s.started_at >= @since AND s.started_at < @until
        ORDER BY bm25(sessions_fts) LIMIT @candidates`
-    )
-    .all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
+  ).all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
 
 interface TitleRow {
   readonly id: number
@@ -198,12 +206,11 @@ interface TitleRow {
 
 /** One line per observation: tool and input, then the start of the text (read from the log for the hits only). */
 const titlesOf = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, string> => {
-  const rows = db
-    .prepare(
-      `SELECT id, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
-       FROM observations WHERE id IN (SELECT value FROM json_each(?))`
-    )
-    .all(JSON.stringify(ids)) as Array<TitleRow>
+  const rows = statement(
+    db,
+    `SELECT id, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
+     FROM observations WHERE id IN (SELECT value FROM json_each(?))`
+  ).all(JSON.stringify(ids)) as Array<TitleRow>
   return new Map(rows.map((r) => [
     r.id,
     oneLine([r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content, 160)
