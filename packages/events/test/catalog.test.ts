@@ -37,6 +37,21 @@ describe("the ralph-mem catalog", () => {
     expect(decoded).toEqual(event)
   })
 
+  it.each(samples.map((event) => [event._tag, event] as const))("reads %s back from the log as decode does, without checking it again", (_, event) => {
+    const encoded = Result.getOrThrow(catalog.encode(event))
+    const stored = JSON.parse(encoded.payload)
+    const decoded = Result.getOrThrow(catalog.decodeStored(encoded.type, encoded.schemaVersion, stored))
+    expect(JSON.stringify(decoded)).toBe(JSON.stringify(Result.getOrThrow(catalog.decode(encoded.type, encoded.schemaVersion, stored))))
+  })
+
+  it("reads back through decode what is not stored as it is: another version, a transformed field, a non-object", () => {
+    const Timed = defineEvent("Timed", { at: Schema.NumberFromString })
+    const timed = makeCatalog([Timed])
+    expect(Result.getOrThrow(timed.decodeStored("Timed", 1, { at: "42" }))).toEqual({ _tag: "Timed", at: 42 })
+    expect(Result.isFailure(catalog.decodeStored("SessionEnded", 1, "garbage"))).toBe(true)
+    expect(Result.isFailure(catalog.decodeStored("SessionEnded", 2, { sessionId: "s", reason: "exit" }))).toBe(true)
+  })
+
   it("rejects an event whose fields break its schema, naming the event", () => {
     const bad = { _tag: "SessionStarted", sessionId: "s1", projectPath: "/p", source: "reboot" } as unknown as RalphMemEvent
     const result = catalog.encode(bad)
@@ -105,6 +120,15 @@ describe("upcasting", () => {
       tags: []
     })
     expect(Result.getOrThrow(people.decode("PersonNamed", 2, { first: "Alan", last: "Turing" }))).toEqual({
+      _tag: "PersonNamed",
+      first: "Alan",
+      last: "Turing",
+      tags: []
+    })
+  })
+
+  it("upcasts an older payload read back from the log", () => {
+    expect(Result.getOrThrow(people.decodeStored("PersonNamed", 2, { first: "Alan", last: "Turing" }))).toEqual({
       _tag: "PersonNamed",
       first: "Alan",
       last: "Turing",

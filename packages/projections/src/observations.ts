@@ -2,16 +2,18 @@
  * `observations` and their full-text index: what happened in sessions (tool uses, errors, successes)
  * and the notes users asked to remember. A row's id is the position of the event it came from, so
  * the full-text rowids are stable however the table is built.
+ *
+ * The text is stored once, in the log: `observation_rows` keeps only what searches filter and sort on,
+ * the full-text index keeps only tokens, and the `observations` view reads the text from the event's
+ * payload. The view reads the payloads as ObservationRecorded v1 and NoteInjected v1 store them: a new
+ * version of either event must be handled there too.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { json, type Projection, type SqlChange, sql } from "./projection.ts"
-import { identifiersOf } from "./search/identifiers.ts"
+import { type Projection, type SqlChange, sql } from "./projection.ts"
 import { searchableText } from "./search/text.ts"
 
 interface ObservationRow {
   readonly id: number
-  readonly eventId: string
-  readonly streamId: string
   readonly sessionId: string | null
   readonly projectPath: string | null
   readonly type: string
@@ -20,50 +22,28 @@ interface ObservationRow {
   readonly content: string
   readonly errorMessage: string | null
   readonly files: ReadonlyArray<string>
-  readonly metadata: Record<string, unknown>
   readonly createdAt: number
 }
 
 // A tool observation takes its project from its session's row (written by the sessions projection,
 // which runs first for every event), so searches filter on one indexed column.
-const INSERT = `INSERT INTO observations (id, event_id, stream_id, session_id, project_path, type, tool_name, input_summary,
-  content, error_message, files, metadata, search_terms, identifiers, created_at)
-  VALUES (?, ?, ?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type, created_at)
+  VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?)`
+
+const INSERT_TEXT = `INSERT INTO observations_fts (rowid, title, body, files, terms) VALUES (?, ?, ?, ?, ?)`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
-  const indexed = [row.toolName, row.inputSummary, row.content, row.errorMessage, ...row.files].filter((t) => t !== null).join("\n")
+  const title = [row.toolName, row.inputSummary].filter((t) => t !== null).join(" ")
+  const body = row.errorMessage === null ? row.content : `${row.content}\n${row.errorMessage}`
+  const files = row.files.join("\n")
   return [
-    sql(
-      INSERT,
-      row.id,
-      row.eventId,
-      row.streamId,
-      row.sessionId,
-      row.projectPath,
-      row.sessionId,
-      row.type,
-      row.toolName,
-      row.inputSummary,
-      row.content,
-      row.errorMessage,
-      json(row.files),
-      json(row.metadata),
-      searchableText(indexed),
-      identifiersOf(indexed),
-      row.createdAt
-    )
+    sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type, row.createdAt),
+    sql(INSERT_TEXT, row.id, title, body, files, searchableText(`${title}\n${body}\n${files}`))
   ]
 }
 
-/** Only the fields that are set, so equal observations store equal bytes. */
-const defined = (fields: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
-
-const rowOf = (
-  event: RalphMemEvent,
-  at: { readonly position: number; readonly eventId: string; readonly streamId: string; readonly occurredAt: number }
-): ObservationRow | undefined => {
-  const common = { id: at.position, eventId: at.eventId, streamId: at.streamId, createdAt: at.occurredAt }
+const rowOf = (event: RalphMemEvent, at: { readonly position: number; readonly occurredAt: number }): ObservationRow | undefined => {
+  const common = { id: at.position, createdAt: at.occurredAt }
   switch (event._tag) {
     case "ObservationRecorded":
       return {
@@ -75,8 +55,7 @@ const rowOf = (
         inputSummary: event.inputSummary ?? null,
         content: event.content,
         errorMessage: event.errorMessage ?? null,
-        files: event.files,
-        metadata: defined({ toolUseId: event.toolUseId, durationMs: event.durationMs, truncated: event.truncated })
+        files: event.files
       }
     case "NoteInjected":
       return {
@@ -88,8 +67,7 @@ const rowOf = (
         inputSummary: null,
         content: event.text,
         errorMessage: null,
-        files: [],
-        metadata: { noteId: event.noteId, noteType: event.noteType }
+        files: []
       }
     default:
       return undefined
@@ -98,83 +76,65 @@ const rowOf = (
 
 export const observations: Projection = {
   name: "observations",
-  version: 4,
+  version: 5,
   create: `
-    CREATE TABLE observations (
-      id            INTEGER PRIMARY KEY,
-      event_id      TEXT NOT NULL,
-      stream_id     TEXT NOT NULL,
-      session_id    TEXT,
-      project_path  TEXT,
-      type          TEXT NOT NULL CHECK (type IN ('tool_use', 'error', 'success', 'note')),
-      tool_name     TEXT,
-      input_summary TEXT,
-      content       TEXT NOT NULL,
-      error_message TEXT,
-      files         TEXT NOT NULL,
-      metadata      TEXT NOT NULL,
-      search_terms  TEXT NOT NULL,
-      identifiers   TEXT NOT NULL,
-      created_at    INTEGER NOT NULL
+    CREATE TABLE observation_rows (
+      id           INTEGER PRIMARY KEY,
+      session_id   TEXT,
+      project_path TEXT,
+      type         TEXT NOT NULL CHECK (type IN ('tool_use', 'error', 'success', 'note')),
+      created_at   INTEGER NOT NULL
     ) STRICT;
-  `,
-  finish: `
-    CREATE UNIQUE INDEX observations_by_event ON observations (event_id);
-    CREATE INDEX observations_by_session ON observations (session_id, id);
-    CREATE INDEX observations_by_stream ON observations (stream_id);
-    CREATE INDEX observations_by_type ON observations (type, created_at);
-    CREATE INDEX observations_by_project ON observations (project_path, id);
-    CREATE INDEX observations_by_time ON observations (created_at);
-    -- What the index sees: the text is stored once, in observations; the index keeps only tokens.
-    CREATE VIEW observations_indexed AS
-      SELECT id,
-             trim(coalesce(tool_name, '') || ' ' || coalesce(input_summary, '')) AS title,
-             content || CASE WHEN error_message IS NULL THEN '' ELSE char(10) || error_message END AS body,
-             files,
-             search_terms AS terms
-      FROM observations;
+    -- Contentless: the index keeps tokens only, fed by the fold. Its deleted rows are merged away by
+    -- 'purge' after a forget (secure-delete cannot reach a contentless index's tombstones).
     CREATE VIRTUAL TABLE observations_fts USING fts5(
       title, body, files, terms,
-      content = 'observations_indexed',
-      content_rowid = 'id',
+      content = '', contentless_delete = 1,
       tokenize = 'unicode61 remove_diacritics 2'
     );
-    -- Deleted rows leave no readable tokens behind in the index.
-    INSERT INTO observations_fts (observations_fts, rank) VALUES ('secure-delete', 1);
-    -- How many observations hold each term: the search leaves out terms nearly every row has.
-    CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
-    -- Index what the table already holds in one pass (the bulk path of a rebuild), then stay in step row by row.
-    INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
-    CREATE TRIGGER observations_fts_insert AFTER INSERT ON observations BEGIN
-      INSERT INTO observations_fts (rowid, title, body, files, terms)
-      SELECT id, title, body, files, terms FROM observations_indexed WHERE id = NEW.id;
-    END;
-    -- External-content rows leave the index with the values they were indexed with, read before they go.
-    CREATE TRIGGER observations_fts_delete BEFORE DELETE ON observations BEGIN
-      INSERT INTO observations_fts (observations_fts, rowid, title, body, files, terms)
-      SELECT 'delete', id, title, body, files, terms FROM observations_indexed WHERE id = OLD.id;
-    END;
-    -- Substring search over identifiers (paths, snake_case, CamelCase, anything with digits): trigrams
-    -- of just those words, so the index stays small next to the text it covers.
-    CREATE VIRTUAL TABLE observations_trigram USING fts5(
-      identifiers, content = 'observations', content_rowid = 'id', tokenize = 'trigram'
-    );
-    INSERT INTO observations_trigram (observations_trigram, rank) VALUES ('secure-delete', 1);
-    INSERT INTO observations_trigram (observations_trigram) VALUES ('rebuild');
-    CREATE TRIGGER observations_trigram_insert AFTER INSERT ON observations BEGIN
-      INSERT INTO observations_trigram (rowid, identifiers) VALUES (NEW.id, NEW.identifiers);
-    END;
-    CREATE TRIGGER observations_trigram_delete BEFORE DELETE ON observations BEGIN
-      INSERT INTO observations_trigram (observations_trigram, rowid, identifiers) VALUES ('delete', OLD.id, OLD.identifiers);
-    END;
+    -- A rebuild loads every row first: its segments are merged once, at the end, not as they pile up.
+    -- Up to 200 of them (about 200 MB of index); past that they are merged, since FTS5 refuses a 2001st
+    -- segment (SQLITE_FULL), and every savepoint (a trigger, a multi-row statement) flushes one.
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 0);
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 200);
   `,
-  tables: [{ name: "observations", orderBy: "id" }],
+  finish: `
+    INSERT INTO observations_fts (observations_fts) VALUES ('optimize');
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 4);
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 16);
+    CREATE INDEX observation_rows_by_session ON observation_rows (session_id, id);
+    CREATE INDEX observation_rows_by_project ON observation_rows (project_path, id);
+    CREATE TRIGGER observation_rows_delete AFTER DELETE ON observation_rows BEGIN
+      DELETE FROM observations_fts WHERE rowid = OLD.id;
+    END;
+    -- How many observations hold each term: the search leaves out terms nearly every row has, and finds
+    -- identifiers by their substrings among these terms.
+    CREATE VIRTUAL TABLE observations_vocab USING fts5vocab(observations_fts, 'row');
+    CREATE VIEW observations AS
+      SELECT o.id, e.event_id, e.stream_id, o.session_id, o.project_path, o.type,
+             e.payload ->> '$.toolName' AS tool_name,
+             e.payload ->> '$.inputSummary' AS input_summary,
+             e.payload ->> (CASE e.type WHEN 'NoteInjected' THEN '$.text' ELSE '$.content' END) AS content,
+             e.payload ->> '$.errorMessage' AS error_message,
+             coalesce(e.payload -> '$.files', '[]') AS files,
+             CASE e.type
+               WHEN 'NoteInjected' THEN json_object('noteId', e.payload -> '$.noteId', 'noteType', e.payload -> '$.noteType')
+               -- Only the fields that are set: a null member of a merge patch adds nothing.
+               ELSE json_patch('{}', json_object('toolUseId', e.payload -> '$.toolUseId', 'durationMs', e.payload -> '$.durationMs',
+                                                 'truncated', e.payload -> '$.truncated'))
+             END AS metadata,
+             o.created_at
+      FROM observation_rows o JOIN events e ON e.position = o.id;
+  `,
+  tables: [{ name: "observation_rows", orderBy: "id" }],
   // A tool observation takes its project from its session's row as it stands at that event.
   dependsOn: ["sessions"],
-  indexes: ["observations_fts", "observations_trigram"],
+  indexes: ["observations_fts"],
+  retired: ["observations_trigram", "observations_indexed"],
+  purge: `INSERT INTO observations_fts (observations_fts) VALUES ('optimize')`,
   apply: (recorded) => {
     const row = rowOf(recorded.event, recorded)
     return row === undefined ? [] : insert(row)
   },
-  clearStream: (streamId) => [sql(`DELETE FROM observations WHERE stream_id = ?`, streamId)]
+  clearStream: (streamId) => [sql(`DELETE FROM observation_rows WHERE id IN (SELECT position FROM events WHERE stream_id = ?)`, streamId)]
 }

@@ -41,6 +41,13 @@ export interface Projection {
   readonly indexes: ReadonlyArray<string>
   /** Projections whose tables this one reads while folding; a rebuild of this one rebuilds them too. */
   readonly dependsOn?: ReadonlyArray<string>
+  /** Objects that earlier versions created and this one no longer does: dropped when it is rebuilt. */
+  readonly retired?: ReadonlyArray<string>
+  /**
+   * SQL run once a forget has cleared and re-folded its streams, in the same transaction: whatever it
+   * takes for the deleted content to leave no readable trace in the file.
+   */
+  readonly purge?: string
   readonly apply: (event: ProjectedEvent) => ReadonlyArray<SqlChange>
   /**
    * Removes everything derived from one stream. Every row of a projection derives from a single

@@ -38,10 +38,13 @@ export const makeApplier = (db: SqliteDatabase) => {
   }
 }
 
-/** Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. */
+/**
+ * Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. Payloads
+ * were validated when appended, so one stored as it is is not checked again (`verify` checks them all).
+ */
 export const decodeForProjection = (recorded: RecordedEvent): ProjectedEvent | undefined => {
   if (recorded.redactedBy !== null) return undefined
-  const decoded = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
+  const decoded = catalog.decodeStored(recorded.type, recorded.schemaVersion, recorded.payload)
   if (Result.isFailure(decoded)) throw new UndecodableEvent({ position: recorded.position, reason: decoded.failure })
   return { ...recorded, event: decoded.success }
 }
@@ -67,19 +70,22 @@ export function* eventsAfter(
 }
 
 /** The names of the tables, views, virtual tables, indexes and triggers a projection's DDL creates. */
-const objectsOf = (projection: Projection): Array<{ kind: string; name: string }> =>
-  [...`${projection.create}\n${projection.finish}`.matchAll(/CREATE\s+(VIRTUAL\s+TABLE|TABLE|VIEW|INDEX|TRIGGER)\s+(\w+)/gi)].map((m) => ({
-    kind: m[1]!.toUpperCase().replace(/\s+/, " "),
-    name: m[2]!
-  }))
+const objectsOf = (projection: Projection): Array<string> =>
+  [...`${projection.create}\n${projection.finish}`.matchAll(/CREATE\s+(?:VIRTUAL\s+TABLE|TABLE|VIEW|INDEX|TRIGGER)\s+(\w+)/gi)].map((m) => m[1]!)
 
-/** Drops everything a projection created; views first, since they depend on tables. */
+/**
+ * Drops everything a projection created, in this version or an earlier one (whose view may have been a
+ * table, say): each object as the kind it really is, triggers and views first.
+ */
 const dropObjects = (db: SqliteDatabase, projection: Projection): void => {
-  const order = ["TRIGGER", "VIEW", "VIRTUAL TABLE", "INDEX", "TABLE"]
-  const objects = objectsOf(projection).sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind))
-  for (const { kind, name } of objects) {
-    db.exec(`DROP ${kind === "VIRTUAL TABLE" ? "TABLE" : kind} IF EXISTS ${name}`)
-  }
+  const names = [...objectsOf(projection), ...(projection.retired ?? [])]
+  const objects = db
+    .prepare(
+      `SELECT type, name FROM sqlite_schema WHERE name IN (SELECT value FROM json_each(?))
+       ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 WHEN 'index' THEN 2 ELSE 3 END`
+    )
+    .all(JSON.stringify(names)) as Array<{ type: string; name: string }>
+  for (const { type, name } of objects) db.exec(`DROP ${type.toUpperCase()} IF EXISTS ${name}`)
 }
 
 export interface Checkpoint {
@@ -132,7 +138,7 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
 
   const checkpoint = (name: string) => readCheckpoint.get(name)
 
-  /** After a forget: clear each affected stream and fold what remains of it, up to the forget. */
+  /** After a forget: clear each affected stream and fold what remains of it, up to the forget; then purge. */
   const refold = (projection: Projection, forget: ProjectedEvent) => {
     if (forget.event._tag !== "MemoryForgotten") return
     for (const streamId of streamsOf(forget.event.eventIds)) {
@@ -142,6 +148,7 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
         if (event !== undefined) apply(projection.apply(event))
       }
     }
+    if (projection.purge !== undefined) db.exec(projection.purge)
   }
 
   const applyOne = (projection: Projection, event: ProjectedEvent) => {

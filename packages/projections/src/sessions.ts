@@ -1,21 +1,28 @@
 /** `sessions`: one row per Claude Code session, folded from its stream. */
 import { type Projection, sql } from "./projection.ts"
 
-/** Creates the session's row on its first event (its id is that event's position), or marks activity. */
-const touch = (sessionId: string, streamId: string, at: number, position: number) =>
-  sql(
-    `INSERT INTO sessions (id, session_id, stream_id, started_at, last_event_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (session_id) DO UPDATE SET last_event_at = max(last_event_at, excluded.last_event_at)`,
-    position,
-    sessionId,
-    streamId,
-    at,
-    at
-  )
+/**
+ * Each lifecycle event is one upsert: it creates the session's row on its first event (its id is that
+ * event's position) or marks activity, and records what the event says.
+ */
+const upsert = (columns: string, set: string) =>
+  `INSERT INTO sessions (id, session_id, stream_id, started_at, last_event_at, ${columns})
+   VALUES (?, ?, ?, ?, ?, ${columns.split(",").map(() => "?").join(", ")})
+   ON CONFLICT (session_id) DO UPDATE SET last_event_at = max(last_event_at, excluded.last_event_at), ${set}`
+
+// A resumed, cleared or compacted session is open again.
+const STARTED = upsert(
+  "project_path, source, ended_at, end_reason",
+  "project_path = excluded.project_path, source = excluded.source, ended_at = NULL, end_reason = NULL"
+)
+const PROMPTED = upsert("prompts", "prompts = prompts + 1")
+const COMPACTED = upsert("compactions", "compactions = compactions + 1")
+const SUMMARIZED = upsert("summary", "summary = excluded.summary")
+const ENDED = upsert("ended_at, end_reason", "ended_at = excluded.ended_at, end_reason = excluded.end_reason")
 
 export const sessions: Projection = {
   name: "sessions",
-  version: 2,
+  version: 3,
   create: `
     CREATE TABLE sessions (
       -- The position of the session's first event: a stable integer key for the summary index.
@@ -44,6 +51,9 @@ export const sessions: Projection = {
     );
     INSERT INTO sessions_fts (sessions_fts, rank) VALUES ('secure-delete', 1);
     INSERT INTO sessions_fts (sessions_fts) VALUES ('rebuild');
+    CREATE TRIGGER sessions_fts_insert AFTER INSERT ON sessions WHEN NEW.summary IS NOT NULL BEGIN
+      INSERT INTO sessions_fts (rowid, summary) VALUES (NEW.id, NEW.summary);
+    END;
     CREATE TRIGGER sessions_fts_update BEFORE UPDATE OF summary ON sessions WHEN OLD.summary IS NOT NULL BEGIN
       INSERT INTO sessions_fts (sessions_fts, rowid, summary) VALUES ('delete', OLD.id, OLD.summary);
     END;
@@ -57,38 +67,18 @@ export const sessions: Projection = {
   tables: [{ name: "sessions", orderBy: "session_id" }],
   indexes: ["sessions_fts"],
   apply: ({ event, streamId, occurredAt, position }) => {
+    const row = (sessionId: string) => [position, sessionId, streamId, occurredAt, occurredAt] as const
     switch (event._tag) {
       case "SessionStarted":
-        return [
-          touch(event.sessionId, streamId, occurredAt, position),
-          // A resumed, cleared or compacted session is open again.
-          sql(
-            `UPDATE sessions SET project_path = ?, source = ?, ended_at = NULL, end_reason = NULL WHERE session_id = ?`,
-            event.projectPath,
-            event.source,
-            event.sessionId
-          )
-        ]
+        return [sql(STARTED, ...row(event.sessionId), event.projectPath, event.source, null, null)]
       case "PromptSubmitted":
-        return [
-          touch(event.sessionId, streamId, occurredAt, position),
-          sql(`UPDATE sessions SET prompts = prompts + 1 WHERE session_id = ?`, event.sessionId)
-        ]
+        return [sql(PROMPTED, ...row(event.sessionId), 1)]
       case "SessionCompacted":
-        return [
-          touch(event.sessionId, streamId, occurredAt, position),
-          sql(`UPDATE sessions SET compactions = compactions + 1 WHERE session_id = ?`, event.sessionId)
-        ]
+        return [sql(COMPACTED, ...row(event.sessionId), 1)]
       case "SessionSummarized":
-        return [
-          touch(event.sessionId, streamId, occurredAt, position),
-          sql(`UPDATE sessions SET summary = ? WHERE session_id = ?`, event.summary, event.sessionId)
-        ]
+        return [sql(SUMMARIZED, ...row(event.sessionId), event.summary)]
       case "SessionEnded":
-        return [
-          touch(event.sessionId, streamId, occurredAt, position),
-          sql(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE session_id = ?`, occurredAt, event.reason, event.sessionId)
-        ]
+        return [sql(ENDED, ...row(event.sessionId), occurredAt, event.reason)]
       default:
         // Observations, replies and injections live in their own read models; the session row
         // changes only with its lifecycle, which keeps the fold cheap.

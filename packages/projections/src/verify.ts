@@ -2,8 +2,9 @@
  * Verify: is the database sound, is the log well-formed, and do the projections equal a fresh replay?
  * Every problem is a finding with a readable detail; nothing is changed.
  */
-import { newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase } from "@ralph-mem/events"
+import { catalog, newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase, UndecodableEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { Projection } from "./projection.ts"
 import { decodeForProjection, eventsAfter, makeApplier } from "./runner.ts"
 import type { Memory } from "./store.ts"
@@ -66,11 +67,8 @@ const payloadsDecode = (memory: Memory): { findings: Array<string>; events: numb
       }
       continue
     }
-    try {
-      decodeForProjection(recorded)
-    } catch (error) {
-      findings.push(describe(error))
-    }
+    const decoded = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
+    if (Result.isFailure(decoded)) findings.push(new UndecodableEvent({ position: recorded.position, reason: decoded.failure }).message)
   }
   return { findings, events }
 }
@@ -114,6 +112,13 @@ const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Proje
       for (const table of projection.tables) {
         const difference = firstDifference(memory.db, fresh, table.name, table.orderBy)
         if (difference !== undefined) return [`projection ${projection.name}, table ${table.name}: ${difference}`]
+      }
+      // A full-text index may hold no text to check itself against: compare every token it holds.
+      for (const index of projection.indexes) {
+        const tokens = `temp.${index}_tokens`
+        for (const db of [memory.db, fresh]) db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tokens} USING fts5vocab(main, ${index}, 'instance')`)
+        const difference = firstDifference(memory.db, fresh, tokens, "term, doc, col, offset")
+        if (difference !== undefined) return [`projection ${projection.name}, full-text index ${index}: ${difference}`]
       }
     }
     return []

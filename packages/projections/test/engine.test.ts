@@ -1,4 +1,5 @@
 import type { RalphMemEvent } from "@ralph-mem/events"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { fullDetails, searchIndex, timelineOf } from "../src/index.ts"
 import { observation, started } from "./events.ts"
@@ -90,5 +91,31 @@ describe("layers 2 and 3", () => {
     const [detail] = fullDetails(memory.db, [ids["fix"]!, "no-such-id"])
     expect(detail).toMatchObject({ id: ids["fix"], toolName: "Edit", content: "extended the token lifetime to one hour", files: ["src/auth/token_store.ts"], metadata: {} })
     expect(fullDetails(memory.db, ["no-such-id"])).toEqual([])
+  })
+})
+
+describe("common terms", () => {
+  /** 600 observations: every one says "build", 1 in 4 "builder", 1 in 100 "flaky". */
+  const large = () => {
+    const memory = open()
+    const events: Array<RalphMemEvent> = Array.from({ length: 600 }, (_, i) =>
+      observation("a", `build step ${i}${i % 4 === 0 ? " builder" : ""}${i % 100 === 0 ? " flaky" : ""}`))
+    Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
+    return memory
+  }
+
+  it("leaves out a term most rows hold, and a prefix whose expansions most rows hold, keeping the rare ones", () => {
+    const memory = large()
+    const flaky = [0, 100, 200, 300, 400, 500].map((i) => `Bash: build step ${i} builder flaky`)
+    for (const query of ["build flaky", "buil flaky"]) {
+      expect(searchIndex(memory.db, { query, now: T0, limit: 20 }).hits.map((h) => h.title).sort()).toEqual(flaky.sort())
+    }
+  })
+
+  it("keeps the rarest term when every term is common", () => {
+    const memory = large()
+    const hits = searchIndex(memory.db, { query: "step builder", now: T0, limit: 200 }).hits
+    expect(hits).toHaveLength(150)
+    expect(hits.every((h) => h.title.includes("builder"))).toBe(true)
   })
 })

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { config, ended, observation, prompt, started } from "./events.ts"
+import { run } from "../../events/test/helpers.ts"
+import { verify } from "../src/index.ts"
 import { at, given, rows } from "./spec.ts"
 
 describe("sessions", () => {
@@ -40,6 +42,20 @@ describe("sessions", () => {
     expect(rows(memory, "SELECT source, started_at, ended_at, end_reason FROM sessions")).toEqual([
       { source: "resume", started_at: at(0), ended_at: null, end_reason: null }
     ])
+  })
+
+  it("indexes a summary whether it creates the session's row or changes it", () => {
+    const memory = given([
+      ["session:z", { _tag: "SessionSummarized", sessionId: "z", summary: "first seen summarized", summarizer: "local" }],
+      ["session:a", started("a")],
+      ["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "summarized later", summarizer: "local" }],
+      ["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "summarized again", summarizer: "local" }]
+    ])
+    const match = (query: string) => rows(memory, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ? ORDER BY rowid", query)
+    expect(match("first")).toEqual([{ rowid: 1 }])
+    expect(match("later")).toEqual([])
+    expect(match("again")).toEqual([{ rowid: 2 }])
+    expect(run(verify(memory)).findings).toEqual([])
   })
 
   it("still records a session whose start it never saw", () => {

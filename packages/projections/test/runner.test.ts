@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
-import { allProjections, makeProjectionRunner, type Projection, replay, sessions, verify } from "../src/index.ts"
+import { existsSync, readFileSync } from "node:fs"
+import { allProjections, makeProjectionRunner, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
 import { openMemory } from "../src/store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
 import { append, dump, given, open, rows } from "./spec.ts"
@@ -77,6 +78,36 @@ describe("catching up", () => {
   })
 })
 
+describe("upgrading", () => {
+  it("drops what an earlier version created, whatever kind each object was, before building the new one", () => {
+    const v1: Projection = {
+      name: "notes",
+      version: 1,
+      create: "CREATE TABLE notes (id INTEGER PRIMARY KEY) STRICT; CREATE TABLE notes_extra (id INTEGER) STRICT;",
+      finish: "CREATE INDEX notes_extra_by_id ON notes_extra (id);",
+      tables: [{ name: "notes", orderBy: "id" }],
+      indexes: [],
+      apply: () => [],
+      clearStream: () => []
+    }
+    const v2: Projection = {
+      ...v1,
+      version: 2,
+      create: "CREATE TABLE note_rows (id INTEGER PRIMARY KEY) STRICT;",
+      finish: "CREATE VIEW notes AS SELECT id FROM note_rows;",
+      tables: [{ name: "note_rows", orderBy: "id" }],
+      retired: ["notes_extra"]
+    }
+    const memory = given(sample)
+    makeProjectionRunner(memory.db, [v1]).prepare()
+    makeProjectionRunner(memory.db, [v2]).prepare()
+    expect(rows(memory, "SELECT type, name FROM sqlite_schema WHERE name LIKE 'note%' ORDER BY name")).toEqual([
+      { type: "table", name: "note_rows" },
+      { type: "view", name: "notes" }
+    ])
+  })
+})
+
 describe("forgetting", () => {
   it("leaves no trace of a forgotten observation in the table or the index, and equals a replay", () => {
     const memory = given(sample)
@@ -89,6 +120,19 @@ describe("forgetting", () => {
     expect(rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH 'TokenExpiredError OR refresh'")).toEqual([
       { rowid: 6 }
     ])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
+  it("leaves none of its tokens readable in the file: the contentless index is purged in the same transaction", () => {
+    const memory = given([...sample, ["session:b", observation("b", "zanzibarquokka leaked", { files: ["src/quokkaledger.ts"] })]])
+    const bytes = () => ["", "-wal"].map((suffix) => (existsSync(memory.path + suffix) ? readFileSync(memory.path + suffix).toString("latin1") : "")).join("")
+    scrubAfterForget(memory.db)
+    expect(bytes()).toContain("zanzibarquokka")
+    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'zanzibar%'") as Array<{ event_id: string }>
+    append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
+    scrubAfterForget(memory.db)
+    expect(bytes()).not.toContain("zanzibarquokka")
+    expect(bytes()).not.toContain("quokkaledger")
     expect(run(verify(memory)).findings).toEqual([])
   })
 
@@ -132,6 +176,27 @@ describe("replay", () => {
     expect(rows(memory, "SELECT project_path FROM observations ORDER BY id")).toEqual([{ project_path: null }, { project_path: "/work/app" }])
   })
 
+  it("survives a fold whose statements flush the full-text index at every event (each adds a segment)", () => {
+    // A multi-row INSERT opens a savepoint, and FTS5 writes its pending rows as a new segment at each
+    // one; FTS5 refuses more than 2,000 segments, so a rebuild must keep merging them as they pile up.
+    const pairs: Projection = {
+      name: "pairs",
+      version: 1,
+      create: "CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)), PRIMARY KEY (id, side)) STRICT;",
+      finish: "",
+      tables: [{ name: "pairs", orderBy: "id, side" }],
+      indexes: [],
+      apply: (event) => (event.event._tag === "ObservationRecorded" ? [sql("INSERT INTO pairs VALUES (?, 0), (?, 1)", event.position, event.position)] : []),
+      clearStream: () => []
+    }
+    const memory = open()
+    const events = Array.from({ length: 4100 }, (_, i) => observation("a", `step ${i}`))
+    run(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec" }))
+    const report = makeProjectionRunner(memory.db, [...allProjections, pairs]).rebuild()
+    expect(report.events).toBe(4100)
+    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH 'step'")).toEqual([{ n: 4100 }])
+  })
+
   it("is atomic: a failure part-way leaves the old state exactly as it was", () => {
     const memory = given(sample)
     const before = dump(memory)
@@ -166,12 +231,16 @@ describe("verify", () => {
     ])
   })
 
-  it("reports a full-text index out of step with its table", () => {
+  it("reports a full-text index that differs from a replay of the log, naming the token", () => {
     const memory = given(sample)
-    memory.db.prepare("UPDATE observations SET content = 'edited behind the index' WHERE id = 3").run()
-    const checks = run(verify(memory)).findings.map((f) => f.check)
-    expect(checks).toContain("full-text indexes consistent")
-    expect(checks).toContain("projections equal a replay")
+    memory.db.prepare("DELETE FROM observations_fts WHERE rowid = 3").run()
+    memory.db.prepare("INSERT INTO observations_fts (rowid, body) VALUES (3, 'edited behind the index')").run()
+    expect(run(verify(memory)).findings).toEqual([
+      {
+        check: "projections equal a replay",
+        detail: expect.stringMatching(/^projection observations, full-text index observations_fts: row \d+ differs: stored .*, replayed /)
+      }
+    ])
   })
 
   it("reports a projection left behind the log", () => {

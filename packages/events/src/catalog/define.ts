@@ -7,6 +7,7 @@
  * old row is upcast on read and never rewritten.
  */
 import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaGetter from "effect/SchemaGetter"
 
 type Fields = Schema.Struct.Fields
@@ -29,6 +30,8 @@ export interface EventDefinition<Tag extends string = string, F extends Fields =
   readonly payload: Schema.Struct<F>
   /** Codec for a payload stored under `version`, decoding to the current payload type. */
   readonly codecFor: (version: number) => Schema.Codec<Schema.Struct<F>["Type"], unknown> | undefined
+  /** Whether the current payload is stored as it is (no field is transformed on the way to JSON). */
+  readonly storedAsIs: boolean
 }
 
 /**
@@ -80,6 +83,10 @@ export const defineEvent = <const Tag extends string, const F extends Fields>(
     get payload() {
       return build().payload
     },
-    codecFor: (stored) => build().codecs.get(stored)
+    codecFor: (stored) => build().codecs.get(stored),
+    get storedAsIs() {
+      const ast = build().payload.ast
+      return SchemaAST.toEncoded(ast) === ast
+    }
   }
 }

@@ -6,12 +6,13 @@
  *
  * Ranking: relevance is FTS5's bm25 (negated, so higher is better), with column weights (tool and
  * input 3, text 1, files 1, identifier parts 0.5); when words find fewer hits than asked for,
- * substring matches on identifiers (trigrams) fill in at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
+ * substring matches on identifiers (index terms that contain a piece of the query) fill in at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
  * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import { IDENTIFIER_LIKE } from "./identifiers.ts"
+import type { Statement } from "better-sqlite3"
+import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
 import { matchTerms } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
@@ -55,6 +56,18 @@ export interface IndexHit {
   readonly tokens: number
 }
 
+/** Prepared once per connection: a search runs a dozen small statements, and preparing is part of its cost. */
+const prepared = new WeakMap<SqliteDatabase, Map<string, Statement>>()
+const statement = (db: SqliteDatabase, sql: string): Statement => {
+  let statements = prepared.get(db)
+  if (statements === undefined) prepared.set(db, (statements = new Map()))
+  let found = statements.get(sql)
+  if (found === undefined) statements.set(sql, (found = db.prepare(sql)))
+  return found
+}
+/** A statement whose rows are single values. */
+const values = (db: SqliteDatabase, sql: string): Statement => statement(db, sql).pluck()
+
 const DAY = 86_400_000
 const CANDIDATES_PER_HIT = 5
 
@@ -73,21 +86,32 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
   const word = term.slice(1, prefix ? -2 : -1).replaceAll('""', '"')
   return (
     prefix
-      ? db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").pluck().get(word, `${word}\u{10FFFF}`)
-      : db.prepare("SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").pluck().get(word)
+      ? values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").get(word, `${word}\u{10FFFF}`)
+      : values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").get(word)
   ) as number
+}
+
+/**
+ * Whether more than `limit` rows hold a term. Counting stops there, so a common term costs a bounded
+ * read where its document frequency would walk its whole doclist; a prefix term is common when its
+ * word alone is.
+ */
+const isCommon = (db: SqliteDatabase, term: string, limit: number): boolean => {
+  const exact = term.endsWith("*") ? term.slice(0, -1) : term
+  const rows = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(exact, limit + 1) as number
+  return rows > limit || (exact !== term && documentFrequency(db, term) > limit)
 }
 
 /** The words part of the query: every term, less the ones most rows hold. */
 const selectiveWordQuery = (db: SqliteDatabase, query: string): string | undefined => {
   const terms = matchTerms(query)
   if (terms.length === 0) return undefined
-  const rows = db.prepare("SELECT count(*) FROM observations").pluck().get() as number
-  if (rows < PRUNE_FROM_ROWS) return terms.join(" OR ")
+  const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
+  if (rows < PRUNE_FROM_ROWS || terms.length === 1) return terms.join(" OR ")
+  const selective = terms.filter((term) => !isCommon(db, term, Math.floor(rows * COMMON_TERM_SHARE)))
+  if (selective.length > 0) return selective.join(" OR ")
   const frequencies = terms.map((term) => ({ term, df: documentFrequency(db, term) }))
-  const selective = frequencies.filter((f) => f.df <= rows * COMMON_TERM_SHARE)
-  const kept = selective.length > 0 ? selective : [frequencies.reduce((a, b) => (b.df < a.df ? b : a))]
-  return kept.map((f) => f.term).join(" OR ")
+  return frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term
 }
 
 const oneLine = (text: string, max: number) => {
@@ -98,22 +122,30 @@ const oneLine = (text: string, max: number) => {
 const recencyFactor = (createdAt: number, now: number, recency: Recency) =>
   1 - recency.weight + recency.weight * 0.5 ** (Math.max(0, now - createdAt) / DAY / recency.halfLifeDays)
 
+/** At most this many index terms stand in for the query's substrings. */
+const MAX_SUBSTRING_TERMS = 64
+
 /**
- * The query's identifier-like words (paths, snake_case, CamelCase, with digits: what the trigram index
- * holds) as quoted trigram phrases. Plain words are left to the word index and its prefix matching.
+ * The index terms that contain a piece (3+ characters) of the query's identifier-like words (paths,
+ * snake_case, CamelCase, with digits), as quoted terms: `xpiredErr` finds `tokenexpirederror`. Plain
+ * words are left to the word index and its prefix matching.
  */
-const substringQuery = (query: string): string | undefined => {
-  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => /[A-Za-z0-9]/.test(w) && IDENTIFIER_LIKE.test(w)).slice(0, 16)
-  return words.length === 0 ? undefined : words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ")
+const substringQuery = (db: SqliteDatabase, query: string): string | undefined => {
+  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => IDENTIFIER_LIKE.test(w)).slice(0, 16)
+  const pieces = [...new Set(words.flatMap(substringPieces))]
+  if (pieces.length === 0) return undefined
+  const terms = values(
+    db,
+    `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0) LIMIT ${MAX_SUBSTRING_TERMS}`
+  ).all(JSON.stringify(pieces)) as Array<string>
+  return terms.length === 0 ? undefined : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ")
 }
 
 interface ObservationCandidate {
+  readonly id: number
   readonly eventId: string
   readonly sessionId: string | null
   readonly type: string
-  readonly toolName: string | null
-  readonly inputSummary: string | null
-  readonly content: string
   readonly createdAt: number
   readonly relevance: number
 }
@@ -126,51 +158,64 @@ const observationFilters = `
   AND o.created_at >= @since AND o.created_at < @until`
 
 /**
- * The best `window` rows of an index by bm25, then joined and filtered: FTS5 scores every match, but
+ * The best `window` rows of the index by bm25, then joined and filtered: FTS5 scores every match, but
  * joining only its top rows keeps a common query cheap on a large table. When filters leave fewer than
  * `wanted`, the window widens (up to every match), so a narrow filter still finds its rows.
  */
 const observationCandidates = (
   db: SqliteDatabase,
-  index: "words" | "substrings",
   match: string,
+  factor: number,
   params: Record<string, unknown> & { readonly candidates: number }
 ): Array<ObservationCandidate> => {
-  const [table, weights, factor] = index === "words"
-    ? ["observations_fts", "3.0, 1.0, 1.0, 0.5", 1]
-    : ["observations_trigram", "", 0.5]
-  const statement = db.prepare(
+  const candidates = statement(
+    db,
     `WITH top AS (
-       SELECT rowid, bm25(${table}${weights === "" ? "" : `, ${weights}`}) AS rank FROM ${table}
-       WHERE ${table} MATCH @match ORDER BY rank LIMIT @window
+       SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS rank FROM observations_fts
+       WHERE observations_fts MATCH @match ORDER BY rank LIMIT @window
      )
-     SELECT o.event_id AS eventId, o.session_id AS sessionId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary,
-            o.content, o.created_at AS createdAt, -${factor} * top.rank AS relevance
-     FROM top JOIN observations o ON o.id = top.rowid
+     SELECT o.id, e.event_id AS eventId, o.session_id AS sessionId, o.type, o.created_at AS createdAt, -@factor * top.rank AS relevance
+     FROM top JOIN observation_rows o ON o.id = top.rowid JOIN events e ON e.position = o.id
      WHERE ${observationFilters}
      ORDER BY top.rank LIMIT @candidates`
   )
   for (let window = params.candidates * 4; ; window *= 8) {
-    const rows = statement.all({ ...params, match, window }) as Array<ObservationCandidate>
+    const rows = candidates.all({ ...params, match, factor, window }) as Array<ObservationCandidate>
     if (rows.length >= params.candidates) return rows
-    const matches = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`).pluck().get(match, window + 1) as number
+    const matches = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(match, window + 1) as number
     if (matches <= window) return rows
   }
 }
 
 const sessionCandidates = (db: SqliteDatabase, match: string, params: Record<string, unknown>) =>
-  db
-    .prepare(
-      `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
+  statement(
+    db,
+    `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
        FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
        WHERE sessions_fts MATCH @match AND (@project IS NULL OR s.project_path = @project)
          AND (@session IS NULL OR s.session_id = @session) AND (@exclude IS NULL OR s.session_id != @exclude) AND s.started_at >= @since AND s.started_at < @until
        ORDER BY bm25(sessions_fts) LIMIT @candidates`
-    )
-    .all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
+  ).all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
 
-const titleOf = (c: ObservationCandidate) =>
-  oneLine([c.toolName, c.inputSummary].filter(Boolean).join(" ") + (c.toolName || c.inputSummary ? ": " : "") + c.content, 160)
+interface TitleRow {
+  readonly id: number
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly content: string
+}
+
+/** One line per observation: tool and input, then the start of the text (read from the log for the hits only). */
+const titlesOf = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, string> => {
+  const rows = statement(
+    db,
+    `SELECT id, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
+     FROM observations WHERE id IN (SELECT value FROM json_each(?))`
+  ).all(JSON.stringify(ids)) as Array<TitleRow>
+  return new Map(rows.map((r) => [
+    r.id,
+    oneLine([r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content, 160)
+  ]))
+}
 
 const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
   ...hit,
@@ -181,8 +226,6 @@ const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
 export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const words = selectiveWordQuery(db, options.query)
-  const substrings = substringQuery(options.query)
-  if (words === undefined && substrings === undefined) return { hits: [], totalTokens: 0 }
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
   const params = {
@@ -194,30 +237,32 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
     until: options.until ?? Number.MAX_SAFE_INTEGER,
     candidates: limit * CANDIDATES_PER_HIT
   }
-  // The best relevance per observation, from either index.
-  const best = new Map<string, ObservationCandidate>()
+  // The best relevance per observation, from words or substrings.
+  const best = new Map<number, ObservationCandidate>()
   const consider = (c: ObservationCandidate) => {
-    const seen = best.get(c.eventId)
-    if (seen === undefined || c.relevance > seen.relevance) best.set(c.eventId, c)
+    const seen = best.get(c.id)
+    if (seen === undefined || c.relevance > seen.relevance) best.set(c.id, c)
   }
-  if (words !== undefined) observationCandidates(db, "words", words, params).forEach(consider)
-  // Substrings are the fallback for what the word index cannot find (`xpiredErr`): trigram matches of a
-  // common identifier cover nearly every row, and would cost more than everything else.
-  if (substrings !== undefined && best.size < limit) observationCandidates(db, "substrings", substrings, params).forEach(consider)
-  const hits: Array<IndexHit> = [...best.values()].map((c) =>
-    withTokens({
-      kind: "observation",
-      id: c.eventId,
-      score: c.relevance * recencyFactor(c.createdAt, now, recency),
-      sessionId: c.sessionId,
-      type: c.type,
-      title: titleOf(c),
-      createdAt: c.createdAt
-    })
-  )
+  if (words !== undefined) observationCandidates(db, words, 1, params).forEach(consider)
+  // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
+  // identifier are in nearly every row, and would cost more than everything else.
+  if (best.size < limit) {
+    const substrings = substringQuery(db, options.query)
+    if (substrings !== undefined) observationCandidates(db, substrings, 0.5, params).forEach(consider)
+  }
+  type Ranked = Omit<IndexHit, "title" | "tokens"> & { readonly position?: number; readonly title?: string }
+  const ranked: Array<Ranked> = [...best.values()].map((c) => ({
+    kind: "observation",
+    id: c.eventId,
+    position: c.id,
+    score: c.relevance * recencyFactor(c.createdAt, now, recency),
+    sessionId: c.sessionId,
+    type: c.type,
+    createdAt: c.createdAt
+  }))
   if (words !== undefined && options.types === undefined) {
     for (const s of sessionCandidates(db, words, params)) {
-      hits.push(withTokens({
+      ranked.push({
         kind: "session",
         id: s.sessionId,
         score: s.relevance * recencyFactor(s.createdAt, now, recency),
@@ -225,11 +270,13 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
         type: "summary",
         title: oneLine(s.summary, 160),
         createdAt: s.createdAt
-      }))
+      })
     }
   }
-  const ranked = hits.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || a.id.localeCompare(b.id)).slice(0, limit)
-  return { hits: ranked, totalTokens: ranked.reduce((sum, h) => sum + h.tokens, 0) }
+  const top = ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || a.id.localeCompare(b.id)).slice(0, limit)
+  const titles = titlesOf(db, top.flatMap((h) => (h.position === undefined ? [] : [h.position])))
+  const hits = top.map(({ position, title, ...hit }) => withTokens({ ...hit, title: title ?? titles.get(position!) ?? "" }))
+  return { hits, totalTokens: hits.reduce((sum, h) => sum + h.tokens, 0) }
 }
 
 export interface ObservationDetail {

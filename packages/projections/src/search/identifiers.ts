@@ -1,17 +1,15 @@
 /**
- * The identifier-like words of a text, for substring search: words with a separator inside
- * (`snake_case`, `src/auth.ts`, `api-key`), a case change (`TokenExpired`) or a digit (`sha256`).
- * Plain words are left to the word index; trigrams of them would only grow the database.
+ * Identifier-like words, for substring search: words with a separator inside (`snake_case`,
+ * `src/auth.ts`, `api-key`), a case change (`TokenExpired`) or a digit (`sha256`).
  */
-const CANDIDATE = /[A-Za-z0-9_][A-Za-z0-9_./-]{2,}/g
 export const IDENTIFIER_LIKE = /[_./-]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/
 
-/** Distinct identifier-like words (at most 200), space-separated. */
-export const identifiersOf = (text: string): string => {
-  const found = new Set<string>()
-  for (const [word] of text.matchAll(CANDIDATE)) {
-    if (IDENTIFIER_LIKE.test(word)) found.add(word)
-    if (found.size === 200) break
-  }
-  return [...found].join(" ")
-}
+/** Substrings shorter than this match too many terms to mean anything. */
+const MIN_PIECE_LENGTH = 3
+
+/**
+ * The pieces of an identifier as the full-text index sees them (unicode61 splits at separators and
+ * lower-cases), each of 3+ characters: `n_stor` -> `stor`, `xpiredErr` -> `xpirederr`.
+ */
+export const substringPieces = (word: string): ReadonlyArray<string> =>
+  (word.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((piece) => piece.length >= MIN_PIECE_LENGTH)
