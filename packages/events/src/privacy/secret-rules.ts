@@ -43,8 +43,24 @@ const VALUE = NOT_A_PLACEHOLDER + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n]
 /** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
 
-/** Every sensitive name contains one of these (case-insensitively). */
-const CREDENTIAL_HINT = /pass|secret|token|key|auth|credential|cookie/i
+/**
+ * What every match of a credential rule contains: a sensitive name's last word, then what the rule
+ * requires next. Names are common words in tool output (`PASS`, `key`, `token`), and each credential
+ * pattern is large: a hook that compiled the six of them for every `PASS src/x.test.ts` would pay about
+ * 1.5 ms. Every alternative of SENSITIVE_NAME ends with one of NAME_END, so this is a necessary
+ * condition of each pattern below (tested in secret-rules.test.ts), never a narrower filter:
+ * - an assignment or a key (`password=`, `"token":`, `API_KEY"] =`, `token?: string =`): the name, at
+ *   most a backslash, a quote and a bracket, an optional `?`, blanks, then `:` or `=`;
+ * - a CLI flag (`--api-key=x`): the name, then `=` or a blank, looking back to the flag's dash only then;
+ * - a Kubernetes entry: the name, its closing quote, a comma or a line break, then `value`.
+ * Each alternative starts with the name, and scans only what may follow it (or, for a flag, precede it):
+ * linear on any input, like the patterns.
+ */
+const NAME_END = String.raw`(?:pass|passwd|password|passphrase|secrets?|token|key|auth|credentials?|cookie)`
+const CREDENTIAL_HINT = new RegExp(
+  String.raw`${NAME_END}[\\"'\]]{0,3}\??[ \t]*[:=]|${NAME_END}[= \t](?<=-[\w.-]{0,64}.)|${NAME_END}[\\"']{0,2}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,2}value`,
+  "i"
+)
 
 const credential = (source: string): SecretRule => ({ kind: "credential", pattern: new RegExp(source, "gim"), hint: CREDENTIAL_HINT })
 

@@ -90,6 +90,36 @@ describe("secret rules", () => {
     expect(redactText("AKIAIOSFODNN7EXAMPLE AKIAIOSFODNN7EXAMPLE").redactions).toBe(2)
   })
 
+  it("skips a rule only when its pattern cannot match: every hint is a necessary condition", () => {
+    // Texts assembled from the pieces the patterns are made of (names, separators, quotes, values), so
+    // that many of them match; whenever a pattern matches, its hint must match too.
+    const pieces = [
+      "password", "passwd", "PASS", "Passphrase", "api_key", "api-key", "ApiKey", "private-key", "secret_access_key",
+      "SECRET", "secrets", "token", "Token", "auth", "_auth", "oauth", "credentials", "Credential", "cookie", "name",
+      "Name", "value", "Value", "DB_", "x-", "config.", "--", "-", "\"", "'", "\\\"", "\\", "]", "[", ":", "=", ":=",
+      "==", "=>", " ", "\t", "\n", "\r\n", ",", "?", "string", "none", "abc123", "hunter2", "&", "bypass", "key",
+      "passed", "{", "}", ";", "os.environ", "const ", "AKIAIOSFODNN7EXAMPLE", "Bearer ", "://", "@", "sk-", "ghp_",
+      "\"password\"", "'token'", "\"name\"", "\"value\"", "name: ", "value: ", "\": \"", "--token ", "password: "
+    ]
+    let seed = 42
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed % n
+    }
+    const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
+    for (let i = 0; i < 20_000; i++) {
+      let text = ""
+      for (let k = 1 + next(10); k > 0; k--) text += pieces[next(pieces.length)]
+      for (const rule of SECRET_RULES) {
+        if (!new RegExp(rule.pattern.source, rule.pattern.flags).test(text)) continue
+        matches.set(rule, matches.get(rule)! + 1)
+        expect(rule.hint.test(text), `${rule.kind} ${JSON.stringify(text)}`).toBe(true)
+      }
+    }
+    // The texts did exercise every credential pattern.
+    for (const [rule, count] of matches) if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(10)
+  })
+
   it("reports a labelled token by its precise kind, not as a generic credential", () => {
     expect(redactText("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789")).toEqual({
       text: "GITHUB_TOKEN=[secret:github-token]",
