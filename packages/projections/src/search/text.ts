@@ -2,14 +2,14 @@
  * Extra text indexed next to an observation so identifiers are found by their parts: unicode61 keeps
  * `TokenExpiredError` as one token, so `token expired` would not find it without `token expired error`.
  */
-import { identifierParts, isAscii, wordPattern } from "./words.ts"
+import { identifierParts, isAscii, lazyRegExp, wordPattern } from "./words.ts"
 
 /**
  * Where a word can split: a case change (`tokenExpired`, `HTTPServer`), a letter next to a digit
  * (`sha256`), or a script change (`로그인Token`). Testing this first keeps indexing fast: most words of
  * real output are plain and never reach the (costlier) split.
  */
-const SPLIT_POINT = /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}|[\p{Ll}\p{Lu}]\p{Lo}|\p{Lo}[\p{Ll}\p{Lu}]/u
+const SPLIT_POINT = lazyRegExp(() => /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}|[\p{Ll}\p{Lu}]\p{Lo}|\p{Lo}[\p{Ll}\p{Lu}]/u)
 const ASCII_SPLIT_POINT = /[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/
 
 /**
@@ -19,7 +19,7 @@ const ASCII_SPLIT_POINT = /[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z
  */
 export const searchableText = (text: string): string => {
   const ascii = isAscii(text)
-  const splitPoint = ascii ? ASCII_SPLIT_POINT : SPLIT_POINT
+  const splitPoint = ascii ? ASCII_SPLIT_POINT : SPLIT_POINT()
   const words: Array<string> = []
   const parts = new Set<string>()
   for (const [word] of text.matchAll(wordPattern(ascii))) {
