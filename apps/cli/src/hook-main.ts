@@ -70,7 +70,7 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
           injectionBudgetTokens: injectionBudgetTokens(settings)
         }))
   }
-  const output = await Effect.runPromise(runHook(hook, stdin, { env: process.env, cwd: process.cwd() }, extensions))
+  const output = await Effect.runPromise(runHook(hook, stdin, { env: process.env, cwd: process.cwd(), exitsAfter: true }, extensions))
   if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
   return recorded
 }

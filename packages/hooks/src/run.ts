@@ -4,7 +4,16 @@
  * Any failure is logged beside the database, recorded as a HookFailed event when the database is
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
-import { findProjectRoot, monotonicUlid, projectDatabasePath, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
+import {
+  findProjectRoot,
+  monotonicUlid,
+  projectDatabasePath,
+  type RalphMemEvent,
+  redactValue,
+  releaseForExit,
+  resolveDatabasePath,
+  streams
+} from "@ralph-mem/events"
 import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -23,6 +32,11 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>()("Malfor
 export interface HookEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
+  /**
+   * The process exits as soon as the hook returns (dist/hook.mjs): the database is then released for
+   * the exit rather than closed (`releaseForExit`), which spares every hook the fsyncs of a close.
+   */
+  readonly exitsAfter?: boolean
 }
 
 /** What a Stop hook may answer: let Claude stop (nothing), or block with the next prompt. */
@@ -89,7 +103,7 @@ export const runHook = (
   const databasePath = () =>
     (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
   let memory: Memory | undefined
-  const open = () => openMemory({ path: databasePath() })
+  const open = () => openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true })
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
@@ -157,6 +171,10 @@ export const runHook = (
         return undefined as HookOutput | StopOutput | undefined
       })
     ),
-    Effect.ensuring(Effect.sync(() => (memory?.db.open ? memory.db.close() : undefined)))
+    Effect.ensuring(Effect.sync(() => {
+      if (memory?.db.open !== true) return
+      if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
+      else memory.db.close()
+    }))
   )
 }
