@@ -138,9 +138,12 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
       const temporary = `${cacheFile}.${process.pid}.tmp`
       fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
       fs.renameSync(temporary, cacheFile)
-      // The caches of earlier versions of the bundle are dead weight.
+      // The caches of earlier versions of the bundle are dead weight, once a day has passed without
+      // them being written (sooner, two versions in use at once would keep replacing each other's).
       for (const name of fs.readdirSync(folder!)) {
-        if (name.startsWith("hook-") && !name.startsWith(prefix) && name.endsWith(cacheName.slice(prefix.length))) fs.rmSync(path.join(folder!, name), { force: true })
+        if (!name.startsWith("hook-") || name.startsWith(prefix) || !name.endsWith(cacheName.slice(prefix.length))) continue
+        const other = path.join(folder!, name)
+        if ((fs.statSync(other, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 24 * 60 * 60 * 1000) fs.rmSync(other, { force: true })
       }
     } catch {
       // A cache that cannot be written only makes the next hook slower.
