@@ -33,8 +33,8 @@ const common = {
 const bundle = async () => {
   // The hook program: one CommonJS file with everything a hook runs, and nothing the CLI alone needs.
   // dist/hook.mjs compiles it with a V8 code cache that holds every function a hook calls (see
-  // apps/cli/src/hook.ts); its name carries a hash of its content, which keys that cache. The loop, which
-  // only Stop needs, is inside too, but evaluated only when Stop imports it.
+  // apps/cli/src/hook.ts); its name carries a hash of its content, which keys that cache. No dynamic
+  // import: one would make esbuild wrap every module in a lazy initializer, which costs each hook.
   const program = await build({
     ...common,
     entryPoints: ["apps/cli/src/hook-main.ts"],

@@ -60,6 +60,13 @@ const isPrivateFolder = (fs: Fs, folder: string): boolean => {
   return process.platform === "win32" || (stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0)
 }
 
+/** os.tmpdir(), read from the environment on POSIX systems as it does, without loading node:os. */
+const temporaryFolder = (): string => {
+  if (process.platform === "win32") return process.getBuiltinModule("node:os").tmpdir()
+  const folder = process.env["TMPDIR"] || process.env["TMP"] || process.env["TEMP"] || "/tmp"
+  return folder.length > 1 && folder.endsWith("/") ? folder.slice(0, -1) : folder
+}
+
 /**
  * Where the code cache lives: `ralph-mem/` in Node's compile-cache folder (NODE_COMPILE_CACHE, else
  * `<tmpdir>/node-compile-cache`), or nowhere when NODE_DISABLE_COMPILE_CACHE is set. Node's own cache is
@@ -68,7 +75,7 @@ const isPrivateFolder = (fs: Fs, folder: string): boolean => {
 const cacheFolder = (path: typeof import("node:path")): string | undefined => {
   if ((process.env["NODE_DISABLE_COMPILE_CACHE"] ?? "") !== "") return undefined
   const configured = process.env["NODE_COMPILE_CACHE"] ?? ""
-  const root = configured !== "" ? path.resolve(configured) : path.join(process.getBuiltinModule("node:os").tmpdir(), "node-compile-cache")
+  const root = configured !== "" ? path.resolve(configured) : path.join(temporaryFolder(), "node-compile-cache")
   return path.join(root, "ralph-mem")
 }
 
@@ -82,14 +89,24 @@ const setStackTraceLimit = (limit: number | undefined): void => {
 }
 
 /**
- * The program's `require`: it asks only for Node's modules (about twenty times, bundled better-sqlite3
- * included), which process.getBuiltinModule returns without going through the CommonJS loader; anything
- * else (the native SQLite module) goes to a real `require`.
+ * The program's `require`: it asks for Node's modules (about twenty times, bundled better-sqlite3
+ * included), which process.getBuiltinModule returns, and for the native SQLite module by its absolute
+ * path, which process.dlopen loads; neither goes through the CommonJS loader (resolution, realpath,
+ * the node_modules paths). Anything else goes to a real `require`.
  */
 const requireFor = (file: string) => {
   let fallback: NodeJS.Require | undefined
-  return (id: string): unknown =>
-    process.getBuiltinModule(id) ?? (fallback ??= process.getBuiltinModule("node:module").createRequire(file))(id)
+  return (id: string): unknown => {
+    const builtin = process.getBuiltinModule(id)
+    if (builtin !== undefined) return builtin
+    const path = process.getBuiltinModule("node:path")
+    if (id.endsWith(".node") && path.isAbsolute(id)) {
+      const addon = { exports: {} }
+      process.dlopen(addon, path.toNamespacedPath(id))
+      return addon.exports
+    }
+    return (fallback ??= process.getBuiltinModule("node:module").createRequire(file))(id)
+  }
 }
 
 /** Loads the bundled hook program through the code cache; `save` writes the cache when it was missing or refused. */

@@ -3,8 +3,6 @@
  * took, when it ran, where in a file it broke, and which temp folder it ran in. Two iterations that fail the same
  * way get the same fingerprint, which is how the loop notices it is making no progress.
  */
-import { createHash } from "node:crypto"
-import { tmpdir } from "node:os"
 
 export interface FingerprintOptions {
   /** Absolute paths of the project, removed so paths compare as project-relative. */
@@ -27,7 +25,7 @@ export const fingerprintFailure = (output: string, options: FingerprintOptions =
   if (signature.length === 0) signature = uniqueSorted(firstErrorLines(lines).map(scrub))
   if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) signature = [options.fallback ?? "no output"]
   signature = uniqueSorted([...(options.alwaysInclude ?? []), ...signature])
-  const digest = createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
+  const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
   return `${digest} ${(signature[0] ?? "").slice(0, READABLE_CHARS)}`.trimEnd()
 }
 
@@ -107,14 +105,17 @@ export const stripAnsi = (text: string): string => text.replace(ANSI_ESCAPE, "")
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** A random folder under a temp root (`/tmp/vitest-x1y2/`, macOS `/var/folders/ab/cd/T/tmp.x/`). */
-const TEMP_FOLDER = new RegExp(
-  [
-    String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
-    String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
-    `${escapeRegExp(tmpdir())}/[^/\\s:'"()]+`
-  ].join("|"),
-  "g"
-)
+let tempFolder: RegExp | undefined
+/** Built on first use: it needs os.tmpdir(), and every hook loads this module (the Stop hook runs the loop). */
+const TEMP_FOLDER = (): RegExp =>
+  (tempFolder ??= new RegExp(
+    [
+      String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
+      String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
+      `${escapeRegExp(process.getBuiltinModule("node:os").tmpdir())}/[^/\\s:'"()]+`
+    ].join("|"),
+    "g"
+  ))
 const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
 const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
 const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
@@ -131,7 +132,7 @@ export const normalizeLine = (line: string, projectRoots: ReadonlyArray<string>)
     if (root !== "") text = text.split(`${root.replace(/\/+$/, "")}/`).join("")
   }
   return text
-    .replace(TEMP_FOLDER, "<tmp>")
+    .replace(TEMP_FOLDER(), "<tmp>")
     .replace(ISO_TIMESTAMP, "<time>")
     .replace(CLOCK_TIME, "<time>")
     .replace(LINE_COLUMN_AFTER_FILE, "$1")
