@@ -41,11 +41,17 @@ const bundle = async () => {
     format: "cjs",
     write: false,
     outfile: join(next, "chunks", "hook.cjs"),
-    // hook.ts runs it as a CommonJS module body (exports, require, module, __filename, __dirname).
+    // A CommonJS module body in the function hook.ts compiles as is (no copy of 300 KB to wrap it);
+    // ASCII, so it can be read without decoding UTF-8.
+    charset: "ascii",
     define: { "import.meta.url": "__hookProgramUrl" },
-    banner: { js: 'var __hookProgramUrl = require("node:url").pathToFileURL(__filename).href;' }
+    banner: { js: '(function (exports, require, module, __filename, __dirname) {var __hookProgramUrl = require("node:url").pathToFileURL(__filename).href;' },
+    footer: { js: "})" }
   })
   const [code] = program.outputFiles
+  // esbuild escapes strings, not regex literals: write those with \u escapes.
+  const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
+  if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
   const programName = `hook-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
   mkdirSync(join(next, "chunks"), { recursive: true })
   writeFileSync(join(next, "chunks", programName), code.contents)

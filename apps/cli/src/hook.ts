@@ -125,7 +125,8 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
   } catch {
     // No cache yet.
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(file, "utf8")}\n})`, {
+  // The file is the function a CommonJS module body runs in, and ASCII (scripts/bundle.mjs checks).
+  const script = new vm.Script(fs.readFileSync(file, "latin1"), {
     filename: file,
     ...(cachedData === undefined ? {} : { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER

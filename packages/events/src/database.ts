@@ -89,13 +89,27 @@ const unusable = (path: string, error: unknown): DatabaseUnusable => {
   return new DatabaseUnusable({ path, problem: "unreachable", reason: `cannot open the database (${detail})` })
 }
 
+interface Header {
+  readonly applicationId: number
+  readonly tables: number
+  readonly version: number
+}
+
+/**
+ * Whose database this is and its schema version, read in one statement, so in one snapshot: read
+ * apart, a process creating the database at the same moment could be seen half-way (its tables, but
+ * not yet its application id), and a fresh database taken for a foreign one.
+ */
+const readHeader = (db: SqliteDatabase): Header =>
+  db
+    .prepare(
+      `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables,
+              (SELECT user_version FROM pragma_user_version) AS version`
+    )
+    .get() as Header
+
 /** Refuses a file that is another program's database, before anything (even a pragma) writes to it. */
-const checkOwnership = (db: SqliteDatabase, path: string): void => {
-  // One statement, one snapshot: read apart, a process creating the database at the same moment could be
-  // seen half-way (its tables, but not yet its application id), and a fresh database taken for a foreign one.
-  const { applicationId, tables } = db
-    .prepare("SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables")
-    .get() as { applicationId: number; tables: number }
+const checkOwnership = ({ applicationId, tables }: Header, path: string): void => {
   if (tables > 0 && applicationId !== APPLICATION_ID) {
     throw new DatabaseUnusable({
       path,
@@ -106,8 +120,7 @@ const checkOwnership = (db: SqliteDatabase, path: string): void => {
 }
 
 /** Refuses a database written by a newer ralph-mem, before anything writes to it. */
-const checkNotNewer = (db: SqliteDatabase, path: string): void => {
-  const current = db.pragma("user_version", { simple: true }) as number
+const checkNotNewer = (current: number, path: string): void => {
   if (current > LATEST_SCHEMA_VERSION) {
     throw new DatabaseUnusable({
       path,
@@ -117,14 +130,12 @@ const checkNotNewer = (db: SqliteDatabase, path: string): void => {
   }
 }
 
-/** Brings the schema up to date. */
+/** Brings the schema up to date; only called when the version read at open is not the latest. */
 const migrate = (db: SqliteDatabase, path: string): void => {
-  // Nearly every open finds the schema current: check before taking the write lock a migration needs.
-  if ((db.pragma("user_version", { simple: true }) as number) === LATEST_SCHEMA_VERSION) return
   const apply = db.transaction(() => {
     // Re-read under the write lock: another process may have migrated (or upgraded) it meanwhile.
-    checkNotNewer(db, path)
     const current = db.pragma("user_version", { simple: true }) as number
+    checkNotNewer(current, path)
     for (const migration of migrations) {
       if (migration.version > current) db.exec(migration.sql)
     }
@@ -144,14 +155,16 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
       createPrivateFile(path)
       const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
-        checkOwnership(db, path)
-        checkNotNewer(db, path)
+        const header = readHeader(db)
+        checkOwnership(header, path)
+        checkNotNewer(header.version, path)
         tightenPermissions(path)
-        db.pragma("journal_mode = WAL")
-        db.pragma(options.releasedAtExit === true ? "synchronous = FULL" : "synchronous = NORMAL")
-        db.pragma("secure_delete = ON")
-        db.pragma("foreign_keys = ON")
-        migrate(db, path)
+        db.exec(
+          `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.releasedAtExit === true ? "FULL" : "NORMAL"};
+           PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
+        )
+        // Nearly every open finds the schema current: no write lock, no DDL.
+        if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)
         return db
       } catch (error) {
         db.close()

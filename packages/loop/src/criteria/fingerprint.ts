@@ -41,10 +41,11 @@ const match = (pattern: RegExp, render: (groups: RegExpExecArray) => string): Ex
 const lineExtractors: ReadonlyArray<Extractor> = [
   // vitest ` FAIL  src/a.test.ts > suite > name`, jest `FAIL src/a.test.js`, go `FAIL\tpkg/path\t0.01s`
   match(/^\s*FAIL\s+(.+)$/, (m) => `FAIL ${m[1]}`),
-  // vitest `× name 12ms`, jest `✕ name (5 ms)`
-  match(/^\s*[×✕✗]\s+(.+)$/, (m) => `× ${m[1]}`),
+  // vitest `× name 12ms`, jest `✕ name (5 ms)` (patterns spell non-ASCII characters as \u escapes: the
+  // hook bundle must be ASCII, and esbuild does not escape them in regex literals)
+  match(/^\s*[\u00d7\u2715\u2717]\s+(.+)$/, (m) => `× ${m[1]}`),
   // jest `● suite › name` (but not its `● Console` block header)
-  match(/^\s*●\s+(?!Console\s*$)(.+)$/, (m) => `● ${m[1]}`),
+  match(/^\s*\u25cf\s+(?!Console\s*$)(.+)$/, (m) => `● ${m[1]}`),
   // pytest `FAILED tests/test_a.py::test_b - AssertionError: ...` (the message can carry run-specific values)
   match(/^(FAILED|ERROR)\s+(\S+::\S+|\S+\.py)\b/, (m) => `${m[1]} ${m[2]}`),
   // go `--- FAIL: TestName (0.00s)`
@@ -118,7 +119,7 @@ const TEMP_FOLDER = (): RegExp =>
   ))
 const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
 const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
-const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
+const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|\u00b5s|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
 /** `:12` or `:12:5` right after a file extension (`a.ts:12:5`). */
 const LINE_COLUMN_AFTER_FILE = /(\.[A-Za-z0-9]+)(?::\d+){1,2}\b/g
 const LINE_COLUMN_PARENS = /\(\d+,\s*\d+\)/g
