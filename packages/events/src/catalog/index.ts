@@ -71,7 +71,7 @@ export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= mak
 
 export * from "./catalog.ts"
 export * from "./define.ts"
-export { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
+export type { Criterion, CriterionKind, CriterionResult, LoopConfig } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
 
