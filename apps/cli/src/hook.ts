@@ -153,9 +153,16 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
     try {
       fs.mkdirSync(folder!, { recursive: true, mode: 0o700 })
       if (!isPrivateFolder(fs, folder!)) return
+      // Written aside and renamed: a reader sees a whole cache or none (V8 checks versions, flags and
+      // lengths, not contents).
       const temporary = `${cacheFile}.${process.pid}.tmp`
-      fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
-      fs.renameSync(temporary, cacheFile)
+      try {
+        fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+        fs.renameSync(temporary, cacheFile)
+      } catch (error) {
+        fs.rmSync(temporary, { force: true })
+        throw error
+      }
       // The caches of earlier versions of the bundle are dead weight, once a day has passed without
       // them being written (sooner, two versions in use at once would keep replacing each other's).
       for (const name of fs.readdirSync(folder!)) {
