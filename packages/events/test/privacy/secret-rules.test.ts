@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { redactText, SECRET_RULES } from "../../src/privacy/index.ts"
+import { isSensitiveKey, redactText, SECRET_RULES } from "../../src/privacy/index.ts"
+import { SENSITIVE_NAME } from "../../src/privacy/secret-rules.ts"
 
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n-----END RSA PRIVATE KEY-----"
@@ -119,6 +120,19 @@ describe("secret rules", () => {
     }
     // The texts did exercise every credential pattern.
     for (const [rule, count] of matches) if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(2)
+  })
+
+  it("recognises sensitive keys exactly as the full pattern does", () => {
+    const full = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
+    const words = ["password", "Passwd", "PASS", "passphrase", "bypass", "secret", "Secrets", "api_key", "apiKey", "x-api-key", "private-key",
+      "SecretAccessKey", "token", "tokens", "auth", "oauth", "OAuth", "_auth", "credential", "Credentials", "cookie", "Authorization", "key", "monkey",
+      "session_id", "command", "name", "value", "DB_", "client_", "\u212Aey"]
+    for (const a of words) {
+      for (const b of ["", ...words]) {
+        const key = `${b}${a}`
+        expect(isSensitiveKey(key), key).toBe(full.test(key.slice(-64)))
+      }
+    }
   })
 
   it("reports a labelled token by its precise kind, not as a generic credential", () => {
