@@ -45,12 +45,20 @@ export const releaseForExit = (db: SqliteDatabase, path: string): void => {
   }
 }
 
-/** Creates missing folders as 0700 (never changing folders that already exist). */
+/**
+ * Creates missing folders as 0700 (never changing folders that already exist). Hooks of a new project
+ * can run at once: a folder another process made in the meantime is left as it is.
+ */
 const ensureFolder = (folder: string): void => {
   const missing: Array<string> = []
   for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
   for (const dir of missing) {
-    mkdirSync(dir, { mode: 0o700 })
+    try {
+      mkdirSync(dir, { mode: 0o700 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
+      throw error
+    }
     chmodSync(dir, 0o700)
   }
   // Our own folder keeps memory out of commits even when the project's .gitignore forgets it.
@@ -93,10 +101,11 @@ interface Header {
   readonly applicationId: number
   readonly tables: number
   readonly version: number
+  readonly journalMode: string
 }
 
 /**
- * Whose database this is and its schema version, read in one statement, so in one snapshot: read
+ * Whose database this is, its schema version and journal mode, read in one statement, so in one snapshot: read
  * apart, a process creating the database at the same moment could be seen half-way (its tables, but
  * not yet its application id), and a fresh database taken for a foreign one.
  */
@@ -104,7 +113,7 @@ const readHeader = (db: SqliteDatabase): Header =>
   db
     .prepare(
       `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables,
-              (SELECT user_version FROM pragma_user_version) AS version`
+              (SELECT user_version FROM pragma_user_version) AS version, (SELECT journal_mode FROM pragma_journal_mode) AS journalMode`
     )
     .get() as Header
 
@@ -159,9 +168,11 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
         tightenPermissions(path)
+        // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a
+        // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
+        if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")
         db.exec(
-          `PRAGMA journal_mode = WAL; PRAGMA synchronous = ${options.releasedAtExit === true ? "FULL" : "NORMAL"};
-           PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
+          `PRAGMA synchronous = ${options.releasedAtExit === true ? "FULL" : "NORMAL"}; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
         )
         // Nearly every open finds the schema current: no write lock, no DDL.
         if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)

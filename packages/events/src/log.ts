@@ -236,6 +236,9 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       const metadataJson = JSON.stringify(metadata)
       const occurredAt = appendOptions.occurredAt ?? now()
       const key = appendOptions.idempotencyKey === undefined ? undefined : wellFormed(appendOptions.idempotencyKey)
+      // The statements an append runs are prepared before it takes the write lock, which other writers
+      // wait for as long as it is held.
+      void [statements.streamVersion, statements.insert, key === undefined ? undefined : statements.byKey]
 
       const transaction = db.transaction((): AppendResult => {
         if (key !== undefined) {
