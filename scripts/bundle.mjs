@@ -3,7 +3,8 @@
 // native modules are copied to dist/native/, so the plugin needs neither node_modules nor a compiler.
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
@@ -19,38 +20,79 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
   copyFileSync(join(prebuilds, file), join(next, "native", file))
 }
 
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: [
-    { in: "apps/cli/src/hook.ts", out: "hook" },
-    { in: "apps/cli/src/bin.ts", out: "ralph-mem" }
-  ],
-  outdir: next,
-  outExtension: { ".js": ".mjs" },
-  // The entries stay tiny: they turn on Node's compile cache, then import the real code from a chunk,
-  // which the cache then covers (a hook is a fresh process every time, so this is most of its start-up).
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
   platform: "node",
-  format: "esm",
   target: "node22",
   minify: true,
   legalComments: "none",
-  // Bundled CommonJS (better-sqlite3) calls require() and reads __dirname: give the ESM output both.
-  banner: {
-    js: [
-      "#!/usr/bin/env node",
-      'import { createRequire as __createRequire } from "node:module";',
-      'import { fileURLToPath as __fileURLToPath } from "node:url";',
-      'import { dirname as __dirnameOf } from "node:path";',
-      "const require = __createRequire(import.meta.url);",
-      "const __filename = __fileURLToPath(import.meta.url);",
-      "const __dirname = __dirnameOf(__filename);"
-    ].join("\n")
-  },
   logLevel: "warning"
-}).catch((error) => {
+}
+
+const bundle = async () => {
+  // The hook program: one CommonJS file with everything a hook runs, and nothing the CLI alone needs.
+  // dist/hook.mjs compiles it with a V8 code cache that holds every function a hook calls (see
+  // apps/cli/src/hook.ts); its name carries a hash of its content, which keys that cache. No dynamic
+  // import: one would make esbuild wrap every module in a lazy initializer, which costs each hook.
+  const program = await build({
+    ...common,
+    entryPoints: ["apps/cli/src/hook-main.ts"],
+    format: "cjs",
+    write: false,
+    outfile: join(next, "chunks", "hook.cjs"),
+    // A CommonJS module body in the function hook.ts compiles as is (no copy of 300 KB to wrap it);
+    // ASCII, so it can be read without decoding UTF-8.
+    charset: "ascii",
+    define: { "import.meta.url": "__hookProgramUrl" },
+    banner: { js: '(function (exports, require, module, __filename, __dirname) {var __hookProgramUrl = require("node:url").pathToFileURL(__filename).href;' },
+    footer: { js: "})" }
+  })
+  const [code] = program.outputFiles
+  // esbuild escapes strings, not regex literals: write those with \u escapes.
+  const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
+  if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
+  const programName = `hook-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
+  mkdirSync(join(next, "chunks"), { recursive: true })
+  writeFileSync(join(next, "chunks", programName), code.contents)
+
+  // The hook entry: a version check and the loader, with no imports of its own.
+  await build({
+    ...common,
+    entryPoints: [{ in: "apps/cli/src/hook.ts", out: "hook" }],
+    outdir: next,
+    outExtension: { ".js": ".mjs" },
+    format: "esm",
+    define: { HOOK_PROGRAM: JSON.stringify(`./chunks/${programName}`) },
+    banner: { js: "#!/usr/bin/env node" }
+  })
+
+  // The CLI.
+  await build({
+    ...common,
+    entryPoints: [{ in: "apps/cli/src/bin.ts", out: "ralph-mem" }],
+    outdir: next,
+    outExtension: { ".js": ".mjs" },
+    // The entry stays tiny: it checks the Node version and turns on Node's compile cache, then imports
+    // the real code from a chunk, which the cache then covers.
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+    format: "esm",
+    // Bundled CommonJS (better-sqlite3) calls require() and reads __dirname: give the ESM output both.
+    banner: {
+      js: [
+        "#!/usr/bin/env node",
+        'import { createRequire as __createRequire } from "node:module";',
+        'import { fileURLToPath as __fileURLToPath } from "node:url";',
+        'import { dirname as __dirnameOf } from "node:path";',
+        "const require = __createRequire(import.meta.url);",
+        "const __filename = __fileURLToPath(import.meta.url);",
+        "const __dirname = __dirnameOf(__filename);"
+      ].join("\n")
+    }
+  })
+}
+await bundle().catch((error) => {
   rmSync(next, { recursive: true, force: true })
   throw error
 })

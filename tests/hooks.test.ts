@@ -2,7 +2,7 @@
  * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
  */
 import Database from "better-sqlite3"
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -107,6 +107,25 @@ describe("hooks record a session", () => {
     hook(root, "PostToolUse", "s1", fields)
     hook(root, "PostToolUse", "s1", fields)
     expect(query(root, "SELECT count(*) AS n FROM observations")).toEqual([{ n: 1 }])
+  })
+
+  it("leaves the WAL to the next hook, and checkpoints it once it passes 1 MiB", () => {
+    const root = project()
+    const walSizes: Array<number> = []
+    for (let i = 0; i < 16; i++) {
+      // Varied text, so every call adds index pages to the WAL (about 100 KB each).
+      const stdout = Array.from({ length: 60 }, (_, line) => `src/module${i}_${line}.ts: ok ${i * 1000 + line} token${line}x`).join("\n")
+      hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: `npm test -- ${i}` }, tool_response: { stdout }, tool_use_id: `t${i}` })
+      walSizes.push(existsSync(`${dbOf(root)}-wal`) ? statSync(`${dbOf(root)}-wal`).size : 0)
+      // Whatever the WAL holds, every reader sees every hook's observation.
+      expect(query(root, "SELECT count(*) AS n FROM observations")).toEqual([{ n: i + 1 }])
+    }
+    // Hooks left the WAL behind for the next one; the one that found it past 1 MiB truncated it.
+    expect(walSizes.filter((size) => size > 0).length).toBeGreaterThan(8)
+    expect(Math.max(...walSizes)).toBeGreaterThan(512 * 1024)
+    expect(Math.max(...walSizes)).toBeLessThanOrEqual(1024 * 1024)
+    expect(walSizes.some((size, i) => i > 0 && size === 0 && walSizes[i - 1]! > 0)).toBe(true)
+    expect(runCli(["verify"], { cwd: root }).code).toBe(0)
   })
 
   it("trims a huge tool output to the limit and marks it truncated", () => {

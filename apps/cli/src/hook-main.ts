@@ -1,12 +1,16 @@
 /**
  * The hook program behind hook.ts: decides which hook runs and prints its output. This is where the
  * memory hooks and the Ralph loop meet: the loop continues at Stop.
+ *
+ * Bundled on its own (scripts/bundle.mjs) and loaded by hook.ts: everything it imports is evaluated by
+ * every hook, so Node's modules that only some hooks need (child_process) are fetched where they are used.
  */
 import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
 import { injectionBudgetTokens } from "@ralph-mem/projections"
+import { continueAtStop } from "@ralph-mem/loop"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
+import { writeSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -16,29 +20,33 @@ import { fileURLToPath } from "node:url"
  */
 const backupAfterSession: HookExtensions["afterRecorded"] = (hook, { databasePath }) => {
   if (hook !== "SessionEnd") return
+  // Loaded here only: child_process (with net and the streams) costs every other hook about 3 ms.
+  const { spawn } = process.getBuiltinModule("node:child_process")
   const cli = join(fileURLToPath(new URL(".", import.meta.url)), "..", "ralph-mem.mjs")
   const child = spawn(process.execPath, [cli, "backup", "--if-due", "--db", databasePath], { detached: true, stdio: "ignore" })
   child.on("error", () => undefined) // a backup that cannot start must not break the hook
   child.unref()
 }
 
-const extensions: HookExtensions = {
-  afterRecorded: backupAfterSession,
-  // Loaded only at Stop: every other hook would pay for the loop's modules at start-up.
-  stop: ({ memory, input, settings, env }) =>
-    Effect.flatMap(Effect.promise(() => import("@ralph-mem/loop")), ({ continueAtStop }) =>
-      continueAtStop(memory, {
-        sessionId: input.session_id,
-        lastAssistantMessage: input.last_assistant_message ?? "",
-        env,
-        now: Date.now(),
-        injectionBudgetTokens: injectionBudgetTokens(settings)
-      }))
+/**
+ * Writes all of `text` to stdout synchronously: no stream is set up (that loads net and the streams),
+ * and nothing is left pending when the process exits. A non-blocking pipe that is full is waited for;
+ * a closed one (EPIPE) ends the writing, and the hook still exits 0.
+ */
+const writeStdout = (text: string): void => {
+  const bytes = Buffer.from(text, "utf8")
+  for (let offset = 0; offset < bytes.length;) {
+    try {
+      offset += writeSync(1, bytes, offset)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return
+    }
+  }
 }
 
-export const main = async (hook: string | undefined, readStdin: () => string | undefined): Promise<void> => {
+export const main = async (hook: string | undefined, readStdin: () => string | undefined): Promise<boolean> => {
   // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
-  if (!isHookName(hook)) return
+  if (!isHookName(hook)) return false
   useBundledNativeBinding(import.meta.url)
   let stdin: string | undefined
   try {
@@ -46,8 +54,26 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
   } catch {
     stdin = undefined
   }
-  const output = await Effect.runPromise(
-    runHook(hook, stdin, { env: process.env, cwd: process.cwd() }, extensions)
-  )
-  if (output !== undefined) process.stdout.write(`${JSON.stringify(output)}\n`)
+  let recorded = false
+  const extensions: HookExtensions = {
+    afterRecorded: (name, context) => {
+      recorded = true
+      backupAfterSession(name, context)
+    },
+    // Imported statically: the loop's modules only define functions and a few patterns, compiled when
+    // Stop first calls them, while a dynamic import made the bundler wrap every module of the program
+    // in a lazy initializer (0.5 ms more for every hook).
+    stop: ({ memory, input, settings, env }) =>
+      Effect.suspend(() =>
+        continueAtStop(memory, {
+          sessionId: input.session_id,
+          lastAssistantMessage: input.last_assistant_message ?? "",
+          env,
+          now: Date.now(),
+          injectionBudgetTokens: injectionBudgetTokens(settings)
+        }))
+  }
+  const output = await Effect.runPromise(runHook(hook, stdin, { env: process.env, cwd: process.cwd(), exitsAfter: true }, extensions))
+  if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
+  return recorded
 }

@@ -15,17 +15,51 @@ export type SqliteDatabase = Database.Database
 export interface OpenOptions {
   /** How long a writer waits for a lock held by another process before failing. */
   readonly busyTimeoutMs?: number
+  /**
+   * The process exits right after its work and leaves this connection to the exit (a hook; see
+   * `releaseForExit`): each commit is then synced to the WAL on its own (synchronous=FULL).
+   */
+  readonly releasedAtExit?: boolean
+}
+
+/** Past this size, a connection released at exit checkpoints the WAL and truncates it first. */
+const WAL_CHECKPOINT_BYTES = 1024 * 1024
+
+/**
+ * Ends a connection of a process that is about to exit (a hook), without closing it. Closing the last
+ * connection checkpoints the WAL into the database and deletes it, and the next process's first commit
+ * creates it again: three fsyncs and four file operations that every hook paid. Left to the exit, the
+ * WAL stays for the next process, which reads it back when it opens the database (what SQLite does
+ * after any connection that did not close). The commits were synced as they were made
+ * (synchronous=FULL, `releasedAtExit`), so what the process committed is on disk, as after a close.
+ * Once the WAL holds more than 1 MiB, it is checkpointed and truncated here, without waiting: while
+ * another connection reads it, a later process does it.
+ */
+export const releaseForExit = (db: SqliteDatabase, path: string): void => {
+  try {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_CHECKPOINT_BYTES) return
+    db.pragma("busy_timeout = 0")
+    db.pragma("wal_checkpoint(TRUNCATE)")
+  } catch {
+    // Not now: a later process checkpoints.
+  }
 }
 
 /**
  * Creates missing folders as 0700 (never changing folders that already exist); a `.ralph-mem` folder
- * also gets a `.gitignore` of `*`.
+ * also gets a `.gitignore` of `*`. Hooks of a new project can run at once: a folder another process
+ * made in the meantime is left as it is.
  */
 export const ensureFolder = (folder: string): void => {
   const missing: Array<string> = []
   for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
   for (const dir of missing) {
-    mkdirSync(dir, { mode: 0o700 })
+    try {
+      mkdirSync(dir, { mode: 0o700 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
+      throw error
+    }
     chmodSync(dir, 0o700)
   }
   // Our own folder keeps memory out of commits even when the project's .gitignore forgets it.
@@ -64,13 +98,28 @@ const unusable = (path: string, error: unknown): DatabaseUnusable => {
   return new DatabaseUnusable({ path, problem: "unreachable", reason: `cannot open the database (${detail})` })
 }
 
+interface Header {
+  readonly applicationId: number
+  readonly tables: number
+  readonly version: number
+  readonly journalMode: string
+}
+
+/**
+ * Whose database this is, its schema version and journal mode, read in one statement, so in one snapshot: read
+ * apart, a process creating the database at the same moment could be seen half-way (its tables, but
+ * not yet its application id), and a fresh database taken for a foreign one.
+ */
+const readHeader = (db: SqliteDatabase): Header =>
+  db
+    .prepare(
+      `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables,
+              (SELECT user_version FROM pragma_user_version) AS version, (SELECT journal_mode FROM pragma_journal_mode) AS journalMode`
+    )
+    .get() as Header
+
 /** Refuses a file that is another program's database, before anything (even a pragma) writes to it. */
-const checkOwnership = (db: SqliteDatabase, path: string): void => {
-  // One statement, one snapshot: read apart, a process creating the database at the same moment could be
-  // seen half-way (its tables, but not yet its application id), and a fresh database taken for a foreign one.
-  const { applicationId, tables } = db
-    .prepare("SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables")
-    .get() as { applicationId: number; tables: number }
+const checkOwnership = ({ applicationId, tables }: Header, path: string): void => {
   if (tables > 0 && applicationId !== APPLICATION_ID) {
     throw new DatabaseUnusable({
       path,
@@ -81,8 +130,7 @@ const checkOwnership = (db: SqliteDatabase, path: string): void => {
 }
 
 /** Refuses a database written by a newer ralph-mem, before anything writes to it. */
-const checkNotNewer = (db: SqliteDatabase, path: string): void => {
-  const current = db.pragma("user_version", { simple: true }) as number
+const checkNotNewer = (current: number, path: string): void => {
   if (current > LATEST_SCHEMA_VERSION) {
     throw new DatabaseUnusable({
       path,
@@ -92,14 +140,12 @@ const checkNotNewer = (db: SqliteDatabase, path: string): void => {
   }
 }
 
-/** Brings the schema up to date. */
+/** Brings the schema up to date; only called when the version read at open is not the latest. */
 const migrate = (db: SqliteDatabase, path: string): void => {
-  // Nearly every open finds the schema current: check before taking the write lock a migration needs.
-  if ((db.pragma("user_version", { simple: true }) as number) === LATEST_SCHEMA_VERSION) return
   const apply = db.transaction(() => {
     // Re-read under the write lock: another process may have migrated (or upgraded) it meanwhile.
-    checkNotNewer(db, path)
     const current = db.pragma("user_version", { simple: true }) as number
+    checkNotNewer(current, path)
     for (const migration of migrations) {
       if (migration.version > current) db.exec(migration.sql)
     }
@@ -119,14 +165,18 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
       createPrivateFile(path)
       const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
-        checkOwnership(db, path)
-        checkNotNewer(db, path)
+        const header = readHeader(db)
+        checkOwnership(header, path)
+        checkNotNewer(header.version, path)
         tightenPermissions(path)
-        db.pragma("journal_mode = WAL")
-        db.pragma("synchronous = NORMAL")
-        db.pragma("secure_delete = ON")
-        db.pragma("foreign_keys = ON")
-        migrate(db, path)
+        // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a
+        // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
+        if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")
+        db.exec(
+          `PRAGMA synchronous = ${options.releasedAtExit === true ? "FULL" : "NORMAL"}; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
+        )
+        // Nearly every open finds the schema current: no write lock, no DDL.
+        if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)
         return db
       } catch (error) {
         db.close()

@@ -20,3 +20,10 @@ export const resolveDatabasePath = (options: {
   if (explicit !== undefined && explicit !== "") return resolve(options.cwd, explicit)
   return join(findProjectRoot(options.cwd), ".ralph-mem", "memory.db")
 }
+
+/** The database of a project whose root is already known (no second walk up the folders). */
+export const projectDatabasePath = (projectRoot: string, env: Readonly<Record<string, string | undefined>>): string => {
+  const explicit = env["RALPH_MEM_DB"]
+  if (explicit !== undefined && explicit !== "") return resolve(projectRoot, explicit)
+  return join(projectRoot, ".ralph-mem", "memory.db")
+}

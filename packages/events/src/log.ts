@@ -161,6 +161,16 @@ export interface MakeEventLogOptions<E> {
   readonly now?: () => number
 }
 
+/** An object whose properties are made by their factory on first read, then kept. */
+const lazily = <T extends Record<string, unknown>>(factories: { readonly [K in keyof T]: () => T[K] }): T => {
+  const made: Partial<T> = {}
+  const result = {} as T
+  for (const key of Object.keys(factories) as Array<keyof T>) {
+    Object.defineProperty(result, key, { get: () => (made[key] ??= factories[key]()) })
+  }
+  return result
+}
+
 export const makeEventLog = <E extends { readonly _tag: string }>(
   db: SqliteDatabase,
   catalog: Catalog<E>,
@@ -172,16 +182,19 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   const now = options.now ?? Date.now
   const newId = monotonicUlid()
 
-  const statements = {
-    streamVersion: db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?").pluck(),
-    head: db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM events").pluck(),
-    byKey: db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
-    insert: db.prepare(
-      `INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
+  // Prepared on first use: a log made only to read (the projection runner's) or one that never sees a
+  // forget would otherwise prepare statements it never runs, in every hook process.
+  const statements = lazily({
+    streamVersion: () => db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?").pluck(),
+    head: () => db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM events").pluck(),
+    byKey: () => db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
+    insert: () =>
+      db.prepare(
+        `INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-    ),
-    redact: db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
-  }
+      ),
+    redact: () => db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
+  })
 
   /** The original batch for a reused key, or a conflict when the key was used for something else. */
   const originalBatch = (streamId: string, events: ReadonlyArray<E>, key: string): Array<RecordedEvent> | undefined => {
@@ -223,6 +236,9 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       const metadataJson = JSON.stringify(metadata)
       const occurredAt = appendOptions.occurredAt ?? now()
       const key = appendOptions.idempotencyKey === undefined ? undefined : wellFormed(appendOptions.idempotencyKey)
+      // The statements an append runs are prepared before it takes the write lock, which other writers
+      // wait for as long as it is held.
+      void [statements.streamVersion, statements.insert, key === undefined ? undefined : statements.byKey]
 
       const transaction = db.transaction((): AppendResult => {
         if (key !== undefined) {

@@ -8,6 +8,7 @@ import {
   findProjectRoot,
   LATEST_SCHEMA_VERSION,
   openDatabase,
+  releaseForExit,
   resolveDatabasePath
 } from "../src/index.ts"
 import { failure, run, tempFolder } from "./helpers.ts"
@@ -45,6 +46,39 @@ describe("opening the database", () => {
     expect(db.pragma("application_id", { simple: true })).toBe(APPLICATION_ID)
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
     db.close()
+  })
+
+  it("syncs every commit of a connection that is to be released at exit", () => {
+    const db = run(openDatabase(join(tempFolder(), "memory.db"), { releasedAtExit: true }))
+    expect(db.pragma("synchronous", { simple: true })).toBe(2)
+    db.close()
+  })
+
+  it("releases a connection at exit without closing it: the WAL stays until it passes 1 MiB", () => {
+    const path = join(tempFolder(), "memory.db")
+    const writer = run(openDatabase(path, { releasedAtExit: true }))
+    writer.exec("CREATE TABLE t (x BLOB)")
+    const insert = writer.prepare("INSERT INTO t VALUES (randomblob(100000))")
+    insert.run()
+    releaseForExit(writer, path)
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(100_000)
+    // Another connection (the next process) reads what was committed.
+    const reader = new Database(path, { readonly: true })
+    expect(reader.prepare("SELECT count(*) FROM t").pluck().get()).toBe(1)
+    // While it reads, a checkpoint would have to wait: release does not wait, and leaves it to later.
+    for (let i = 0; i < 12; i++) insert.run()
+    reader.exec("BEGIN")
+    reader.prepare("SELECT count(*) FROM t").pluck().get()
+    const started = Date.now()
+    releaseForExit(writer, path)
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1024 * 1024)
+    reader.exec("COMMIT")
+    reader.close()
+    releaseForExit(writer, path)
+    expect(statSync(`${path}-wal`).size).toBe(0)
+    expect(writer.prepare("SELECT count(*) FROM t").pluck().get()).toBe(13)
+    writer.close()
   })
 
   it("opens an existing database again without re-running migrations", () => {

@@ -4,7 +4,16 @@
  * Any failure is logged beside the database, recorded as a HookFailed event when the database is
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
-import { findProjectRoot, monotonicUlid, type RalphMemEvent, redactValue, resolveDatabasePath, streams } from "@ralph-mem/events"
+import {
+  findProjectRoot,
+  monotonicUlid,
+  projectDatabasePath,
+  type RalphMemEvent,
+  redactValue,
+  releaseForExit,
+  resolveDatabasePath,
+  streams
+} from "@ralph-mem/events"
 import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -23,6 +32,11 @@ export class MalformedInput extends Schema.TaggedError<MalformedInput>()("Malfor
 export interface HookEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
+  /**
+   * The process exits as soon as the hook returns (dist/hook.mjs): the database is then released for
+   * the exit rather than closed (`releaseForExit`), which spares every hook the fsyncs of a close.
+   */
+  readonly exitsAfter?: boolean
 }
 
 /** What a Stop hook may answer: let Claude stop (nothing), or block with the next prompt. */
@@ -84,9 +98,12 @@ export const runHook = (
 ): Effect.Effect<HookOutput | StopOutput | undefined> => {
   const invocation = monotonicUlid()()
   let sessionId: string | undefined
-  let databasePath = resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env })
+  // Until the payload names the session's folder, failures are logged where the environment points.
+  let knownPath: string | undefined
+  const databasePath = () =>
+    (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
   let memory: Memory | undefined
-  const open = () => openMemory({ path: databasePath })
+  const open = () => openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true })
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
@@ -98,7 +115,7 @@ export const runHook = (
       }
       // A broken config never stops a hook: its problems are logged and the valid layers apply.
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
-      for (const problem of problems) logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
+      for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
       const context = { memory, project, settings }
       const decision = handlers[hook](input as never, context)
       if (decision.events.length > 0) {
@@ -109,7 +126,7 @@ export const runHook = (
           ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
         })
       }
-      extensions.afterRecorded?.(hook, { ...context, databasePath })
+      extensions.afterRecorded?.(hook, { ...context, databasePath: databasePath() })
       if (hook === "Stop" && extensions.stop !== undefined) {
         return yield* extensions.stop({ ...context, input: input as HookInput<"Stop">, env: environment.env })
       }
@@ -125,7 +142,7 @@ export const runHook = (
       (dir): dir is string => dir !== undefined && dir !== "" && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
     ) ?? environment.cwd
     const project = findProjectRoot(folder)
-    databasePath = resolveDatabasePath({ cwd: project, env: environment.env })
+    knownPath = projectDatabasePath(project, environment.env)
     return yield* record(input, project).pipe(
       Effect.catchCause((cause) => {
         const error = Cause.squash(cause)
@@ -134,8 +151,8 @@ export const runHook = (
         memory?.db.close()
         memory = undefined
         const reason = describe(error)
-        logFailure(failureLogPath(databasePath), { time: new Date().toISOString(), hook, reason: `damaged database, restoring: ${reason}`, sessionId: input.session_id })
-        return Effect.andThen(recoverDatabase(databasePath, reason), record(input, project))
+        logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `damaged database, restoring: ${reason}`, sessionId: input.session_id })
+        return Effect.andThen(recoverDatabase(databasePath(), reason), record(input, project))
       })
     )
   })
@@ -144,7 +161,7 @@ export const runHook = (
     Effect.catchCause((cause) =>
       Effect.gen(function*() {
         const reason = describe(Cause.squash(cause))
-        logFailure(failureLogPath(databasePath), {
+        logFailure(failureLogPath(databasePath()), {
           time: new Date().toISOString(),
           hook,
           reason,
@@ -154,6 +171,10 @@ export const runHook = (
         return undefined as HookOutput | StopOutput | undefined
       })
     ),
-    Effect.ensuring(Effect.sync(() => (memory?.db.open ? memory.db.close() : undefined)))
+    Effect.ensuring(Effect.sync(() => {
+      if (memory?.db.open !== true) return
+      if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
+      else memory.db.close()
+    }))
   )
 }

@@ -22,7 +22,7 @@ export const summarizeSession = ({ goal, observations }: SessionFacts): string |
   const files = [...new Set(observations.flatMap((o) => JSON.parse(o.files) as Array<string>))]
   const describe = (o: ObservationHit) => oneLine([o.inputSummary ?? o.toolName, o.errorMessage ?? o.content].filter(Boolean).join(": "), 120)
   const parts = [
-    goal === undefined ? undefined : `Goal: ${oneLine(goal, 200).replace(/[.!?…]+$/, "")}`,
+    goal === undefined ? undefined : `Goal: ${oneLine(goal, 200).replace(/[.!?\u2026]+$/, "")}`,
     errors.length === 0 ? undefined : `Errors (${errors.length}): ${errors.slice(-3).map(describe).join("; ")}`,
     successes.length === 0 ? undefined : `Passed (${successes.length}): ${successes.slice(-3).map(describe).join("; ")}`,
     files.length === 0 ? undefined : `Files: ${files.slice(0, 12).join(", ")}${files.length > 12 ? ` and ${files.length - 12} more` : ""}`

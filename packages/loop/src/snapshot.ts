@@ -5,7 +5,6 @@
  * refs/ralph-mem/. Outside git, a snapshot is a copy of the project's files under .ralph-mem/snapshots.
  * Git runs without a shell, with argv arrays.
  */
-import { execFileSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -13,7 +12,7 @@ import { join, relative } from "node:path"
 const SKIPPED = new Set([".git", ".ralph-mem", "node_modules"])
 
 const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>
-  execFileSync("git", args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+  process.getBuiltinModule("node:child_process").execFileSync("git", args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
 
 const isGitRepository = (projectRoot: string): boolean => {
   try {

@@ -40,7 +40,8 @@ export interface EventDefinition<Tag extends string = string, F extends Fields =
  */
 export const defineEvent = <const Tag extends string, const F extends Fields>(
   type: Tag,
-  fields: F,
+  /** The payload's fields, or a function making them (then they are made on first use, with the schemas). */
+  declaredFields: F | (() => F),
   upcasts: ReadonlyArray<Upcast> = []
 ): EventDefinition<Tag, F> => {
   const version = upcasts.length + 1
@@ -54,6 +55,7 @@ export const defineEvent = <const Tag extends string, const F extends Fields>(
   let built: { schema: Schema.TaggedStruct<Tag, F>; payload: Schema.Struct<F>; codecs: Map<number, Schema.Codec<any, any>> } | undefined
   const build = () => {
     if (built !== undefined) return built
+    const fields = typeof declaredFields === "function" ? declaredFields() : declaredFields
     const payload = Schema.Struct(fields)
     // Build from the current version down: the codec for version n decodes n and feeds n + 1's codec.
     // Event payloads are plain data: their codecs never need services.

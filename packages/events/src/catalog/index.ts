@@ -97,7 +97,7 @@ export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= mak
 
 export * from "./catalog.ts"
 export * from "./define.ts"
-export { Criterion, CriterionKind, CriterionResult, LoopConfig, PrdStory } from "./loop.ts"
+export type { Criterion, CriterionKind, CriterionResult, LoopConfig, PrdStory } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
 export { Alternative, DecisionImpact, TaskStepStatus } from "./working.ts"

@@ -59,9 +59,20 @@ function applyRule(text: string, rule: SecretRule): RedactedText {
 }
 
 /** Keys whose whole value is a credential, whatever its shape: `password`, `apiKey`, `client_secret`, `Authorization`. */
-const SENSITIVE_KEY = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
+let sensitiveKey: RegExp | undefined
 
-export const isSensitiveKey = (key: string): boolean => SENSITIVE_KEY.test(key.slice(-64))
+/**
+ * How every sensitive key ends (case-insensitively): checked first, since compiling the regex costs a
+ * hook process 0.15 ms and nearly no key of a payload (`session_id`, `command`) ends like this.
+ */
+const SENSITIVE_ENDINGS = ["pass", "passwd", "password", "passphrase", "secret", "secrets", "token", "key", "auth", "credential", "credentials", "cookie", "authorization"]
+
+export const isSensitiveKey = (key: string): boolean => {
+  const end = key.slice(-64)
+  const lower = end.toLowerCase()
+  if (!SENSITIVE_ENDINGS.some((ending) => lower.endsWith(ending))) return false
+  return (sensitiveKey ??= new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")).test(end)
+}
 
 type Container = Record<string, unknown>
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { redactText, SECRET_RULES } from "../../src/privacy/index.ts"
+import { isSensitiveKey, redactText, SECRET_RULES } from "../../src/privacy/index.ts"
+import { SENSITIVE_NAME } from "../../src/privacy/secret-rules.ts"
 
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n-----END RSA PRIVATE KEY-----"
@@ -88,6 +89,50 @@ describe("secret rules", () => {
   it("uses only global patterns, so every occurrence is masked", () => {
     for (const rule of SECRET_RULES) expect(rule.pattern.global, rule.kind).toBe(true)
     expect(redactText("AKIAIOSFODNN7EXAMPLE AKIAIOSFODNN7EXAMPLE").redactions).toBe(2)
+  })
+
+  it("skips a rule only when its pattern cannot match: every hint is a necessary condition", () => {
+    // Texts assembled from the pieces the patterns are made of (names, separators, quotes, values), so
+    // that many of them match; whenever a pattern matches, its hint must match too.
+    const pieces = [
+      "password", "passwd", "PASS", "Passphrase", "api_key", "api-key", "ApiKey", "private-key", "secret_access_key",
+      "SECRET", "secrets", "token", "Token", "auth", "_auth", "oauth", "credentials", "Credential", "cookie", "name",
+      "Name", "value", "Value", "DB_", "x-", "config.", "--", "-", "\"", "'", "\\\"", "\\", "]", "[", ":", "=", ":=",
+      "==", "=>", " ", "\t", "\n", "\r\n", ",", "?", "string", "none", "abc123", "hunter2", "&", "bypass", "key",
+      "passed", "{", "}", ";", "os.environ", "const ", "AKIAIOSFODNN7EXAMPLE", "Bearer ", "://", "@", "sk-", "ghp_",
+      "\"password\"", "'token'", "\"name\"", "\"value\"", "name: ", "value: ", "\": \"", "--token ", "password: ",
+      "secre", "oken", "ecret", "word", "phrase", "s", "valuex"
+    ]
+    let seed = 42
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+      return (seed >>> 8) % n
+    }
+    const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
+    for (let i = 0; i < 60_000; i++) {
+      let text = ""
+      for (let k = 1 + next(10); k > 0; k--) text += pieces[next(pieces.length)]
+      for (const rule of SECRET_RULES) {
+        if (!new RegExp(rule.pattern.source, rule.pattern.flags).test(text)) continue
+        matches.set(rule, matches.get(rule)! + 1)
+        expect(rule.hint.test(text), `${rule.kind} ${JSON.stringify(text)}`).toBe(true)
+      }
+    }
+    // The texts did exercise every credential pattern.
+    for (const [rule, count] of matches) if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(2)
+  })
+
+  it("recognises sensitive keys exactly as the full pattern does", () => {
+    const full = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
+    const words = ["password", "Passwd", "PASS", "passphrase", "bypass", "secret", "Secrets", "api_key", "apiKey", "x-api-key", "private-key",
+      "SecretAccessKey", "token", "tokens", "auth", "oauth", "OAuth", "_auth", "credential", "Credentials", "cookie", "Authorization", "key", "monkey",
+      "session_id", "command", "name", "value", "DB_", "client_", "\u212Aey"]
+    for (const a of words) {
+      for (const b of ["", ...words]) {
+        const key = `${b}${a}`
+        expect(isSensitiveKey(key), key).toBe(full.test(key.slice(-64)))
+      }
+    }
   })
 
   it("reports a labelled token by its precise kind, not as a generic credential", () => {

@@ -3,8 +3,6 @@
  * took, when it ran, where in a file it broke, and which temp folder it ran in. Two iterations that fail the same
  * way get the same fingerprint, which is how the loop notices it is making no progress.
  */
-import { createHash } from "node:crypto"
-import { tmpdir } from "node:os"
 
 export interface FingerprintOptions {
   /** Absolute paths of the project, removed so paths compare as project-relative. */
@@ -27,7 +25,7 @@ export const fingerprintFailure = (output: string, options: FingerprintOptions =
   if (signature.length === 0) signature = uniqueSorted(firstErrorLines(lines).map(scrub))
   if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) signature = [options.fallback ?? "no output"]
   signature = uniqueSorted([...(options.alwaysInclude ?? []), ...signature])
-  const digest = createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
+  const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
   return `${digest} ${(signature[0] ?? "").slice(0, READABLE_CHARS)}`.trimEnd()
 }
 
@@ -43,10 +41,11 @@ const match = (pattern: RegExp, render: (groups: RegExpExecArray) => string): Ex
 const lineExtractors: ReadonlyArray<Extractor> = [
   // vitest ` FAIL  src/a.test.ts > suite > name`, jest `FAIL src/a.test.js`, go `FAIL\tpkg/path\t0.01s`
   match(/^\s*FAIL\s+(.+)$/, (m) => `FAIL ${m[1]}`),
-  // vitest `× name 12ms`, jest `✕ name (5 ms)`
-  match(/^\s*[×✕✗]\s+(.+)$/, (m) => `× ${m[1]}`),
+  // vitest `× name 12ms`, jest `✕ name (5 ms)` (patterns spell non-ASCII characters as \u escapes: the
+  // hook bundle must be ASCII, and esbuild does not escape them in regex literals)
+  match(/^\s*[\u00d7\u2715\u2717]\s+(.+)$/, (m) => `× ${m[1]}`),
   // jest `● suite › name` (but not its `● Console` block header)
-  match(/^\s*●\s+(?!Console\s*$)(.+)$/, (m) => `● ${m[1]}`),
+  match(/^\s*\u25cf\s+(?!Console\s*$)(.+)$/, (m) => `● ${m[1]}`),
   // pytest `FAILED tests/test_a.py::test_b - AssertionError: ...` (the message can carry run-specific values)
   match(/^(FAILED|ERROR)\s+(\S+::\S+|\S+\.py)\b/, (m) => `${m[1]} ${m[2]}`),
   // go `--- FAIL: TestName (0.00s)`
@@ -107,17 +106,20 @@ export const stripAnsi = (text: string): string => text.replace(ANSI_ESCAPE, "")
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** A random folder under a temp root (`/tmp/vitest-x1y2/`, macOS `/var/folders/ab/cd/T/tmp.x/`). */
-const TEMP_FOLDER = new RegExp(
-  [
-    String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
-    String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
-    `${escapeRegExp(tmpdir())}/[^/\\s:'"()]+`
-  ].join("|"),
-  "g"
-)
+let tempFolder: RegExp | undefined
+/** Built on first use: it needs os.tmpdir(), and every hook loads this module (the Stop hook runs the loop). */
+const TEMP_FOLDER = (): RegExp =>
+  (tempFolder ??= new RegExp(
+    [
+      String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
+      String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
+      `${escapeRegExp(process.getBuiltinModule("node:os").tmpdir())}/[^/\\s:'"()]+`
+    ].join("|"),
+    "g"
+  ))
 const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
 const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
-const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
+const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|\u00b5s|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g
 /** `:12` or `:12:5` right after a file extension (`a.ts:12:5`). */
 const LINE_COLUMN_AFTER_FILE = /(\.[A-Za-z0-9]+)(?::\d+){1,2}\b/g
 const LINE_COLUMN_PARENS = /\(\d+,\s*\d+\)/g
@@ -131,7 +133,7 @@ export const normalizeLine = (line: string, projectRoots: ReadonlyArray<string>)
     if (root !== "") text = text.split(`${root.replace(/\/+$/, "")}/`).join("")
   }
   return text
-    .replace(TEMP_FOLDER, "<tmp>")
+    .replace(TEMP_FOLDER(), "<tmp>")
     .replace(ISO_TIMESTAMP, "<time>")
     .replace(CLOCK_TIME, "<time>")
     .replace(LINE_COLUMN_AFTER_FILE, "$1")

@@ -3,8 +3,18 @@
  * and the same identifier parts.
  */
 
+/**
+ * Builds a regex on first use. A Unicode property class takes about half a millisecond to build, and
+ * every hook loads this module (the observations projection indexes with it): most text is ASCII, and
+ * most hooks never need one.
+ */
+export const lazyRegExp = (build: () => RegExp): (() => RegExp) => {
+  let built: RegExp | undefined
+  return () => (built ??= build())
+}
+
 /** About what the unicode61 tokenizer keeps as one token: a run of letters, digits and combining marks. */
-const WORD = /[\p{L}\p{N}\p{M}]+/gu
+const WORD = lazyRegExp(() => /[\p{L}\p{N}\p{M}]+/gu)
 
 /**
  * Nearly all tool output is ASCII, and Unicode property classes cost several times more than plain
@@ -18,8 +28,9 @@ const ASCII_IDENTIFIER_PART = /[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|[0-9]+/g
  * One identifier part: a capitalised word (`Token`), an acronym not followed by lower case (`HTTP` in
  * `HTTPServer`), a lower-case run, a digit run, or a run of uncased letters (Hangul, CJK).
  */
-const IDENTIFIER_PART =
+const IDENTIFIER_PART = lazyRegExp(() =>
   /[\p{Lu}\p{Lt}][\p{Ll}\p{M}]+|[\p{Lu}\p{Lt}][\p{Lu}\p{Lt}\p{M}]*(?!\p{Ll})|[\p{Ll}\p{M}]+|[\p{N}\p{M}]+|[\p{Lo}\p{Lm}\p{M}]+/gu
+)
 
 /** Longer words are data (base64, minified code), not identifiers; the cap also bounds the regex's backtracking. */
 const MAX_IDENTIFIER_LENGTH = 100
@@ -42,7 +53,7 @@ export function* wordsOf(text: string): Generator<string> {
 }
 
 /** The word pattern for a text: plain ranges when it is ASCII. */
-export const wordPattern = (ascii: boolean): RegExp => (ascii ? ASCII_WORD : WORD)
+export const wordPattern = (ascii: boolean): RegExp => (ascii ? ASCII_WORD : WORD())
 
 export const isAscii = (text: string): boolean => ASCII.test(text)
 
@@ -53,7 +64,7 @@ export const isAscii = (text: string): boolean => ASCII.test(text)
  */
 export const identifierParts = (word: string): ReadonlyArray<string> => {
   if (PLAIN_WORD.test(word) || word.length > MAX_IDENTIFIER_LENGTH || HEX_ID.test(word)) return []
-  const parts = word.match(isAscii(word) ? ASCII_IDENTIFIER_PART : IDENTIFIER_PART) ?? []
+  const parts = word.match(isAscii(word) ? ASCII_IDENTIFIER_PART : IDENTIFIER_PART()) ?? []
   if (parts.length < 2) return []
   return parts.filter((part) => part.length >= MIN_PART_LENGTH).map((part) => part.toLowerCase())
 }

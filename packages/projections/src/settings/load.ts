@@ -4,7 +4,6 @@
  * Never throws: a bad key, file or variable becomes a problem, and the valid layers still apply.
  */
 import { readFileSync, statSync } from "node:fs"
-import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
 import { assembleSettings, flattenSettings } from "./access.ts"
 import { type Environment, environmentLayer } from "./env.ts"
@@ -35,10 +34,17 @@ export interface LoadedSettings {
   readonly files: SettingsFiles
 }
 
+/**
+ * os.homedir(), which on POSIX systems is $HOME when it is set: read directly, so every hook does not
+ * load node:os for it.
+ */
+const homeFolder = (): string =>
+  (process.platform !== "win32" && process.env["HOME"]) || process.getBuiltinModule("node:os").homedir()
+
 export const settingsFiles = (options: LoadSettingsOptions): SettingsFiles => {
   const xdg = (options.env ?? process.env)["XDG_CONFIG_HOME"]
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-  const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(options.home ?? homedir(), ".config")
+  const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(options.home ?? homeFolder(), ".config")
   return {
     global: join(configHome, "ralph-mem", "config.yaml"),
     project: join(options.projectRoot, ".ralph-mem", "config.yaml")

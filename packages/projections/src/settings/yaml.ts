@@ -6,16 +6,18 @@
  * synchronous, so `import()` is out. In the esbuild bundle, the free `require("yaml")` below is seen and
  * bundled as a lazily-initialised CommonJS module (the plugin ships without node_modules, so yaml must be
  * inside the bundle). Unbundled ESM (vitest, `node file.ts`) has no `require`, so it falls back to
- * `createRequire(import.meta.url)`, which resolves yaml from node_modules.
+ * `createRequire(import.meta.url)`, which resolves yaml from node_modules (node:module is fetched only
+ * then: a static import of it would load it in every hook).
  */
-import { createRequire } from "node:module"
 import type * as Yaml from "yaml"
 import { isMapping } from "./spec.ts"
 
 let loaded: typeof Yaml | undefined
 
 export const yamlModule = (): typeof Yaml =>
-  (loaded ??= (typeof require === "function" ? require("yaml") : createRequire(import.meta.url)("yaml")) as typeof Yaml)
+  (loaded ??= (typeof require === "function"
+    ? require("yaml")
+    : process.getBuiltinModule("node:module").createRequire(import.meta.url)("yaml")) as typeof Yaml)
 
 /** Config files are a few hundred bytes; anything this big is a mistake (or an attack on the parser). */
 export const maxConfigBytes = 1024 * 1024

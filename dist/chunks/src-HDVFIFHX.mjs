@@ -1,8 +1,0 @@
-#!/usr/bin/env node
-import { createRequire as __createRequire } from "node:module";
-import { fileURLToPath as __fileURLToPath } from "node:url";
-import { dirname as __dirnameOf } from "node:path";
-const require = __createRequire(import.meta.url);
-const __filename = __fileURLToPath(import.meta.url);
-const __dirname = __dirnameOf(__filename);
-import{$,A,B,C,D,E,F,G,H,I,J,K,L,M,N,O,P,Q,R,S,T,U,V,W,X,Y,Z,_,a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z}from"./chunk-XF4B77FY.mjs";import"./chunk-EFSBAH46.mjs";import"./chunk-6H5PNQZ3.mjs";import"./chunk-4CM3ROMR.mjs";export{Z as DEFAULT_BLOCK_CAP,s as DEFAULT_MARKER,k as DEFAULT_MIN_PLAN_ITERATIONS,j as DEFAULT_PLAN_MARKER,i as DEFAULT_PLAN_SECTIONS,r as DEFAULT_TIMEOUT_MS,E as IllegalTransition,t as OUTPUT_TAIL_CHARS,p as OUTPUT_WINDOW_BYTES,G as PrdInvalid,Q as activeLoopForSession,V as agentSession,_ as blockCap,N as changedFiles,o as checkMinIterations,n as checkPlanSections,S as closeIteration,$ as continueAtStop,w as criteriaPassed,x as currentIteration,F as decide,f as detectCommand,g as detectPackageManager,Y as driveExternally,v as evaluateCriteria,z as evolve,P as execute,h as fingerprintFailure,D as fold,C as goalMet,l as headingsOf,e as isDetectableKind,y as iterationOpen,X as iterationPrompt,R as latestLoop,O as loadLoop,d as loopConfig,W as loopMemory,m as missingSections,A as nextStory,c as parseCriterion,H as parsePrd,I as readPrd,M as restoreSnapshot,q as runCommand,u as runCriterion,U as settleOrBegin,a as splitCommand,b as stopCondition,B as storyOf,K as storyProgress,T as succeed,J as syncPrdFile,L as takeSnapshot};
