@@ -111,45 +111,49 @@ const step = Command.make(
     )
 ).pipe(Command.withDescription("Set a plan step's status: pending, in_progress or done"))
 
-const finding = Command.make(
-  "finding",
-  {
-    text: Argument.String("text").pipe(Argument.withDescription("What was found out"), Argument.variadic({ min: 1 })),
-    task: flags.task,
-    db: flags.db,
-    json: flags.json
-  },
-  (input) =>
-    withStore(input.db, (memory) =>
-      Effect.gen(function*() {
-        const taskId = yield* chosenTask(memory, input.task)
-        yield* change(memory, taskId, { _tag: "RecordFinding", finding: input.text.join(" ") }, {
-          json: input.json,
-          said: () => `Task ${taskId}: finding recorded.`
+/** A subcommand that records one piece of text on the task (`--task T`, else the current one). */
+const textCommand = (spec: {
+  readonly name: string
+  readonly argumentName: string
+  readonly argument: string
+  readonly description: string
+  readonly command: (text: string) => TaskCommand
+  readonly said: (taskId: string) => string
+}) =>
+  Command.make(
+    spec.name,
+    {
+      text: Argument.String(spec.argumentName).pipe(Argument.withDescription(spec.argument), Argument.variadic({ min: 1 })),
+      task: flags.task,
+      db: flags.db,
+      json: flags.json
+    },
+    (input) =>
+      withStore(input.db, (memory) =>
+        Effect.gen(function*() {
+          const taskId = yield* chosenTask(memory, input.task)
+          yield* change(memory, taskId, spec.command(input.text.join(" ")), { json: input.json, said: () => spec.said(taskId) })
         })
-      })
-    )
-).pipe(Command.withDescription("Record a key finding of the task"))
+      )
+  ).pipe(Command.withDescription(spec.description))
 
-const handoff = Command.make(
-  "handoff",
-  {
-    note: Argument.String("note").pipe(Argument.withDescription("What the next session needs to know to go on"), Argument.variadic({ min: 1 })),
-    task: flags.task,
-    db: flags.db,
-    json: flags.json
-  },
-  (input) =>
-    withStore(input.db, (memory) =>
-      Effect.gen(function*() {
-        const taskId = yield* chosenTask(memory, input.task)
-        yield* change(memory, taskId, { _tag: "WriteHandoff", note: input.note.join(" ") }, {
-          json: input.json,
-          said: () => `Task ${taskId}: handoff note saved. A resumed session is told it (and ralph-mem resume prints it).`
-        })
-      })
-    )
-).pipe(Command.withDescription("Write the task's handoff note for the next session (replaces the previous one)"))
+const finding = textCommand({
+  name: "finding",
+  argumentName: "text",
+  argument: "What was found out",
+  description: "Record a key finding of the task",
+  command: (finding) => ({ _tag: "RecordFinding", finding }),
+  said: (taskId) => `Task ${taskId}: finding recorded.`
+})
+
+const handoff = textCommand({
+  name: "handoff",
+  argumentName: "note",
+  argument: "What the next session needs to know to go on",
+  description: "Write the task's handoff note for the next session (replaces the previous one)",
+  command: (note) => ({ _tag: "WriteHandoff", note }),
+  said: (taskId) => `Task ${taskId}: handoff note saved. A resumed session is told it (and ralph-mem resume prints it).`
+})
 
 const done = Command.make("done", { task: flags.task, db: flags.db, json: flags.json }, (input) =>
   withStore(input.db, (memory) =>
