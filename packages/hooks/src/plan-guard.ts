@@ -18,7 +18,10 @@ const READ_ONLY_PROGRAMS = new Set([
 const WRITING_ARGUMENTS: Readonly<Record<string, RegExp>> = {
   find: /^-(delete|exec|execdir|ok|okdir|fprint|fprint0|fprintf|fls)$/,
   sort: /^(-o|--output)/,
-  sed: /^(-i|--in-place)/
+  sed: /^(-i|--in-place)/,
+  tree: /^-o/,
+  date: /^(-s|--set)/,
+  file: /^(-C|--compile)$/
 }
 
 /** git subcommands that only read; a few more read only with no arguments that change things. */
@@ -121,6 +124,8 @@ const isReadOnlySimple = (words: ReadonlyArray<string>): boolean => {
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(program)) return false
   const name = program.split("/").at(-1)!
   if (name === "git") return isReadOnlyGit(args)
+  // `uniq in out` writes `out`.
+  if (name === "uniq") return args.filter((a) => !a.startsWith("-")).length <= 1
   if (name === "sed") return args.includes("-n") && !args.some((a) => WRITING_ARGUMENTS["sed"]!.test(a))
   if (name in WRITING_ARGUMENTS) return !args.some((a) => WRITING_ARGUMENTS[name]!.test(a))
   return READ_ONLY_PROGRAMS.has(name)

@@ -27,6 +27,7 @@ describe("shellChange", () => {
     "find . -name '*.ts' -newer package.json",
     "sed -n '1,40p' README.md",
     "cd src && wc -l *.ts",
+    "sort names.txt | uniq -c",
     "echo \"$HOME\" '$(not run)'"
   ])("lets %s through", (command) => {
     expect(shellChange(command)).toBeUndefined()
@@ -46,6 +47,9 @@ describe("shellChange", () => {
     ["find . -exec rm {} ;", /`find/],
     ["sed -i 's/a/b/' file", /`sed -i/],
     ["sort -o sorted.txt list", /`sort -o/],
+    ["tree -o listing.txt", /`tree -o/],
+    ["uniq list deduped.txt", /`uniq list deduped.txt`/],
+    ["date -s 2020-01-01", /`date -s/],
     ["git commit -am wip", /`git commit -am wip`/],
     ["git branch feature", /`git branch feature`/],
     ["git stash", /`git stash`/],
