@@ -67,10 +67,14 @@ const bundle = async () => {
     banner: { js: "#!/usr/bin/env node" }
   })
 
-  // The CLI.
+  // The CLI, and the worker thread its replay folds a long log with (packages/projections/src/
+  // fold-in-worker.ts finds it next to the entry); the two share their chunks.
   await build({
     ...common,
-    entryPoints: [{ in: "apps/cli/src/bin.ts", out: "ralph-mem" }],
+    entryPoints: [
+      { in: "apps/cli/src/bin.ts", out: "ralph-mem" },
+      { in: "packages/projections/src/fold-worker.ts", out: "fold-worker" }
+    ],
     outdir: next,
     outExtension: { ".js": ".mjs" },
     // The entry stays tiny: it checks the Node version and turns on Node's compile cache, then imports

@@ -140,6 +140,27 @@ describe("hooks record a session", () => {
   })
 })
 
+describe("hooks load only what they use", () => {
+  // Each Node module a hook loads is paid on every tool call: node:worker_threads alone costs about 2 ms
+  // (replay loads it, from the same projection code, when it needs it).
+  it.each(["PostToolUse", "UserPromptSubmit"])("%s loads none of worker_threads, zlib, child_process, crypto, http", (event) => {
+    const root = project()
+    firstSession(root)
+    const probe = join(root, "probe.cjs")
+    const loaded = join(root, "modules.json")
+    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)))`)
+    const fields = event === "PostToolUse"
+      ? { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "README.md" } }
+      : { prompt: "why does login fail?" }
+    hook(root, event, "s1", fields, { NODE_OPTIONS: `--require ${probe}` })
+    const modules = (JSON.parse(readFileSync(loaded, "utf8")) as Array<string>).filter((m) => m.startsWith("NativeModule "))
+    expect(modules).toContain("NativeModule vm")
+    for (const heavy of ["worker_threads", "zlib", "child_process", "crypto", "http", "https"]) {
+      expect(modules).not.toContain(`NativeModule ${heavy}`)
+    }
+  })
+})
+
 describe("hooks inject memory", () => {
   it("gives a new session the project's recent past, and records what it injected", () => {
     const root = project()

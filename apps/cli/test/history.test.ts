@@ -1,4 +1,6 @@
+import { catalog, makeEventLog } from "@ralph-mem/events"
 import Database from "better-sqlite3"
+import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../../packages/events/test/helpers.ts"
@@ -98,6 +100,24 @@ describe("ralph-mem replay and verify", () => {
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 9 })
     expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 9 events into sessions, observations, loop_runs, decisions, beliefs, tasks in \d+ ms \(\d+ events\/s\)\.$/m)
+  })
+
+  it("replays a long log on two threads with the bundled worker, to the same read models", () => {
+    const path = join(tempFolder(), "memory.db")
+    const memory = open(path)
+    const bare = makeEventLog(memory.db, catalog)
+    for (let s = 0; s < 260; s++) {
+      const events = [started(`s${s}`), ...Array.from({ length: 200 }, (_, i) => observation(`s${s}`, `step ${i}: RefreshTokenError`)), ended(`s${s}`)]
+      Effect.runSync(bare.append(`session:s${s}`, events, { expectedVersion: "any", writer: "spec" }))
+    }
+    memory.db.close()
+    const result = runCli(["replay", "--db", path, "--json"])
+    expect(result.stderr).toBe("")
+    expect(JSON.parse(result.stdout)).toMatchObject({ events: 260 * 202, threads: 2 })
+    expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 52520 events into .* \(\d+ events\/s, on two threads\)\.$/m)
+    const verified = runCli(["verify", "--db", path])
+    expect(verified.stdout).toMatch(/^ok    projections equal a replay$/m)
+    expect(verified.code).toBe(0)
   })
 
   it("replays one projection, and names the known ones when asked for another", () => {

@@ -76,13 +76,15 @@ const rowOf = (event: RalphMemEvent, at: { readonly position: number; readonly o
 
 export const observations: Projection = {
   name: "observations",
-  version: 5,
+  version: 6,
   create: `
     CREATE TABLE observation_rows (
       id           INTEGER PRIMARY KEY,
       session_id   TEXT,
       project_path TEXT,
-      type         TEXT NOT NULL CHECK (type IN ('tool_use', 'error', 'success', 'note')),
+      -- Not "type IN (...)": SQLite builds a lookup table for an IN list every time an INSERT runs,
+      -- which doubled the cost of a row in a replay.
+      type         TEXT NOT NULL CHECK (type = 'tool_use' OR type = 'error' OR type = 'success' OR type = 'note'),
       created_at   INTEGER NOT NULL
     ) STRICT;
     -- Contentless: the index keeps tokens only, fed by the fold. Its deleted rows are merged away by

@@ -19,6 +19,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { Statement } from "better-sqlite3"
+import { canFoldInWorker, PARALLEL_FOLD_FROM_EVENTS, startFoldInWorker, WORKER_HEAD_START } from "./fold-in-worker.ts"
 import type { ProjectedEvent, Projection, SqlChange } from "./projection.ts"
 
 const PAGE_SIZE = 1000
@@ -101,6 +102,8 @@ export interface RebuildProgress {
 export interface RebuildReport {
   readonly projections: ReadonlyArray<string>
   readonly events: number
+  /** 2 when a worker thread folded the log while this one wrote (a long log), else 1. */
+  readonly threads: 1 | 2
   readonly ms: number
   readonly eventsPerSecond: number
 }
@@ -227,14 +230,34 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     const selected = projections.filter((p) => wanted.has(p.name))
     const started = process.hrtime.bigint()
     let done = 0
+    let threads: 1 | 2 = 1
     const total = db.transaction(() => {
       const last = head.get()!
-      for (const projection of selected) recreateTables(projection)
-      for (const recorded of eventsAfter(reader, 0, { until: last })) {
-        // Forgotten events are already redacted in the log, so a fold from the start needs no re-fold.
-        const event = decodeForProjection(recorded)
-        if (event !== undefined) for (const projection of selected) apply(projection.apply(event))
-        if (++done % 10_000 === 0) onProgress?.({ done, total: last })
+      const progress = (events: number) => {
+        const before = done
+        done += events
+        if (Math.floor(done / 10_000) > Math.floor(before / 10_000)) onProgress?.({ done, total: last })
+      }
+      // Forgotten events are already redacted in the log, so a fold from the start needs no re-fold.
+      const foldHere = (until: number) => {
+        for (const recorded of eventsAfter(reader, 0, { until })) {
+          const event = decodeForProjection(recorded)
+          if (event !== undefined) for (const projection of selected) apply(projection.apply(event))
+          progress(1)
+        }
+      }
+      // A long log is folded on two threads (see fold-in-worker.ts): the worker takes the events after
+      // the first ones, which this thread folds while the worker starts.
+      const worker = last >= PARALLEL_FOLD_FROM_EVENTS && canFoldInWorker(db, selected)
+        ? startFoldInWorker(db, selected, { after: WORKER_HEAD_START, until: last })
+        : undefined
+      if (worker !== undefined) threads = 2
+      try {
+        for (const projection of selected) recreateTables(projection)
+        foldHere(worker === undefined ? last : WORKER_HEAD_START)
+        worker?.drain(progress)
+      } finally {
+        worker?.stop()
       }
       for (const projection of selected) {
         db.exec(projection.finish)
@@ -247,6 +270,7 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     return {
       projections: selected.map((p) => p.name),
       events: done,
+      threads,
       ms: Math.round(ms),
       eventsPerSecond: ms === 0 ? done : Math.round(done / (ms / 1000))
     }

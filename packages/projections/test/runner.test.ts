@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
 import { existsSync, readFileSync } from "node:fs"
-import { allProjections, makeProjectionRunner, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
+import { PARALLEL_FOLD_FROM_EVENTS } from "../src/fold-in-worker.ts"
+import { allProjections, makeProjectionRunner, type Memory, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
 import { openMemory } from "../src/store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
-import { append, dump, given, open, rows } from "./spec.ts"
+import { append, dump, given, open, rows, T0 } from "./spec.ts"
 
 const sample = [
   ["session:a", started("a")],
@@ -151,7 +152,7 @@ describe("replay", () => {
     const memory = given(sample)
     const inline = dump(memory)
     const first = run(replay(memory))
-    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 7 })
+    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 7, threads: 1 })
     expect(dump(memory)).toBe(inline)
     run(replay(memory))
     expect(dump(memory)).toBe(inline)
@@ -210,6 +211,64 @@ describe("replay", () => {
     }
     const runner = makeProjectionRunner(memory.db, [failing, ...allProjections.slice(1)])
     expect(() => runner.rebuild()).toThrow(/disk on fire/)
+    expect(dump(memory)).toBe(before)
+  })
+})
+
+describe("replay of a long log, on two threads", () => {
+  /** `sessions` sessions of a start, 100 observations (identifiers, Korean, paths) and an end, one batch each. */
+  const longLog = (memory: Memory, sessions: number, log = memory.log) => {
+    for (let s = 0; s < sessions; s++) {
+      const events = [
+        started(`s${s}`),
+        ...Array.from({ length: 100 }, (_, i) =>
+          observation(`s${s}`, `step ${i} of ${s}: TokenExpiredError at refresh_${i % 7}() 인증에서 실패`, {
+            kind: i % 9 === 0 ? "error" : "tool_use",
+            inputSummary: `npm test -- auth-${i}`,
+            files: [`src/auth/part${i % 13}.ts`]
+          })),
+        ended(`s${s}`)
+      ]
+      run(log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "spec", occurredAt: T0 + s * 1000 }))
+    }
+  }
+
+  it("equals what appends built inline and what a one-thread fold builds (verify), with progress to the end", () => {
+    const memory = open()
+    longLog(memory, 520)
+    const events = 520 * 102
+    expect(events).toBeGreaterThan(PARALLEL_FOLD_FROM_EVENTS)
+    const inline = dump(memory)
+    const progress: Array<number> = []
+    const report = memory.runner.rebuild(undefined, ({ done, total }) => {
+      expect(total).toBe(events)
+      progress.push(done)
+    })
+    expect(report).toMatchObject({ events, threads: 2 })
+    expect(dump(memory)).toBe(inline)
+    // verify folds on this thread into a fresh database and compares every row and every index token.
+    expect(run(verify(memory)).findings).toEqual([])
+    expect(progress.at(-1)).toBe(events)
+    expect(progress.length).toBeGreaterThanOrEqual(5)
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress)
+    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH '\"인증\"*'")).toEqual([{ n: 52_000 }])
+  })
+
+  it.each([
+    ["cannot decode (a schema version no ralph-mem wrote)", 99, '{"sessionId":"bad"}', "UndecodableEvent", /^event #51001 cannot be decoded/],
+    ["cannot fold (stored as valid, yet without its files)", 1, '{"sessionId":"bad","kind":"error","content":"x"}', "StorageError", /^replay failed: .*join/]
+  ])("fails as a whole on an event the worker %s, saying why, and leaves the old state as it was", (_, schemaVersion, payload, tag, message) => {
+    const memory = open()
+    longLog(memory, 500, makeEventLog(memory.db, catalog))
+    // Written behind the log's back, after every event the worker folds.
+    memory.db
+      .prepare(`INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)
+                VALUES ('01JBAD0000000000000000000', 'session:bad', 1, 'ObservationRecorded', ?, ?, '{"writer":"spec","version":"0"}', 0)`)
+      .run(schemaVersion, payload)
+    const before = dump(memory)
+    const failed = failure(replay(memory))
+    expect(failed._tag).toBe(tag)
+    expect(failed.message).toMatch(message)
     expect(dump(memory)).toBe(before)
   })
 })

@@ -31,7 +31,9 @@ export const replay = Command.make(
         if (progress !== undefined) process.stderr.write("\n")
         if (json) return yield* printJson(report)
         yield* Console.log(
-          `Replayed ${report.events} events into ${report.projections.join(", ")} in ${report.ms} ms (${report.eventsPerSecond} events/s).`
+          `Replayed ${report.events} events into ${report.projections.join(", ")} in ${report.ms} ms (${report.eventsPerSecond} events/s${
+            report.threads === 2 ? ", on two threads" : ""
+          }).`
         )
       })
     )
