@@ -265,6 +265,29 @@ describe("hooks fail open", () => {
     ["binary", Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256))]
   ]
 
+  it("a code cache damaged on disk costs one hook at most: the next drops it and writes a sound one", () => {
+    const root = project()
+    const cache = join(tempFolder(), "compile-cache")
+    const run = () => runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "README.md" } }), { cwd: root, env: { NODE_COMPILE_CACHE: cache } })
+    expect(run().code).toBe(0)
+    const folder = join(cache, "ralph-mem")
+    const [name] = readdirSync(folder)
+    const file = join(folder, name!)
+    const sound = readFileSync(file)
+    // Damage that keeps the length, the versions and the flags V8 checks: V8 then aborts the compile.
+    const damaged = Buffer.from(sound)
+    for (let i = 64; i < damaged.length; i += 997) damaged[i]! ^= 0xff
+    writeFileSync(file, damaged)
+    run()
+    const recovered = run()
+    expect([recovered.code, recovered.stdout, recovered.stderr]).toEqual([0, "", ""])
+    expect(readFileSync(file).equals(damaged)).toBe(false)
+    expect(readdirSync(folder)).toEqual([name])
+    expect(run().code).toBe(0)
+    const observations = query(root, "SELECT count(*) AS n FROM events WHERE type = 'ObservationRecorded'") as Array<{ n: number }>
+    expect(observations[0]!.n).toBeGreaterThanOrEqual(3)
+  })
+
   it.each(bad)("%s: exit 0, no output, a logged reason and a HookFailed event", (_, stdin) => {
     const root = project()
     hook(root, "SessionStart", "s0", { source: "startup" })

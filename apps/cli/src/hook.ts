@@ -109,6 +109,44 @@ const requireFor = (file: string) => {
   }
 }
 
+/**
+ * V8 checks a code cache's versions, flags and length, not its contents: a cache damaged on disk makes
+ * the compile abort the process (not reject the cache), and so every hook after it. A hook that runs with
+ * the cache marks it (`<cache>.running`, holding its pid, created only if absent) and unmarks it once it
+ * has run. A mark whose process is gone means a hook died with this cache: it is dropped, and compiled
+ * again from source, so a damaged cache costs one hook. (Checking the contents would cost 2-4 ms a hook.)
+ * Returns the unmarking, or "crashed", or undefined when another live hook holds the mark.
+ */
+const markRun = (fs: Fs, cacheFile: string): (() => void) | "crashed" | undefined => {
+  const mark = `${cacheFile}.running`
+  try {
+    fs.writeFileSync(mark, String(process.pid), { flag: "wx", mode: 0o600 })
+    return () => fs.rmSync(mark, { force: true })
+  } catch {
+    // Marked already: by a hook running now, or by one that died.
+  }
+  try {
+    const pid = Number(fs.readFileSync(mark, "latin1"))
+    if (Number.isSafeInteger(pid) && pid > 0 && isAlive(pid)) return undefined
+    fs.rmSync(cacheFile, { force: true })
+    fs.rmSync(mark, { force: true })
+  } catch {
+    // The mark went away meanwhile: its hook finished.
+    return undefined
+  }
+  return "crashed"
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: alive, another user's (a pid reused since).
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
 /** Loads the bundled hook program through the code cache; `save` writes the cache when it was missing or refused. */
 const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
   const vm = process.getBuiltinModule("node:vm")
@@ -125,6 +163,8 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
   } catch {
     // No cache yet.
   }
+  const running = cachedData === undefined ? undefined : markRun(fs, cacheFile!)
+  if (running === "crashed") cachedData = undefined
   // The file is the function a CommonJS module body runs in, and ASCII (scripts/bundle.mjs checks).
   const script = new vm.Script(fs.readFileSync(file, "latin1"), {
     filename: file,
@@ -174,7 +214,15 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
       // A cache that cannot be written only makes the next hook slower.
     }
   }
-  return { program: module.exports, save }
+  /** Unmarks the cache (see markRun): the program ran to its end, with or without an error. */
+  const release = (): void => {
+    try {
+      if (typeof running === "function") running()
+    } catch {
+      // A mark left behind costs the next hook one compile from source.
+    }
+  }
+  return { program: module.exports, save, release }
 }
 
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
@@ -183,8 +231,12 @@ if (major > 22 || (major === 22 && minor >= 19)) {
   const hook = process.argv[2]
   try {
     if (typeof HOOK_PROGRAM === "string") {
-      const { program, save } = loadProgram(fs, HOOK_PROGRAM, hook)
-      if (await program.main(hook, readStdin(fs))) save()
+      const { program, save, release } = loadProgram(fs, HOOK_PROGRAM, hook)
+      try {
+        if (await program.main(hook, readStdin(fs))) save()
+      } finally {
+        release()
+      }
     } else {
       // Unbundled (development): the program's module directly, without the cache.
       const program = (await import(new URL("./hook-main.ts", import.meta.url).href)) as HookProgram
