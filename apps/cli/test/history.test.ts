@@ -113,7 +113,7 @@ describe("ralph-mem replay and verify", () => {
     memory.db.close()
     const result = runCli(["replay", "--db", path, "--json"])
     expect(result.stderr).toBe("")
-    expect(JSON.parse(result.stdout)).toMatchObject({ events: 260 * 202, threads: 2 })
+    expect(JSON.parse(result.stdout)).toMatchObject({ events: 260 * 202, threads: 2, peakRssMb: expect.any(Number) })
     expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 52520 events into .* \(\d+ events\/s, on two threads\)\.$/m)
     const verified = runCli(["verify", "--db", path])
     expect(verified.stdout).toMatch(/^ok    projections equal a replay$/m)

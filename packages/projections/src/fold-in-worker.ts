@@ -91,7 +91,9 @@ export const startFoldInWorker = (
   const { port1, port2 } = new MessageChannel()
   const signal = newChannelSignal()
   const data: FoldWorkerData = { path: db.name, projections: projections.map((p) => p.name), ...range, port: port2, signal }
-  const worker = new Worker(workerFile()!, { workerData: data, transferList: [port2] })
+  // A small young generation: the worker's live data is one page of events and one message, and V8
+  // otherwise lets it grow with the allocation rate (tens of MB more on a long replay).
+  const worker = new Worker(workerFile()!, { workerData: data, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 16 } })
   const drain = (onEvents: (events: number) => void): void => {
     const statements: Array<Statement> = []
     for (;;) {

@@ -29,7 +29,8 @@ export const replay = Command.make(
           ...(progress === undefined ? {} : { onProgress: progress })
         })
         if (progress !== undefined) process.stderr.write("\n")
-        if (json) return yield* printJson(report)
+        // The process's peak resident set: a replay's memory does not grow with the log.
+        if (json) return yield* printJson({ ...report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })
         yield* Console.log(
           `Replayed ${report.events} events into ${report.projections.join(", ")} in ${report.ms} ms (${report.eventsPerSecond} events/s${
             report.threads === 2 ? ", on two threads" : ""
