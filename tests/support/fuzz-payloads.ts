@@ -9,7 +9,7 @@
  */
 import { gzipSync } from "node:zlib"
 
-export const HOOKS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"] as const
+export const HOOKS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"] as const
 export type Hook = (typeof HOOKS)[number]
 export const isHook = (name: string): name is Hook => (HOOKS as ReadonlyArray<string>).includes(name)
 
@@ -197,6 +197,7 @@ const CATEGORIES: ReadonlyArray<readonly [Category, number]> = [
 const TEXT_SLOTS: Record<Hook, ReadonlyArray<string>> = {
   SessionStart: ["source", "model", "transcript_path", "prompt_id"],
   UserPromptSubmit: ["prompt", "prompt", "prompt", "prompt_id", "transcript_path"],
+  PreToolUse: ["tool_name", "tool_input.command", "tool_input.command", "tool_input.file_path", "tool_use_id"],
   PostToolUse: ["tool_name", "tool_input.command", "tool_input.file_path", "tool_input.pattern", "tool_response.stdout", "tool_response.stderr", "tool_response.filePath", "tool_use_id"],
   PostToolUseFailure: ["tool_name", "tool_input.command", "tool_input.file_path", "error", "error", "tool_use_id"],
   Stop: ["last_assistant_message", "last_assistant_message", "transcript_path"],
@@ -208,6 +209,7 @@ const TEXT_SLOTS: Record<Hook, ReadonlyArray<string>> = {
 const DEEP_FIELDS: Record<Hook, ReadonlyArray<string>> = {
   SessionStart: ["model", "model", "future_field", "session_id", "source"],
   UserPromptSubmit: ["prompt", "future_field", "future_field", "session_id", "prompt_id"],
+  PreToolUse: ["tool_input", "tool_input", "future_field", "session_id", "tool_name"],
   PostToolUse: ["tool_input", "tool_response", "tool_response", "future_field", "session_id", "tool_name"],
   PostToolUseFailure: ["tool_input", "tool_input", "error", "future_field", "session_id", "tool_name"],
   Stop: ["future_field", "future_field", "last_assistant_message", "session_id"],
@@ -216,10 +218,11 @@ const DEEP_FIELDS: Record<Hook, ReadonlyArray<string>> = {
 }
 
 /** The field each hook requires besides session_id, and its optional fields that carry a declared type. */
-const REQUIRED: Partial<Record<Hook, string>> = { UserPromptSubmit: "prompt", PostToolUse: "tool_name", PostToolUseFailure: "tool_name" }
+const REQUIRED: Partial<Record<Hook, string>> = { UserPromptSubmit: "prompt", PreToolUse: "tool_name", PostToolUse: "tool_name", PostToolUseFailure: "tool_name" }
 const TYPED_OPTIONAL: Record<Hook, ReadonlyArray<string>> = {
   SessionStart: ["cwd", "transcript_path", "prompt_id", "source"],
   UserPromptSubmit: ["cwd", "transcript_path", "prompt_id"],
+  PreToolUse: ["cwd", "tool_use_id"],
   PostToolUse: ["cwd", "tool_use_id", "duration_ms"],
   PostToolUseFailure: ["cwd", "tool_use_id", "duration_ms", "is_interrupt", "error"],
   Stop: ["cwd", "stop_hook_active", "last_assistant_message"],
@@ -269,6 +272,13 @@ export const generateHookCases = ({ seed, projects, perProject }: GenerateOption
         case "UserPromptSubmit":
           e.push(["prompt", rng.pick(PROMPTS)])
           break
+        case "PreToolUse": {
+          const tool = rng.pick(TOOLS)
+          e.push(["tool_name", tool])
+          e.push(["tool_input", tool === "Bash" ? { command: rng.pick(["npm test", "rm -rf build", "git status > out.txt", "cat $(ls)"]) } : { file_path: `${root}/src/auth.ts`, content: "x" }])
+          e.push(["tool_use_id", toolUseId()])
+          break
+        }
         case "PostToolUse": {
           const tool = rng.pick(TOOLS)
           e.push(["tool_name", tool])
@@ -537,7 +547,7 @@ export const generateHookCases = ({ seed, projects, perProject }: GenerateOption
 
 /** Event names ralph-mem does not handle, each with a payload that would be valid for a real hook. */
 export const ignoredHookCases = (root: string): Array<HookCase> =>
-  ["Notification", "SubagentStop", "PreToolUse ", "", "sessionstart", "SESSIONSTART", "Stop ", "../../etc/passwd", "toString", "__proto__", "constructor", "hasOwnProperty", "valueOf", "isPrototypeOf"].map(
+  ["Notification", "SubagentStop", "PreToolUse ", "pretooluse", "", "sessionstart", "SESSIONSTART", "Stop ", "../../etc/passwd", "toString", "__proto__", "constructor", "hasOwnProperty", "valueOf", "isPrototypeOf"].map(
     (hook, id) => ({
       id,
       project: -1,
@@ -597,6 +607,8 @@ export const expectationOf = (c: HookCase, toolKeys: Set<string>): Expectation =
       toolKeys.add(key)
     }
   }
+  // No plan loop runs in the fuzzed projects: a valid tool call is let through, with nothing recorded.
+  if (hook === "PreToolUse") return { kind: "valid", writes: false, sessionId: sid }
   if (hook === "Stop") {
     const message = json["last_assistant_message"]
     return { kind: "valid", writes: typeof message === "string" && message.trim() !== "", sessionId: sid }
