@@ -6,7 +6,7 @@ const ended = (loopId: string, status: string, at: number, reason: string | null
 
 export const loopRuns: Projection = {
   name: "loop_runs",
-  version: 2,
+  version: 3,
   create: `
     CREATE TABLE loop_runs (
       loop_id          TEXT PRIMARY KEY,
@@ -128,6 +128,9 @@ export const loopRuns: Projection = {
         return [sql(`UPDATE loop_runs SET stories_passed = stories_passed + 1 WHERE loop_id = ?`, event.loopId)]
       case "LoopPlanSaved":
         return [sql(`UPDATE loop_runs SET plan_path = ? WHERE loop_id = ?`, event.path, event.loopId)]
+      // A resumed loop runs under whichever driver picked it up.
+      case "LoopResumed":
+        return [sql(`UPDATE loop_runs SET driver = ? WHERE loop_id = ?`, event.driver, event.loopId)]
       case "LoopConfigChanged":
         return [sql(`UPDATE loop_runs SET config = ? WHERE loop_id = ?`, json(event.config), event.loopId)]
       case "LoopSucceeded":

@@ -174,4 +174,13 @@ describe("loop_runs", () => {
     ])
     expect(rows(memory, "SELECT status, end_reason FROM loop_runs")).toEqual([{ status, end_reason: reason }])
   })
+
+  it("takes the driver of the process that resumed a loop", () => {
+    const memory = loop([
+      { _tag: "LoopStarted", loopId: "l1", goal: "g", projectPath: "/p", driver: "session", sessionId: "a", config },
+      { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 },
+      { _tag: "LoopResumed", loopId: "l1", iteration: 1, driver: "external" }
+    ])
+    expect(rows(memory, "SELECT driver, status FROM loop_runs")).toEqual([{ driver: "external", status: "running" }])
+  })
 })
