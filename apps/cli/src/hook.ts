@@ -121,7 +121,7 @@ const markRun = (fs: Fs, cacheFile: string): (() => void) | "crashed" | undefine
   const mark = `${cacheFile}.running`
   try {
     fs.writeFileSync(mark, String(process.pid), { flag: "wx", mode: 0o600 })
-    return () => fs.rmSync(mark, { force: true })
+    return () => fs.unlinkSync(mark)
   } catch {
     // Marked already: by a hook running now, or by one that died.
   }

@@ -119,3 +119,38 @@ describe("common terms", () => {
     expect(hits.every((h) => h.title.includes("builder"))).toBe(true)
   })
 })
+
+describe("a memory where more rows match than are scored", () => {
+  /**
+   * Three old observations in /work/b say "deploy rollback failed"; then 6,600 newer ones in /work/a, one
+   * in six "deploy step N" (1,100: more than the 1,000 newest matches a search scores, yet not common).
+   */
+  const crowded = () => {
+    const memory = open()
+    append(memory, [["session:b", { _tag: "SessionStarted", sessionId: "b", projectPath: "/work/b", source: "startup" }]], T0 - 3 * DAY)
+    const old = append(memory, [0, 1, 2].map((i) => ["session:b", observation("b", `deploy rollback failed, attempt ${i}`, { kind: "error" })] as const), T0 - 2 * DAY)
+    append(memory, [["session:a", started("a")]], T0 - DAY)
+    const newer = Array.from({ length: 6600 }, (_, i) => observation("a", i % 6 === 0 ? `deploy step ${i}` : `compile module ${i}`))
+    Effect.runSync(memory.log.append("session:a", newer, { expectedVersion: "any", writer: "spec", occurredAt: T0 - DAY / 2 }))
+    return { memory, old: old.map((e) => e.eventId) }
+  }
+
+  it("still finds the older rows that hold every word", () => {
+    const { memory, old } = crowded()
+    const { hits } = searchIndex(memory.db, { query: "deploy rollback", now: T0 })
+    expect(hits.slice(0, 3).map((h) => h.id).sort()).toEqual([...old].sort())
+  })
+
+  it("widens the scan past the newest matches when a filter leaves too few", () => {
+    const { memory, old } = crowded()
+    const { hits } = searchIndex(memory.db, { query: "deploy", project: "/work/b", now: T0 })
+    expect(hits.map((h) => h.id).sort()).toEqual([...old].sort())
+  })
+
+  it("scores the newest matches of a word many rows hold", () => {
+    const { memory } = crowded()
+    const { hits } = searchIndex(memory.db, { query: "deploy", now: T0, limit: 5 })
+    expect(hits).toHaveLength(5)
+    expect(hits.every((h) => h.title.startsWith("Bash: deploy step"))).toBe(true)
+  })
+})

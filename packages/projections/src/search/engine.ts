@@ -9,6 +9,10 @@
  * substring matches on identifiers (index terms that contain a piece of the query) fill in at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
  * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
  * and ties go to the newer one. Both are configurable (memory.search in the config).
+ *
+ * Bounded work on a large memory: words held by more than a fifth of the newest observations are left
+ * out of the query; bm25 is computed for the newest 1,000 rows that hold any word, and separately for
+ * the newest 1,000 that hold every word, so an older row with all the words is still found.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
@@ -92,26 +96,37 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
 }
 
 /**
- * Whether more than `limit` rows hold a term. Counting stops there, so a common term costs a bounded
- * read where its document frequency would walk its whole doclist; a prefix term is common when its
- * word alone is.
+ * Whether a term is common, judged on the newest observations: more than COMMON_TERM_SHARE of the last
+ * `sample` hold it. Read from the newest end of the term's rows and stopped after `sample` of them, so
+ * a common term costs a bounded read where counting all its rows would walk every one. A prefix term
+ * is common when its word is, or when its expansions are (`queue` in `task_queues`): those are counted
+ * in the vocabulary.
  */
-const isCommon = (db: SqliteDatabase, term: string, limit: number): boolean => {
+const isCommon = (db: SqliteDatabase, term: string, recent: { readonly sample: number; readonly floor: number }, rows: number): boolean => {
   const exact = term.endsWith("*") ? term.slice(0, -1) : term
-  const rows = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(exact, limit + 1) as number
-  return rows > limit || (exact !== term && documentFrequency(db, term) > limit)
+  const held = values(
+    db,
+    "SELECT count(*) FROM (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?) WHERE rowid >= ?"
+  ).get(exact, recent.sample, recent.floor) as number
+  if (held > recent.sample * COMMON_TERM_SHARE) return true
+  return exact !== term && documentFrequency(db, term) > rows * COMMON_TERM_SHARE
 }
 
+/** How many of the newest observations judge whether a term is common. */
+const COMMONNESS_SAMPLE = 2000
+
 /** The words part of the query: every term, less the ones most rows hold. */
-const selectiveWordQuery = (db: SqliteDatabase, query: string): string | undefined => {
+const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
   const terms = matchTerms(query)
-  if (terms.length === 0) return undefined
+  if (terms.length <= 1) return terms
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  if (rows < PRUNE_FROM_ROWS || terms.length === 1) return terms.join(" OR ")
-  const selective = terms.filter((term) => !isCommon(db, term, Math.floor(rows * COMMON_TERM_SHARE)))
-  if (selective.length > 0) return selective.join(" OR ")
+  if (rows < PRUNE_FROM_ROWS) return terms
+  const sample = Math.min(rows, COMMONNESS_SAMPLE)
+  const floor = values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(sample - 1) as number
+  const selective = terms.filter((term) => !isCommon(db, term, { sample, floor }, rows))
+  if (selective.length > 0) return selective
   const frequencies = terms.map((term) => ({ term, df: documentFrequency(db, term) }))
-  return frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term
+  return [frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term]
 }
 
 const oneLine = (text: string, max: number) => {
@@ -158,9 +173,16 @@ const observationFilters = `
   AND o.created_at >= @since AND o.created_at < @until`
 
 /**
- * The best `window` rows of the index by bm25, then joined and filtered: FTS5 scores every match, but
- * joining only its top rows keeps a common query cheap on a large table. When filters leave fewer than
- * `wanted`, the window widens (up to every match), so a narrow filter still finds its rows.
+ * FTS5 computes bm25 for every row it returns (about 0.6 µs a row), so on a large memory a query whose
+ * words many rows hold would cost milliseconds: only its newest SCORED_MATCHES matches are scored. The
+ * score favours recent rows anyway; an older row is found when fewer newer ones match its words.
+ */
+const SCORED_MATCHES = 1000
+
+/**
+ * Of the newest matches, the best `window` by bm25, then joined and filtered: joining only those keeps
+ * a common query cheap. When filters leave fewer than `wanted`, the window (and the scan with it)
+ * widens, up to every match, so a narrow filter still finds its rows.
  */
 const observationCandidates = (
   db: SqliteDatabase,
@@ -170,17 +192,18 @@ const observationCandidates = (
 ): Array<ObservationCandidate> => {
   const candidates = statement(
     db,
-    `WITH top AS (
+    `WITH recent AS (
        SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS rank FROM observations_fts
-       WHERE observations_fts MATCH @match ORDER BY rank LIMIT @window
-     )
+       WHERE observations_fts MATCH @match ORDER BY rowid DESC LIMIT @scored
+     ), top AS (SELECT rowid, rank FROM recent ORDER BY rank LIMIT @window)
      SELECT o.id, e.event_id AS eventId, o.session_id AS sessionId, o.type, o.created_at AS createdAt, -@factor * top.rank AS relevance
      FROM top JOIN observation_rows o ON o.id = top.rowid JOIN events e ON e.position = o.id
      WHERE ${observationFilters}
      ORDER BY top.rank LIMIT @candidates`
   )
   for (let window = params.candidates * 4; ; window *= 8) {
-    const rows = candidates.all({ ...params, match, factor, window }) as Array<ObservationCandidate>
+    const scored = Math.max(SCORED_MATCHES, window)
+    const rows = candidates.all({ ...params, match, factor, window, scored }) as Array<ObservationCandidate>
     if (rows.length >= params.candidates) return rows
     const matches = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(match, window + 1) as number
     if (matches <= window) return rows
@@ -225,7 +248,8 @@ const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
 /** Layer 1: ranked one-line hits for a free-text query, with their total token estimate. */
 export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
-  const words = selectiveWordQuery(db, options.query)
+  const terms = selectiveTerms(db, options.query)
+  const words = terms.length === 0 ? undefined : terms.join(" OR ")
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
   const params = {
@@ -244,6 +268,8 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
     if (seen === undefined || c.relevance > seen.relevance) best.set(c.id, c)
   }
   if (words !== undefined) observationCandidates(db, words, 1, params).forEach(consider)
+  // The rows holding every word rank first, yet may be older than the newest matches scored above.
+  if (terms.length > 1) observationCandidates(db, terms.join(" AND "), 1, params).forEach(consider)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
