@@ -18,7 +18,8 @@ import { CLI, HOOK } from "./support/cli.ts"
 import { payload } from "./support/hook.ts"
 
 const WRITER = join(import.meta.dirname, "support", "hook-load-writer.ts")
-const RESULTS = join(import.meta.dirname, "..", "bench", "results", "load.json")
+/** Each run's figures (not committed: a test run must leave the tree as it found it). */
+const RESULTS = join(import.meta.dirname, "..", "test-results", "load.json")
 
 const project = () => {
   const root = tempFolder()
