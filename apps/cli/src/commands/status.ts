@@ -28,9 +28,10 @@ const hookStats = (db: SqliteDatabase) => {
   return { invocations, failures, successRate: invocations === 0 ? 1 : succeeded / invocations }
 }
 
+/** From observation_rows, not the observations view: counting needs no join with the log. */
 const observationsByType = (db: SqliteDatabase) =>
   Object.fromEntries(
-    (db.prepare("SELECT type, count(*) AS n FROM observations GROUP BY type ORDER BY type").all() as Array<{ type: string; n: number }>).map(
+    (db.prepare("SELECT type, count(*) AS n FROM observation_rows GROUP BY type ORDER BY type").all() as Array<{ type: string; n: number }>).map(
       (r) => [r.type, r.n]
     )
   ) as Record<string, number>
