@@ -112,6 +112,17 @@ describe("common terms", () => {
     }
   })
 
+  it("narrows a prefix whose expansions most rows hold to its word, alone or with other words", () => {
+    const memory = open()
+    const events: Array<RalphMemEvent> = Array.from({ length: 600 }, (_, i) =>
+      observation("a", i % 100 === 0 ? `queue overflow in worker ${i}` : `at processTicksAndRejections (node:internal/process/task_queues:95:5) ${i}`))
+    Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
+    const overflows = [0, 100, 200, 300, 400, 500].map((i) => `Bash: queue overflow in worker ${i}`).sort()
+    for (const query of ["queue", "queue worker"]) {
+      expect(searchIndex(memory.db, { query, now: T0, limit: 20 }).hits.map((h) => h.title).sort()).toEqual(overflows)
+    }
+  })
+
   it("keeps the rarest term when every term is common", () => {
     const memory = large()
     const hits = searchIndex(memory.db, { query: "step builder", now: T0, limit: 200 }).hits

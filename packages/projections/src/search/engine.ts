@@ -11,7 +11,7 @@
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  *
  * Bounded work on a large memory: words held by more than a fifth of the newest observations are left
- * out of the query; bm25 is computed for the newest 1,000 rows that hold any word, and separately for
+ * out of the query (a prefix whose expansions are that common is narrowed to its word); bm25 is computed for the newest 1,000 rows that hold any word, and separately for
  * the newest 1,000 that hold every word, so an older row with all the words is still found.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
@@ -96,36 +96,47 @@ const documentFrequency = (db: SqliteDatabase, term: string): number => {
 }
 
 /**
- * Whether a term is common, judged on the newest observations: more than COMMON_TERM_SHARE of the last
- * `sample` hold it. Read from the newest end of the term's rows and stopped after `sample` of them, so
- * a common term costs a bounded read where counting all its rows would walk every one. A prefix term
- * is common when its word is, or when its expansions are (`queue` in `task_queues`): those are counted
- * in the vocabulary.
+ * What to ask the index for a term. A common term (more than COMMON_TERM_SHARE of the newest `sample`
+ * observations hold it) is left out; this is read from the newest end of the term's rows and stopped
+ * after `sample` of them, where counting all its rows would walk every one. A prefix term whose
+ * expansions are common (`queue` in `task_queues`, counted in the vocabulary) is narrowed to its word:
+ * FTS5 merges the rows of every expansion before it returns one.
  */
-const isCommon = (db: SqliteDatabase, term: string, recent: { readonly sample: number; readonly floor: number }, rows: number): boolean => {
+const judge = (
+  db: SqliteDatabase,
+  term: string,
+  recent: { readonly sample: number; readonly floor: number },
+  rows: number
+): { readonly use: string; readonly common: boolean } => {
   const exact = term.endsWith("*") ? term.slice(0, -1) : term
   const held = values(
     db,
     "SELECT count(*) FROM (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?) WHERE rowid >= ?"
   ).get(exact, recent.sample, recent.floor) as number
-  if (held > recent.sample * COMMON_TERM_SHARE) return true
-  return exact !== term && documentFrequency(db, term) > rows * COMMON_TERM_SHARE
+  if (held > recent.sample * COMMON_TERM_SHARE) return { use: exact, common: true }
+  if (exact !== term && documentFrequency(db, term) > rows * COMMON_TERM_SHARE) return { use: exact, common: false }
+  return { use: term, common: false }
 }
 
 /** How many of the newest observations judge whether a term is common. */
 const COMMONNESS_SAMPLE = 2000
 
-/** The words part of the query: every term, less the ones most rows hold. */
+/**
+ * The words part of the query: every term, less the ones most rows hold (the rarest stays when all
+ * are), prefixes with common expansions narrowed to their word.
+ */
 const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
   const terms = matchTerms(query)
-  if (terms.length <= 1) return terms
+  if (terms.length === 0) return terms
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
   if (rows < PRUNE_FROM_ROWS) return terms
   const sample = Math.min(rows, COMMONNESS_SAMPLE)
   const floor = values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(sample - 1) as number
-  const selective = terms.filter((term) => !isCommon(db, term, { sample, floor }, rows))
+  const judged = terms.map((term) => judge(db, term, { sample, floor }, rows))
+  if (judged.length === 1) return [judged[0]!.use]
+  const selective = [...new Set(judged.filter((j) => !j.common).map((j) => j.use))]
   if (selective.length > 0) return selective
-  const frequencies = terms.map((term) => ({ term, df: documentFrequency(db, term) }))
+  const frequencies = judged.map((j) => ({ term: j.use, df: documentFrequency(db, j.use) }))
   return [frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term]
 }
 
@@ -182,31 +193,32 @@ const SCORED_MATCHES = 1000
 /**
  * Of the newest matches, the best `window` by bm25, then joined and filtered: joining only those keeps
  * a common query cheap. When filters leave fewer than `wanted`, the window (and the scan with it)
- * widens, up to every match, so a narrow filter still finds its rows.
+ * widens, up to every match, so a narrow filter still finds its rows. `complete`: every match was scored.
  */
 const observationCandidates = (
   db: SqliteDatabase,
   match: string,
   factor: number,
   params: Record<string, unknown> & { readonly candidates: number }
-): Array<ObservationCandidate> => {
+): { readonly rows: Array<ObservationCandidate>; readonly complete: boolean } => {
   const candidates = statement(
     db,
     `WITH recent AS (
        SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS rank FROM observations_fts
        WHERE observations_fts MATCH @match ORDER BY rowid DESC LIMIT @scored
      ), top AS (SELECT rowid, rank FROM recent ORDER BY rank LIMIT @window)
-     SELECT o.id, e.event_id AS eventId, o.session_id AS sessionId, o.type, o.created_at AS createdAt, -@factor * top.rank AS relevance
+     SELECT o.id, e.event_id AS eventId, o.session_id AS sessionId, o.type, o.created_at AS createdAt, -@factor * top.rank AS relevance,
+            (SELECT count(*) FROM recent) AS scanned
      FROM top JOIN observation_rows o ON o.id = top.rowid JOIN events e ON e.position = o.id
      WHERE ${observationFilters}
      ORDER BY top.rank LIMIT @candidates`
   )
   for (let window = params.candidates * 4; ; window *= 8) {
     const scored = Math.max(SCORED_MATCHES, window)
-    const rows = candidates.all({ ...params, match, factor, window, scored }) as Array<ObservationCandidate>
-    if (rows.length >= params.candidates) return rows
+    const rows = candidates.all({ ...params, match, factor, window, scored }) as Array<ObservationCandidate & { readonly scanned: number }>
+    if (rows.length >= params.candidates) return { rows, complete: rows[0]!.scanned < scored }
     const matches = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(match, window + 1) as number
-    if (matches <= window) return rows
+    if (matches <= window) return { rows, complete: true }
   }
 }
 
@@ -267,14 +279,15 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
     const seen = best.get(c.id)
     if (seen === undefined || c.relevance > seen.relevance) best.set(c.id, c)
   }
-  if (words !== undefined) observationCandidates(db, words, 1, params).forEach(consider)
+  const byWords = words === undefined ? undefined : observationCandidates(db, words, 1, params)
+  byWords?.rows.forEach(consider)
   // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  if (terms.length > 1) observationCandidates(db, terms.join(" AND "), 1, params).forEach(consider)
+  if (byWords?.complete === false && terms.length > 1) observationCandidates(db, terms.join(" AND "), 1, params).rows.forEach(consider)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
     const substrings = substringQuery(db, options.query)
-    if (substrings !== undefined) observationCandidates(db, substrings, 0.5, params).forEach(consider)
+    if (substrings !== undefined) observationCandidates(db, substrings, 0.5, params).rows.forEach(consider)
   }
   type Ranked = Omit<IndexHit, "title" | "tokens"> & { readonly position?: number; readonly title?: string }
   const ranked: Array<Ranked> = [...best.values()].map((c) => ({
