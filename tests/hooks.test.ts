@@ -2,7 +2,7 @@
  * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
  */
 import Database from "better-sqlite3"
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -286,6 +286,26 @@ describe("hooks fail open", () => {
     expect(run().code).toBe(0)
     const observations = query(root, "SELECT count(*) AS n FROM events WHERE type = 'ObservationRecorded'") as Array<{ n: number }>
     expect(observations[0]!.n).toBeGreaterThanOrEqual(3)
+  })
+
+  it("a damaged cache left marked by a dead hook whose pid a live process now has is dropped all the same", () => {
+    const root = project()
+    const cache = join(tempFolder(), "compile-cache")
+    const run = () => runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }), { cwd: root, env: { NODE_COMPILE_CACHE: cache } })
+    expect(run().code).toBe(0)
+    const folder = join(cache, "ralph-mem")
+    const file = join(folder, readdirSync(folder)[0]!)
+    const damaged = readFileSync(file)
+    for (let i = 64; i < damaged.length; i += 997) damaged[i]! ^= 0xff
+    writeFileSync(file, damaged)
+    // The mark a crashed hook left an hour ago; its pid now belongs to a live process (this one).
+    const mark = `${file}.running`
+    writeFileSync(mark, String(process.pid))
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000)
+    utimesSync(mark, hourAgo, hourAgo)
+    const next = run()
+    expect([next.code, next.stdout, next.stderr]).toEqual([0, "", ""])
+    expect(readFileSync(file).equals(damaged)).toBe(false)
   })
 
   it.each(bad)("%s: exit 0, no output, a logged reason and a HookFailed event", (_, stdin) => {
