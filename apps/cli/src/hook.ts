@@ -109,18 +109,18 @@ const requireFor = (file: string) => {
   }
 }
 
+/** Longer than any hook runs (Claude Code's default hook timeout is a minute). */
+const MARK_LIFETIME_MS = 10 * 60 * 1000
+
 /**
  * V8 checks a code cache's versions, flags and length, not its contents: a cache damaged on disk makes
  * the compile abort the process (not reject the cache), and so every hook after it. A hook that runs with
  * the cache marks it (`<cache>.running`, holding its pid, created only if absent) and unmarks it once it
  * has run. A mark whose process is gone (or older than any hook runs, its pid perhaps reused) means a
- * hook died with this cache: it is dropped, and compiled
- * again from source, so a damaged cache costs one hook. (Checking the contents would cost 2-4 ms a hook.)
+ * hook died with this cache: it is dropped, and compiled again from source, so a damaged cache costs one
+ * hook. (Checking the contents would cost 2-4 ms a hook.)
  * Returns the unmarking, or "crashed", or undefined when another live hook holds the mark.
  */
-/** Longer than any hook runs (Claude Code's default hook timeout is a minute). */
-const MARK_LIFETIME_MS = 10 * 60 * 1000
-
 const markRun = (fs: Fs, cacheFile: string): (() => void) | "crashed" | undefined => {
   const mark = `${cacheFile}.running`
   try {

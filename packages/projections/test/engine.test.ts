@@ -133,17 +133,19 @@ describe("common terms", () => {
 
 describe("a memory where more rows match than are scored", () => {
   /**
-   * Three old observations in /work/b say "deploy rollback failed"; then 6,600 newer ones in /work/a, one
-   * in six "deploy step N" (1,100: more than the 1,000 newest matches a search scores, yet not common).
+   * Old, in /work/b: three observations say "deploy rollback failed" and one just "deploy deploy" (the best
+   * bm25 for "deploy" of all). Then 6,600 newer ones in /work/a, one in six "deploy step N" (1,100: more
+   * than the 1,000 newest matches a search scores, yet not common).
    */
   const crowded = () => {
     const memory = open()
     append(memory, [["session:b", { _tag: "SessionStarted", sessionId: "b", projectPath: "/work/b", source: "startup" }]], T0 - 3 * DAY)
     const old = append(memory, [0, 1, 2].map((i) => ["session:b", observation("b", `deploy rollback failed, attempt ${i}`, { kind: "error" })] as const), T0 - 2 * DAY)
+    const strongest = append(memory, [["session:b", observation("b", "deploy deploy")]], T0 - 2 * DAY)[0]!.eventId
     append(memory, [["session:a", started("a")]], T0 - DAY)
     const newer = Array.from({ length: 6600 }, (_, i) => observation("a", i % 6 === 0 ? `deploy step ${i}` : `compile module ${i}`))
     Effect.runSync(memory.log.append("session:a", newer, { expectedVersion: "any", writer: "spec", occurredAt: T0 - DAY / 2 }))
-    return { memory, old: old.map((e) => e.eventId) }
+    return { memory, old: old.map((e) => e.eventId), strongest }
   }
 
   it("still finds the older rows that hold every word", () => {
@@ -153,15 +155,17 @@ describe("a memory where more rows match than are scored", () => {
   })
 
   it("widens the scan past the newest matches when a filter leaves too few", () => {
-    const { memory, old } = crowded()
+    const { memory, old, strongest } = crowded()
     const { hits } = searchIndex(memory.db, { query: "deploy", project: "/work/b", now: T0 })
-    expect(hits.map((h) => h.id).sort()).toEqual([...old].sort())
+    expect(hits.map((h) => h.id).sort()).toEqual([...old, strongest].sort())
+    expect(hits[0]!.id).toBe(strongest)
   })
 
-  it("scores the newest matches of a word many rows hold", () => {
-    const { memory } = crowded()
+  it("scores only the newest 1,000 matches of a word: an older, better match is not among them", () => {
+    const { memory, strongest } = crowded()
     const { hits } = searchIndex(memory.db, { query: "deploy", now: T0, limit: 5 })
     expect(hits).toHaveLength(5)
     expect(hits.every((h) => h.title.startsWith("Bash: deploy step"))).toBe(true)
+    expect(hits.map((h) => h.id)).not.toContain(strongest)
   })
 })

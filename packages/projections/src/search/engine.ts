@@ -11,8 +11,10 @@
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  *
  * Bounded work on a large memory: words held by more than a fifth of the newest observations are left
- * out of the query (a prefix whose expansions are that common is narrowed to its word); bm25 is computed for the newest 1,000 rows that hold any word, and separately for
- * the newest 1,000 that hold every word, so an older row with all the words is still found.
+ * out of the query (a prefix whose expansions are that common is narrowed to its word); bm25 is computed
+ * for the newest 1,000 rows that hold any word and, when there were more, for the newest 1,000 that hold
+ * every word, so an older row with all the words is still found. An older row with only some of them,
+ * beyond those 1,000, is not.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
