@@ -1,10 +1,13 @@
 /**
- * Replay under fire: the real `ralph-mem replay` process is killed with SIGKILL part-way through,
- * while another connection keeps reading. Readers must never see a half-built state, and after each
- * kill the database must verify clean with nothing lost.
+ * Replay under fire: the real `ralph-mem replay` process is killed with SIGKILL while it holds its
+ * rebuild transaction, while another connection keeps reading. Readers must never see a half-built
+ * state, and after each kill the database must verify clean with nothing lost.
+ *
+ * The kills are placed by what the replay is doing, not by the clock: a probe connection sees the
+ * write lock the rebuild holds, and the process is killed at spread-out points while it holds it.
  */
 import Database from "better-sqlite3"
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
@@ -35,35 +38,65 @@ const build = () => {
 }
 
 const snapshot = (reader: Database.Database) =>
-  reader.prepare("SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM events) AS events").get() as {
-    observations: number
-    events: number
+  JSON.stringify(reader.prepare("SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM events) AS events").get())
+
+/** Whether another connection holds the write lock (the replay's transaction): taking it fails at once. */
+const writeLocked = (probe: Database.Database): boolean => {
+  try {
+    probe.exec("BEGIN IMMEDIATE")
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_BUSY") return true
+    throw error
   }
+  probe.exec("ROLLBACK")
+  return false
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A replay process, and its exit signal once it ends. */
+const startReplay = (path: string): { child: ChildProcess; exited: Promise<NodeJS.Signals | null>; ended: () => boolean } => {
+  const child = spawn(process.execPath, [CLI, "replay", "--db", path], { stdio: "ignore" })
+  let ended = false
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_, signal) => ((ended = true), resolve(signal))))
+  return { child, exited, ended: () => ended }
+}
 
 describe("replay killed with SIGKILL", () => {
   it("never shows readers a half-built state and leaves a database that verifies clean", async () => {
     const path = build()
-    // Time one full run, then kill at points spread over its second half (past start-up, before the end).
-    const timed = Date.now()
-    await new Promise((resolve) => spawn(process.execPath, [CLI, "replay", "--db", path], { stdio: "ignore" }).on("exit", resolve))
-    const fullRunMs = Date.now() - timed
     const reader = new Database(path, { readonly: true })
+    const probe = new Database(path, { timeout: 0 })
     const seen = new Set<string>()
-    let kills = 0
-    for (const fraction of [0.5, 0.6, 0.7, 0.8, 0.9]) {
-      const delayMs = fullRunMs * fraction
-      const child = spawn(process.execPath, [CLI, "replay", "--db", path], { stdio: "ignore" })
-      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_, signal) => resolve(signal)))
-      const started = Date.now()
-      while (Date.now() - started < delayMs) {
-        seen.add(JSON.stringify(snapshot(reader)))
-        await new Promise((resolve) => setTimeout(resolve, 5))
+    /** Reads what readers see until `done` says stop, a few milliseconds apart. */
+    const watch = async (done: () => boolean) => {
+      while (!done()) {
+        seen.add(snapshot(reader))
+        await pause(2)
       }
-      child.kill("SIGKILL")
-      if ((await exited) === "SIGKILL") kills++
-      seen.add(JSON.stringify(snapshot(reader)))
+    }
+    // One full run: how long the replay holds its transaction.
+    const timing = startReplay(path)
+    await watch(() => timing.ended() || writeLocked(probe))
+    const lockedAt = Date.now()
+    await watch(() => timing.ended() || !writeLocked(probe))
+    const heldMs = Date.now() - lockedAt
+    await timing.exited
+    expect(heldMs).toBeGreaterThan(20)
+
+    let kills = 0
+    for (const fraction of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+      const replay = startReplay(path)
+      await watch(() => replay.ended() || writeLocked(probe))
+      const locked = Date.now()
+      await watch(() => replay.ended() || Date.now() - locked >= heldMs * fraction)
+      // Killed only while the transaction is still open: a replay that already committed is let finish.
+      if (!replay.ended() && writeLocked(probe)) replay.child.kill("SIGKILL")
+      if ((await replay.exited) === "SIGKILL") kills++
+      seen.add(snapshot(reader))
     }
     reader.close()
+    probe.close()
     expect(kills).toBeGreaterThanOrEqual(4)
     expect([...seen]).toEqual([JSON.stringify({ observations: OBSERVATIONS, events: OBSERVATIONS })])
     const memory = open(path)
