@@ -3,13 +3,13 @@
  * connection, decodes each event and runs the projections' folds, and sends the SQL they return, in
  * log order, to the thread that owns the rebuild's transaction.
  */
-import { catalog, makeEventLog, newSqliteDatabase, UndecodableEvent, useBundledNativeBinding } from "@ralph-mem/events"
+import { newSqliteDatabase, UndecodableEvent, useBundledNativeBinding } from "@ralph-mem/events"
 import { workerData } from "node:worker_threads"
 import { allProjections } from "./all.ts"
 import { send } from "./fold-channel.ts"
 import type { FoldMessage, FoldWorkerData } from "./fold-in-worker.ts"
 import type { SqlValue } from "./projection.ts"
-import { decodeForProjection, eventsAfter } from "./runner.ts"
+import { projectedPages } from "./runner.ts"
 
 /** Values per message: big enough that posting costs little, small enough to keep memory flat. */
 const VALUES_PER_MESSAGE = 30_000
@@ -31,22 +31,22 @@ const fold = (): void => {
       changes = []
       events = 0
     }
-    for (const recorded of eventsAfter(makeEventLog(db, catalog), after, { until })) {
-      events++
-      const event = decodeForProjection(recorded)
-      if (event === undefined) continue
-      for (const projection of projections) {
-        for (const change of projection.apply(event)) {
-          let number = numbers.get(change.sql)
-          if (number === undefined) {
-            number = numbers.size
-            numbers.set(change.sql, number)
-            statements.push(change.sql)
+    for (const page of projectedPages(db, { after, until })) {
+      events += page.read
+      for (const event of page.events) {
+        for (const projection of projections) {
+          for (const change of projection.apply(event)) {
+            let number = numbers.get(change.sql)
+            if (number === undefined) {
+              number = numbers.size
+              numbers.set(change.sql, number)
+              statements.push(change.sql)
+            }
+            changes.push(number, change.params.length, ...change.params)
           }
-          changes.push(number, change.params.length, ...change.params)
         }
+        if (changes.length >= VALUES_PER_MESSAGE) flush()
       }
-      if (changes.length >= VALUES_PER_MESSAGE) flush()
     }
     flush()
     send(port, signal, { kind: "done" } satisfies FoldMessage)

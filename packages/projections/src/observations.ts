@@ -99,6 +99,10 @@ export const observations: Projection = {
     -- segment (SQLITE_FULL), and every savepoint (a trigger, a multi-row statement) flushes one.
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('automerge', 0);
     INSERT INTO observations_fts (observations_fts, rank) VALUES ('crisismerge', 200);
+    -- Terms are gathered in memory up to 32 MB before a segment is written (1 MB by default): a rebuild
+    -- writes a few large segments, which the final merge joins for a fraction of the cost of hundreds.
+    -- An append's transaction flushes what it added at its commit, long before that.
+    INSERT INTO observations_fts (observations_fts, rank) VALUES ('hashsize', 33554432);
   `,
   finish: `
     INSERT INTO observations_fts (observations_fts) VALUES ('optimize');

@@ -14,8 +14,14 @@ export interface SqlChange {
 
 export const sql = (text: string, ...params: ReadonlyArray<SqlValue>): SqlChange => ({ sql: text, params })
 
-/** An event that was not redacted: the only kind projections ever see. */
-export type ProjectedEvent = DecodedEvent<RalphMemEvent> & { readonly event: RalphMemEvent }
+/**
+ * An event that was not redacted, the only kind projections ever see, with what folds may use of it:
+ * where it stands in the log, its id, its stream and its time (never its metadata, which a replay
+ * does not read).
+ */
+export type ProjectedEvent = Pick<DecodedEvent<RalphMemEvent>, "position" | "eventId" | "streamId" | "occurredAt"> & {
+  readonly event: RalphMemEvent
+}
 
 export interface ProjectionTable {
   readonly name: string

@@ -6,7 +6,7 @@ import { catalog, newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase, Unde
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { Projection } from "./projection.ts"
-import { decodeForProjection, eventsAfter, makeApplier } from "./runner.ts"
+import { eventsAfter, makeApplier, projectedPages } from "./runner.ts"
 import type { Memory } from "./store.ts"
 
 export interface Finding {
@@ -102,9 +102,8 @@ const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Proje
     for (const projection of projections) fresh.exec(projection.create)
     const apply = makeApplier(fresh)
     fresh.transaction(() => {
-      for (const recorded of eventsAfter(memory.log, 0)) {
-        const event = decodeForProjection(recorded)
-        if (event !== undefined) for (const projection of projections) apply(projection.apply(event))
+      for (const page of projectedPages(memory.db, { after: 0, until: Number.MAX_SAFE_INTEGER })) {
+        for (const event of page.events) for (const projection of projections) apply(projection.apply(event))
       }
       for (const projection of projections) fresh.exec(projection.finish)
     })()
