@@ -131,6 +131,31 @@ describe("common terms", () => {
   })
 })
 
+describe("prefix terms", () => {
+  /** `count` observations saying `word`, then one saying only a longer word that starts with it. */
+  const memoryWith = (word: string, count: number, longer: string) => {
+    const memory = open()
+    const events = [...Array.from({ length: count }, (_, i) => observation("a", `${word} step ${i}`)), observation("a", `only ${longer} here`)]
+    Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
+    return memory
+  }
+  const titles = (memory: ReturnType<typeof open>, query: string) => searchIndex(memory.db, { query, now: T0, limit: 200 }).hits.map((h) => h.title)
+
+  it("find longer words while fewer than 100 observations hold the word itself", () => {
+    expect(titles(memoryWith("token", 99, "tokens"), "token")).toContain("Bash: only tokens here")
+  })
+
+  it("find the word as written once 100 observations hold it", () => {
+    const found = titles(memoryWith("token", 100, "tokens"), "token")
+    expect(found).toHaveLength(100)
+    expect(found).not.toContain("Bash: only tokens here")
+  })
+
+  it("stay prefixes for a Hangul stem, however many observations hold it", () => {
+    expect(titles(memoryWith("인증", 150, "인증을"), "인증")).toContain("Bash: only 인증을 here")
+  })
+})
+
 describe("a memory where more rows match than are scored", () => {
   /**
    * Old, in /work/b: three observations say "deploy rollback failed" and one just "deploy deploy" (the best

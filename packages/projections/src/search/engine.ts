@@ -10,16 +10,23 @@
  * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
  * and ties go to the newer one. Both are configurable (memory.search in the config).
  *
- * Bounded work on a large memory: words held by more than a fifth of the newest observations are left
- * out of the query (a prefix whose expansions are that common is narrowed to its word); bm25 is computed
- * for the newest 1,000 rows that hold any word and, when there were more, for the newest 1,000 that hold
- * every word, so an older row with all the words is still found. An older row with only some of them,
- * beyond those 1,000, is not.
+ * Words: any term of the query (see query.ts) may match. A Latin word of 4+ letters also matches the
+ * longer words that start with it (`auth` finds `authentication`) while fewer than 100 observations hold
+ * the word itself; from then on it matches as written (`token`, not `tokens` or `tokenizer`): FTS5 merges
+ * the rows of every longer word before it returns one. A Hangul word always matches as the prefix of its
+ * stem (`인증` finds `인증을`).
+ *
+ * Bounded work on a large memory: words held by more than a fifth of the newest 2,000 observations are left
+ * out of the query (when all are, the one whose rows reach back furthest stays), and so are the longer
+ * words of a prefix that common (`queue`, when `queues` is in every stack trace); bm25 is computed for the
+ * newest 1,000 rows that hold any word and, when there were more, for the newest 1,000 that hold every
+ * word, so an older row with all the words is still found. An older row with only some of them, beyond
+ * those 1,000, is not.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
-import { matchTerms } from "./query.ts"
+import { isLatinPrefix, matchTerms } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
@@ -78,68 +85,100 @@ const DAY = 86_400_000
 const CANDIDATES_PER_HIT = 5
 
 /**
- * Terms held by more than this share of observations are left out of the query: bm25 gives them
- * almost no weight, yet FTS5 would score every row they match (a query with "the" or "error" would
+ * Terms held by more than this share of the newest observations are left out of the query: bm25 gives
+ * them almost no weight, yet FTS5 would score every row they match (a query with "the" or "error" would
  * cost as much as scanning the table). The rarest term always stays.
  */
 const COMMON_TERM_SHARE = 0.2
 /** Below this many observations every query is cheap: nothing is left out. */
 const PRUNE_FROM_ROWS = 500
-
-/** Rows holding a term: exact, or every term with the prefix for `"word"*`. */
-const documentFrequency = (db: SqliteDatabase, term: string): number => {
-  const prefix = term.endsWith("*")
-  const word = term.slice(1, prefix ? -2 : -1).replaceAll('""', '"')
-  return (
-    prefix
-      ? values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").get(word, `${word}\u{10FFFF}`)
-      : values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term = ?").get(word)
-  ) as number
-}
-
-/**
- * What to ask the index for a term. A common term (more than COMMON_TERM_SHARE of the newest `sample`
- * observations hold it) is left out; this is read from the newest end of the term's rows and stopped
- * after `sample` of them, where counting all its rows would walk every one. A prefix term whose
- * expansions are common (`queue` in `task_queues`, counted in the vocabulary) is narrowed to its word:
- * FTS5 merges the rows of every expansion before it returns one.
- */
-const judge = (
-  db: SqliteDatabase,
-  term: string,
-  recent: { readonly sample: number; readonly floor: number },
-  rows: number
-): { readonly use: string; readonly common: boolean } => {
-  const exact = term.endsWith("*") ? term.slice(0, -1) : term
-  const held = values(
-    db,
-    "SELECT count(*) FROM (SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?) WHERE rowid >= ?"
-  ).get(exact, recent.sample, recent.floor) as number
-  if (held > recent.sample * COMMON_TERM_SHARE) return { use: exact, common: true }
-  if (exact !== term && documentFrequency(db, term) > rows * COMMON_TERM_SHARE) return { use: exact, common: false }
-  return { use: term, common: false }
-}
-
 /** How many of the newest observations judge whether a term is common. */
 const COMMONNESS_SAMPLE = 2000
+/**
+ * A word this many observations hold finds enough on its own, so its prefix term is narrowed to it (`token`,
+ * not `tokens` or `tokenizer`): FTS5 merges the rows of every longer word before it returns one, again for
+ * bm25's document frequency, and in a large memory every identifier that starts with the word is one more.
+ */
+const ENOUGH_ROWS_FOR_A_WORD = 100
+
+/** The newest observations, which judge whether a term is common. */
+interface Sample {
+  /** Observations in all. */
+  readonly rows: number
+  /** A term that more of the sample holds is common. */
+  readonly most: number
+  /** The oldest observation of the sample. */
+  readonly floor: number
+}
+
+/** The sample, or none on a memory too small to leave anything out. */
+const sampleOf = (db: SqliteDatabase): Sample | undefined => {
+  const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
+  if (rows < PRUNE_FROM_ROWS) return undefined
+  const size = Math.min(rows, COMMONNESS_SAMPLE)
+  const floor = values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(size - 1) as number
+  return { rows, most: Math.floor(size * COMMON_TERM_SHARE), floor }
+}
+
+/** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
+const newestHolding = (db: SqliteDatabase, term: string, count: number): Array<number> =>
+  values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(term, count) as Array<number>
+
+/** Rows holding every term with the prefix of `"word"*`, as the vocabulary counts them. */
+const prefixFrequency = (db: SqliteDatabase, term: string): number => {
+  const word = term.slice(1, -2).replaceAll('""', '"')
+  return values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").get(word, `${word}\u{10FFFF}`) as number
+}
+
+/** The quoted word of a term, without the prefix mark. */
+const wordOf = (term: string): string => (term.endsWith("*") ? term.slice(0, -1) : term)
 
 /**
- * The words part of the query: every term, less the ones most rows hold (the rarest stays when all
- * are), prefixes with common expansions narrowed to their word.
+ * What to ask the index for a term that is not common. A Latin prefix term is narrowed to its word when
+ * enough observations hold the word, and any prefix when its expansions are common (`queue` in
+ * `task_queues`: counted in the vocabulary, where FTS5 would merge them all). Otherwise a Hangul stem stays
+ * a prefix (its particles follow it), and so does a Latin word few rows hold (`auth` finds `authentication`).
+ */
+const narrowed = (db: SqliteDatabase, term: string, held: number, sample: Sample | undefined): string => {
+  const word = wordOf(term)
+  if (word === term) return term
+  if (isLatinPrefix(term) && held >= ENOUGH_ROWS_FOR_A_WORD) return word
+  if (sample !== undefined && prefixFrequency(db, term) > sample.rows * COMMON_TERM_SHARE) return word
+  return term
+}
+
+interface Judged {
+  readonly use: string
+  readonly common: boolean
+  /** The newest observation past the sample's share that holds the word: the older, the rarer the word lately. */
+  readonly spread: number
+}
+
+/**
+ * A term judged by the newest observations that hold its word: it is common when more than the sample's
+ * share of them are in the sample. They are read from the newest end of the word's rows and the read
+ * stops there, where counting all its rows would walk every one.
+ */
+const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
+  if (sample === undefined && !isLatinPrefix(term)) return { use: term, common: false, spread: 0 }
+  const newest = newestHolding(db, wordOf(term), Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
+  const spread = sample === undefined ? 0 : (newest[sample.most] ?? 0)
+  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread }
+  return { use: narrowed(db, term, newest.length, sample), common: false, spread }
+}
+
+/**
+ * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
+ * rows reach back furthest stays when all do), prefixes narrowed where their word finds enough.
  */
 const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
   const terms = matchTerms(query)
   if (terms.length === 0) return terms
-  const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  if (rows < PRUNE_FROM_ROWS) return terms
-  const sample = Math.min(rows, COMMONNESS_SAMPLE)
-  const floor = values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(sample - 1) as number
-  const judged = terms.map((term) => judge(db, term, { sample, floor }, rows))
-  if (judged.length === 1) return [judged[0]!.use]
+  const sample = sampleOf(db)
+  const judged = terms.map((term) => judge(db, term, sample))
   const selective = [...new Set(judged.filter((j) => !j.common).map((j) => j.use))]
   if (selective.length > 0) return selective
-  const frequencies = judged.map((j) => ({ term: j.use, df: documentFrequency(db, j.use) }))
-  return [frequencies.reduce((a, b) => (b.df < a.df ? b : a)).term]
+  return [judged.reduce((a, b) => (b.spread < a.spread ? b : a)).use]
 }
 
 const oneLine = (text: string, max: number) => {

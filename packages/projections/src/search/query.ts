@@ -9,8 +9,9 @@ import { identifierParts, wordsOf } from "./words.ts"
 const MAX_TERMS = 32
 
 /**
- * Latin (and other non-Hangul) terms this long match as prefixes (`token` -> `tokens`, `auth` ->
- * `authentication`). Shorter ones stay exact: `log`, `err`, `get` as prefixes match too many unrelated words.
+ * Latin (and other non-Hangul) terms this long match as prefixes (`auth` -> `authentication`), until the
+ * memory holds the word often enough to find it alone (the engine narrows them then). Shorter ones stay
+ * exact: `log`, `err`, `get` as prefixes match too many unrelated words.
  */
 const MIN_LATIN_PREFIX_LENGTH = 4
 
@@ -35,6 +36,9 @@ const toMatchTerm = (term: string): string => {
   if (HANGUL_SYLLABLE.test(term)) return `${quote(withoutParticle(term))}*`
   return term.length >= MIN_LATIN_PREFIX_LENGTH ? `${quote(term)}*` : quote(term)
 }
+
+/** A Latin word matched as a prefix, which the engine narrows to the word; not a Hangul stem, whose particles follow it. */
+export const isLatinPrefix = (term: string): boolean => term.endsWith("*") && !HANGUL_SYLLABLE.test(term)
 
 /** The word itself and, for identifiers, its parts, since the index holds both (see `searchableText`). */
 const termsOf = (word: string): ReadonlyArray<string> => [word.toLowerCase(), ...identifierParts(word)].map(toMatchTerm)
