@@ -159,8 +159,8 @@ describe("prefix terms", () => {
 describe("a memory where more rows match than are scored", () => {
   /**
    * Old, in /work/b: three observations say "deploy rollback failed" and one just "deploy deploy" (the best
-   * bm25 for "deploy" of all). Then 6,600 newer ones in /work/a, one in six "deploy step N" (1,100: more
-   * than the 1,000 newest matches a search scores, yet not common).
+   * bm25 for "deploy" of all). Then 6,600 newer ones in /work/a, one in sixteen "deploy step N" (413: more
+   * than the 300 newest matches a search scores, fewer than 1,000, and not common).
    */
   const crowded = () => {
     const memory = open()
@@ -168,7 +168,7 @@ describe("a memory where more rows match than are scored", () => {
     const old = append(memory, [0, 1, 2].map((i) => ["session:b", observation("b", `deploy rollback failed, attempt ${i}`, { kind: "error" })] as const), T0 - 2 * DAY)
     const strongest = append(memory, [["session:b", observation("b", "deploy deploy")]], T0 - 2 * DAY)[0]!.eventId
     append(memory, [["session:a", started("a")]], T0 - DAY)
-    const newer = Array.from({ length: 6600 }, (_, i) => observation("a", i % 6 === 0 ? `deploy step ${i}` : `compile module ${i}`))
+    const newer = Array.from({ length: 6600 }, (_, i) => observation("a", i % 16 === 0 ? `deploy step ${i}` : `compile module ${i}`))
     Effect.runSync(memory.log.append("session:a", newer, { expectedVersion: "any", writer: "spec", occurredAt: T0 - DAY / 2 }))
     return { memory, old: old.map((e) => e.eventId), strongest }
   }
@@ -186,11 +186,32 @@ describe("a memory where more rows match than are scored", () => {
     expect(hits[0]!.id).toBe(strongest)
   })
 
-  it("scores only the newest 1,000 matches of a word: an older, better match is not among them", () => {
+  it("scores only the newest 300 matches of a word: an older, better match is not among them", () => {
     const { memory, strongest } = crowded()
     const { hits } = searchIndex(memory.db, { query: "deploy", now: T0, limit: 5 })
     expect(hits).toHaveLength(5)
     expect(hits.every((h) => h.title.startsWith("Bash: deploy step"))).toBe(true)
     expect(hits.map((h) => h.id)).not.toContain(strongest)
+  })
+})
+
+describe("session summaries", () => {
+  /** One old session summarized "deploy deploy" (the best bm25 for "deploy"), then 120 newer ones "deploy step N". */
+  const summarized = () => {
+    const memory = open()
+    const session = (id: string, summary: string, daysAgo: number) =>
+      append(memory, [
+        [`session:${id}`, { _tag: "SessionStarted", sessionId: id, projectPath: "/work/app", source: "startup" }],
+        [`session:${id}`, { _tag: "SessionSummarized", sessionId: id, summary, summarizer: "local" }]
+      ], T0 - daysAgo * DAY)
+    session("old", "deploy deploy", 3)
+    for (let i = 0; i < 120; i++) session(`s${i}`, `deploy step ${i}`, 2)
+    return memory
+  }
+
+  it("are scored for the newest 100 that match: an older, better summary is not among them", () => {
+    const { hits } = searchIndex(summarized().db, { query: "deploy", now: T0 })
+    expect(hits).toHaveLength(10)
+    expect(hits.every((h) => h.kind === "session" && h.title.startsWith("deploy step"))).toBe(true)
   })
 })

@@ -18,10 +18,12 @@
  *
  * Bounded work on a large memory: words held by more than a fifth of the newest 2,000 observations are left
  * out of the query (when all are, the one whose rows reach back furthest stays), and so are the longer
- * words of a prefix that common (`queue`, when `queues` is in every stack trace); bm25 is computed for the
- * newest 1,000 rows that hold any word and, when there were more, for the newest 1,000 that hold every
- * word, so an older row with all the words is still found. An older row with only some of them, beyond
- * those 1,000, is not.
+ * words of a prefix that common (`queue`, when `queues` is in every stack trace). bm25 is computed for the
+ * newest 300 observations that hold any word and, when there were more, for the newest 300 that hold every
+ * word, so an older row with all the words is still found; an older row with only some of them, beyond
+ * those 300, is not. Session summaries: the newest 100 that hold any word. The best by bm25 are checked
+ * against the filters until 5 per hit asked for pass (the scan widens when the scored ones run out first),
+ * and only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
@@ -208,89 +210,141 @@ const substringQuery = (db: SqliteDatabase, query: string): string | undefined =
   return terms.length === 0 ? undefined : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ")
 }
 
-interface ObservationCandidate {
-  readonly id: number
-  readonly eventId: string
-  readonly sessionId: string | null
-  readonly type: string
-  readonly createdAt: number
-  readonly relevance: number
+/**
+ * FTS5 computes bm25 for every row it returns (about 1 µs a row, more when its pages are not in memory),
+ * so on a large memory a query whose words many rows hold would cost milliseconds: only its newest
+ * matches are scored, this many observations and summaries (a summary stands for a whole session: fewer
+ * of them reach as far back). The score favours recent rows anyway; an older row is found when fewer
+ * newer ones match its words.
+ */
+const SCORED_OBSERVATIONS = 300
+const SCORED_SUMMARIES = 100
+
+/** A `rowid, bm25` query of the newest matches of a full-text index. */
+interface Scorer {
+  readonly sql: string
+  /** At least this many of the newest matches are scored. */
+  readonly scored: number
 }
 
-const observationFilters = `
-  (@project IS NULL OR o.project_path = @project)
-  AND (@session IS NULL OR o.session_id = @session)
-  AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
-  AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
-  AND o.created_at >= @since AND o.created_at < @until`
+const observationScorer: Scorer = {
+  sql: "SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  scored: SCORED_OBSERVATIONS
+}
+const summaryScorer: Scorer = {
+  sql: "SELECT rowid, bm25(sessions_fts) FROM sessions_fts WHERE sessions_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  scored: SCORED_SUMMARIES
+}
+
+type Ranked = Array<[id: number, rank: number]>
+
+/** The bm25 (lower is better) of the newest `count` matches, best first; ties go to the newer. */
+const scoredMatches = (db: SqliteDatabase, scorer: Scorer, match: string, count: number): Ranked =>
+  (statement(db, scorer.sql).raw().all(match, count) as Ranked).sort((a, b) => a[1] - b[1])
 
 /**
- * FTS5 computes bm25 for every row it returns (about 0.6 µs a row), so on a large memory a query whose
- * words many rows hold would cost milliseconds: only its newest SCORED_MATCHES matches are scored. The
- * score favours recent rows anyway; an older row is found when fewer newer ones match its words.
+ * The best `wanted` of `ranked` that pass the filters, with their rank. `passing` reads the rows of the
+ * best first, then of more and more of the rest: a common query reads few rows, a narrow filter reads on.
  */
-const SCORED_MATCHES = 1000
+const bestPassing = <Row extends { readonly id: number }>(
+  ranked: Ranked,
+  wanted: number,
+  passing: (ids: ReadonlyArray<number>) => Array<Row>
+): Array<Row & { readonly rank: number }> => {
+  const found: Array<Row & { readonly rank: number }> = []
+  for (let from = 0, batch = wanted; from < ranked.length && found.length < wanted; from += batch, batch *= 4) {
+    const best = ranked.slice(from, from + batch)
+    const rows = new Map(passing(best.map(([id]) => id)).map((row) => [row.id, row]))
+    for (const [id, rank] of best) {
+      const row = rows.get(id)
+      if (row !== undefined) found.push({ ...row, rank })
+    }
+  }
+  return found.slice(0, wanted)
+}
 
 /**
- * Of the newest matches, the best `window` by bm25, then joined and filtered: joining only those keeps
- * a common query cheap. When filters leave fewer than `wanted`, the window (and the scan with it)
- * widens, up to every match, so a narrow filter still finds its rows. `complete`: every match was scored.
+ * The best `wanted` matches by bm25 that pass the filters, among the newest scored. When filters leave
+ * fewer, the scan widens, up to every match, so a narrow filter still finds its rows. `complete`: every
+ * match was scored.
  */
-const observationCandidates = (
+const candidates = <Row extends { readonly id: number }>(
   db: SqliteDatabase,
+  scorer: Scorer,
   match: string,
-  factor: number,
-  params: Record<string, unknown> & { readonly candidates: number }
-): { readonly rows: Array<ObservationCandidate>; readonly complete: boolean } => {
-  const candidates = statement(
-    db,
-    `WITH recent AS (
-       SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) AS rank FROM observations_fts
-       WHERE observations_fts MATCH @match ORDER BY rowid DESC LIMIT @scored
-     ), top AS (SELECT rowid, rank FROM recent ORDER BY rank LIMIT @window)
-     SELECT o.id, e.event_id AS eventId, o.session_id AS sessionId, o.type, o.created_at AS createdAt, -@factor * top.rank AS relevance,
-            (SELECT count(*) FROM recent) AS scanned
-     FROM top JOIN observation_rows o ON o.id = top.rowid JOIN events e ON e.position = o.id
-     WHERE ${observationFilters}
-     ORDER BY top.rank LIMIT @candidates`
-  )
-  for (let window = params.candidates * 4; ; window *= 8) {
-    const scored = Math.max(SCORED_MATCHES, window)
-    const rows = candidates.all({ ...params, match, factor, window, scored }) as Array<ObservationCandidate & { readonly scanned: number }>
-    if (rows.length >= params.candidates) return { rows, complete: rows[0]!.scanned < scored }
-    const matches = values(db, "SELECT count(*) FROM (SELECT 1 FROM observations_fts WHERE observations_fts MATCH ? LIMIT ?)").get(match, window + 1) as number
-    if (matches <= window) return { rows, complete: true }
+  wanted: number,
+  passing: (ids: ReadonlyArray<number>) => Array<Row>
+): { readonly rows: Array<Row & { readonly rank: number }>; readonly complete: boolean } => {
+  for (let scored = Math.max(scorer.scored, wanted); ; scored *= 8) {
+    const ranked = scoredMatches(db, scorer, match, scored)
+    const complete = ranked.length < scored
+    const rows = bestPassing(ranked, wanted, passing)
+    if (rows.length === wanted || complete) return { rows, complete }
   }
 }
 
-const sessionCandidates = (db: SqliteDatabase, match: string, params: Record<string, unknown>) =>
-  statement(
-    db,
-    `SELECT s.session_id AS sessionId, s.summary, s.started_at AS createdAt, -bm25(sessions_fts) AS relevance
-       FROM sessions_fts JOIN sessions s ON s.id = sessions_fts.rowid
-       WHERE sessions_fts MATCH @match AND (@project IS NULL OR s.project_path = @project)
-         AND (@session IS NULL OR s.session_id = @session) AND (@exclude IS NULL OR s.session_id != @exclude) AND s.started_at >= @since AND s.started_at < @until
-       ORDER BY bm25(sessions_fts) LIMIT @candidates`
-  ).all({ ...params, match }) as Array<{ sessionId: string; summary: string; createdAt: number; relevance: number }>
-
-interface TitleRow {
-  readonly id: number
-  readonly toolName: string | null
-  readonly inputSummary: string | null
-  readonly content: string
+interface SearchFilters {
+  readonly project: string | null
+  readonly session: string | null
+  readonly exclude: string | null
+  readonly types: string | null
+  readonly since: number
+  readonly until: number
 }
 
-/** One line per observation: tool and input, then the start of the text (read from the log for the hits only). */
-const titlesOf = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, string> => {
+interface ObservationRow {
+  readonly id: number
+  readonly sessionId: string | null
+  readonly type: string
+  readonly createdAt: number
+}
+
+const observationsPassing = (db: SqliteDatabase, filters: SearchFilters) => (ids: ReadonlyArray<number>) =>
+  statement(
+    db,
+    `SELECT o.id, o.session_id AS sessionId, o.type, o.created_at AS createdAt FROM observation_rows o
+     WHERE o.id IN (SELECT value FROM json_each(@ids))
+       AND (@project IS NULL OR o.project_path = @project)
+       AND (@session IS NULL OR o.session_id = @session)
+       AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
+       AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
+       AND o.created_at >= @since AND o.created_at < @until`
+  ).all({ ...filters, ids: JSON.stringify(ids) }) as Array<ObservationRow>
+
+interface SummaryRow {
+  readonly id: number
+  readonly sessionId: string
+  readonly summary: string
+  readonly createdAt: number
+}
+
+const summariesPassing = (db: SqliteDatabase, filters: SearchFilters) => (ids: ReadonlyArray<number>) =>
+  statement(
+    db,
+    `SELECT s.id, s.session_id AS sessionId, s.summary, s.started_at AS createdAt FROM sessions s
+     WHERE s.id IN (SELECT value FROM json_each(@ids))
+       AND (@project IS NULL OR s.project_path = @project)
+       AND (@session IS NULL OR s.session_id = @session)
+       AND (@exclude IS NULL OR s.session_id != @exclude)
+       AND s.started_at >= @since AND s.started_at < @until`
+  ).all({ ...filters, ids: JSON.stringify(ids) }) as Array<SummaryRow>
+
+interface HitText {
+  readonly eventId: string
+  readonly title: string
+}
+
+/** Each hit's event id and one line: tool and input, then the start of the text (read from the log for the hits only). */
+const hitTexts = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, HitText> => {
   const rows = statement(
     db,
-    `SELECT id, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
+    `SELECT id, event_id AS eventId, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
      FROM observations WHERE id IN (SELECT value FROM json_each(?))`
-  ).all(JSON.stringify(ids)) as Array<TitleRow>
-  return new Map(rows.map((r) => [
-    r.id,
-    oneLine([r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content, 160)
-  ]))
+  ).all(JSON.stringify(ids)) as Array<{ id: number; eventId: string; toolName: string | null; inputSummary: string | null; content: string }>
+  return new Map(rows.map((r) => [r.id, {
+    eventId: r.eventId,
+    title: oneLine([r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content, 160)
+  }]))
 }
 
 const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
@@ -298,42 +352,55 @@ const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
   tokens: estimateTokens(`${hit.id} ${hit.type} ${hit.sessionId ?? ""} ${new Date(hit.createdAt).toISOString()} ${hit.title}`)
 })
 
-/** Layer 1: ranked one-line hits for a free-text query, with their total token estimate. */
-export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
+/** A hit before its id and title are read: `position` is its event's (an observation's, or its session's first). */
+interface RankedHit extends Omit<IndexHit, "id" | "title" | "tokens"> {
+  readonly position: number
+  readonly summary?: string
+}
+
+/**
+ * Layer 1: ranked one-line hits for a free-text query, with their total token estimate. One read
+ * transaction: every statement sees the same memory, and none takes the database's read lock again.
+ */
+export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } =>
+  db.transaction(() => rankedHits(db, options))()
+
+const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
+  const wanted = limit * CANDIDATES_PER_HIT
   const terms = selectiveTerms(db, options.query)
   const words = terms.length === 0 ? undefined : terms.join(" OR ")
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
-  const params = {
+  const filters: SearchFilters = {
     project: options.project ?? null,
     session: options.sessionId ?? null,
     exclude: options.excludeSessionId ?? null,
     types: options.types === undefined ? null : JSON.stringify(options.types),
     since: options.since ?? 0,
-    until: options.until ?? Number.MAX_SAFE_INTEGER,
-    candidates: limit * CANDIDATES_PER_HIT
+    until: options.until ?? Number.MAX_SAFE_INTEGER
   }
+  const passing = observationsPassing(db, filters)
   // The best relevance per observation, from words or substrings.
-  const best = new Map<number, ObservationCandidate>()
-  const consider = (c: ObservationCandidate) => {
-    const seen = best.get(c.id)
-    if (seen === undefined || c.relevance > seen.relevance) best.set(c.id, c)
+  const best = new Map<number, ObservationRow & { readonly relevance: number }>()
+  const consider = (rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
+    for (const { rank, ...row } of rows) {
+      const seen = best.get(row.id)
+      if (seen === undefined || -factor * rank > seen.relevance) best.set(row.id, { ...row, relevance: -factor * rank })
+    }
   }
-  const byWords = words === undefined ? undefined : observationCandidates(db, words, 1, params)
-  byWords?.rows.forEach(consider)
+  const byWords = words === undefined ? undefined : candidates(db, observationScorer, words, wanted, passing)
+  if (byWords !== undefined) consider(byWords.rows, 1)
   // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  if (byWords?.complete === false && terms.length > 1) observationCandidates(db, terms.join(" AND "), 1, params).rows.forEach(consider)
+  if (byWords?.complete === false && terms.length > 1) consider(candidates(db, observationScorer, terms.join(" AND "), wanted, passing).rows, 1)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
     const substrings = substringQuery(db, options.query)
-    if (substrings !== undefined) observationCandidates(db, substrings, 0.5, params).rows.forEach(consider)
+    if (substrings !== undefined) consider(candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
   }
-  type Ranked = Omit<IndexHit, "title" | "tokens"> & { readonly position?: number; readonly title?: string }
-  const ranked: Array<Ranked> = [...best.values()].map((c) => ({
+  const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
     kind: "observation",
-    id: c.eventId,
     position: c.id,
     score: c.relevance * recencyFactor(c.createdAt, now, recency),
     sessionId: c.sessionId,
@@ -341,21 +408,26 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
     createdAt: c.createdAt
   }))
   if (words !== undefined && options.types === undefined) {
-    for (const s of sessionCandidates(db, words, params)) {
+    for (const s of candidates(db, summaryScorer, words, wanted, summariesPassing(db, filters)).rows) {
       ranked.push({
         kind: "session",
-        id: s.sessionId,
-        score: s.relevance * recencyFactor(s.createdAt, now, recency),
+        position: s.id,
+        score: -s.rank * recencyFactor(s.createdAt, now, recency),
         sessionId: s.sessionId,
         type: "summary",
-        title: oneLine(s.summary, 160),
+        summary: s.summary,
         createdAt: s.createdAt
       })
     }
   }
-  const top = ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || a.id.localeCompare(b.id)).slice(0, limit)
-  const titles = titlesOf(db, top.flatMap((h) => (h.position === undefined ? [] : [h.position])))
-  const hits = top.map(({ position, title, ...hit }) => withTokens({ ...hit, title: title ?? titles.get(position!) ?? "" }))
+  // Ties go to the newer, then to the later event.
+  const top = ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.position - a.position).slice(0, limit)
+  const texts = hitTexts(db, top.flatMap((h) => (h.kind === "observation" ? [h.position] : [])))
+  const hits = top.map(({ position, summary, ...hit }) => {
+    if (summary !== undefined) return withTokens({ ...hit, id: hit.sessionId!, title: oneLine(summary, 160) })
+    const { eventId, title } = texts.get(position)!
+    return withTokens({ ...hit, id: eventId, title })
+  })
   return { hits, totalTokens: hits.reduce((sum, h) => sum + h.tokens, 0) }
 }
 
