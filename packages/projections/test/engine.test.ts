@@ -123,6 +123,13 @@ describe("common terms", () => {
     }
   })
 
+  it("keeps a prefix whose longer words no more than a fifth of the newest rows hold each, however many they are together", () => {
+    const memory = open()
+    const text = (i: number) => (i < 100 ? `deploys ${i}` : i < 200 ? `deployed ${i}` : i < 206 ? `deploy ${i}` : `compile ${i}`)
+    Effect.runSync(memory.log.append("session:a", Array.from({ length: 600 }, (_, i) => observation("a", text(i))), { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
+    expect(searchIndex(memory.db, { query: "deploy", now: T0, limit: 300 }).hits).toHaveLength(206)
+  })
+
   it("keeps the rarest term when every term is common", () => {
     const memory = large()
     const hits = searchIndex(memory.db, { query: "step builder", now: T0, limit: 200 }).hits

@@ -13,22 +13,22 @@
  * Words: any term of the query (see query.ts) may match. A Latin word of 4+ letters also matches the
  * longer words that start with it (`auth` finds `authentication`) while fewer than 100 observations hold
  * the word itself; from then on it matches as written (`token`, not `tokens` or `tokenizer`): FTS5 merges
- * the rows of every longer word before it returns one. A Hangul word always matches as the prefix of its
- * stem (`인증` finds `인증을`).
+ * the rows of every longer word before it returns one. A Hangul word matches as the prefix of its stem
+ * (`인증` finds `인증을`).
  *
  * Bounded work on a large memory: words held by more than a fifth of the newest 2,000 observations are left
- * out of the query (when all are, the one whose rows reach back furthest stays), and so are the longer
- * words of a prefix that common (`queue`, when `queues` is in every stack trace). bm25 is computed for the
- * newest 300 observations that hold any word and, when there were more, for the newest 300 that hold every
- * word, so an older row with all the words is still found; an older row with only some of them, beyond
- * those 300, is not. Session summaries: the newest 100 that hold any word. The best by bm25 are checked
- * against the filters until 5 per hit asked for pass (the scan widens when the scored ones run out first),
- * and only the hits are read from the log.
+ * out of the query (when all are, the one whose rows reach back furthest stays), and a prefix is narrowed
+ * to its word when one of its longer words is that common (`queue`, when `queues` is in every stack
+ * trace). bm25 is computed for the newest 300 observations that hold any word and, when there were more,
+ * for the newest 300 that hold every word, so an older row with all the words is still found; an older
+ * row with only some of them, beyond those 300, is not. Session summaries: the newest 100 that hold any
+ * word. The best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens
+ * when the scored ones run out first), and only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
-import { isLatinPrefix, matchTerms } from "./query.ts"
+import { isLatinPrefix, matchTerms, quote } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
@@ -105,31 +105,40 @@ const ENOUGH_ROWS_FOR_A_WORD = 100
 
 /** The newest observations, which judge whether a term is common. */
 interface Sample {
-  /** Observations in all. */
-  readonly rows: number
   /** A term that more of the sample holds is common. */
   readonly most: number
   /** The oldest observation of the sample. */
   readonly floor: number
 }
 
-/** The sample, or none on a memory too small to leave anything out. */
+/**
+ * The sample, or none on a memory too small to leave anything out. Counting every observation reads the
+ * whole table (5 ms at 100,000 when its pages are not in memory, as in a hook): the sample is found from
+ * the newest end, and the table counted only when it is smaller.
+ */
 const sampleOf = (db: SqliteDatabase): Sample | undefined => {
+  const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
+  const floor = nthNewest(COMMONNESS_SAMPLE)
+  if (floor !== undefined) return { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  if (rows < PRUNE_FROM_ROWS) return undefined
-  const size = Math.min(rows, COMMONNESS_SAMPLE)
-  const floor = values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(size - 1) as number
-  return { rows, most: Math.floor(size * COMMON_TERM_SHARE), floor }
+  return rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
 }
 
 /** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
 const newestHolding = (db: SqliteDatabase, term: string, count: number): Array<number> =>
   values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(term, count) as Array<number>
 
-/** Rows holding every term with the prefix of `"word"*`, as the vocabulary counts them. */
-const prefixFrequency = (db: SqliteDatabase, term: string): number => {
+/** Of a term's newest rows, the one past the sample's share (0 when fewer hold the term): the term is common when it is in the sample. */
+const spreadOf = (newest: ReadonlyArray<number>, sample: Sample): number => newest[sample.most] ?? 0
+
+const isCommon = (db: SqliteDatabase, term: string, sample: Sample): boolean =>
+  spreadOf(newestHolding(db, term, sample.most + 1), sample) >= sample.floor
+
+/** The longer words of a prefix term that more observations hold than the sample's share (only these can be common), quoted. */
+const frequentExpansions = (db: SqliteDatabase, term: string, sample: Sample): Array<string> => {
   const word = term.slice(1, -2).replaceAll('""', '"')
-  return values(db, "SELECT coalesce(sum(doc), 0) FROM observations_vocab WHERE term >= ? AND term < ?").get(word, `${word}\u{10FFFF}`) as number
+  const longer = values(db, "SELECT term FROM observations_vocab WHERE term > ? AND term < ? AND doc > ?").all(word, `${word}\u{10FFFF}`, sample.most)
+  return (longer as Array<string>).map(quote)
 }
 
 /** The quoted word of a term, without the prefix mark. */
@@ -137,15 +146,15 @@ const wordOf = (term: string): string => (term.endsWith("*") ? term.slice(0, -1)
 
 /**
  * What to ask the index for a term that is not common. A Latin prefix term is narrowed to its word when
- * enough observations hold the word, and any prefix when its expansions are common (`queue` in
- * `task_queues`: counted in the vocabulary, where FTS5 would merge them all). Otherwise a Hangul stem stays
- * a prefix (its particles follow it), and so does a Latin word few rows hold (`auth` finds `authentication`).
+ * enough observations hold the word, and any prefix when one of its longer words is common (`queue`, when
+ * `queues` is in every stack trace: FTS5 would merge them all). Otherwise a Hangul stem stays a prefix
+ * (its particles follow it), and so does a Latin word few rows hold (`auth` finds `authentication`).
  */
 const narrowed = (db: SqliteDatabase, term: string, held: number, sample: Sample | undefined): string => {
   const word = wordOf(term)
   if (word === term) return term
   if (isLatinPrefix(term) && held >= ENOUGH_ROWS_FOR_A_WORD) return word
-  if (sample !== undefined && prefixFrequency(db, term) > sample.rows * COMMON_TERM_SHARE) return word
+  if (sample !== undefined && frequentExpansions(db, term, sample).some((longer) => isCommon(db, longer, sample))) return word
   return term
 }
 
@@ -164,14 +173,14 @@ interface Judged {
 const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
   if (sample === undefined && !isLatinPrefix(term)) return { use: term, common: false, spread: 0 }
   const newest = newestHolding(db, wordOf(term), Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
-  const spread = sample === undefined ? 0 : (newest[sample.most] ?? 0)
+  const spread = sample === undefined ? 0 : spreadOf(newest, sample)
   if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread }
   return { use: narrowed(db, term, newest.length, sample), common: false, spread }
 }
 
 /**
  * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
- * rows reach back furthest stays when all do), prefixes narrowed where their word finds enough.
+ * rows reach back furthest stays when all do), prefixes narrowed to their word where `narrowed` says.
  */
 const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
   const terms = matchTerms(query)
@@ -207,7 +216,7 @@ const substringQuery = (db: SqliteDatabase, query: string): string | undefined =
     db,
     `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0) LIMIT ${MAX_SUBSTRING_TERMS}`
   ).all(JSON.stringify(pieces)) as Array<string>
-  return terms.length === 0 ? undefined : terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ")
+  return terms.length === 0 ? undefined : terms.map(quote).join(" OR ")
 }
 
 /**

@@ -29,7 +29,8 @@ const withoutParticle = (term: string): string => {
   return particle === undefined ? term : term.slice(0, -particle.length)
 }
 
-const quote = (term: string): string => `"${term.replaceAll('"', '""')}"`
+/** A term as an FTS5 string: nothing in it is syntax. */
+export const quote = (term: string): string => `"${term.replaceAll('"', '""')}"`
 
 /** Hangul words carry particles (`인증을`, `인증에서`), so they always match as prefixes of their stem. */
 const toMatchTerm = (term: string): string => {
