@@ -1,6 +1,12 @@
-/** Hostile inputs of ~5 MB: every rule must stay linear, so each one finishes well under a second. */
+/**
+ * Hostile inputs of ~5 MB: every rule must stay linear. A linear pass takes well under a second here; a
+ * rule that backtracks (quadratic or worse) would take hours on 5 MB. The bound is far from both, so a
+ * loaded machine (CI runs this beside other suites) cannot fail it and a backtracking rule cannot pass.
+ */
 import { describe, expect, it } from "vitest"
 import { redactText, redactValue } from "../../src/privacy/index.ts"
+
+const LINEAR_MS = 10_000
 
 const FIVE_MB = 5_000_000
 const fill = (unit: string): string => unit.repeat(Math.floor(FIVE_MB / unit.length))
@@ -41,13 +47,13 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
 ]
 
 describe("adversarial input", () => {
-  it.each(ADVERSARIAL)("redacts 5 MB of %s in well under a second", (_, input) => {
+  it.each(ADVERSARIAL)("redacts 5 MB of %s in linear time", (_, input) => {
     const started = performance.now()
     redactText(input)
-    expect(performance.now() - started).toBeLessThan(1000)
+    expect(performance.now() - started).toBeLessThan(LINEAR_MS)
   })
 
-  it("redacts random 1 MB mixes of rule fragments in well under a second each", () => {
+  it("redacts random 1 MB mixes of rule fragments in linear time", () => {
     const fragments = ["password", "token", "api_key", "_", ":", "=", '"', "'", "\\", "sk-", "sk-ant-", "</", ">", "<", " ", "\t", "\n"]
       .concat(["a", "1", "://", "@", "eyJ", ".", "PRIVATE KEY-----", "-----END ", "Bearer ", "authorization", "--", "-", "name:", "value:", "AKIA", "ghp_", "/", "string"])
     let seed = 7
@@ -59,7 +65,7 @@ describe("adversarial input", () => {
       while (input.length < 1_000_000) input += alphabet[Math.floor(random() * alphabet.length)]
       const started = performance.now()
       redactText(input)
-      expect(performance.now() - started, JSON.stringify(alphabet)).toBeLessThan(1000)
+      expect(performance.now() - started, JSON.stringify(alphabet)).toBeLessThan(LINEAR_MS)
     }
   })
 
@@ -67,11 +73,11 @@ describe("adversarial input", () => {
     expect(redactText("visible " + fill("<private>") + "hidden").text).toBe("visible [private]")
   })
 
-  it("redacts a 5 MB value spread over 100,000 strings quickly", () => {
+  it("redacts a 5 MB value spread over 100,000 strings in linear time", () => {
     const input = Array.from({ length: 100_000 }, (_, i) => ({ i, line: `line ${i} of ordinary output, 50 chars long`, password: "p" }))
     const started = performance.now()
     const { redactions } = redactValue(input)
-    expect(performance.now() - started).toBeLessThan(2000)
+    expect(performance.now() - started).toBeLessThan(LINEAR_MS)
     expect(redactions).toBe(100_000)
   })
 })

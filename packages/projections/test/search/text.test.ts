@@ -49,11 +49,12 @@ describe("searchableText", () => {
     }
   })
 
-  it("handles 100 KB of identifiers quickly", () => {
+  // Linear takes a few milliseconds; a quadratic split of 100 KB would take tens of seconds.
+  it("handles 100 KB of identifiers in linear time", () => {
     const text = Array.from({ length: 6_000 }, (_, i) => `handleUser${i}Request_${i.toString(36)}`).join(" ").slice(0, 100_000)
     const started = performance.now()
     const extra = searchableText(text)
-    expect(performance.now() - started).toBeLessThan(500)
+    expect(performance.now() - started).toBeLessThan(5_000)
     expect(extra.length).toBeLessThan(1.5 * text.length)
     expect(extra.split(" ")).toEqual(expect.arrayContaining(["handle", "user", "request"]))
   })
