@@ -43,11 +43,14 @@ export const makeApplier = (db: SqliteDatabase) => {
  * Decodes a stored event for projecting; redacted events yield nothing, undecodable ones throw. Payloads
  * were validated when appended, so one stored as it is is not checked again (`verify` checks them all).
  */
-export const decodeForProjection = (recorded: RecordedEvent): ProjectedEvent | undefined => {
+export const decodeForProjection = (
+  recorded: Pick<RecordedEvent, "position" | "eventId" | "streamId" | "occurredAt" | "type" | "schemaVersion" | "payload" | "redactedBy">
+): ProjectedEvent | undefined => {
   if (recorded.redactedBy !== null) return undefined
   const decoded = catalog.decodeStored(recorded.type, recorded.schemaVersion, recorded.payload)
   if (Result.isFailure(decoded)) throw new UndecodableEvent({ position: recorded.position, reason: decoded.failure })
-  return { ...recorded, event: decoded.success }
+  const { position, eventId, streamId, occurredAt } = recorded
+  return { position, eventId, streamId, occurredAt, event: decoded.success }
 }
 
 /** Reads events after `position` (up to `until`, inclusive) page by page: constant memory for any log. */
@@ -94,11 +97,8 @@ export function* projectedPages(db: SqliteDatabase, range: { readonly after: num
     const rows = page.all(after, range.until, PAGE_SIZE)
     const events: Array<ProjectedEvent> = []
     for (const [position, eventId, streamId, type, schemaVersion, payload, occurredAt, redactedBy] of rows) {
-      // Forgotten events are redacted in the log: nothing of them is folded.
-      if (redactedBy !== null) continue
-      const decoded = catalog.decodeStored(type, schemaVersion, JSON.parse(payload))
-      if (Result.isFailure(decoded)) throw new UndecodableEvent({ position, reason: decoded.failure })
-      events.push({ position, eventId, streamId, occurredAt, event: decoded.success })
+      const event = decodeForProjection({ position, eventId, streamId, occurredAt, type, schemaVersion, payload: JSON.parse(payload), redactedBy })
+      if (event !== undefined) events.push(event)
     }
     yield { read: rows.length, events }
     if (rows.length < PAGE_SIZE) return

@@ -158,6 +158,15 @@ describe("replay", () => {
     expect(dump(memory)).toBe(inline)
   })
 
+  it("drops the read models it replaces without zeroing them, and zeroes deleted content again after, replayed or failed", () => {
+    const memory = given(sample)
+    run(replay(memory))
+    expect(memory.db.pragma("secure_delete", { simple: true })).toBe(1)
+    const failing: Projection = { ...sessions, apply: () => { throw new Error("disk on fire") } }
+    expect(() => makeProjectionRunner(memory.db, [failing, ...allProjections.slice(1)]).rebuild()).toThrow(/disk on fire/)
+    expect(memory.db.pragma("secure_delete", { simple: true })).toBe(1)
+  })
+
   it("rebuilds one projection by name, and refuses an unknown name", () => {
     const memory = given(sample)
     memory.db.prepare("DELETE FROM sessions").run()
