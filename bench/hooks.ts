@@ -4,7 +4,7 @@
  * Node so both see the same machine. Targets (issue 4): PostToolUse <= 1.5x and UserPromptSubmit (with
  * search and injection) <= 2x the median of `node -e 0`.
  */
-import { type RalphMemEvent } from "@ralph-mem/events"
+import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
@@ -33,6 +33,8 @@ const seed = (project: string, observations: number) => {
     ]
     Effect.runSync(memory.log.append(`session:${sessionId}`, events, { expectedVersion: "any", writer: "bench" }))
   }
+  // Past sessions packed, as maintenance leaves them: an injection inflates the blocks of what it shows.
+  compactLog(memory.db, { idleMs: 0 })
   memory.db.close()
 }
 

@@ -4,9 +4,10 @@
  * 1,000 sessions of the workload below take at most 1.5x the raw text they store.
  *
  * Workload, per session: a start, 3 prompts (~80 chars), 20 tool observations (~300 chars: commands,
- * test output, stack traces with identifiers), a summary (~200 chars) and an end.
+ * test output, stack traces with identifiers), a summary (~200 chars) and an end. The databases are
+ * measured as maintenance leaves them: every session ended and packed.
  */
-import type { RalphMemEvent } from "@ralph-mem/events"
+import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
 import { fullDetails, openMemory, searchIndex, timelineOf } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { statSync } from "node:fs"
@@ -82,10 +83,12 @@ export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
       for (let s = 0; s * 20 < observations; s++) {
         Effect.runSync(memory.log.append(`session:s${s}`, sessionEvents(s, project).events, { expectedVersion: "any", writer: "bench" }))
       }
+      compactLog(memory.db, { idleMs: 0 })
       memory.db.close()
       return { observations, ...measureLayers(path, project, samples) }
     })
-    // Size: 1,000 sessions, checkpointed and vacuumed so the file holds only live pages.
+    // Size: 1,000 sessions, packed as maintenance leaves them (`ralph-mem compact`), checkpointed and
+    // vacuumed so the file holds only live pages.
     const sizePath = join(folder, "size.db")
     const memory = Effect.runSync(openMemory({ path: sizePath }))
     let rawChars = 0
@@ -94,6 +97,7 @@ export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
       rawChars += chars
       Effect.runSync(memory.log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "bench" }))
     }
+    compactLog(memory.db, { idleMs: 0 })
     memory.db.pragma("wal_checkpoint(TRUNCATE)")
     memory.db.exec("VACUUM")
     const tables = memory.db

@@ -8,14 +8,13 @@
  * The three categories run concurrently (each on its own databases) to keep the file fast on 2 cores;
  * the last test checks that at least 200 kills were actually delivered.
  */
-import Database from "better-sqlite3"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { type Criterion, monotonicUlid, type RalphMemEvent } from "@ralph-mem/events"
+import { type Criterion, monotonicUlid, type RalphMemEvent, newSqliteDatabase } from "@ralph-mem/events"
 import { execute, loopConfig, parseCriterion } from "../packages/loop/src/index.ts"
 import { closeIteration } from "../packages/loop/src/iteration.ts"
 import { loadSettings, openMemory } from "../packages/projections/src/index.ts"
@@ -125,7 +124,7 @@ const expectVerifyClean = async (dbPath: string, cwd: string) => {
  * cached index structure after other processes wrote and report corruption that is not there.
  */
 const expectSound = (path: string) => {
-  const db = new Database(path, { readonly: true, fileMustExist: true })
+  const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
   try {
     expect(db.pragma("quick_check", { simple: true })).toBe("ok")
     const { n, low, high } = db.prepare("SELECT count(*) AS n, coalesce(min(position), 1) AS low, coalesce(max(position), 0) AS high FROM events").get() as {
@@ -213,7 +212,7 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
             const printed = lines.slice(1).map(Number)
             expect(printed).toEqual(printed.map((_, n) => n))
             const stream = `session:${writer.name}`
-            const reader = new Database(path, { readonly: true, fileMustExist: true })
+            const reader = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
             let contents: Array<{ version: number; content: string }>
             let projected: unknown
             try {
@@ -267,7 +266,7 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
     memory.db.close()
     const EVENTS = SESSIONS * PER_SESSION
     const expected = JSON.stringify({ events: EVENTS, observations: SESSIONS * (PER_SESSION - 1), sessions: SESSIONS })
-    const reader = new Database(path, { fileMustExist: true })
+    const reader = newSqliteDatabase(path, { fileMustExist: true })
     const snapshot = () =>
       JSON.stringify(reader.prepare("SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM sessions) AS sessions").get())
 
@@ -308,7 +307,7 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
     const dbPath = join(root, ".ralph-mem", "memory.db")
     const ralph = (...args: Array<string>) => cli(["ralph", ...args], root)
     const loopRow = (loopId: string) => {
-      const db = new Database(dbPath, { readonly: true, fileMustExist: true })
+      const db = newSqliteDatabase(dbPath, { readonly: true, fileMustExist: true })
       try {
         return db.prepare("SELECT status, iterations FROM loop_runs WHERE loop_id = ?").get(loopId) as { status: string; iterations: number } | undefined
       } finally {

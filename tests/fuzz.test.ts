@@ -10,7 +10,8 @@
  *
  * Reproduce a run with RALPH_MEM_FUZZ_SEED=<seed> (printed in every failure).
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
+import type Database from "better-sqlite3"
 import { spawn } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -112,7 +113,7 @@ const STACK_FRAME = /^\s+at .*(?:\(.*:\d+:\d+\)|:\d+:\d+\)?$|node:internal|<anon
 const dbOf = (project: string) => join(project, ".ralph-mem", "memory.db")
 
 const withDb = <A>(path: string, use: (db: Database.Database) => A): A => {
-  const db = new Database(path, { readonly: true, fileMustExist: true })
+  const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
   try {
     return use(db)
   } finally {

@@ -1,7 +1,7 @@
 /**
  * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -18,7 +18,7 @@ const project = () => {
 const dbOf = (root: string) => join(root, ".ralph-mem", "memory.db")
 
 const query = (root: string, sql: string, ...params: Array<string>) => {
-  const db = new Database(dbOf(root), { readonly: true })
+  const db = newSqliteDatabase(dbOf(root), { readonly: true })
   try {
     return db.prepare(sql).all(...params)
   } finally {
@@ -334,7 +334,7 @@ describe("hooks fail open", () => {
   it("leaves another program's SQLite database alone: that is a mistake to report, not damage", () => {
     const root = project()
     mkdirSync(join(root, ".ralph-mem"))
-    const other = new Database(dbOf(root))
+    const other = newSqliteDatabase(dbOf(root))
     other.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY)")
     other.close()
     const before = readFileSync(dbOf(root))

@@ -7,7 +7,7 @@
  * the hook entry: decode, privacy, open the memory, append with projections, close). A smaller test
  * proves the real hook entry under the same contention.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
@@ -65,7 +65,7 @@ const untilLine = (child: ChildProcess, line: string) =>
   })
 
 const query = <T>(root: string, sql: string): Array<T> => {
-  const db = new Database(dbOf(root), { readonly: true })
+  const db = newSqliteDatabase(dbOf(root), { readonly: true })
   try {
     return db.prepare(sql).all() as Array<T>
   } finally {

@@ -1,7 +1,7 @@
 /**
  * The Ralph loop through its real entry points: the ralph-mem binary and the hook process.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -41,7 +41,7 @@ const json = (root: string, ...args: Array<string>) => {
   return JSON.parse(result.stdout)
 }
 const loopRuns = (root: string) => {
-  const db = new Database(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+  const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
   try {
     return db.prepare("SELECT loop_id, status, iterations, end_reason FROM loop_runs").all()
   } finally {

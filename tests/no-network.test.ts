@@ -2,7 +2,7 @@
  * ralph-mem promises local-only storage and no network access anywhere in the product. This runs a full
  * scenario (every hook, every CLI command, a session-bound loop and a `ralph run` loop) as real processes,
  * with a network tripwire (support/network-tripwire.cjs) preloaded through NODE_OPTIONS into every Node
- * process: the hook and CLI processes, the detached backup a SessionEnd starts, and the agent and criteria
+ * process: the hook and CLI processes, the detached maintenance (packing, backup) a SessionEnd starts, and the agent and criteria
  * processes ralph-mem spawns. The tripwire records any TCP/UDP/TLS/DNS/HTTP/fetch/WebSocket attempt and
  * fails it; the log must stay empty. The git processes ralph-mem runs for snapshots are not Node: a `git`
  * shim on PATH records their subcommands instead, and none may be one that talks to a remote.
@@ -75,7 +75,7 @@ const node = (args: ReadonlyArray<string>, options: { cwd: string; env: Record<s
 
 const shown = (what: string, run: Run) => `${what}\nexit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`
 
-/** Waits until every process that loaded the tripwire has exited (the SessionEnd backup runs detached). */
+/** Waits until every process that loaded the tripwire has exited (the SessionEnd maintenance runs detached). */
 const allExited = async (watch: Watch, timeoutMs = 20_000) => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
@@ -213,10 +213,11 @@ describe("no network anywhere in the product", () => {
 
     const forgotten = cli("forget", "--query", "curl", "--confirm")
     expect(forgotten.stdout).not.toBe("")
+    cli("compact")
     cli("replay")
     expect(cli("verify").stdout).toMatch(/0 problem/)
 
-    // Every process has finished, the detached backup included, before the log is read.
+    // Every process has finished, the detached maintenance included, before the log is read.
     expect(await allExited(watch)).toEqual([])
 
     // The verdict: not one attempt to use the network.
@@ -227,8 +228,9 @@ describe("no network anywhere in the product", () => {
     const count = (test: (argv: Array<string>) => boolean) => loaded.filter(test).length
     const script = (argv: Array<string>) => basename(argv[0] ?? "")
     expect(count((argv) => script(argv) === "hook.mjs")).toBe(hookRuns)
-    expect(count((argv) => script(argv) === "ralph-mem.mjs" && argv[1] !== "backup")).toBe(cliRuns)
-    expect(count((argv) => script(argv) === "ralph-mem.mjs" && argv[1] === "backup")).toBe(1)
+    expect(count((argv) => script(argv) === "ralph-mem.mjs" && argv[1] !== "maintain")).toBe(cliRuns)
+    // What SessionEnd starts in the background: packing and a backup.
+    expect(count((argv) => script(argv) === "ralph-mem.mjs" && argv[1] === "maintain")).toBe(1)
     expect(count((argv) => script(argv) === "agent.js")).toBe(2)
     expect(count((argv) => script(argv) === "check.js")).toBe(3) // 1 from the Stop hook, 2 from `ralph run`
     expect(loaded.length).toBe(hookRuns + cliRuns + 1 + 2 + 3)

@@ -2,7 +2,7 @@
  * PRD-driven and plan-only loops through their real entry points: the ralph-mem binary, a scripted agent
  * process per iteration, and the hook processes Claude Code would run (PreToolUse, Stop).
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -30,7 +30,7 @@ const statusOf = (root: string) => {
   return JSON.parse(result.stdout)
 }
 const query = <T>(root: string, sql: string, ...params: Array<unknown>): Array<T> => {
-  const db = new Database(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+  const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
   try {
     return db.prepare(sql).all(...params) as Array<T>
   } finally {

@@ -3,7 +3,7 @@
  * keeps the damaged file aside, restores the newest good backup, replays, records it, tells the user
  * once, and Claude Code carries on. `ralph-mem doctor` reports and repairs the same by hand.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -96,7 +96,7 @@ describe.each(damage)("a database damaged by %s", (_, harm) => {
     expect(contextOf(first.stdout)).toContain(PLANTED)
     const [kept] = readdirSync(join(folder(root), "damaged"))
     expect(readFileSync(join(folder(root), "damaged", kept!)).equals(damagedBytes)).toBe(true)
-    const db = new Database(dbOf(root), { readonly: true })
+    const db = newSqliteDatabase(dbOf(root), { readonly: true })
     expect(db.prepare("SELECT count(*) FROM events WHERE type = 'DatabaseRestored'").pluck().get()).toBe(1)
     db.close()
     expect(cli(root, "verify").code).toBe(0)
@@ -141,7 +141,7 @@ describe("a WAL deleted mid-session", () => {
     const root = project()
     sessionWithBackup(root)
     // A writer that died without checkpointing leaves committed transactions only in the WAL.
-    const writer = new Database(dbOf(root))
+    const writer = newSqliteDatabase(dbOf(root))
     writer.pragma("wal_autocheckpoint = 0")
     hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t9", tool_response: { stdout: "late" } })
     rmSync(`${dbOf(root)}-wal`, { force: true })

@@ -6,12 +6,12 @@
  * The kills are placed by what the replay is doing, not by the clock: a probe connection sees the
  * write lock the rebuild holds, and the process is killed at spread-out points while it holds it.
  */
-import Database from "better-sqlite3"
+import type Database from "better-sqlite3"
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import type { RalphMemEvent } from "@ralph-mem/events"
+import { newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { open } from "../packages/projections/test/spec.ts"
 import { verify } from "../packages/projections/src/index.ts"
@@ -65,8 +65,8 @@ const startReplay = (path: string): { child: ChildProcess; exited: Promise<NodeJ
 describe("replay killed with SIGKILL", () => {
   it("never shows readers a half-built state and leaves a database that verifies clean", async () => {
     const path = build()
-    const reader = new Database(path, { readonly: true })
-    const probe = new Database(path, { timeout: 0 })
+    const reader = newSqliteDatabase(path, { readonly: true })
+    const probe = newSqliteDatabase(path, { timeout: 0 })
     const seen = new Set<string>()
     /** Reads what readers see until `done` says stop, a few milliseconds apart. */
     const watch = async (done: () => boolean) => {

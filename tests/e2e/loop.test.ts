@@ -10,7 +10,8 @@
  * open iteration, and a block opens the next one. So the n-th re-feed works in iteration n + 1, and a fix made
  * during the 2nd re-feed makes the loop succeed at iteration 3.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
+import type Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -184,7 +185,7 @@ interface LoopIterationRow {
 }
 
 const withDatabase = <T>(project: string, read: (db: Database.Database) => T): T => {
-  const db = new Database(join(project, ".ralph-mem", "memory.db"), { readonly: true, fileMustExist: true })
+  const db = newSqliteDatabase(join(project, ".ralph-mem", "memory.db"), { readonly: true, fileMustExist: true })
   try {
     return read(db)
   } finally {

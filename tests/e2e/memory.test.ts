@@ -6,7 +6,8 @@
  * The plugin is loaded with `--plugin-dir <repo root>`, except in the last scenario, which installs it
  * from a clean clone through the local marketplace, as a user would.
  */
-import Database from "better-sqlite3"
+import { newSqliteDatabase } from "@ralph-mem/events"
+import type Database from "better-sqlite3"
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomInt } from "node:crypto"
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
@@ -137,7 +138,7 @@ const expectHooksSucceeded = (run: ClaudeRun, hooks: ReadonlyArray<string> = STR
 const databasePath = (project: string): string => join(project, ".ralph-mem", "memory.db")
 
 const withDatabase = <T>(project: string, read: (db: Database.Database) => T): T => {
-  const db = new Database(databasePath(project), { readonly: true, fileMustExist: true })
+  const db = newSqliteDatabase(databasePath(project), { readonly: true, fileMustExist: true })
   try {
     return read(db)
   } finally {

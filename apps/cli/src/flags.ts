@@ -27,6 +27,16 @@ const userError = (message: string) => new CliError.UserError({ cause: message, 
 const AGE = /^(\d+)\s*(m|h|d|w)$/
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
 
+/** A duration flag (`0`, `30m`, `12h`, `7d`, `2w`) in milliseconds; malformed is a clear error. */
+export const parseDuration = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
+  const trimmed = value.trim()
+  if (trimmed === "0") return Effect.succeed(0)
+  const age = AGE.exec(trimmed)
+  return age === null
+    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, 30m, 12h, 7d or 2w`))
+    : Effect.succeed(Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS])
+}
+
 /** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
 export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)

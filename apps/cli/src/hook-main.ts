@@ -15,16 +15,17 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /**
- * After a session ends, a backup in a detached process (at most once per backup.interval): the hook
- * returns at once, and the copy runs on without slowing Claude Code.
+ * After a session ends, maintenance in a detached process: settled streams are packed, and a backup is
+ * taken at most once per backup.interval. The hook returns at once, and the work runs on without
+ * slowing Claude Code.
  */
-const backupAfterSession: HookExtensions["afterRecorded"] = (hook, { databasePath }) => {
+const maintainAfterSession: HookExtensions["afterRecorded"] = (hook, { databasePath }) => {
   if (hook !== "SessionEnd") return
   // Loaded here only: child_process (with net and the streams) costs every other hook about 3 ms.
   const { spawn } = process.getBuiltinModule("node:child_process")
   const cli = join(fileURLToPath(new URL(".", import.meta.url)), "..", "ralph-mem.mjs")
-  const child = spawn(process.execPath, [cli, "backup", "--if-due", "--db", databasePath], { detached: true, stdio: "ignore" })
-  child.on("error", () => undefined) // a backup that cannot start must not break the hook
+  const child = spawn(process.execPath, [cli, "maintain", "--db", databasePath], { detached: true, stdio: "ignore" })
+  child.on("error", () => undefined) // maintenance that cannot start must not break the hook
   child.unref()
 }
 
@@ -58,7 +59,7 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
   const extensions: HookExtensions = {
     afterRecorded: (name, context) => {
       recorded = true
-      backupAfterSession(name, context)
+      maintainAfterSession(name, context)
     },
     // Imported statically: the loop's modules only define functions and a few patterns, compiled when
     // Stop first calls them, while a dynamic import made the bundler wrap every module of the program

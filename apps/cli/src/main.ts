@@ -11,7 +11,7 @@ import { decide } from "./commands/decide.ts"
 import { exportCommand } from "./commands/export.ts"
 import { forget } from "./commands/forget.ts"
 import { inject } from "./commands/inject.ts"
-import { backup, doctor } from "./commands/maintenance.ts"
+import { backup, compact, doctor, maintain } from "./commands/maintenance.ts"
 import { ralph } from "./commands/ralph.ts"
 import { replay } from "./commands/replay.ts"
 import { resume } from "./commands/resume.ts"
@@ -46,6 +46,8 @@ const root = Command.make("ralph-mem").pipe(
     replay,
     verify,
     backup,
+    compact,
+    maintain,
     doctor
   ])
 )

@@ -1,5 +1,4 @@
-import { catalog, makeEventLog } from "@ralph-mem/events"
-import Database from "better-sqlite3"
+import { catalog, makeEventLog, newSqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -137,7 +136,7 @@ describe("ralph-mem replay and verify", () => {
 
   it("fails with exit 1 and a clear report when a read model was tampered with; replay repairs it", () => {
     const path = seeded()
-    const raw = new Database(path)
+    const raw = newSqliteDatabase(path)
     raw.prepare("UPDATE loop_runs SET status = 'failed'").run()
     raw.close()
     const result = runCli(["verify", "--db", path])

@@ -19,6 +19,7 @@ import {
 } from "./errors.ts"
 import { REDACTED_PAYLOAD } from "./migrations.ts"
 import { monotonicUlid } from "./ids.ts"
+import { unpackBlock } from "./payload-blocks.ts"
 import { wellFormed } from "./privacy/filter.ts"
 import { VERSION } from "./version.ts"
 
@@ -185,15 +186,16 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   // Prepared on first use: a log made only to read (the projection runner's) or one that never sees a
   // forget would otherwise prepare statements it never runs, in every hook process.
   const statements = lazily({
-    streamVersion: () => db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM events WHERE stream_id = ?").pluck(),
-    head: () => db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM events").pluck(),
+    streamVersion: () => db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream_id = ?").pluck(),
+    head: () => db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM event_rows").pluck(),
     byKey: () => db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
     insert: () =>
       db.prepare(
-        `INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
+        `INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
       ),
-    redact: () => db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
+    packedIn: () => db.prepare<[string], number | null>("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL").pluck(),
+    redact: () => db.prepare(`UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
   })
 
   /** The original batch for a reused key, or a conflict when the key was used for something else. */
@@ -280,7 +282,12 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
           }
         })
         for (const entry of recorded) {
-          for (const target of redacts(entry.event!) ?? []) statements.redact.run(entry.eventId, target)
+          for (const target of redacts(entry.event!) ?? []) {
+            // A packed payload is put back into its events first, and its block deleted with what it held.
+            const block = statements.packedIn.get(target)
+            if (block !== undefined && block !== null) unpackBlock(db, block)
+            statements.redact.run(entry.eventId, target)
+          }
         }
         for (const listener of listeners) listener(db, recorded)
         return { events: recorded, written: true }

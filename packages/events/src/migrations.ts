@@ -13,7 +13,7 @@ export interface Migration {
 /** Marks a database as ralph-mem's (`PRAGMA application_id`, ASCII "RMEM"). */
 export const APPLICATION_ID = 0x524d454d
 
-/** The payload a redacted event carries; the only value an UPDATE may write. */
+/** The payload a redacted event carries. */
 export const REDACTED_PAYLOAD = '{"redacted":true}'
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -65,6 +65,97 @@ export const migrations: ReadonlyArray<Migration> = [
         AND EXISTS (SELECT 1 FROM events f WHERE f.event_id = NEW.redacted_by AND f.type = 'MemoryForgotten')
       )
       BEGIN SELECT RAISE(ABORT, 'events are immutable: the only permitted change is a redaction by a MemoryForgotten event'); END;
+    `
+  },
+  {
+    version: 2,
+    description: "payload blocks: settled payloads packed and deflated, read through the events view",
+    // The table is rebuilt (SQLite cannot drop a NOT NULL): a packed event's payload is NULL.
+    sql: `
+      CREATE TABLE payload_blocks (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        first_position INTEGER NOT NULL,
+        last_position  INTEGER NOT NULL CHECK (last_position >= first_position),
+        data           BLOB    NOT NULL
+      ) STRICT;
+      CREATE TABLE event_rows (
+        position        INTEGER PRIMARY KEY,
+        event_id        TEXT    NOT NULL UNIQUE,
+        stream_id       TEXT    NOT NULL CHECK (length(stream_id) > 0),
+        stream_version  INTEGER NOT NULL CHECK (stream_version >= 1),
+        type            TEXT    NOT NULL,
+        schema_version  INTEGER NOT NULL CHECK (schema_version >= 1),
+        -- The payload JSON, or NULL when it is packed in slot block_slot of block block_id.
+        payload         TEXT    CHECK (payload IS NULL OR json_valid(payload)),
+        metadata        TEXT    NOT NULL CHECK (json_valid(metadata)),
+        occurred_at     INTEGER NOT NULL,
+        idempotency_key TEXT    UNIQUE,
+        redacted_by     TEXT,
+        block_id        INTEGER,
+        block_slot      INTEGER CHECK (block_slot >= 0),
+        CHECK ((payload IS NULL) = (block_id IS NOT NULL) AND (block_id IS NULL) = (block_slot IS NULL)),
+        UNIQUE (stream_id, stream_version)
+      ) STRICT;
+      INSERT INTO event_rows (position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by)
+        SELECT position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by FROM events;
+      DROP TABLE events;
+      CREATE INDEX event_rows_by_type ON event_rows (type, position);
+      CREATE INDEX event_rows_by_time ON event_rows (occurred_at, position);
+      -- What compaction has left to pack: only the newest events, so it stays small.
+      CREATE INDEX event_rows_unpacked ON event_rows (stream_id, position) WHERE block_id IS NULL AND redacted_by IS NULL;
+
+      -- Every reader's view of the log: payloads as they were written, packed or not.
+      CREATE VIEW events AS
+        SELECT r.position, r.event_id, r.stream_id, r.stream_version, r.type, r.schema_version,
+               coalesce(r.payload, ralph_cached_payload(r.block_id, r.block_slot), ralph_block_payload(r.block_id, r.block_slot, b.data)) AS payload,
+               r.metadata, r.occurred_at, r.idempotency_key, r.redacted_by
+        FROM event_rows r LEFT JOIN payload_blocks b ON b.id = r.block_id;
+
+      CREATE TRIGGER event_rows_stream_versions_are_contiguous BEFORE INSERT ON event_rows
+      WHEN NEW.stream_version != 1 + coalesce((SELECT max(stream_version) FROM event_rows WHERE stream_id = NEW.stream_id), 0)
+      BEGIN SELECT RAISE(ABORT, 'events: stream versions must be contiguous'); END;
+
+      CREATE TRIGGER event_rows_are_appended_unpacked BEFORE INSERT ON event_rows
+      WHEN NEW.block_id IS NOT NULL
+      BEGIN SELECT RAISE(ABORT, 'events: an event is appended with its payload; only compaction packs it'); END;
+
+      CREATE TRIGGER event_rows_are_never_deleted BEFORE DELETE ON event_rows
+      BEGIN SELECT RAISE(ABORT, 'events are immutable: rows cannot be deleted'); END;
+
+      -- What an event says never changes. Its storage may: packed into a block holding exactly its payload,
+      -- or unpacked back from one; and a MemoryForgotten event may redact it (its payload becomes the
+      -- redaction marker), once it is unpacked.
+      CREATE TRIGGER event_rows_change_only_by_redaction_or_packing BEFORE UPDATE ON event_rows
+      WHEN NOT (
+        NEW.position IS OLD.position
+        AND NEW.event_id IS OLD.event_id
+        AND NEW.stream_id IS OLD.stream_id
+        AND NEW.stream_version IS OLD.stream_version
+        AND NEW.type IS OLD.type
+        AND NEW.schema_version IS OLD.schema_version
+        AND NEW.metadata IS OLD.metadata
+        AND NEW.occurred_at IS OLD.occurred_at
+        AND NEW.idempotency_key IS OLD.idempotency_key
+        AND (
+          (OLD.redacted_by IS NULL AND NEW.redacted_by IS NOT NULL
+           AND OLD.block_id IS NULL AND NEW.block_id IS NULL
+           AND NEW.payload = '${REDACTED_PAYLOAD}'
+           AND EXISTS (SELECT 1 FROM event_rows f WHERE f.event_id = NEW.redacted_by AND f.type = 'MemoryForgotten'))
+          OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NULL AND NEW.block_id IS NOT NULL
+              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = NEW.block_id AND NEW.position BETWEEN b.first_position AND b.last_position
+                            AND OLD.payload = ralph_block_payload(b.id, NEW.block_slot, b.data)))
+          OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NOT NULL AND NEW.block_id IS NULL
+              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = OLD.block_id AND NEW.payload = ralph_block_payload(b.id, OLD.block_slot, b.data)))
+        )
+      )
+      BEGIN SELECT RAISE(ABORT, 'events are immutable: the only permitted changes are a redaction by a MemoryForgotten event and packing a payload into a block that holds it'); END;
+
+      CREATE TRIGGER payload_blocks_never_change BEFORE UPDATE ON payload_blocks
+      BEGIN SELECT RAISE(ABORT, 'payload blocks are immutable'); END;
+
+      CREATE TRIGGER payload_blocks_go_only_when_unpacked BEFORE DELETE ON payload_blocks
+      WHEN EXISTS (SELECT 1 FROM event_rows WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
+      BEGIN SELECT RAISE(ABORT, 'payload blocks are deleted only once no event is packed in them'); END;
     `
   }
 ]

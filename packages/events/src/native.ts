@@ -8,6 +8,7 @@ import Database from "better-sqlite3"
 import { existsSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { registerPayloadFunctions } from "./payload-blocks.ts"
 
 let nativeBinding: string | undefined
 
@@ -18,5 +19,9 @@ export const useBundledNativeBinding = (bundleUrl: string): void => {
   nativeBinding = [join(here, "native", file), join(here, "..", "native", file)].find(existsSync)
 }
 
-export const newSqliteDatabase = (path: string, options: Database.Options = {}): Database.Database =>
-  new Database(path, nativeBinding === undefined ? options : { ...options, nativeBinding })
+/** A connection with the functions the log's view and triggers call (see payload-blocks.ts). */
+export const newSqliteDatabase = (path: string, options: Database.Options = {}): Database.Database => {
+  const db = new Database(path, nativeBinding === undefined ? options : { ...options, nativeBinding })
+  registerPayloadFunctions(db)
+  return db
+}

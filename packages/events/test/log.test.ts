@@ -138,17 +138,19 @@ describe("immutability, enforced by SQLite", () => {
   it("refuses UPDATE and DELETE of events", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a")], any))
-    expect(() => db.prepare("DELETE FROM events").run()).toThrow(/immutable/)
-    expect(() => db.prepare("UPDATE events SET type = 'X'").run()).toThrow(/immutable/)
-    expect(() => db.prepare("UPDATE events SET payload = '{}'").run()).toThrow(/immutable/)
-    expect(() => db.prepare("UPDATE events SET stream_version = 9").run()).toThrow(/immutable/)
+    expect(() => db.prepare("DELETE FROM event_rows").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET type = 'X'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET payload = '{}'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET stream_version = 9").run()).toThrow(/immutable/)
+    // Readers see the log through a view, which takes no writes at all.
+    expect(() => db.prepare("DELETE FROM events").run()).toThrow(/it is a view/)
   })
 
   it("refuses non-contiguous stream versions and invalid JSON even from raw SQL", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a")], any))
     const insert = db.prepare(
-      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 's', ?, 'SessionEnded', 1, ?, '{}', 0)"
+      "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 's', ?, 'SessionEnded', 1, ?, '{}', 0)"
     )
     expect(() => insert.run("x1", 3, "{}")).toThrow(/contiguous/)
     expect(() => insert.run("x2", 2, "{not json")).toThrow(/CHECK constraint/)
@@ -167,16 +169,16 @@ describe("immutability, enforced by SQLite", () => {
     expect(stored[0]!.redactedBy).toBeNull()
     expect(run(log.decode(stored[1]!)).event).toBeNull()
     // one way: a redacted event cannot be changed again, not even un-redacted
-    expect(() => db.prepare("UPDATE events SET redacted_by = NULL, payload = '{}' WHERE position = 2").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET redacted_by = NULL, payload = '{}' WHERE position = 2").run()).toThrow(/immutable/)
   })
 
   it("permits a redaction only on behalf of a MemoryForgotten event, even from raw SQL", () => {
     const { log, db } = freshLog()
     const { events } = run(log.append("s", [started("a"), observed("a", "x")], any))
-    const redact = db.prepare(`UPDATE events SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE position = 2`)
+    const redact = db.prepare(`UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE position = 2`)
     expect(() => redact.run(events[0]!.eventId)).toThrow(/redaction by a MemoryForgotten/)
     expect(() => redact.run("no-such-event")).toThrow(/redaction by a MemoryForgotten/)
-    expect(() => db.prepare(`UPDATE events SET payload = '{"redacted":false}', redacted_by = ? WHERE position = 2`).run(events[0]!.eventId)).toThrow(/immutable/)
+    expect(() => db.prepare(`UPDATE event_rows SET payload = '{"redacted":false}', redacted_by = ? WHERE position = 2`).run(events[0]!.eventId)).toThrow(/immutable/)
   })
 })
 

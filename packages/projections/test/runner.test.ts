@@ -1,4 +1,4 @@
-import { catalog, makeEventLog, readEvents } from "@ralph-mem/events"
+import { catalog, compactLog, makeEventLog, readEvents } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { failure, run } from "../../events/test/helpers.ts"
@@ -263,6 +263,19 @@ describe("replay of a long log, on two threads", () => {
     expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH '\"인증\"*'")).toEqual([{ n: 52_000 }])
   })
 
+  it("from a log whose older half is packed into blocks, builds what appends built inline", () => {
+    const memory = open()
+    longLog(memory, 520)
+    const inline = dump(memory)
+    // Sessions idle for 260 s at that time are packed, the newer ones are not: a replay reads both kinds.
+    const packed = compactLog(memory.db, { idleMs: 260_000, now: T0 + 520_000 })
+    expect(packed.streams).toBeGreaterThan(200)
+    expect(packed.streams).toBeLessThan(300)
+    expect(memory.runner.rebuild(undefined)).toMatchObject({ events: 520 * 102, threads: 2 })
+    expect(dump(memory)).toBe(inline)
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
   it.each([
     ["cannot decode (a schema version no ralph-mem wrote)", 99, '{"sessionId":"bad"}', "UndecodableEvent", /^event #51001 cannot be decoded/],
     ["cannot fold (stored as valid, yet without its files)", 1, '{"sessionId":"bad","kind":"error","content":"x"}', "StorageError", /^replay failed: .*join/]
@@ -271,7 +284,7 @@ describe("replay of a long log, on two threads", () => {
     longLog(memory, 500, makeEventLog(memory.db, catalog))
     // Written behind the log's back, after every event the worker folds.
     memory.db
-      .prepare(`INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)
+      .prepare(`INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)
                 VALUES ('01JBAD0000000000000000000', 'session:bad', 1, 'ObservationRecorded', ?, ?, '{"writer":"spec","version":"0"}', 0)`)
       .run(schemaVersion, payload)
     const before = dump(memory)

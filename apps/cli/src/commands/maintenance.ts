@@ -1,5 +1,5 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { openDatabase } from "@ralph-mem/events"
+import { compactLog, type CompactReport, openDatabase } from "@ralph-mem/events"
 import {
   backupDue,
   isCorruption,
@@ -42,6 +42,57 @@ export const backup = Command.make(
       })
     )
 ).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
+
+const describeCompaction = (report: CompactReport): string =>
+  report.events === 0
+    ? "Nothing to pack: every settled event already is."
+    : `Packed ${report.events} events of ${report.streams} streams into ${report.blocks} blocks: ` +
+      `${(report.payloadBytes / 1024).toFixed(0)} KiB of payloads now take ${(report.blockBytes / 1024).toFixed(0)} KiB.`
+
+export const compact = Command.make(
+  "compact",
+  {
+    idle: Flag.String("idle").pipe(
+      Flag.withDescription("Leave streams that had an append in this time (0, 30m, 12h, 7d); default 0: pack every stream"),
+      Flag.withDefault("0")
+    ),
+    vacuum: Flag.Boolean("vacuum").pipe(
+      Flag.withDescription("Then rewrite the file so it shrinks (holds the write lock while it runs; without it the space is reused)"),
+      Flag.withDefault(false)
+    ),
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    withStore(input.db, ({ db }) =>
+      Effect.gen(function*() {
+        const idleMs = yield* flags.parseDuration("idle", input.idle)
+        const report = compactLog(db, { idleMs })
+        if (input.vacuum) db.exec("VACUUM")
+        if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
+        yield* Console.log(describeCompaction(report))
+      })
+    )
+).pipe(Command.withDescription("Pack the payloads of settled streams into compressed blocks (what runs after each session)"))
+
+/** A stream idle this long is settled: its session has ended or moved on. */
+const MAINTAIN_IDLE_MS = 10 * 60_000
+
+/** What runs in the background after a session ends: packing what has settled, then a backup when one is due. */
+export const maintain = Command.make(
+  "maintain",
+  { db: flags.db, json: flags.json },
+  (input) =>
+    withStore(input.db, ({ db, path }) =>
+      Effect.gen(function*() {
+        const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+        const compaction = compactLog(db, { idleMs: MAINTAIN_IDLE_MS })
+        const backup = backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null
+        if (input.json) return yield* printJson({ compaction, backup })
+        yield* Console.log(`${describeCompaction(compaction)}\n${backup === null ? "A recent backup exists." : `Backed up to ${backup}.`}`)
+      })
+    )
+).pipe(Command.withDescription("Pack streams idle for 10 minutes, then back up if due (runs after each session)"))
 
 interface Check {
   readonly check: string

@@ -1,0 +1,100 @@
+/**
+ * Payload blocks: how the log keeps its older payloads small. Compaction (compaction.ts) packs the
+ * payloads of a stream's settled events into one deflated block; each event row then keeps only the
+ * block and its slot in it. The `events` view gives every reader the payload JSON as it was written,
+ * through the SQL functions registered here, so nothing above the storage knows whether an event is
+ * packed.
+ *
+ * A block is `deflateRaw(JSON.stringify(payloads))`. A session's events repeat their files, commands and
+ * errors, so a block costs about a quarter of the JSON it holds, where one payload deflated alone costs
+ * three quarters. Blocks are never changed: a forget unpacks the block of an event it redacts and
+ * deletes the block.
+ *
+ * Every connection must have the functions (`newSqliteDatabase` registers them): without them, SQLite
+ * refuses any query of the `events` view ("no such function").
+ */
+import type Database from "better-sqlite3"
+
+/** zlib, loaded on first use: a hook that never meets a packed payload does not pay for loading it. */
+let zlib: typeof import("node:zlib") | undefined
+const deflater = () => (zlib ??= process.getBuiltinModule("node:zlib"))
+
+export const encodeBlock = (payloads: ReadonlyArray<string>): Buffer => deflater().deflateRawSync(JSON.stringify(payloads))
+
+export const decodeBlock = (data: Uint8Array): ReadonlyArray<string> => {
+  const payloads: unknown = JSON.parse(deflater().inflateRawSync(data).toString("utf8"))
+  if (!Array.isArray(payloads) || !payloads.every((p) => typeof p === "string")) throw new Error("not a payload block")
+  return payloads
+}
+
+/**
+ * Decoded blocks by id. Safe to keep: block ids are never reused (AUTOINCREMENT) and a block never
+ * changes. A replay reads a block's events one after another, so a few blocks suffice (sessions that
+ * ran at the same time interleave); the oldest entry goes first.
+ */
+class BlockCache {
+  readonly #blocks = new Map<number, ReadonlyArray<string>>()
+
+  /** Slot `slot` of block `id`, decoding `bytes()` when the block is not in memory. */
+  payload(id: number, slot: number, bytes: () => unknown): string {
+    let payloads = this.#blocks.get(id)
+    if (payloads === undefined) {
+      const data = bytes()
+      if (!(data instanceof Uint8Array)) throw new Error(`payload block ${id} is missing`)
+      payloads = decodeBlock(data)
+      if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
+      this.#blocks.set(id, payloads)
+    }
+    const payload = payloads[slot]
+    if (payload === undefined) throw new Error(`payload block ${id} has no slot ${slot}`)
+    return payload
+  }
+
+  has(id: number): boolean {
+    return this.#blocks.has(id)
+  }
+
+  delete(id: number): void {
+    this.#blocks.delete(id)
+  }
+}
+
+const CACHED_BLOCKS = 64
+
+const caches = new WeakMap<Database.Database, BlockCache>()
+
+/** Registers the functions the `events` view and the log's triggers call. */
+export const registerPayloadFunctions = (db: Database.Database): void => {
+  const cache = new BlockCache()
+  caches.set(db, cache)
+  // The payload when its block is in memory, else NULL: the view then skips reading the block's bytes.
+  db.function("ralph_cached_payload", (blockId: unknown, slot: unknown) =>
+    cache.has(Number(blockId)) ? cache.payload(Number(blockId), Number(slot), () => undefined) : null)
+  db.function("ralph_block_payload", (blockId: unknown, slot: unknown, data: unknown) => cache.payload(Number(blockId), Number(slot), () => data))
+}
+
+/**
+ * Packed payloads read straight from their blocks, for a reader of `event_rows` itself: a replay, which
+ * reads every event and does better without a function call per row.
+ */
+export const blockReader = (db: Database.Database): ((blockId: number, slot: number) => string) => {
+  const cache = new BlockCache()
+  const data = db.prepare<[number], Buffer>("SELECT data FROM payload_blocks WHERE id = ?").pluck()
+  return (blockId, slot) => cache.payload(blockId, slot, () => data.get(blockId))
+}
+
+/**
+ * Puts a block's payloads back into its events and deletes the block (a forget does this before it
+ * redacts one of them). The log's trigger checks each payload against the block.
+ */
+export const unpackBlock = (db: Database.Database, blockId: number): void => {
+  db.prepare(
+    `UPDATE event_rows SET payload = ralph_block_payload(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id)),
+       block_id = NULL, block_slot = NULL
+     WHERE position BETWEEN (SELECT first_position FROM payload_blocks WHERE id = @block) AND (SELECT last_position FROM payload_blocks WHERE id = @block)
+       AND block_id = @block`
+  ).run({ block: blockId })
+  db.prepare("DELETE FROM payload_blocks WHERE id = ?").run(blockId)
+  // A forgotten payload does not stay in memory either.
+  caches.get(db)?.delete(blockId)
+}

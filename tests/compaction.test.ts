@@ -1,0 +1,118 @@
+/**
+ * Packing settled sessions, end to end: real hook processes record two sessions, `ralph-mem compact`
+ * and `ralph-mem maintain` pack them, and everything a user sees (search, show, verify, the injection at
+ * the next prompt) is the same before and after. A forget reaches packed content too.
+ */
+import { newSqliteDatabase } from "@ralph-mem/events"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+const PLANTED = "KESTREL-9043-QUILL"
+
+const project = () => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  return root
+}
+const dbOf = (root: string) => join(root, ".ralph-mem", "memory.db")
+const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) =>
+  runHookProcess(event, payload(event, session, root, fields), { cwd: root })
+const cli = (root: string, ...args: Array<string>) => runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
+const json = (root: string, ...args: Array<string>) => {
+  const result = cli(root, ...args, "--json")
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** Two sessions of test runs; the second holds PLANTED in a tool's output. */
+const twoSessions = (root: string) => {
+  for (const session of ["s1", "s2"]) {
+    hook(root, "SessionStart", session, { source: "startup" })
+    hook(root, "UserPromptSubmit", session, { prompt: "make the payment gateway tests pass" })
+    for (let i = 0; i < 6; i++) {
+      const stdout = `FAIL src/payment/gateway.test.ts > retries ${i}\nGatewayTimeoutError: no answer in 30s${session === "s2" && i === 3 ? ` ${PLANTED}` : ""}`
+      hook(root, "PostToolUse", session, { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: `${session}-${i}`, tool_response: { stdout } })
+    }
+    hook(root, "SessionEnd", session, { reason: "exit" })
+  }
+}
+
+const packedEvents = (root: string) => {
+  const db = newSqliteDatabase(dbOf(root), { readonly: true })
+  try {
+    return db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL").pluck().get() as number
+  } finally {
+    db.close()
+  }
+}
+
+describe("ralph-mem compact", () => {
+  it("packs settled sessions; search, show, verify and the next injection are unchanged", () => {
+    const root = project()
+    twoSessions(root)
+    // The hits and their order; scores move with the clock (their recency part).
+    const search = () => {
+      const { hits, ...rest } = json(root, "search", "gateway timeout")
+      return { ...rest, hits: hits.map(({ score: _, ...hit }: { score: number }) => hit) }
+    }
+    const injection = () => hook(root, "UserPromptSubmit", "s3", { prompt: "why does the gateway time out?" }).stdout
+
+    // Just recorded: nothing has been idle for 10 minutes.
+    expect(json(root, "compact", "--idle", "10m")).toMatchObject({ events: 0, blocks: 0 })
+    const injected = injection()
+    expect(injected).toContain("GatewayTimeoutError")
+    const before = { search: search(), show: json(root, "show", String(search().hits[0].id)) }
+
+    const report = json(root, "compact")
+    // s1, s2, and s3 of the prompt just above.
+    expect(report).toMatchObject({ streams: 3, blocks: 3, vacuumed: false })
+    expect(report.blockBytes).toBeLessThan(report.payloadBytes)
+    expect(packedEvents(root)).toBe(report.events)
+    expect(search()).toEqual(before.search)
+    expect(json(root, "show", String(before.search.hits[0].id))).toEqual(before.show)
+    expect(injection()).toBe(injected)
+    expect(json(root, "verify")).toMatchObject({ ok: true, findings: [] })
+    expect(cli(root, "compact").stdout).toMatch(/Packed \d+ events of 1 streams|Nothing to pack/)
+  })
+
+  it("refuses a malformed --idle with a message naming it, and --help says what it does", () => {
+    const root = project()
+    const bad = cli(root, "compact", "--idle", "soon")
+    expect(bad.code).not.toBe(0)
+    expect(bad.stderr).toMatch(/--idle "soon" is not a duration/)
+    expect(cli(root, "compact", "--help").stdout).toMatch(/Pack the payloads of settled streams/)
+  })
+
+  it("runs as maintain after a session ends: a backup in the background, then nothing left to do", async () => {
+    const root = project()
+    twoSessions(root)
+    // The SessionEnd hook started `ralph-mem maintain` in the background, which took the first backup.
+    const backups = join(root, ".ralph-mem", "backups")
+    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(readdirSync(backups).length).toBeGreaterThan(0)
+    // Sessions that ended a moment ago are left for a later run (10 minutes idle), and the backup is recent.
+    expect(json(root, "maintain")).toEqual({ compaction: { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 }, backup: null })
+    rmSync(backups, { recursive: true })
+    expect(json(root, "maintain").backup).toMatch(/backups/)
+  })
+
+  it("a forget reaches packed content: gone from the blocks, the search and the file", () => {
+    const root = project()
+    twoSessions(root)
+    expect(json(root, "compact").events).toBeGreaterThan(0)
+    expect(json(root, "search", PLANTED).hits.length).toBeGreaterThan(0)
+    expect(cli(root, "forget", "--query", PLANTED, "--confirm").code).toBe(0)
+    expect(json(root, "search", PLANTED).hits).toEqual([])
+    expect(json(root, "verify")).toMatchObject({ ok: true })
+    const db = newSqliteDatabase(dbOf(root), { readonly: true })
+    const payloads = db.prepare("SELECT payload FROM events").pluck().all() as Array<string>
+    db.close()
+    expect(payloads.join("\n")).not.toContain(PLANTED)
+    expect(payloads.join("\n")).toContain("GatewayTimeoutError")
+    expect(readFileSync(dbOf(root)).includes(PLANTED)).toBe(false)
+  })
+})
