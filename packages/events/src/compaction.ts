@@ -5,7 +5,9 @@
  *
  * A stream is settled once nothing was appended to it for `idleMs`. Its unpacked events go into blocks
  * of at most `maxBlockBytes` of payload JSON, in position order. A block that would not be smaller than
- * the payloads it holds is not written: those events stay as they are.
+ * the payloads it holds is not written: those events stay as they are. Finding the streams to pack
+ * scans the log (about a second a million events, in the background): an index of unpacked events cost
+ * batched appends 40% of their throughput.
  */
 import type { SqliteDatabase } from "./database.ts"
 import { encodeBlock } from "./payload-blocks.ts"

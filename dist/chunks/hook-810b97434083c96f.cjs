@@ -236,8 +236,6 @@ ${t}}`),r},Fk="~effect/Fiber",$k={_A:le,_E:le},Uk={id:0},xg=(()=>{try{return glo
       DROP TABLE events;
       CREATE INDEX event_rows_by_type ON event_rows (type, position);
       CREATE INDEX event_rows_by_time ON event_rows (occurred_at, position);
-      -- What compaction has left to pack: only the newest events, so it stays small.
-      CREATE INDEX event_rows_unpacked ON event_rows (stream_id, position) WHERE block_id IS NULL AND redacted_by IS NULL;
 
       -- Every reader's view of the log: payloads as they were written, packed or not.
       CREATE VIEW events AS

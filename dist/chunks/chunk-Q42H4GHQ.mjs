@@ -106,8 +106,6 @@ ${t}}`),r},fu="~effect/Fiber",Db={_A:_,_E:_},Mb={id:0},sd=(()=>{try{return globa
       DROP TABLE events;
       CREATE INDEX event_rows_by_type ON event_rows (type, position);
       CREATE INDEX event_rows_by_time ON event_rows (occurred_at, position);
-      -- What compaction has left to pack: only the newest events, so it stays small.
-      CREATE INDEX event_rows_unpacked ON event_rows (stream_id, position) WHERE block_id IS NULL AND redacted_by IS NULL;
 
       -- Every reader's view of the log: payloads as they were written, packed or not.
       CREATE VIEW events AS
