@@ -115,4 +115,22 @@ describe("ralph-mem compact", () => {
     expect(payloads.join("\n")).toContain("GatewayTimeoutError")
     expect(readFileSync(dbOf(root)).includes(PLANTED)).toBe(false)
   })
+
+  it("a damaged block is a finding of verify and a clear error, not a crash (after a --vacuum)", () => {
+    const root = project()
+    twoSessions(root)
+    expect(json(root, "compact", "--vacuum")).toMatchObject({ vacuumed: true, blocks: 2 })
+    expect(json(root, "verify")).toMatchObject({ ok: true })
+    // Damage one block behind the triggers' back (a disk, or a hand with the sqlite3 shell).
+    const db = newSqliteDatabase(dbOf(root))
+    db.exec("DROP TRIGGER payload_blocks_never_change; UPDATE payload_blocks SET data = x'00112233' WHERE id = (SELECT min(id) FROM payload_blocks)")
+    db.close()
+    const verify = cli(root, "verify", "--json")
+    expect(verify.code).toBe(1)
+    expect(JSON.stringify(JSON.parse(verify.stdout).findings)).toMatch(/payload/)
+    const audit = cli(root, "audit", "--json")
+    expect(audit.code).toBe(1)
+    expect(audit.stderr).toMatch(/payload block \d+ is damaged/)
+    expect(audit.stderr).not.toMatch(/    at /)
+  })
 })

@@ -41,7 +41,11 @@ class BlockCache {
     if (payloads === undefined) {
       const data = bytes()
       if (!(data instanceof Uint8Array)) throw new Error(`payload block ${id} is missing`)
-      payloads = decodeBlock(data)
+      try {
+        payloads = decodeBlock(data)
+      } catch (error) {
+        throw new Error(`payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`)
+      }
       if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
       this.#blocks.set(id, payloads)
     }

@@ -1,5 +1,5 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactReport, openDatabase } from "@ralph-mem/events"
+import { compactLog, type CompactOptions, type CompactReport, openDatabase, type SqliteDatabase, storageError } from "@ralph-mem/events"
 import {
   backupDue,
   isCorruption,
@@ -43,6 +43,17 @@ export const backup = Command.make(
     )
 ).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
 
+/** Packing as an Effect: a locked or damaged database is a clear message, not a stack trace. */
+const pack = (db: SqliteDatabase, options: CompactOptions & { readonly vacuum?: boolean }) =>
+  Effect.try({
+    try: () => {
+      const report = compactLog(db, options)
+      if (options.vacuum === true) db.exec("VACUUM")
+      return report
+    },
+    catch: (error) => storageError("pack the log", error)
+  })
+
 const describeCompaction = (report: CompactReport): string =>
   report.events === 0
     ? "Nothing to pack: every settled event already is."
@@ -67,8 +78,7 @@ export const compact = Command.make(
     withStore(input.db, ({ db }) =>
       Effect.gen(function*() {
         const idleMs = yield* flags.parseDuration("idle", input.idle)
-        const report = compactLog(db, { idleMs })
-        if (input.vacuum) db.exec("VACUUM")
+        const report = yield* pack(db, { idleMs, vacuum: input.vacuum })
         if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
         yield* Console.log(describeCompaction(report))
       })
@@ -86,7 +96,7 @@ export const maintain = Command.make(
     withStore(input.db, ({ db, path }) =>
       Effect.gen(function*() {
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
-        const compaction = compactLog(db, { idleMs: MAINTAIN_IDLE_MS })
+        const compaction = yield* pack(db, { idleMs: MAINTAIN_IDLE_MS })
         const backup = backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null
         if (input.json) return yield* printJson({ compaction, backup })
         yield* Console.log(`${describeCompaction(compaction)}\n${backup === null ? "A recent backup exists." : `Backed up to ${backup}.`}`)
