@@ -30,7 +30,7 @@ interface ObservationRow {
 const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type, created_at)
   VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?)`
 
-const INSERT_TEXT = `INSERT INTO observations_fts (rowid, title, body, files, terms) VALUES (?, ?, ?, ?, ?)`
+const INSERT_TEXT = `INSERT INTO observations_fts (rowid, body, title, files, terms) VALUES (?, ?, ?, ?, ?)`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const title = [row.toolName, row.inputSummary].filter((t) => t !== null).join(" ")
@@ -38,7 +38,7 @@ const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const files = row.files.join("\n")
   return [
     sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type, row.createdAt),
-    sql(INSERT_TEXT, row.id, title, body, files, searchableText(`${title}\n${body}\n${files}`))
+    sql(INSERT_TEXT, row.id, body, title, files, searchableText(`${title}\n${body}\n${files}`))
   ]
 }
 
@@ -76,7 +76,7 @@ const rowOf = (event: RalphMemEvent, at: { readonly position: number; readonly o
 
 export const observations: Projection = {
   name: "observations",
-  version: 6,
+  version: 7,
   create: `
     CREATE TABLE observation_rows (
       id           INTEGER PRIMARY KEY,
@@ -89,8 +89,10 @@ export const observations: Projection = {
     ) STRICT;
     -- Contentless: the index keeps tokens only, fed by the fold. Its deleted rows are merged away by
     -- 'purge' after a forget (secure-delete cannot reach a contentless index's tombstones).
+    -- The body comes first: a term's positions in the first column need no column marker, and most
+    -- terms are only in the body (title first made the index 25% larger).
     CREATE VIRTUAL TABLE observations_fts USING fts5(
-      title, body, files, terms,
+      body, title, files, terms,
       content = '', contentless_delete = 1,
       tokenize = 'unicode61 remove_diacritics 2'
     );

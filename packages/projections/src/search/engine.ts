@@ -237,7 +237,7 @@ interface Scorer {
 }
 
 const observationScorer: Scorer = {
-  sql: "SELECT rowid, bm25(observations_fts, 3.0, 1.0, 1.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 1.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
   scored: SCORED_OBSERVATIONS
 }
 const summaryScorer: Scorer = {
