@@ -1,13 +1,16 @@
 /**
- * Compaction: packs the payloads of settled streams into deflated blocks (see payload-blocks.ts).
- * It runs off the hook path (after a session ends, in the background, or `ralph-mem compact`), one
- * short transaction per stream, so a hook waits for at most one stream's packing.
+ * Compaction: packs the payloads and metadata of settled streams into deflated blocks (see
+ * payload-blocks.ts). It runs off the hook path (after a session ends, in the background, or
+ * `ralph-mem compact`), one short transaction per block's worth of streams, so a hook waits for at most
+ * that much packing.
  *
- * A stream is settled once nothing was appended to it for `idleMs`. Its unpacked events go into blocks
- * of at most `maxBlockBytes` of payload JSON, in position order. A block that would not be smaller than
- * the payloads it holds is not written: those events stay as they are. Finding the streams to pack
- * scans the log (about a second a million events, in the background): an index of unpacked events cost
- * batched appends 40% of their throughput.
+ * A stream is settled once nothing was appended to it for `idleMs`. Settled streams are taken oldest
+ * first and packed together, their unpacked events in position order, into blocks of at most
+ * `maxBlockBytes` of JSON: a block of several sessions deflates better than one of a single session and
+ * fills its pages (a block smaller than a page leaves the rest of it empty). A block that would not be
+ * smaller than the events it holds is not written: those events stay as they are. Finding the streams
+ * to pack scans the log (about a second a million events, in the background): an index of unpacked
+ * events cost batched appends 40% of their throughput.
  */
 import type { SqliteDatabase } from "./database.ts"
 import { encodeBlock } from "./payload-blocks.ts"
@@ -23,7 +26,7 @@ export interface CompactReport {
   readonly streams: number
   readonly events: number
   readonly blocks: number
-  /** Payload JSON packed, in bytes. */
+  /** Payload and metadata JSON packed, in bytes. */
   readonly payloadBytes: number
   /** What the blocks take instead, in bytes. */
   readonly blockBytes: number
@@ -36,62 +39,80 @@ const BLOCK_ROW_BYTES = 16
 
 interface Unpacked {
   readonly position: number
+  readonly stream: number
   readonly payload: string
+  readonly metadata: string
 }
 
-/** Consecutive runs of events whose payloads add up to at most `maxBytes` (one event may exceed it alone). */
-const chunk = (events: ReadonlyArray<Unpacked>, maxBytes: number): Array<Array<Unpacked>> => {
-  const chunks: Array<Array<Unpacked>> = []
-  let current: Array<Unpacked> = []
+interface Settled {
+  readonly stream: number
+  readonly bytes: number
+}
+
+/** Consecutive runs of items whose sizes add up to at most `maxBytes` (one item may exceed it alone). */
+const chunk = <T>(items: ReadonlyArray<T>, maxBytes: number, sizeOf: (item: T) => number): Array<Array<T>> => {
+  const chunks: Array<Array<T>> = []
+  let current: Array<T> = []
   let bytes = 0
-  for (const event of events) {
-    if (current.length > 0 && bytes + event.payload.length > maxBytes) {
+  for (const item of items) {
+    const size = sizeOf(item)
+    if (current.length > 0 && bytes + size > maxBytes) {
       chunks.push(current)
       current = []
       bytes = 0
     }
-    current.push(event)
-    bytes += event.payload.length
+    current.push(item)
+    bytes += size
   }
   if (current.length > 0) chunks.push(current)
   return chunks
 }
 
+const jsonBytes = (event: Unpacked): number => Buffer.byteLength(event.payload) + Buffer.byteLength(event.metadata)
+
 export const compactLog = (db: SqliteDatabase, options: CompactOptions): CompactReport => {
   const now = options.now ?? Date.now()
   const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES
-  const streams = db
-    .prepare("SELECT DISTINCT stream_id FROM event_rows WHERE block_id IS NULL AND redacted_by IS NULL")
-    .pluck()
-    .all() as Array<string>
-  const lastAppend = db.prepare<[string], number>(
-    "SELECT occurred_at FROM event_rows WHERE stream_id = ? ORDER BY stream_version DESC LIMIT 1"
+  const settled = db
+    .prepare<[number], Settled>(
+      `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows WHERE block_id IS NULL AND redacted_by IS NULL
+       GROUP BY stream HAVING max(occurred_at) <= ? ORDER BY min(position)`
+    )
+    .all(now - options.idleMs)
+  const lastAppend = db.prepare<[number], number>(
+    "SELECT occurred_at FROM event_rows WHERE stream = ? ORDER BY stream_version DESC LIMIT 1"
   ).pluck()
-  const unpacked = db.prepare<[string], Unpacked>(
-    "SELECT position, payload FROM event_rows WHERE stream_id = ? AND block_id IS NULL AND redacted_by IS NULL ORDER BY position"
+  const unpacked = db.prepare<[number], Unpacked>(
+    "SELECT position, stream, payload, metadata FROM event_rows WHERE stream = ? AND block_id IS NULL AND redacted_by IS NULL"
   )
   const insertBlock = db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)")
-  const pack = db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?")
+  const pack = db.prepare("UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = ? WHERE position = ?")
 
   const totals = { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 }
-  const compactStream = db.transaction((stream: string) => {
+  const compactStreams = db.transaction((streams: ReadonlyArray<Settled>) => {
     // Read again under the write lock: an append or a forget may have come in between.
-    if (now - (lastAppend.get(stream) ?? now) < options.idleMs) return
-    let packedAny = false
-    for (const events of chunk(unpacked.all(stream), maxBlockBytes)) {
-      const data = encodeBlock(events.map((e) => e.payload))
-      const payloadBytes = events.reduce((sum, e) => sum + Buffer.byteLength(e.payload), 0)
-      if (data.length + BLOCK_ROW_BYTES >= payloadBytes) continue
-      const block = Number(insertBlock.run(events[0]!.position, events.at(-1)!.position, data).lastInsertRowid)
-      events.forEach((event, slot) => pack.run(block, slot, event.position))
-      totals.events += events.length
+    const events = streams
+      .filter(({ stream }) => now - (lastAppend.get(stream) ?? now) >= options.idleMs)
+      .flatMap(({ stream }) => unpacked.all(stream))
+      .sort((a, b) => a.position - b.position)
+    const packedStreams = new Set<number>()
+    for (const block of chunk(events, maxBlockBytes, jsonBytes)) {
+      const data = encodeBlock(block)
+      const bytes = block.reduce((sum, event) => sum + jsonBytes(event), 0)
+      if (data.length + BLOCK_ROW_BYTES >= bytes) continue
+      const id = Number(insertBlock.run(block[0]!.position, block.at(-1)!.position, data).lastInsertRowid)
+      block.forEach((event, slot) => {
+        pack.run(id, slot, event.position)
+        packedStreams.add(event.stream)
+      })
+      totals.events += block.length
       totals.blocks++
-      totals.payloadBytes += payloadBytes
+      totals.payloadBytes += bytes
       totals.blockBytes += data.length
-      packedAny = true
     }
-    if (packedAny) totals.streams++
+    totals.streams += packedStreams.size
   })
-  for (const stream of streams) compactStream.immediate(stream)
+  // Streams go in groups about a block's worth: one transaction each.
+  for (const streams of chunk(settled, maxBlockBytes, (stream) => stream.bytes)) compactStreams.immediate(streams)
   return totals
 }

@@ -186,12 +186,22 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   // Prepared on first use: a log made only to read (the projection runner's) or one that never sees a
   // forget would otherwise prepare statements it never runs, in every hook process.
   const statements = lazily({
-    streamVersion: () => db.prepare<[string], number>("SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream_id = ?").pluck(),
+    streamVersion: () =>
+      db.prepare<[string], number>(
+        "SELECT coalesce(max(r.stream_version), 0) FROM streams s JOIN event_rows r ON r.stream = s.id WHERE s.name = ?"
+      ).pluck(),
+    stream: () =>
+      db.prepare<[string], { id: number; version: number }>(
+        "SELECT id, (SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream = s.id) AS version FROM streams s WHERE name = ?"
+      ),
+    newStream: () => db.prepare<[string]>("INSERT INTO streams (name) VALUES (?)"),
+    type: () => db.prepare<[string], number>("SELECT id FROM event_types WHERE name = ?").pluck(),
+    newType: () => db.prepare<[string]>("INSERT INTO event_types (name) VALUES (?)"),
     head: () => db.prepare<[], number>("SELECT coalesce(max(position), 0) FROM event_rows").pluck(),
     byKey: () => db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
     insert: () =>
       db.prepare(
-        `INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
+        `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
       ),
     packedIn: () => db.prepare<[string], number | null>("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL").pluck(),
@@ -240,24 +250,34 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       const key = appendOptions.idempotencyKey === undefined ? undefined : wellFormed(appendOptions.idempotencyKey)
       // The statements an append runs are prepared before it takes the write lock, which other writers
       // wait for as long as it is held.
-      void [statements.streamVersion, statements.insert, key === undefined ? undefined : statements.byKey]
+      void [statements.stream, statements.type, statements.insert, key === undefined ? undefined : statements.byKey]
 
       const transaction = db.transaction((): AppendResult => {
         if (key !== undefined) {
           const original = originalBatch(streamId, clean, key)
           if (original !== undefined) return { events: original, written: false }
         }
-        const current = statements.streamVersion.get(streamId)!
+        const stream = statements.stream.get(streamId)
+        const current = stream?.version ?? 0
         checkExpected(streamId, appendOptions.expectedVersion, current)
+        // Stream ids and types are stored once each (in the same transaction): rows refer to them.
+        const streamRef = stream?.id ?? Number(statements.newStream.run(streamId).lastInsertRowid)
+        const typeRefs = new Map<string, number>()
+        const typeRef = (type: string): number => {
+          let ref = typeRefs.get(type) ?? statements.type.get(type)
+          ref ??= Number(statements.newType.run(type).lastInsertRowid)
+          typeRefs.set(type, ref)
+          return ref
+        }
         const recorded: Array<DecodedEvent<E>> = encoded.map((entry, index) => {
           const eventId = newId(occurredAt)
           const streamVersion = current + index + 1
           const idempotencyKey = key === undefined ? null : keyOf(key, index)
           const { lastInsertRowid } = statements.insert.run(
             eventId,
-            streamId,
+            streamRef,
             streamVersion,
-            entry.type,
+            typeRef(entry.type),
             entry.schemaVersion,
             entry.payload,
             metadataJson,

@@ -1,14 +1,15 @@
 /**
- * Payload blocks: how the log keeps its older payloads small. Compaction (compaction.ts) packs the
- * payloads of a stream's settled events into one deflated block; each event row then keeps only the
- * block and its slot in it. The `events` view gives every reader the payload JSON as it was written,
- * through the SQL functions registered here, so nothing above the storage knows whether an event is
- * packed.
+ * Payload blocks: how the log keeps its older events small. Compaction (compaction.ts) packs the
+ * payloads and metadata of settled streams' events into deflated blocks; each event row then keeps only
+ * the block and its slot in it. The `events` view gives every reader the payload and metadata JSON as
+ * they were written, through the SQL functions registered here, so nothing above the storage knows
+ * whether an event is packed.
  *
- * A block is `deflateRaw(JSON.stringify(payloads))`. A session's events repeat their files, commands and
- * errors, so a block costs about a quarter of the JSON it holds, where one payload deflated alone costs
- * three quarters. Blocks are never changed: a forget unpacks the block of an event it redacts and
- * deletes the block.
+ * A block is `deflateRaw(JSON.stringify(slots))`, a slot being `[payload, metadata]` (blocks packed by
+ * schema 2 hold the payload string alone: their events keep their metadata in the row). Events repeat
+ * their files, commands, errors and metadata, so a block of a few sessions costs about a ninth of the
+ * JSON it holds, where one payload deflated alone costs three quarters. Blocks are never changed: a
+ * forget unpacks the block of an event it redacts and deletes the block.
  *
  * Every connection must have the functions (`newSqliteDatabase` registers them): without them, SQLite
  * refuses any query of the `events` view ("no such function").
@@ -19,12 +20,27 @@ import type Database from "better-sqlite3"
 let zlib: typeof import("node:zlib") | undefined
 const deflater = () => (zlib ??= process.getBuiltinModule("node:zlib"))
 
-export const encodeBlock = (payloads: ReadonlyArray<string>): Buffer => deflater().deflateRawSync(JSON.stringify(payloads))
+/** What a block keeps of an event; `metadata` is null in a block packed by schema 2. */
+export interface PackedEvent {
+  readonly payload: string
+  readonly metadata: string | null
+}
 
-export const decodeBlock = (data: Uint8Array): ReadonlyArray<string> => {
-  const payloads: unknown = JSON.parse(deflater().inflateRawSync(data).toString("utf8"))
-  if (!Array.isArray(payloads) || !payloads.every((p) => typeof p === "string")) throw new Error("not a payload block")
-  return payloads
+export const encodeBlock = (events: ReadonlyArray<{ readonly payload: string; readonly metadata: string }>): Buffer =>
+  deflater().deflateRawSync(JSON.stringify(events.map((event) => [event.payload, event.metadata])))
+
+const slotOf = (slot: unknown): PackedEvent => {
+  if (typeof slot === "string") return { payload: slot, metadata: null }
+  if (Array.isArray(slot) && slot.length === 2 && typeof slot[0] === "string" && typeof slot[1] === "string") {
+    return { payload: slot[0], metadata: slot[1] }
+  }
+  throw new Error("not a payload block")
+}
+
+export const decodeBlock = (data: Uint8Array): ReadonlyArray<PackedEvent> => {
+  const slots: unknown = JSON.parse(deflater().inflateRawSync(data).toString("utf8"))
+  if (!Array.isArray(slots)) throw new Error("not a payload block")
+  return slots.map(slotOf)
 }
 
 /**
@@ -33,25 +49,25 @@ export const decodeBlock = (data: Uint8Array): ReadonlyArray<string> => {
  * ran at the same time interleave); the oldest entry goes first.
  */
 class BlockCache {
-  readonly #blocks = new Map<number, ReadonlyArray<string>>()
+  readonly #blocks = new Map<number, ReadonlyArray<PackedEvent>>()
 
   /** Slot `slot` of block `id`, decoding `bytes()` when the block is not in memory. */
-  payload(id: number, slot: number, bytes: () => unknown): string {
-    let payloads = this.#blocks.get(id)
-    if (payloads === undefined) {
+  event(id: number, slot: number, bytes: () => unknown): PackedEvent {
+    let events = this.#blocks.get(id)
+    if (events === undefined) {
       const data = bytes()
       if (!(data instanceof Uint8Array)) throw new Error(`payload block ${id} is missing`)
       try {
-        payloads = decodeBlock(data)
+        events = decodeBlock(data)
       } catch (error) {
         throw new Error(`payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`)
       }
       if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
-      this.#blocks.set(id, payloads)
+      this.#blocks.set(id, events)
     }
-    const payload = payloads[slot]
-    if (payload === undefined) throw new Error(`payload block ${id} has no slot ${slot}`)
-    return payload
+    const event = events[slot]
+    if (event === undefined) throw new Error(`payload block ${id} has no slot ${slot}`)
+    return event
   }
 
   has(id: number): boolean {
@@ -71,29 +87,34 @@ const caches = new WeakMap<Database.Database, BlockCache>()
 export const registerPayloadFunctions = (db: Database.Database): void => {
   const cache = new BlockCache()
   caches.set(db, cache)
-  // The payload when its block is in memory, else NULL: the view then skips reading the block's bytes.
-  db.function("ralph_cached_payload", (blockId: unknown, slot: unknown) =>
-    cache.has(Number(blockId)) ? cache.payload(Number(blockId), Number(slot), () => undefined) : null)
-  db.function("ralph_block_payload", (blockId: unknown, slot: unknown, data: unknown) => cache.payload(Number(blockId), Number(slot), () => data))
+  const cached = (blockId: unknown, slot: unknown) =>
+    cache.has(Number(blockId)) ? cache.event(Number(blockId), Number(slot), () => undefined) : undefined
+  const packed = (blockId: unknown, slot: unknown, data: unknown) => cache.event(Number(blockId), Number(slot), () => data)
+  // Each part when its block is in memory, else NULL: the view then skips reading the block's bytes.
+  db.function("ralph_cached_payload", (blockId: unknown, slot: unknown) => cached(blockId, slot)?.payload ?? null)
+  db.function("ralph_cached_metadata", (blockId: unknown, slot: unknown) => cached(blockId, slot)?.metadata ?? null)
+  db.function("ralph_block_payload", (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).payload)
+  db.function("ralph_block_metadata", (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).metadata)
 }
 
 /**
  * Packed payloads read straight from their blocks, for a reader of `event_rows` itself: a replay, which
  * reads every event and does better without a function call per row.
  */
-export const blockReader = (db: Database.Database): ((blockId: number, slot: number) => string) => {
+export const blockReader = (db: Database.Database): ((blockId: number, slot: number) => PackedEvent) => {
   const cache = new BlockCache()
   const data = db.prepare<[number], Buffer>("SELECT data FROM payload_blocks WHERE id = ?").pluck()
-  return (blockId, slot) => cache.payload(blockId, slot, () => data.get(blockId))
+  return (blockId, slot) => cache.event(blockId, slot, () => data.get(blockId))
 }
 
 /**
- * Puts a block's payloads back into its events and deletes the block (a forget does this before it
- * redacts one of them). The log's trigger checks each payload against the block.
+ * Puts a block's payloads and metadata back into its events and deletes the block (a forget does this
+ * before it redacts one of them). The log's trigger checks each event against the block.
  */
 export const unpackBlock = (db: Database.Database, blockId: number): void => {
   db.prepare(
     `UPDATE event_rows SET payload = ralph_block_payload(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id)),
+       metadata = coalesce(metadata, ralph_block_metadata(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id))),
        block_id = NULL, block_slot = NULL
      WHERE position BETWEEN (SELECT first_position FROM payload_blocks WHERE id = @block) AND (SELECT last_position FROM payload_blocks WHERE id = @block)
        AND block_id = @block`

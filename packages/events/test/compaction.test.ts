@@ -2,8 +2,9 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { deflateRawSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
-import { compactLog, decodeBlock, encodeBlock, LATEST_SCHEMA_VERSION, newSqliteDatabase, openDatabase, readEvents, REDACTED_PAYLOAD } from "../src/index.ts"
+import { catalog, compactLog, decodeBlock, encodeBlock, LATEST_SCHEMA_VERSION, makeEventLog, newSqliteDatabase, openDatabase, readEvents, REDACTED_PAYLOAD, redactedBy } from "../src/index.ts"
 import { migrations } from "../src/migrations.ts"
 import { freshLog, observed, run, started, tempFolder } from "./helpers.ts"
 
@@ -25,19 +26,30 @@ const seed = () => {
 }
 
 const rawRows = (db: ReturnType<typeof freshLog>["db"]) =>
-  db.prepare("SELECT position, payload, block_id AS block, block_slot AS slot FROM event_rows ORDER BY position").all() as Array<{
+  db.prepare("SELECT position, payload, metadata, block_id AS block, block_slot AS slot FROM event_rows ORDER BY position").all() as Array<{
     position: number
     payload: string | null
+    metadata: string | null
     block: number | null
     slot: number | null
   }>
 
+/** What event `position` holds, as a block would pack it. */
+const packable = (db: ReturnType<typeof freshLog>["db"], position: number) =>
+  db.prepare("SELECT payload, metadata FROM event_rows WHERE position = ?").get(position) as { payload: string; metadata: string }
+
 describe("payload blocks", () => {
-  it("round-trip payloads, and refuse bytes that are not a block", () => {
-    const payloads = ['{"a":1}', '{"text":"한국어 \\n \\"quoted\\""}', "{}"]
-    expect(decodeBlock(encodeBlock(payloads))).toEqual(payloads)
+  it("round-trip payloads and metadata, read schema 2's payload-only blocks, and refuse bytes that are not a block", () => {
+    const events = [
+      { payload: '{"a":1}', metadata: '{"writer":"test"}' },
+      { payload: '{"text":"한국어 \\n \\"quoted\\""}', metadata: "{}" },
+      { payload: "{}", metadata: '{"correlationId":"x"}' }
+    ]
+    expect(decodeBlock(encodeBlock(events))).toEqual(events)
+    expect(decodeBlock(deflateRawSync(JSON.stringify(['{"a":1}'])))).toEqual([{ payload: '{"a":1}', metadata: null }])
     expect(() => decodeBlock(Buffer.from("not deflate"))).toThrow()
     expect(() => decodeBlock(encodeBlock([]).subarray(0, 1))).toThrow()
+    expect(() => decodeBlock(deflateRawSync(JSON.stringify([["{}"]])))).toThrow(/not a payload block/)
   })
 })
 
@@ -51,7 +63,7 @@ describe("compaction", () => {
     expect(report.blockBytes).toBeLessThan(report.payloadBytes / 3)
     const rows = rawRows(db)
     expect(rows.filter((r) => r.block !== null).map((r) => r.position)).toEqual(before.filter((e) => e.streamId === "session:a").map((e) => e.position))
-    expect(rows.filter((r) => r.block !== null).every((r) => r.payload === null)).toBe(true)
+    expect(rows.filter((r) => r.block !== null).every((r) => r.payload === null && r.metadata === null)).toBe(true)
     expect(collect(readEvents(log))).toEqual(before)
 
     // A new connection (another process) reads them too, through the view's functions.
@@ -66,6 +78,16 @@ describe("compaction", () => {
     // Appends go on after packing, unpacked until the next compaction.
     const next = run(log.append("session:a", [observed("a", "after")], any)).events[0]!
     expect(rawRows(db).at(-1)).toMatchObject({ position: next.position, block: null })
+  })
+
+  it("packs settled streams together, in position order, up to a block's size", () => {
+    const { log, db } = seed()
+    const before = collect(readEvents(log))
+    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 2, events: 42, blocks: 1 })
+    const rows = rawRows(db)
+    expect(rows.map((r) => r.slot)).toEqual(rows.map((_, i) => i))
+    expect(db.prepare("SELECT first_position AS first, last_position AS last FROM payload_blocks").get()).toEqual({ first: 1, last: 42 })
+    expect(collect(readEvents(log))).toEqual(before)
   })
 
   it("splits a stream into blocks of a bounded size, and leaves a payload that would not shrink", () => {
@@ -85,23 +107,34 @@ describe("compaction", () => {
     const { db } = seed()
     compactLog(db, { idleMs: 0 })
     const block = db.prepare("SELECT id, first_position AS first FROM payload_blocks ORDER BY id LIMIT 1").get() as { id: number; first: number }
-    expect(() => db.prepare("UPDATE payload_blocks SET data = ? WHERE id = ?").run(encodeBlock(["{}"]), block.id)).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE payload_blocks SET data = ? WHERE id = ?").run(encodeBlock([{ payload: "{}", metadata: "{}" }]), block.id)).toThrow(/immutable/)
     expect(() => db.prepare("DELETE FROM payload_blocks WHERE id = ?").run(block.id)).toThrow(/no event is packed/)
     // Unpacking must give back exactly what the block holds.
     expect(() => db.prepare("UPDATE event_rows SET payload = '{}', block_id = NULL, block_slot = NULL WHERE position = ?").run(block.first)).toThrow(/immutable/)
-    // A block whose bytes differ from the payload cannot take it.
+    const { payload, metadata } = db.prepare("SELECT payload, metadata FROM events WHERE position = ?").get(block.first) as { payload: string; metadata: string }
+    expect(() => db.prepare("UPDATE event_rows SET payload = ?, metadata = '{}', block_id = NULL, block_slot = NULL WHERE position = ?").run(payload, block.first)).toThrow(/immutable/)
+    db.prepare("UPDATE event_rows SET payload = ?, metadata = ?, block_id = NULL, block_slot = NULL WHERE position = ?").run(payload, metadata, block.first)
+    // A block whose bytes differ from the payload, or from the metadata, cannot take it.
     const fresh = seed()
-    const forged = Number(fresh.db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 1, ?)").run(encodeBlock(['{"sessionId":"forged"}'])).lastInsertRowid)
-    expect(() => fresh.db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = 0 WHERE position = 1").run(forged)).toThrow(/immutable/)
+    const insertBlock = fresh.db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)")
+    const pack = fresh.db.prepare("UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = 0 WHERE position = 1")
+    const original = packable(fresh.db, 1)
+    for (const forgery of [{ ...original, payload: '{"sessionId":"forged"}' }, { ...original, metadata: '{"writer":"forged"}' }]) {
+      const forged = Number(insertBlock.run(1, 1, encodeBlock([forgery])).lastInsertRowid)
+      expect(() => pack.run(forged)).toThrow(/immutable/)
+    }
     // Nor one whose positions do not cover the event, nor a slot it does not have.
-    const honest = Number(fresh.db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (5, 5, ?)").run(
-      encodeBlock([fresh.db.prepare("SELECT payload FROM event_rows WHERE position = 1").pluck().get() as string])
-    ).lastInsertRowid)
-    expect(() => fresh.db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = 0 WHERE position = 1").run(honest)).toThrow(/immutable/)
+    const honest = Number(insertBlock.run(5, 5, encodeBlock([original])).lastInsertRowid)
+    expect(() => pack.run(honest)).toThrow(/immutable/)
+    // Packing moves the metadata into the block: it cannot stay behind in the row.
+    const covering = Number(insertBlock.run(1, 1, encodeBlock([original])).lastInsertRowid)
+    expect(() => fresh.db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = 0 WHERE position = 1").run(covering)).toThrow(/immutable/)
+    pack.run(covering)
+    expect(fresh.db.prepare("SELECT payload, metadata FROM events WHERE position = 1").get()).toEqual(original)
     // An event is never appended packed.
     expect(() =>
       fresh.db.prepare(
-        "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, block_id, block_slot) VALUES ('x', 'new', 1, 'SessionEnded', 1, NULL, '{}', 0, ?, 0)"
+        "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, block_id, block_slot) VALUES ('x', 1, 22, 1, 1, NULL, NULL, 0, ?, 0)"
       ).run(honest)
     ).toThrow(/appended with its payload/)
   })
@@ -125,12 +158,13 @@ describe("compaction", () => {
     expect(db.prepare("SELECT count(*) FROM payload_blocks").pluck().get()).toBe(blocksBefore - 1)
     // No block holds the text, packed or not, and the file's bytes do not either.
     for (const data of db.prepare("SELECT data FROM payload_blocks").pluck().all() as Array<Buffer>) {
-      expect(decodeBlock(data).join("")).not.toContain("ZEBRA-PLUTO")
+      expect(JSON.stringify(decodeBlock(data))).not.toContain("ZEBRA-PLUTO")
     }
     db.pragma("wal_checkpoint(TRUNCATE)")
     expect(readFileSync(path).includes("ZEBRA-PLUTO")).toBe(false)
-    // Its neighbours are packed again by the next compaction; the redacted event is not.
-    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ events: 4 })
+    // The block's other events (all three sessions here) are packed again by the next compaction, with
+    // the forget itself; the redacted event is not.
+    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 4, events: 42 + 4 + 1 })
     expect(rawRows(db).find((r) => r.position === after[1]!.position)).toMatchObject({ payload: REDACTED_PAYLOAD, block: null })
   })
 })
@@ -156,6 +190,63 @@ describe("schema 2", () => {
     expect(read()).toEqual(expected)
     expect(compactLog(db, { idleMs: 0 }).events).toBe(5)
     expect(read()).toEqual(expected)
+    db.close()
+  })
+})
+
+describe("schema 3", () => {
+  it("migrates a version-2 log, blocks packed by schema 2 included: every event reads as it did, and can be forgotten and packed again", () => {
+    const path = join(tempFolder(), "v2.db")
+    const old = newSqliteDatabase(path)
+    old.exec(migrations[0]!.sql)
+    old.exec(migrations[1]!.sql)
+    old.pragma("application_id = 0x524d454d")
+    old.pragma("user_version = 2")
+    const insert = old.prepare(
+      "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)"
+    )
+    const rows = [
+      ["session:a", "SessionStarted", { sessionId: "a", projectPath: "/p", source: "startup" }],
+      ["session:a", "ObservationRecorded", { sessionId: "a", kind: "tool_use", content: "the secret is MANGO-7", files: [] }],
+      ["session:b", "SessionStarted", { sessionId: "b", projectPath: "/p", source: "startup" }],
+      ["session:a", "ObservationRecorded", { sessionId: "a", kind: "error", content: "step 2 failed", files: ["src/a.ts"] }],
+      ["session:b", "SessionEnded", { sessionId: "b", reason: "exit" }]
+    ] as const
+    const versions = new Map<string, number>()
+    rows.forEach(([stream, type, payload], i) => {
+      const version = (versions.get(stream) ?? 0) + 1
+      versions.set(stream, version)
+      insert.run(`id${i}`, stream, version, type, JSON.stringify(payload), JSON.stringify({ writer: "test", version: "0", correlationId: `c${i}` }), 1000 + i, i === 4 ? "key" : null)
+    })
+    // Session a packed as schema 2 packed it: payloads alone in the block, metadata in the rows.
+    const packedPositions = [1, 2, 4]
+    const payloads = packedPositions.map((position) => old.prepare("SELECT payload FROM event_rows WHERE position = ?").pluck().get(position) as string)
+    const block = Number(old.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 4, ?)").run(deflateRawSync(JSON.stringify(payloads))).lastInsertRowid)
+    packedPositions.forEach((position, slot) => old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(block, slot, position))
+    const everything = "SELECT * FROM events ORDER BY position"
+    const before = old.prepare(everything).all() as Array<Record<string, unknown>>
+    old.close()
+
+    const db = run(openDatabase(path))
+    expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
+    expect(db.prepare(everything).all()).toEqual(before)
+    expect(db.prepare("SELECT name FROM streams ORDER BY id").pluck().all()).toEqual(["session:a", "session:b"])
+    expect(db.prepare("SELECT name FROM event_types ORDER BY id").pluck().all()).toEqual(["SessionStarted", "ObservationRecorded", "SessionEnded"])
+    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()).toBe(3)
+
+    // A forget unpacks the schema-2 block (its events keep their own metadata) and redacts its target.
+    const log = makeEventLog(db, catalog, { redacts: redactedBy })
+    run(log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: ["id1"], selector: "id" }], any))
+    const forgotten = (rows: Array<Record<string, unknown>>) => rows.filter((row) => row["event_id"] !== "id1" && row["type"] !== "MemoryForgotten")
+    const afterForget = db.prepare(everything).all() as Array<Record<string, unknown>>
+    expect(forgotten(afterForget)).toEqual(forgotten(before))
+    expect(afterForget.find((row) => row["event_id"] === "id1")).toMatchObject({ payload: REDACTED_PAYLOAD, metadata: before[1]!["metadata"] })
+    // Packed again, now with the metadata in the block; an idempotent append still finds its batch.
+    expect(compactLog(db, { idleMs: 0 }).events).toBe(5)
+    expect(db.prepare(everything).all()).toEqual(afterForget)
+    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()).toBe(0)
+    const again = run(log.append("session:b", [{ _tag: "SessionEnded", sessionId: "b", reason: "exit" }], { ...any, idempotencyKey: "key" }))
+    expect(again).toMatchObject({ written: false, events: [{ eventId: "id4", position: 5 }] })
     db.close()
   })
 })

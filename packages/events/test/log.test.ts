@@ -139,7 +139,13 @@ describe("immutability, enforced by SQLite", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a")], any))
     expect(() => db.prepare("DELETE FROM event_rows").run()).toThrow(/immutable/)
-    expect(() => db.prepare("UPDATE event_rows SET type = 'X'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET type = type + 1").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET stream = stream + 1").run()).toThrow(/immutable/)
+    // Stream ids and types are stored once each: renaming one would rewrite every event that has it.
+    expect(() => db.prepare("UPDATE streams SET name = 'other'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("DELETE FROM streams").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_types SET name = 'SessionEnded'").run()).toThrow(/immutable/)
+    expect(() => db.prepare("DELETE FROM event_types").run()).toThrow(/immutable/)
     expect(() => db.prepare("UPDATE event_rows SET payload = '{}'").run()).toThrow(/immutable/)
     expect(() => db.prepare("UPDATE event_rows SET stream_version = 9").run()).toThrow(/immutable/)
     // Readers see the log through a view, which takes no writes at all.
@@ -150,7 +156,7 @@ describe("immutability, enforced by SQLite", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a")], any))
     const insert = db.prepare(
-      "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 's', ?, 'SessionEnded', 1, ?, '{}', 0)"
+      "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 1, ?, 1, 1, ?, '{}', 0)"
     )
     expect(() => insert.run("x1", 3, "{}")).toThrow(/contiguous/)
     expect(() => insert.run("x2", 2, "{not json")).toThrow(/CHECK constraint/)

@@ -284,8 +284,12 @@ describe("replay of a long log, on two threads", () => {
     longLog(memory, 500, makeEventLog(memory.db, catalog))
     // Written behind the log's back, after every event the worker folds.
     memory.db
-      .prepare(`INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)
-                VALUES ('01JBAD0000000000000000000', 'session:bad', 1, 'ObservationRecorded', ?, ?, '{"writer":"spec","version":"0"}', 0)`)
+      .prepare(`INSERT INTO streams (name) VALUES ('session:bad')`)
+      .run()
+    memory.db
+      .prepare(`INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at)
+                VALUES ('01JBAD0000000000000000000', (SELECT id FROM streams WHERE name = 'session:bad'), 1,
+                        (SELECT id FROM event_types WHERE name = 'ObservationRecorded'), ?, ?, '{"writer":"spec","version":"0"}', 0)`)
       .run(schemaVersion, payload)
     const before = dump(memory)
     const failed = failure(replay(memory))
