@@ -22,28 +22,28 @@ interface ObservationRow {
   readonly content: string
   readonly errorMessage: string | null
   readonly files: ReadonlyArray<string>
-  readonly createdAt: number
 }
 
 // A tool observation takes its project from its session's row (written by the sessions projection,
 // which runs first for every event), so searches filter on one indexed column.
-const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type, created_at)
-  VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?)`
+const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type)
+  VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?)`
 
-const INSERT_TEXT = `INSERT INTO observations_fts (rowid, body, title, files, terms) VALUES (?, ?, ?, ?, ?)`
+const INSERT_TEXT = `INSERT INTO observations_fts (rowid, body, title, terms) VALUES (?, ?, ?, ?)`
 
 const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const title = [row.toolName, row.inputSummary].filter((t) => t !== null).join(" ")
-  const body = row.errorMessage === null ? row.content : `${row.content}\n${row.errorMessage}`
+  // The files weigh as much as the text, and mostly repeat its words: they are indexed with it.
   const files = row.files.join("\n")
+  const body = [row.content, row.errorMessage, files].filter((t) => t !== null && t !== "").join("\n")
   return [
-    sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type, row.createdAt),
-    sql(INSERT_TEXT, row.id, body, title, files, searchableText(`${title}\n${body}\n${files}`))
+    sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type),
+    sql(INSERT_TEXT, row.id, body, title, searchableText(`${title}\n${body}`))
   ]
 }
 
-const rowOf = (event: RalphMemEvent, at: { readonly position: number; readonly occurredAt: number }): ObservationRow | undefined => {
-  const common = { id: at.position, createdAt: at.occurredAt }
+const rowOf = (event: RalphMemEvent, position: number): ObservationRow | undefined => {
+  const common = { id: position }
   switch (event._tag) {
     case "ObservationRecorded":
       return {
@@ -76,7 +76,7 @@ const rowOf = (event: RalphMemEvent, at: { readonly position: number; readonly o
 
 export const observations: Projection = {
   name: "observations",
-  version: 7,
+  version: 9,
   create: `
     CREATE TABLE observation_rows (
       id           INTEGER PRIMARY KEY,
@@ -84,15 +84,15 @@ export const observations: Projection = {
       project_path TEXT,
       -- Not "type IN (...)": SQLite builds a lookup table for an IN list every time an INSERT runs,
       -- which doubled the cost of a row in a replay.
-      type         TEXT NOT NULL CHECK (type = 'tool_use' OR type = 'error' OR type = 'success' OR type = 'note'),
-      created_at   INTEGER NOT NULL
+      type         TEXT NOT NULL CHECK (type = 'tool_use' OR type = 'error' OR type = 'success' OR type = 'note')
+      -- No created_at: an observation was created when its event occurred, which the log keeps.
     ) STRICT;
     -- Contentless: the index keeps tokens only, fed by the fold. Its deleted rows are merged away by
     -- 'purge' after a forget (secure-delete cannot reach a contentless index's tombstones).
     -- The body comes first: a term's positions in the first column need no column marker, and most
     -- terms are only in the body (title first made the index 25% larger).
     CREATE VIRTUAL TABLE observations_fts USING fts5(
-      body, title, files, terms,
+      body, title, terms,
       content = '', contentless_delete = 1,
       tokenize = 'unicode61 remove_diacritics 2'
     );
@@ -131,7 +131,7 @@ export const observations: Projection = {
                ELSE json_patch('{}', json_object('toolUseId', e.payload -> '$.toolUseId', 'durationMs', e.payload -> '$.durationMs',
                                                  'truncated', e.payload -> '$.truncated'))
              END AS metadata,
-             o.created_at
+             e.occurred_at AS created_at
       FROM observation_rows o JOIN events e ON e.position = o.id;
   `,
   tables: [{ name: "observation_rows", orderBy: "id" }],
@@ -141,7 +141,7 @@ export const observations: Projection = {
   retired: ["observations_trigram", "observations_indexed"],
   purge: `INSERT INTO observations_fts (observations_fts) VALUES ('optimize')`,
   apply: (recorded) => {
-    const row = rowOf(recorded.event, recorded)
+    const row = rowOf(recorded.event, recorded.position)
     return row === undefined ? [] : insert(row)
   },
   clearStream: (streamId) => [sql(`DELETE FROM observation_rows WHERE id IN (SELECT position FROM events WHERE stream_id = ?)`, streamId)]

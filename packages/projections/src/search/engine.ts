@@ -5,7 +5,7 @@
  *   3. full:     complete content, metadata and files of chosen observations.
  *
  * Ranking: relevance is FTS5's bm25 (negated, so higher is better), with column weights (tool and
- * input 3, text 1, files 1, identifier parts 0.5); when words find fewer hits than asked for,
+ * input 3, text and files 1, identifier parts 0.5); when words find fewer hits than asked for,
  * substring matches on identifiers (index terms that contain a piece of the query) fill in at half weight. Recency multiplies it: score = relevance * ((1 - w) + w * 0.5^(ageDays / halfLife)),
  * so with the defaults (w = 0.3, halfLife = 14 days) a month-old hit keeps about 76% of its relevance
  * and ties go to the newer one. Both are configurable (memory.search in the config).
@@ -237,7 +237,7 @@ interface Scorer {
 }
 
 const observationScorer: Scorer = {
-  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 1.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
   scored: SCORED_OBSERVATIONS
 }
 const summaryScorer: Scorer = {
@@ -311,13 +311,13 @@ interface ObservationRow {
 const observationsPassing = (db: SqliteDatabase, filters: SearchFilters) => (ids: ReadonlyArray<number>) =>
   statement(
     db,
-    `SELECT o.id, o.session_id AS sessionId, o.type, o.created_at AS createdAt FROM observation_rows o
+    `SELECT o.id, o.session_id AS sessionId, o.type, e.occurred_at AS createdAt FROM observation_rows o JOIN events e ON e.position = o.id
      WHERE o.id IN (SELECT value FROM json_each(@ids))
        AND (@project IS NULL OR o.project_path = @project)
        AND (@session IS NULL OR o.session_id = @session)
        AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
        AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
-       AND o.created_at >= @since AND o.created_at < @until`
+       AND e.occurred_at >= @since AND e.occurred_at < @until`
   ).all({ ...filters, ids: JSON.stringify(ids) }) as Array<ObservationRow>
 
 interface SummaryRow {
