@@ -48,7 +48,8 @@ const sessionEvents = (s: number, project: string): { events: Array<RalphMemEven
   }
   events.push({ _tag: "SessionSummarized", sessionId, summary: `Goal: fix the ${pick(s)} bug. Errors (4): ${pick(s + 1)} ${pick(s + 2)} failures. Passed (3): ${pick(s + 3)} tests. Files: src/${pick(s)}/${pick(s + 1)}.ts`, summarizer: "local-v1" })
   events.push({ _tag: "SessionEnded", sessionId, reason: "exit" })
-  const rawChars = events.reduce((sum, e) => sum + Object.values(e).filter((v): v is string => typeof v === "string").reduce((t, v) => t + v.length, 0), 0)
+  // Every string an event holds, the file paths in its lists included.
+  const rawChars = events.reduce((sum, e) => sum + Object.values(e).flat().filter((v): v is string => typeof v === "string").reduce((t, v) => t + v.length, 0), 0)
   return { events, rawChars }
 }
 
