@@ -161,10 +161,12 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "stream ids and event types stored once each; packed events' metadata in their blocks",
     // Rebuilt again: the stream id and the type become references. Blocks packed by schema 2 hold
     // payloads only, so their events keep their metadata in the row.
+    // The old table is renamed while the events view still stands: a rename checks every view, and the
+    // read models' views read events.
     sql: `
+      ALTER TABLE event_rows RENAME TO event_rows_v2;
       DROP VIEW events;
       DROP TRIGGER payload_blocks_go_only_when_unpacked;
-      ALTER TABLE event_rows RENAME TO event_rows_v2;
 
       -- Names are never changed or deleted: every event that refers to one would change with it.
       CREATE TABLE streams (

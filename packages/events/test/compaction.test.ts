@@ -225,6 +225,8 @@ describe("schema 3", () => {
     packedPositions.forEach((position, slot) => old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(block, slot, position))
     const everything = "SELECT * FROM events ORDER BY position"
     const before = old.prepare(everything).all() as Array<Record<string, unknown>>
+    // A view that reads the log, as the read models' views do: the migration must keep it valid.
+    old.exec("CREATE VIEW event_counts AS SELECT type, count(*) AS n FROM events GROUP BY type")
     old.close()
 
     const db = run(openDatabase(path))
@@ -233,6 +235,7 @@ describe("schema 3", () => {
     expect(db.prepare("SELECT name FROM streams ORDER BY id").pluck().all()).toEqual(["session:a", "session:b"])
     expect(db.prepare("SELECT name FROM event_types ORDER BY id").pluck().all()).toEqual(["SessionStarted", "ObservationRecorded", "SessionEnded"])
     expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()).toBe(3)
+    expect(db.prepare("SELECT n FROM event_counts WHERE type = 'ObservationRecorded'").pluck().get()).toBe(2)
 
     // A forget unpacks the schema-2 block (its events keep their own metadata) and redacts its target.
     const log = makeEventLog(db, catalog, { redacts: redactedBy })

@@ -291,9 +291,9 @@ ${t}}`),r},jk="~effect/Fiber",qk={_A:ue,_E:ue},Kk={id:0},_g=(()=>{try{return glo
       WHEN EXISTS (SELECT 1 FROM event_rows WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
       BEGIN SELECT RAISE(ABORT, 'payload blocks are deleted only once no event is packed in them'); END;
     `},{version:3,description:"stream ids and event types stored once each; packed events' metadata in their blocks",sql:`
+      ALTER TABLE event_rows RENAME TO event_rows_v2;
       DROP VIEW events;
       DROP TRIGGER payload_blocks_go_only_when_unpacked;
-      ALTER TABLE event_rows RENAME TO event_rows_v2;
 
       -- Names are never changed or deleted: every event that refers to one would change with it.
       CREATE TABLE streams (
