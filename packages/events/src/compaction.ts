@@ -10,10 +10,11 @@
  * fills its pages (a block smaller than a page leaves the rest of it empty). A block that would not be
  * smaller than the events it holds is not written: those events stay as they are. Finding the streams
  * to pack scans the log (about a second a million events, in the background): an index of unpacked
- * events cost batched appends 40% of their throughput.
+ * events cost batched appends 40% of their throughput. Blocks packed by schema 2 hold payloads only:
+ * they are unpacked first, so their events are packed again with their metadata.
  */
 import type { SqliteDatabase } from "./database.ts"
-import { encodeBlock } from "./payload-blocks.ts"
+import { encodeBlock, unpackBlock } from "./payload-blocks.ts"
 
 export interface CompactOptions {
   /** Streams with an append in the last `idleMs` are left for later. */
@@ -73,6 +74,12 @@ const jsonBytes = (event: Unpacked): number => Buffer.byteLength(event.payload) 
 export const compactLog = (db: SqliteDatabase, options: CompactOptions): CompactReport => {
   const now = options.now ?? Date.now()
   const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES
+  const payloadOnlyBlocks = db
+    .prepare<[], number>("SELECT DISTINCT block_id FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL")
+    .pluck()
+    .all()
+  const unpack = db.transaction((block: number) => unpackBlock(db, block))
+  for (const block of payloadOnlyBlocks) unpack.immediate(block)
   const settled = db
     .prepare<[number], Settled>(
       `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows WHERE block_id IS NULL AND redacted_by IS NULL

@@ -194,62 +194,85 @@ describe("schema 2", () => {
   })
 })
 
+/**
+ * A version-2 log as schema 2 left it: two sessions, session a packed as schema 2 packed it (payloads
+ * alone in the block, metadata in the rows), one idempotency key, and a view over events as the read
+ * models have. Returns everything the events view showed, row by row.
+ */
+const schema2Log = () => {
+  const path = join(tempFolder(), "v2.db")
+  const old = newSqliteDatabase(path)
+  old.exec(migrations[0]!.sql)
+  old.exec(migrations[1]!.sql)
+  old.pragma("application_id = 0x524d454d")
+  old.pragma("user_version = 2")
+  const insert = old.prepare(
+    "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)"
+  )
+  const rows = [
+    ["session:a", "SessionStarted", { sessionId: "a", projectPath: "/p", source: "startup" }],
+    ["session:a", "ObservationRecorded", { sessionId: "a", kind: "tool_use", content: "the secret is MANGO-7", files: [] }],
+    ["session:b", "SessionStarted", { sessionId: "b", projectPath: "/p", source: "startup" }],
+    ["session:a", "ObservationRecorded", { sessionId: "a", kind: "error", content: "step 2 failed", files: ["src/a.ts"] }],
+    ["session:b", "SessionEnded", { sessionId: "b", reason: "exit" }]
+  ] as const
+  const versions = new Map<string, number>()
+  rows.forEach(([stream, type, payload], i) => {
+    const version = (versions.get(stream) ?? 0) + 1
+    versions.set(stream, version)
+    insert.run(`id${i}`, stream, version, type, JSON.stringify(payload), JSON.stringify({ writer: "test", version: "0", correlationId: `c${i}` }), 1000 + i, i === 4 ? "key" : null)
+  })
+  const packedPositions = [1, 2, 4]
+  const payloads = packedPositions.map((position) => old.prepare("SELECT payload FROM event_rows WHERE position = ?").pluck().get(position) as string)
+  const block = Number(old.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 4, ?)").run(deflateRawSync(JSON.stringify(payloads))).lastInsertRowid)
+  packedPositions.forEach((position, slot) => old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(block, slot, position))
+  const before = old.prepare(EVERYTHING).all() as Array<Record<string, unknown>>
+  old.exec("CREATE VIEW event_counts AS SELECT type, count(*) AS n FROM events GROUP BY type")
+  old.close()
+  return { path, before }
+}
+
+const EVERYTHING = "SELECT * FROM events ORDER BY position"
+const payloadOnlyPacked = (db: ReturnType<typeof freshLog>["db"]) =>
+  db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()
+
 describe("schema 3", () => {
   it("migrates a version-2 log, blocks packed by schema 2 included: every event reads as it did, and can be forgotten and packed again", () => {
-    const path = join(tempFolder(), "v2.db")
-    const old = newSqliteDatabase(path)
-    old.exec(migrations[0]!.sql)
-    old.exec(migrations[1]!.sql)
-    old.pragma("application_id = 0x524d454d")
-    old.pragma("user_version = 2")
-    const insert = old.prepare(
-      "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)"
-    )
-    const rows = [
-      ["session:a", "SessionStarted", { sessionId: "a", projectPath: "/p", source: "startup" }],
-      ["session:a", "ObservationRecorded", { sessionId: "a", kind: "tool_use", content: "the secret is MANGO-7", files: [] }],
-      ["session:b", "SessionStarted", { sessionId: "b", projectPath: "/p", source: "startup" }],
-      ["session:a", "ObservationRecorded", { sessionId: "a", kind: "error", content: "step 2 failed", files: ["src/a.ts"] }],
-      ["session:b", "SessionEnded", { sessionId: "b", reason: "exit" }]
-    ] as const
-    const versions = new Map<string, number>()
-    rows.forEach(([stream, type, payload], i) => {
-      const version = (versions.get(stream) ?? 0) + 1
-      versions.set(stream, version)
-      insert.run(`id${i}`, stream, version, type, JSON.stringify(payload), JSON.stringify({ writer: "test", version: "0", correlationId: `c${i}` }), 1000 + i, i === 4 ? "key" : null)
-    })
-    // Session a packed as schema 2 packed it: payloads alone in the block, metadata in the rows.
-    const packedPositions = [1, 2, 4]
-    const payloads = packedPositions.map((position) => old.prepare("SELECT payload FROM event_rows WHERE position = ?").pluck().get(position) as string)
-    const block = Number(old.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 4, ?)").run(deflateRawSync(JSON.stringify(payloads))).lastInsertRowid)
-    packedPositions.forEach((position, slot) => old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(block, slot, position))
-    const everything = "SELECT * FROM events ORDER BY position"
-    const before = old.prepare(everything).all() as Array<Record<string, unknown>>
-    // A view that reads the log, as the read models' views do: the migration must keep it valid.
-    old.exec("CREATE VIEW event_counts AS SELECT type, count(*) AS n FROM events GROUP BY type")
-    old.close()
-
+    const { path, before } = schema2Log()
     const db = run(openDatabase(path))
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
-    expect(db.prepare(everything).all()).toEqual(before)
+    expect(db.prepare(EVERYTHING).all()).toEqual(before)
     expect(db.prepare("SELECT name FROM streams ORDER BY id").pluck().all()).toEqual(["session:a", "session:b"])
     expect(db.prepare("SELECT name FROM event_types ORDER BY id").pluck().all()).toEqual(["SessionStarted", "ObservationRecorded", "SessionEnded"])
-    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()).toBe(3)
+    expect(payloadOnlyPacked(db)).toBe(3)
+    // A view over events, as the read models have, is still valid.
     expect(db.prepare("SELECT n FROM event_counts WHERE type = 'ObservationRecorded'").pluck().get()).toBe(2)
 
     // A forget unpacks the schema-2 block (its events keep their own metadata) and redacts its target.
     const log = makeEventLog(db, catalog, { redacts: redactedBy })
     run(log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: ["id1"], selector: "id" }], any))
     const forgotten = (rows: Array<Record<string, unknown>>) => rows.filter((row) => row["event_id"] !== "id1" && row["type"] !== "MemoryForgotten")
-    const afterForget = db.prepare(everything).all() as Array<Record<string, unknown>>
+    const afterForget = db.prepare(EVERYTHING).all() as Array<Record<string, unknown>>
     expect(forgotten(afterForget)).toEqual(forgotten(before))
     expect(afterForget.find((row) => row["event_id"] === "id1")).toMatchObject({ payload: REDACTED_PAYLOAD, metadata: before[1]!["metadata"] })
     // Packed again, now with the metadata in the block; an idempotent append still finds its batch.
-    expect(compactLog(db, { idleMs: 0 }).events).toBe(5)
-    expect(db.prepare(everything).all()).toEqual(afterForget)
-    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()).toBe(0)
+    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 3, events: 5, blocks: 1 })
+    expect(db.prepare(EVERYTHING).all()).toEqual(afterForget)
+    expect(payloadOnlyPacked(db)).toBe(0)
     const again = run(log.append("session:b", [{ _tag: "SessionEnded", sessionId: "b", reason: "exit" }], { ...any, idempotencyKey: "key" }))
     expect(again).toMatchObject({ written: false, events: [{ eventId: "id4", position: 5 }] })
+    db.close()
+  })
+
+  it("repacks a schema-2 block with its events' metadata, at the next compaction", () => {
+    const { path, before } = schema2Log()
+    const db = run(openDatabase(path))
+    const oldBlock = db.prepare("SELECT id FROM payload_blocks").pluck().get()
+    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 2, events: 5, blocks: 1 })
+    expect(payloadOnlyPacked(db)).toBe(0)
+    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NULL").pluck().get()).toBe(0)
+    expect(db.prepare("SELECT id FROM payload_blocks").pluck().all()).not.toContain(oldBlock)
+    expect(db.prepare(EVERYTHING).all()).toEqual(before)
     db.close()
   })
 })
