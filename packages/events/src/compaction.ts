@@ -14,7 +14,7 @@
  * they are unpacked first, so their events are packed again with their metadata.
  */
 import type { SqliteDatabase } from "./database.ts"
-import { encodeBlock, unpackBlock } from "./payload-blocks.ts"
+import { encodeBlock, isDamagedBlock, unpackBlock } from "./payload-blocks.ts"
 
 export interface CompactOptions {
   /** Streams with an append in the last `idleMs` are left for later. */
@@ -79,7 +79,15 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
     .pluck()
     .all()
   const unpack = db.transaction((block: number) => unpackBlock(db, block))
-  for (const block of payloadOnlyBlocks) unpack.immediate(block)
+  for (const block of payloadOnlyBlocks) {
+    try {
+      unpack.immediate(block)
+    } catch (error) {
+      // A damaged block stays as it is, for verify to report, and does not stop the rest; anything else
+      // (a locked database) stops compaction.
+      if (!isDamagedBlock(error)) throw error
+    }
+  }
   const settled = db
     .prepare<[number], Settled>(
       `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows WHERE block_id IS NULL AND redacted_by IS NULL

@@ -186,10 +186,6 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   // Prepared on first use: a log made only to read (the projection runner's) or one that never sees a
   // forget would otherwise prepare statements it never runs, in every hook process.
   const statements = lazily({
-    streamVersion: () =>
-      db.prepare<[string], number>(
-        "SELECT coalesce(max(r.stream_version), 0) FROM streams s JOIN event_rows r ON r.stream = s.id WHERE s.name = ?"
-      ).pluck(),
     stream: () =>
       db.prepare<[string], { id: number; version: number }>(
         "SELECT id, (SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream = s.id) AS version FROM streams s WHERE name = ?"
@@ -365,7 +361,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     append,
     readPage,
     streamVersion: (streamId) =>
-      Effect.try({ try: () => statements.streamVersion.get(streamId)!, catch: (e) => storageError("read stream version", e) }),
+      Effect.try({ try: () => statements.stream.get(streamId)?.version ?? 0, catch: (e) => storageError("read stream version", e) }),
     headPosition: Effect.try({ try: () => statements.head.get()!, catch: (e) => storageError("read head position", e) }),
     decode
   }

@@ -43,6 +43,11 @@ export const decodeBlock = (data: Uint8Array): ReadonlyArray<PackedEvent> => {
   return slots.map(slotOf)
 }
 
+/** A block that cannot be read: missing, damaged, or without the slot an event names. */
+export class DamagedBlock extends Error {}
+
+export const isDamagedBlock = (error: unknown): boolean => error instanceof DamagedBlock
+
 /**
  * Decoded blocks by id. Safe to keep: block ids are never reused (AUTOINCREMENT) and a block never
  * changes. A replay reads a block's events one after another, so a few blocks suffice (sessions that
@@ -56,17 +61,17 @@ class BlockCache {
     let events = this.#blocks.get(id)
     if (events === undefined) {
       const data = bytes()
-      if (!(data instanceof Uint8Array)) throw new Error(`payload block ${id} is missing`)
+      if (!(data instanceof Uint8Array)) throw new DamagedBlock(`payload block ${id} is missing`)
       try {
         events = decodeBlock(data)
       } catch (error) {
-        throw new Error(`payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`)
+        throw new DamagedBlock(`payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`)
       }
       if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
       this.#blocks.set(id, events)
     }
     const event = events[slot]
-    if (event === undefined) throw new Error(`payload block ${id} has no slot ${slot}`)
+    if (event === undefined) throw new DamagedBlock(`payload block ${id} has no slot ${slot}`)
     return event
   }
 

@@ -275,4 +275,14 @@ describe("schema 3", () => {
     expect(db.prepare(EVERYTHING).all()).toEqual(before)
     db.close()
   })
+
+  it("leaves a damaged schema-2 block as it is, and packs the rest", () => {
+    const { path } = schema2Log()
+    const db = run(openDatabase(path))
+    db.exec("DROP TRIGGER payload_blocks_never_change; UPDATE payload_blocks SET data = x'00112233'")
+    expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 1, events: 2, blocks: 1 })
+    expect(payloadOnlyPacked(db)).toBe(3)
+    expect(() => db.prepare(EVERYTHING).all()).toThrow(/payload block 1 is damaged/)
+    db.close()
+  })
 })
