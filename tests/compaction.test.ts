@@ -4,7 +4,7 @@
  * the next prompt) is the same before and after. A forget reaches packed content too.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -116,6 +116,27 @@ describe("ralph-mem compact", () => {
     expect(payloads.join("\n")).not.toContain(PLANTED)
     expect(payloads.join("\n")).toContain("GatewayTimeoutError")
     expect(readFileSync(dbOf(root)).includes(PLANTED)).toBe(false)
+  })
+
+  it("maintain, which runs with nowhere to print, writes a failure to hooks.log, where doctor reports it", () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    // The backups' folder cannot be made: a file stands in its place.
+    writeFileSync(join(root, ".ralph-mem", "backups"), "")
+    const failed = cli(root, "maintain")
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toMatch(/back up the database failed/)
+    const logged = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line))
+    expect(logged).toEqual([expect.objectContaining({ hook: "maintain", reason: expect.stringMatching(/back up the database failed/) })])
+    // Doctor reports both: the failure in the log, and the backups it cannot read (a finding, not a crash).
+    const doctor = cli(root, "doctor", "--json")
+    expect(doctor.code).toBe(1)
+    expect(JSON.parse(doctor.stdout).checks).toEqual(
+      expect.arrayContaining([
+        { check: "hook failures (24 h)", ok: true, detail: expect.stringMatching(/^1 \(see .*hooks\.log\), last: back up the database failed/) },
+        { check: "backups", ok: false, detail: expect.stringMatching(/^cannot read the backups: ENOTDIR/) }
+      ])
+    )
   })
 
   it("a damaged block is a finding of verify and a clear error, not a crash (after a --vacuum)", () => {

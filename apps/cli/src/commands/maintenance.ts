@@ -13,8 +13,10 @@ import {
   verify
 } from "@ralph-mem/projections"
 import { findProjectRoot } from "@ralph-mem/events"
+import { failureLogPath, logFailure } from "@ralph-mem/hooks"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { CliError, Command, Flag } from "effect/cli"
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -88,7 +90,11 @@ export const compact = Command.make(
 /** A stream idle this long is settled: its session has ended or moved on. */
 const MAINTAIN_IDLE_MS = 10 * 60_000
 
-/** What runs in the background after a session ends: packing what has settled, then a backup when one is due. */
+/**
+ * What runs in the background after a session ends: packing what has settled, then a backup when one is
+ * due. Started detached, with nowhere to print, so a failure also goes where hook failures go (hooks.log,
+ * which `doctor` reports).
+ */
 export const maintain = Command.make(
   "maintain",
   { db: flags.db, json: flags.json },
@@ -97,10 +103,19 @@ export const maintain = Command.make(
       Effect.gen(function*() {
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
         const compaction = yield* pack(db, { idleMs: MAINTAIN_IDLE_MS })
-        const backup = backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null
+        const backup = yield* Effect.try({
+          try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
+          catch: (error) => storageError("back up the database", error)
+        })
         if (input.json) return yield* printJson({ compaction, backup })
         yield* Console.log(`${describeCompaction(compaction)}\n${backup === null ? "A recent backup exists." : `Backed up to ${backup}.`}`)
       })
+    ).pipe(
+      Effect.tapError((error) =>
+        Effect.sync(() =>
+          logFailure(failureLogPath(databasePath(input.db)), { time: new Date().toISOString(), hook: "maintain", reason: error.userMessage ?? error.message })
+        )
+      )
     )
 ).pipe(Command.withDescription("Pack streams idle for 10 minutes, then back up if due (runs after each session)"))
 
@@ -168,13 +183,20 @@ export const doctor = Command.make(
           }
         }
       }
-      const backups = listBackups(path)
-      const newest = backups[0]
-      add({
-        check: "backups",
-        ok: newest === undefined || passesIntegrityCheck(newest.path),
-        detail: newest === undefined ? "none yet (one is taken after each session, at most once per backup.interval)" : `${backups.length}, newest ${new Date(newest.takenAt).toISOString()}`
-      })
+      // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
+      const backups = yield* Effect.result(
+        Effect.try({ try: () => listBackups(path), catch: (error) => (error instanceof Error ? error.message : String(error)) })
+      )
+      if (Result.isFailure(backups)) {
+        add({ check: "backups", ok: false, detail: `cannot read the backups: ${backups.failure}` })
+      } else {
+        const newest = backups.success[0]
+        add({
+          check: "backups",
+          ok: newest === undefined || passesIntegrityCheck(newest.path),
+          detail: newest === undefined ? "none yet (one is taken after each session, at most once per backup.interval)" : `${backups.success.length}, newest ${new Date(newest.takenAt).toISOString()}`
+        })
+      }
       const log = join(dirname(path), "hooks.log")
       const since = Date.now() - 86_400_000
       const recent = existsSync(log)
