@@ -214,8 +214,17 @@ interface Flags {
   readonly s: boolean
 }
 
+/**
+ * The optional identifier before a keyword (`[\w.-]{0,50}?`, sometimes twice) only widens where a match
+ * starts: a lazy prefix never decides whether the rest matches, nor what the secret group holds. Tried
+ * at every position, the pair costs JavaScript's backtracking engine 2,500 steps per character; it goes.
+ */
+const dropIdentifierPrefix = (re: string): string =>
+  re.replace(/^(\(\?i\))?(?:\[\\w\.-\]\{0,50\}\?)+/, "$1").replace(/^(\(\?i:)(?:\[\\w\.-\]\{0,50\}\?)+/, "$1")
+
 /** RE2 source to JavaScript source with no flags needed (see the file's comment). */
-export function convertRe2(re: string): string {
+export function convertRe2(source: string): string {
+  const re = dropIdentifierPrefix(source)
   let out = ""
   let flags: Flags = { i: false, s: false }
   const stack: Array<Flags> = []
