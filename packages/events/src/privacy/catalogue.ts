@@ -6,8 +6,8 @@
  * only when the text holds one of its keywords (as gitleaks does), found with one pass of plain substring
  * searches over the lowercased text, and its regex is compiled the first time it is needed.
  */
-import { GITLEAKS } from "./catalogue/gitleaks.ts"
-import type { CatalogueAllow, CatalogueRule } from "./catalogue/types.ts"
+import { GITLEAKS_JSON } from "./catalogue/gitleaks.ts"
+import type { CatalogueAllow, CatalogueData, CatalogueRule } from "./catalogue/types.ts"
 import { shannonEntropy } from "./entropy.ts"
 
 /** A found secret: `[start, end)` in the text, and the rule that found it. */
@@ -22,6 +22,11 @@ interface CompiledAllow {
   readonly regexes: ReadonlyArray<RegExp>
   readonly stopwords: ReadonlyArray<string>
 }
+
+let data: CatalogueData | undefined
+
+/** The catalogue, parsed on first use. */
+export const catalogue = (): CatalogueData => (data ??= JSON.parse(GITLEAKS_JSON) as CatalogueData)
 
 const compiledPatterns = new Map<CatalogueRule, RegExp>()
 const compiledAllows = new Map<CatalogueAllow, CompiledAllow>()
@@ -54,7 +59,7 @@ const pairAt = (text: string, at: number): number => text.charCodeAt(at) * 65536
 const keywordIndex = () => {
   if (index !== undefined) return index
   const rulesOf = new Map<string, Array<CatalogueRule>>()
-  for (const rule of GITLEAKS.rules) {
+  for (const rule of catalogue().rules) {
     for (const keyword of rule.keywords) {
       if (keyword.length < 2) throw new Error(`catalogue keyword ${JSON.stringify(keyword)} is shorter than two characters`)
       rulesOf.set(keyword, [...(rulesOf.get(keyword) ?? []), rule])
@@ -65,7 +70,7 @@ const keywordIndex = () => {
     const pair = pairAt(keyword, 0)
     byPair.set(pair, [...(byPair.get(pair) ?? []), [keyword, rules]])
   }
-  index = { byPair, always: GITLEAKS.rules.filter((rule) => rule.keywords.length === 0) }
+  index = { byPair, always: catalogue().rules.filter((rule) => rule.keywords.length === 0) }
   return index
 }
 
@@ -85,7 +90,7 @@ const candidates = (text: string): ReadonlyArray<CatalogueRule> => {
   }
   if (found.size === 0) return []
   // In catalogue order, so a text's matches do not depend on where its keywords are.
-  return GITLEAKS.rules.filter((rule) => found.has(rule))
+  return catalogue().rules.filter((rule) => found.has(rule))
 }
 
 const lineAround = (text: string, start: number, end: number): string => {
@@ -130,7 +135,7 @@ export function catalogueMatches(text: string): ReadonlyArray<CatalogueMatch> {
       const secret = text.slice(span[0], span[1])
       if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) continue
       const line = () => lineAround(text, match.index, match.index + match[0].length)
-      if (allowed([GITLEAKS.global, ...(rule.allow ?? [])], secret, match[0], line)) continue
+      if (allowed([catalogue().global, ...(rule.allow ?? [])], secret, match[0], line)) continue
       found.push({ start: span[0], end: span[1], id: rule.id })
     }
   }
@@ -139,6 +144,6 @@ export function catalogueMatches(text: string): ReadonlyArray<CatalogueMatch> {
 
 /** How many rules the catalogue holds, and where it comes from (for status and the README). */
 export const catalogueSource = (): { readonly source: string; readonly rules: number } => ({
-  source: GITLEAKS.source,
-  rules: GITLEAKS.rules.length
+  source: catalogue().source,
+  rules: catalogue().rules.length
 })

@@ -7,13 +7,14 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { convertRe2 } from "../../../../scripts/import-gitleaks.ts"
-import { catalogueMatches, catalogueSource } from "../../src/privacy/catalogue.ts"
-import { GITLEAKS } from "../../src/privacy/catalogue/gitleaks.ts"
+import { catalogue, catalogueMatches, catalogueSource } from "../../src/privacy/catalogue.ts"
 import { redactText } from "../../src/privacy/index.ts"
 
 const examples = JSON.parse(readFileSync(join(import.meta.dirname, "catalogue", "gitleaks-examples.json"), "utf8")) as {
   readonly examples: ReadonlyArray<readonly [string, string]>
 }
+
+const GITLEAKS = catalogue()
 
 const fullMatch = (source: string, text: string): boolean => new RegExp(`^(?:${source})$`).test(text)
 
