@@ -154,12 +154,13 @@ const credential = (source: string): SecretRule => lazyRule("credential", source
 
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
-  // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass and redis-cli take a word.
+  // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli and a
+  // registry login (`docker login -u me -p X`) take the next word.
   lazyRule(
     "credential",
-    String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+)\\?["']?)${VALUE}`,
+    String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)\\?["']?)${VALUE}`,
     "g",
-    contains("mysql", "mariadb", "sshpass", "redis-cli")
+    contains("mysql", "mariadb", "sshpass", "redis-cli", "login")
   ),
   {
     // user:password after curl's or wget's -u/--user, kept as `user:`.
@@ -210,7 +211,8 @@ export const opaqueLength = (raw: string): number => {
   const symbols = /[^A-Za-z0-9]/.test(value)
   if (letters && digits) return value.length
   const entropy = shannonEntropy(value)
-  if (letters && symbols) return entropy >= 3.5 ? value.length : 0
+  // Letters and symbols: not a lowercase word list (`print-access-token`, `user_name.first`).
+  if (letters && symbols) return entropy >= 3.5 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(value) ? value.length : 0
   // Letters only: a long mixed-case random string (`qZxWvTrPlMnBkJhGfDsA`), not a CamelCase name.
   return value.length >= 20 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4 ? value.length : 0
 }
@@ -236,7 +238,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20,}/g, hint: contains("ya29.") },
   { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16,}\.[\w-]{16,}/g, hint: contains("SG.") },
   // A PuTTY key file's private part: the base64 lines after `Private-Lines: N`.
-  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+)(?:\r?\n[A-Za-z0-9+\/=]+(?=\r?\n|$))+/g, hint: contains("Private-Lines") },
+  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+\/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+\/=]+(?=\r?\n|$))*/g, hint: contains("Private-Lines") },
   { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
   // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
   { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:\/@]{0,256}:)[^\s\/]{1,256}(?=@)/g, hint: contains("://") },

@@ -61,7 +61,7 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["credential", "the api key is Tr0ub4dor-and-3.", "the api key is [secret:credential]."],
   ["google-oauth-token", "ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6", "[secret:google-oauth-token]"],
   ["sendgrid-key", "SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kq", "[secret:sendgrid-key]"],
-  ["private-key", "Private-Lines: 2\nAAAAIHx9Zk3wQ7pL\nmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e", "Private-Lines: 2[secret:private-key]\nPrivate-MAC: 8f1e"],
+  ["private-key", "Private-Lines: 2\nAAAAIHx9Zk3wQ7pL\nmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e", "Private-Lines: 2\n[secret:private-key]\nPrivate-MAC: 8f1e"],
   ["authorization", '"Authorization": ["Bearer abcdefghijklmnop"]', '"Authorization": ["Bearer [secret:authorization]"]'],
   ["github-token", "backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt", "backup_[secret:github-token].txt"]
 ]
