@@ -49,46 +49,54 @@ const allowOf = (allow: CatalogueAllow): CompiledAllow => {
   return compiled
 }
 
-type KeywordIndex = ReadonlyMap<number, ReadonlyArray<readonly [string, ReadonlyArray<CatalogueRule>]>>
+/** A pair of ASCII characters as a small integer (14 bits); -1 when either is not ASCII. */
+const pairAt = (text: string, at: number): number => {
+  const first = text.charCodeAt(at)
+  const second = text.charCodeAt(at + 1)
+  return first < 128 && second < 128 ? (first << 7) | second : -1
+}
 
-/** Each keyword with the rules it opens, filed under its first two characters; and the rules without keywords. */
-let index: { readonly byPair: KeywordIndex; readonly always: ReadonlyArray<CatalogueRule> } | undefined
+interface KeywordIndex {
+  /** For each pair of characters a keyword starts with: the keywords, each with the rules it opens. */
+  readonly byPair: ReadonlyArray<ReadonlyArray<readonly [string, ReadonlyArray<CatalogueRule>]> | undefined>
+  readonly always: ReadonlyArray<CatalogueRule>
+}
 
-const pairAt = (text: string, at: number): number => text.charCodeAt(at) * 65536 + text.charCodeAt(at + 1)
+let index: KeywordIndex | undefined
 
-const keywordIndex = () => {
+const keywordIndex = (): KeywordIndex => {
   if (index !== undefined) return index
   const rulesOf = new Map<string, Array<CatalogueRule>>()
   for (const rule of catalogue().rules) {
     for (const keyword of rule.keywords) {
-      if (keyword.length < 2) throw new Error(`catalogue keyword ${JSON.stringify(keyword)} is shorter than two characters`)
+      if (keyword.length < 2 || pairAt(keyword, 0) === -1) throw new Error(`catalogue keyword ${JSON.stringify(keyword)} must start with two ASCII characters`)
       rulesOf.set(keyword, [...(rulesOf.get(keyword) ?? []), rule])
     }
   }
-  const byPair = new Map<number, Array<readonly [string, ReadonlyArray<CatalogueRule>]>>()
-  for (const [keyword, rules] of rulesOf) {
-    const pair = pairAt(keyword, 0)
-    byPair.set(pair, [...(byPair.get(pair) ?? []), [keyword, rules]])
-  }
+  const byPair: Array<Array<readonly [string, ReadonlyArray<CatalogueRule>]> | undefined> = new Array(1 << 14)
+  for (const [keyword, rules] of rulesOf) (byPair[pairAt(keyword, 0)] ??= []).push([keyword, rules])
   index = { byPair, always: catalogue().rules.filter((rule) => rule.keywords.length === 0) }
   return index
 }
 
 /**
  * The rules worth trying on `text`: those with a keyword in it, found in one pass over the lowercased
- * text (a lookup of each pair of characters), so a short string costs a few dozen map lookups rather
+ * text (an array lookup for each pair of characters), so a short string costs a few dozen lookups rather
  * than a substring search per keyword.
  */
 const candidates = (text: string): ReadonlyArray<CatalogueRule> => {
   const { byPair, always } = keywordIndex()
   const lower = text.toLowerCase()
-  const found = new Set<CatalogueRule>(always)
+  let found: Set<CatalogueRule> | undefined
   for (let at = 0; at + 1 < lower.length; at++) {
-    const keywords = byPair.get(pairAt(lower, at))
+    const pair = pairAt(lower, at)
+    const keywords = pair === -1 ? undefined : byPair[pair]
     if (keywords === undefined) continue
-    for (const [keyword, rules] of keywords) if (lower.startsWith(keyword, at)) for (const rule of rules) found.add(rule)
+    for (const [keyword, rules] of keywords) {
+      if (lower.startsWith(keyword, at)) for (const rule of rules) (found ??= new Set(always)).add(rule)
+    }
   }
-  if (found.size === 0) return []
+  if (found === undefined) return always
   // In catalogue order, so a text's matches do not depend on where its keywords are.
   return catalogue().rules.filter((rule) => found.has(rule))
 }
