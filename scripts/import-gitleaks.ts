@@ -371,11 +371,26 @@ function main(): void {
  * Left out: ${skipped.join(", ")} (path-only rules, or see EXCLUDED in the script).
  */
 `
-  // A JSON string rather than an object literal: a hook loads it as one string from its code cache and
-  // parses it on first use, instead of running the bytecode of a 200-rule literal at every start.
-  const json = JSON.stringify({ source: `gitleaks/gitleaks@${commit}`, global, rules })
-  const lines = json.replace(/\},\{"id"/g, '},\n{"id"').split("\n")
-  const body = `export const GITLEAKS_JSON: string = [\n${lines.map((line) => JSON.stringify(line)).join(",\n")}\n].join("\\n")\n`
+  // Strings rather than an object literal, parsed on use: a hook loads them from its code cache instead of
+  // running the bytecode of a 200-rule literal, reads only the keyword index at first, and parses a rule
+  // (or the allowlist) only when a text holds one of its keywords.
+  const keywords = new Map<string, Array<number>>()
+  rules.forEach((rule, index) => {
+    for (const keyword of rule.keywords) keywords.set(keyword, [...(keywords.get(keyword) ?? []), index])
+  })
+  const body = `export const GITLEAKS_SOURCE = ${JSON.stringify(`gitleaks/gitleaks@${commit}`)}
+
+/** Each keyword (lowercase) with the indices of the rules it opens. */
+export const GITLEAKS_KEYWORDS: string = ${JSON.stringify(JSON.stringify([...keywords]))}
+
+/** The global allowlist, as JSON. */
+export const GITLEAKS_GLOBAL: string = ${JSON.stringify(JSON.stringify(global))}
+
+/** One rule per line, as JSON. */
+export const GITLEAKS_RULES: ReadonlyArray<string> = [
+${rules.map((rule) => JSON.stringify(JSON.stringify(rule))).join(",\n")}
+]
+`
   const out = join(import.meta.dirname, "..", "packages", "events", "src", "privacy", "catalogue", "gitleaks.ts")
   writeFileSync(out, header + body)
   console.log(`${rules.length} rules written to ${out}; skipped ${skipped.length}: ${skipped.join(", ")}`)

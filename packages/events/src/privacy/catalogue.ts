@@ -6,9 +6,24 @@
  * only when the text holds one of its keywords (as gitleaks does), found with one pass of plain substring
  * searches over the lowercased text, and its regex is compiled the first time it is needed.
  */
-import { GITLEAKS_JSON } from "./catalogue/gitleaks.ts"
+import { GITLEAKS_GLOBAL, GITLEAKS_KEYWORDS, GITLEAKS_RULES, GITLEAKS_SOURCE } from "./catalogue/gitleaks.ts"
 import type { CatalogueAllow, CatalogueData, CatalogueRule } from "./catalogue/types.ts"
 import { shannonEntropy } from "./entropy.ts"
+
+const parsedRules: Array<CatalogueRule | undefined> = []
+let parsedGlobal: CatalogueAllow | undefined
+
+/** One rule, parsed on first use. */
+const ruleAt = (index: number): CatalogueRule => (parsedRules[index] ??= JSON.parse(GITLEAKS_RULES[index]!) as CatalogueRule)
+
+const globalAllow = (): CatalogueAllow => (parsedGlobal ??= JSON.parse(GITLEAKS_GLOBAL) as CatalogueAllow)
+
+/** The whole catalogue, every rule parsed (for tests and tools; the filter reads rules one by one). */
+export const catalogue = (): CatalogueData => ({
+  source: GITLEAKS_SOURCE,
+  global: globalAllow(),
+  rules: GITLEAKS_RULES.map((_, index) => ruleAt(index))
+})
 
 /** A found secret: `[start, end)` in the text, and the rule that found it. */
 export interface CatalogueMatch {
@@ -22,11 +37,6 @@ interface CompiledAllow {
   readonly regexes: ReadonlyArray<RegExp>
   readonly stopwords: ReadonlyArray<string>
 }
-
-let data: CatalogueData | undefined
-
-/** The catalogue, parsed on first use. */
-export const catalogue = (): CatalogueData => (data ??= JSON.parse(GITLEAKS_JSON) as CatalogueData)
 
 const compiledPatterns = new Map<CatalogueRule, RegExp>()
 const compiledAllows = new Map<CatalogueAllow, CompiledAllow>()
@@ -49,56 +59,21 @@ const allowOf = (allow: CatalogueAllow): CompiledAllow => {
   return compiled
 }
 
-/** A pair of ASCII characters as a small integer (14 bits); -1 when either is not ASCII. */
-const pairAt = (text: string, at: number): number => {
-  const first = text.charCodeAt(at)
-  const second = text.charCodeAt(at + 1)
-  return first < 128 && second < 128 ? (first << 7) | second : -1
-}
-
-interface KeywordIndex {
-  /** For each pair of characters a keyword starts with: the keywords, each with the rules it opens. */
-  readonly byPair: ReadonlyArray<ReadonlyArray<readonly [string, ReadonlyArray<CatalogueRule>]> | undefined>
-  readonly always: ReadonlyArray<CatalogueRule>
-}
-
-let index: KeywordIndex | undefined
-
-const keywordIndex = (): KeywordIndex => {
-  if (index !== undefined) return index
-  const rulesOf = new Map<string, Array<CatalogueRule>>()
-  for (const rule of catalogue().rules) {
-    for (const keyword of rule.keywords) {
-      if (keyword.length < 2 || pairAt(keyword, 0) === -1) throw new Error(`catalogue keyword ${JSON.stringify(keyword)} must start with two ASCII characters`)
-      rulesOf.set(keyword, [...(rulesOf.get(keyword) ?? []), rule])
-    }
-  }
-  const byPair: Array<Array<readonly [string, ReadonlyArray<CatalogueRule>]> | undefined> = new Array(1 << 14)
-  for (const [keyword, rules] of rulesOf) (byPair[pairAt(keyword, 0)] ??= []).push([keyword, rules])
-  index = { byPair, always: catalogue().rules.filter((rule) => rule.keywords.length === 0) }
-  return index
-}
+/** Each keyword with the rules it opens, read on first use. */
+let keywords: ReadonlyArray<readonly [string, ReadonlyArray<number>]> | undefined
 
 /**
- * The rules worth trying on `text`: those with a keyword in it, found in one pass over the lowercased
- * text (an array lookup for each pair of characters), so a short string costs a few dozen lookups rather
- * than a substring search per keyword.
+ * The rules worth trying on `text`: those with a keyword in it (every converted rule has keywords). A
+ * substring search per keyword runs in native code: a hook's short-lived process would interpret a
+ * loop over the text's characters, at a hundred times the cost.
  */
 const candidates = (text: string): ReadonlyArray<CatalogueRule> => {
-  const { byPair, always } = keywordIndex()
+  keywords ??= JSON.parse(GITLEAKS_KEYWORDS) as Array<[string, Array<number>]>
   const lower = text.toLowerCase()
-  let found: Set<CatalogueRule> | undefined
-  for (let at = 0; at + 1 < lower.length; at++) {
-    const pair = pairAt(lower, at)
-    const keywords = pair === -1 ? undefined : byPair[pair]
-    if (keywords === undefined) continue
-    for (const [keyword, rules] of keywords) {
-      if (lower.startsWith(keyword, at)) for (const rule of rules) (found ??= new Set(always)).add(rule)
-    }
-  }
-  if (found === undefined) return always
+  let found: Set<number> | undefined
+  for (const [keyword, rules] of keywords) if (lower.includes(keyword)) for (const rule of rules) (found ??= new Set()).add(rule)
   // In catalogue order, so a text's matches do not depend on where its keywords are.
-  return catalogue().rules.filter((rule) => found.has(rule))
+  return found === undefined ? [] : [...found].sort((a, b) => a - b).map(ruleAt)
 }
 
 const lineAround = (text: string, start: number, end: number): string => {
@@ -143,7 +118,7 @@ export function catalogueMatches(text: string): ReadonlyArray<CatalogueMatch> {
       const secret = text.slice(span[0], span[1])
       if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) continue
       const line = () => lineAround(text, match.index, match.index + match[0].length)
-      if (allowed([catalogue().global, ...(rule.allow ?? [])], secret, match[0], line)) continue
+      if (allowed([globalAllow(), ...(rule.allow ?? [])], secret, match[0], line)) continue
       found.push({ start: span[0], end: span[1], id: rule.id })
     }
   }
@@ -152,6 +127,6 @@ export function catalogueMatches(text: string): ReadonlyArray<CatalogueMatch> {
 
 /** How many rules the catalogue holds, and where it comes from (for status and the README). */
 export const catalogueSource = (): { readonly source: string; readonly rules: number } => ({
-  source: catalogue().source,
-  rules: catalogue().rules.length
+  source: GITLEAKS_SOURCE,
+  rules: GITLEAKS_RULES.length
 })
