@@ -7,7 +7,7 @@ import { tempFolder } from "../../../packages/events/test/helpers.ts"
 import { runCli } from "../../../tests/support/cli.ts"
 
 describe("ralph-mem status", () => {
-  it("creates the project's database on first use and reports it as JSON", () => {
+  it("reports an empty memory as JSON before the first use, without creating the database", () => {
     const project = tempFolder()
     execFileSync("git", ["init", "-q", project])
     const result = runCli(["status", "--json"], { cwd: project, env: { RALPH_MEM_DB: "" } })
@@ -15,7 +15,7 @@ describe("ralph-mem status", () => {
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout)
     expect(report).toMatchObject({ database: join(project, ".ralph-mem", "memory.db"), events: 0, streams: 0, headPosition: 0 })
-    expect(existsSync(report.database)).toBe(true)
+    expect(existsSync(join(project, ".ralph-mem"))).toBe(false)
   })
 
   it("prints aligned fields for people", () => {

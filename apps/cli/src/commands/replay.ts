@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 /** On a terminal, a one-line progress counter on stderr; elsewhere, silence. */
 const progress = process.stderr.isTTY
@@ -22,7 +22,7 @@ export const replay = Command.make(
     projection: Flag.String("projection").pipe(Flag.withDescription("Rebuild only this projection"), Flag.optional)
   },
   ({ db, json, projection }) =>
-    withStore(db, (memory) =>
+    withExistingStore(db, (memory) =>
       Effect.gen(function*() {
         const report = yield* rebuild(memory, {
           ...(Option.isSome(projection) ? { projection: projection.value } : {}),
