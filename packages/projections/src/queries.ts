@@ -152,3 +152,13 @@ export const projectLoops = (db: SqliteDatabase, project: string): Array<Project
        FROM loop_runs WHERE project_path = ? ORDER BY started_at, loop_id`
     )
     .all(project) as Array<ProjectLoop>
+
+/** The prompt a session submitted last, as recorded (privacy-filtered); a slash command reads its arguments here. */
+export const lastPrompt = (db: SqliteDatabase, sessionId: string): string | undefined =>
+  db
+    .prepare(
+      `SELECT json_extract(payload, '$.prompt') FROM events
+       WHERE stream_id = ? AND type = 'PromptSubmitted' AND redacted_by IS NULL ORDER BY position DESC LIMIT 1`
+    )
+    .pluck()
+    .get(`session:${sessionId}`) as string | undefined
