@@ -572,8 +572,8 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       execFileSync("git", ["clone", "-q", REPO_ROOT, clone])
     }, SCENARIO_TIMEOUT_MS)
 
-    it("passes claude plugin validate --strict", async () => {
-      const result = await validatePlugin(clone, { timeoutMs: RUN_TIMEOUT_MS })
+    it("passes claude plugin validate --strict (the marketplace's plugin, plugin/)", async () => {
+      const result = await validatePlugin(join(clone, "plugin"), { timeoutMs: RUN_TIMEOUT_MS })
       expect(result.code, result.stdout + result.stderr).toBe(0)
     }, SCENARIO_TIMEOUT_MS)
 

@@ -1,8 +1,8 @@
 /**
  * What an installed plugin carries (issue 18 item 7). Claude Code copies a marketplace plugin's `source`
  * folder into its plugin cache: with `"./"` that was the whole set-up clone, node_modules included (955 MB
- * measured). The marketplace now points at `plugin/`, which links to just what the plugin runs (the copy
- * follows the links). Installed for real from this repository (set up, so it has node_modules), with the
+ * measured). The marketplace now points at `plugin/`, which holds just what the plugin runs: its manifest,
+ * hooks and commands, and a link to dist/ (the copy follows it). Installed for real from this repository (set up, so it has node_modules), with the
  * real CLI in an isolated HOME; then a session runs the installed copy's hooks.
  */
 import { execFileSync } from "node:child_process"
@@ -10,15 +10,15 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { createSandbox, describeRun, findClaudeBinary, installPluginFromMarketplace, MISSING_CLAUDE_MESSAGE, runClaude } from "./claude.ts"
+import { createSandbox, describeRun, findClaudeBinary, installPluginFromMarketplace, MISSING_CLAUDE_MESSAGE, runClaude, validatePlugin } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const claudeBin = findClaudeBinary()
 const suiteName = claudeBin === undefined ? `plugin install (skipped: ${MISSING_CLAUDE_MESSAGE})` : "plugin install"
 
-/** Everything at the root that Claude Code loads from a plugin: each must be linked from plugin/. */
-const COMPONENTS = [".claude-plugin/plugin.json", "hooks", "commands", "dist", ".mcp.json", "bin", "skills", "agents"]
+/** What Claude Code loads from a plugin folder besides dist/ (which the plugin's files name). */
+const COMPONENTS = [".claude-plugin/plugin.json", "hooks", "commands", ".mcp.json", "bin", "skills", "agents"]
 
 const cleanups: Array<() => void | Promise<void>> = []
 afterAll(async () => {
@@ -30,21 +30,30 @@ const size = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? size(join(dir, e.name)) : lstatSync(join(dir, e.name)).size), 0)
 
 describe("plugin/ (the marketplace's source)", () => {
-  it("is what the marketplace installs, and links every plugin component of the root", () => {
+  it("is what the marketplace installs; the root is the same plugin through links (for --plugin-dir)", () => {
     const marketplace = JSON.parse(readFileSync(join(REPO_ROOT, ".claude-plugin", "marketplace.json"), "utf8"))
     expect(marketplace.plugins.map((p: { source: string }) => p.source)).toEqual(["./plugin"])
-    for (const component of COMPONENTS.filter((c) => existsSync(join(REPO_ROOT, c)))) {
-      const link = join(REPO_ROOT, "plugin", component)
-      expect(lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink(), `plugin/${component} must link to ../${component}`).toBe(true)
-      expect(realpathSync(link)).toBe(realpathSync(join(REPO_ROOT, component)))
-    }
-    // Links only: nothing of its own to keep in step.
-    expect(readdirSync(join(REPO_ROOT, "plugin")).every((name) => name === ".claude-plugin" || lstatSync(join(REPO_ROOT, "plugin", name)).isSymbolicLink())).toBe(true)
+    // dist/ stays where it is built and committed; the plugin links to it.
     expect(readlinkSync(join(REPO_ROOT, "plugin", "dist"))).toBe("../dist")
+    for (const component of COMPONENTS.filter((c) => existsSync(join(REPO_ROOT, c)) || existsSync(join(REPO_ROOT, "plugin", c)))) {
+      const atRoot = join(REPO_ROOT, component)
+      const inPlugin = join(REPO_ROOT, "plugin", component)
+      // Real files in plugin/ (`claude plugin validate --strict` reads no linked hooks), links at the root.
+      expect(lstatSync(inPlugin, { throwIfNoEntry: false })?.isSymbolicLink(), `plugin/${component} must be the real one`).toBe(false)
+      expect(lstatSync(atRoot, { throwIfNoEntry: false })?.isSymbolicLink(), `${component} must link to plugin/${component}`).toBe(true)
+      expect(realpathSync(atRoot)).toBe(realpathSync(inPlugin))
+    }
   })
 })
 
 describe.skipIf(claudeBin === undefined)(suiteName, () => {
+  it("passes claude plugin validate: --strict for plugin/, and the root (a marketplace whose links it warns about)", async () => {
+    const plugin = await validatePlugin(join(REPO_ROOT, "plugin"), { timeoutMs: 60_000 })
+    expect(plugin.code, plugin.stdout + plugin.stderr).toBe(0)
+    const root = await validatePlugin(REPO_ROOT, { timeoutMs: 60_000, strict: false })
+    expect(root.code, root.stdout + root.stderr).toBe(0)
+  }, 150_000)
+
   it("installs from a set-up clone without node_modules, and the installed copy's hooks record", async () => {
     expect(existsSync(join(REPO_ROOT, "node_modules")), "the clone is set up").toBe(true)
     const sandbox = createSandbox()
