@@ -72,7 +72,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
   it("mem-search and why search for exactly the text", async () => {
     // Words nothing in memory holds: the command prints the query back, as it received it.
-    const query = "zebraquux (qwertz only) $ZEDVAR `zzid` Won't"
+    const query = "zqxjv (qwzzk) $ZEDVAR `zzidq` qq'xx"
     expect(bodyContains(await slash("mem-search", query), `Nothing found for ${JSON.stringify(query)}.`)).toBe(true)
     expect(bodyContains(await slash("why", query), `No decision matches ${JSON.stringify(query)}.`)).toBe(true)
   }, 90_000)
