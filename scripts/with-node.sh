@@ -8,7 +8,8 @@ found="$(node --version 2>/dev/null || echo "no node") at $(command -v node || e
 # shellcheck source=use-node.sh
 if ! source "$(dirname "$0")/use-node.sh" --no-install; then
   echo "ralph-mem's tests need Node.js 22.19 or newer; found $found." >&2
-  echo "Run \`bash scripts/setup.sh\` (it installs Node 24 into ~/.cache/ralph-mem/node24), or put Node 22.19+ first on PATH." >&2
+  echo "Run \`bash scripts/setup.sh\` (it installs Node 24 into ~/.cache/ralph-mem/node24)," \
+    "or put Node 22.19+ first on PATH." >&2
   exit 1
 fi
 exec "$@"

@@ -40,7 +40,10 @@ export const parseTime = (flag: string, value: Option.Option<string>, now = Date
   if (age !== undefined) return Effect.succeed(now - age)
   const ms = Date.parse(value.value)
   return Number.isNaN(ms)
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (${DURATION_EXAMPLES})`))
+    ? Effect.fail(userError(
+      `--${flag} ${JSON.stringify(value.value)} is not a date; ` +
+        `use ISO 8601 (2026-11-20T09:30:00Z) or an age (${DURATION_EXAMPLES})`
+    ))
     : Effect.succeed(ms)
 }
 

@@ -59,7 +59,9 @@ const args = process.argv.slice(2)
 const argv = args[0] === "slash" ? slashArguments(args[1]) : Effect.succeed(args)
 
 argv.pipe(
-  Effect.catch((error) => Console.error(`\nERROR\n  ${error.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))),
+  Effect.catch((error) =>
+    Console.error(`\nERROR\n  ${error.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))
+  ),
   Effect.flatMap((args) => Command.runWith(root, { version: VERSION })(args)),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -1,5 +1,13 @@
 /** Working memory as Markdown: what `task show` and `why` print, and what `export --format md` writes. */
-import type { Belief, Decision, ProjectLoop, ProjectNote, ProjectSession, TaskDetail, TaskStep } from "@ralph-mem/projections"
+import type {
+  Belief,
+  Decision,
+  ProjectLoop,
+  ProjectNote,
+  ProjectSession,
+  TaskDetail,
+  TaskStep
+} from "@ralph-mem/projections"
 import { formatTime, oneLine } from "./output.ts"
 
 const heading = (level: number, text: string) => `${"#".repeat(level)} ${oneLine(text, Number.MAX_SAFE_INTEGER)}`
@@ -41,6 +49,10 @@ export const taskMarkdown = (task: TaskDetail, decisions: ReadonlyArray<Decision
   ].join("\n\n") + "\n"
 }
 
+/** "ended <time> (<reason>)", or undefined when it has not ended. */
+const ended = (at: number | null, reason: string | null): string | undefined =>
+  at === null ? undefined : `ended ${formatTime(at)}${reason === null ? "" : ` (${reason})`}`
+
 /** The project's sessions, oldest first, each with its summary. */
 export const sessionsMarkdown = (sessions: ReadonlyArray<ProjectSession>): string =>
   [
@@ -48,7 +60,7 @@ export const sessionsMarkdown = (sessions: ReadonlyArray<ProjectSession>): strin
     ...(sessions.length === 0 ? ["None recorded."] : sessions.map((s) =>
       [
         heading(2, `Session ${s.sessionId}`),
-        `started ${formatTime(s.startedAt)}${s.endedAt === null ? ", not ended" : `, ended ${formatTime(s.endedAt)}${s.endReason === null ? "" : ` (${s.endReason})`}`}, ${s.prompts} prompt(s)`,
+        `started ${formatTime(s.startedAt)}, ${ended(s.endedAt, s.endReason) ?? "not ended"}, ${s.prompts} prompt(s)`,
         s.summary ?? "No summary."
       ].join("\n\n")
     ))
@@ -58,7 +70,9 @@ export const sessionsMarkdown = (sessions: ReadonlyArray<ProjectSession>): strin
 export const notesMarkdown = (notes: ReadonlyArray<ProjectNote>): string =>
   [
     heading(1, "Notes"),
-    notes.length === 0 ? "None recorded." : notes.map((n) => `- (${n.noteType}, ${formatTime(n.createdAt)}) ${n.text}`).join("\n")
+    notes.length === 0
+      ? "None recorded."
+      : notes.map((n) => `- (${n.noteType}, ${formatTime(n.createdAt)}) ${n.text}`).join("\n")
   ].join("\n\n") + "\n"
 
 /** The project's Ralph loops, oldest first: goal, mode, outcome. */
@@ -68,7 +82,8 @@ export const loopsMarkdown = (loops: ReadonlyArray<ProjectLoop>): string =>
     ...(loops.length === 0 ? ["None recorded."] : loops.map((l) =>
       [
         heading(2, `Loop ${l.loopId}: ${l.goal}`),
-        `${l.mode} loop, ${l.status}${l.endReason === null ? "" : ` (${l.endReason})`} after ${l.iterations} iteration(s); started ${formatTime(l.startedAt)}${l.endedAt === null ? "" : `, ended ${formatTime(l.endedAt)}`}`
+        `${l.mode} loop, ${l.status} after ${l.iterations} iteration(s); started ${formatTime(l.startedAt)}` +
+        (l.endedAt === null ? "" : `, ${ended(l.endedAt, l.endReason)}`)
       ].join("\n\n")
     ))
   ].join("\n\n") + "\n"

@@ -32,7 +32,10 @@ export const runUnderProvisionedNode = async (entry: string): Promise<number | u
   const node = await provisionedNode()
   if (node === undefined) return undefined
   const { spawnSync } = await import("node:child_process")
-  const run = spawnSync(node, [entry, ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, [RELAUNCHED]: "1" } })
+  const run = spawnSync(node, [entry, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, [RELAUNCHED]: "1" }
+  })
   return run.error === undefined ? run.status ?? 1 : undefined
 }
 

@@ -92,12 +92,14 @@ export const slashArguments = (name: string | undefined) => {
   const sessionId = process.env["CLAUDE_CODE_SESSION_ID"] ?? ""
   const typeInstead = `run it in a terminal instead: ralph-mem ${command} ...`
   if (sessionId === "") {
-    return Effect.fail(userError(`slash ${name} runs inside Claude Code (/ralph-mem:${name}), which names the session; ${typeInstead}`))
+    return Effect.fail(
+      userError(`slash ${name} runs inside Claude Code (/ralph-mem:${name}), which names the session; ${typeInstead}`)
+    )
   }
   return withExistingStore(Option.none(), ({ db }) => Effect.succeed(lastPrompt(db, sessionId))).pipe(
     Effect.flatMap((prompt) => {
-      const invoked = prompt === undefined ? undefined : new RegExp(`^\\s*/(?:ralph-mem:)?${name}(?=\\s|$)`).exec(prompt)
-      if (prompt === undefined || invoked === null || invoked === undefined) {
+      const invoked = prompt === undefined ? null : new RegExp(`^\\s*/(?:ralph-mem:)?${name}(?=\\s|$)`).exec(prompt)
+      if (prompt === undefined || invoked === null) {
         return Effect.fail(userError(
           `could not read the text of /ralph-mem:${name}: the UserPromptSubmit hook did not record this prompt ` +
             `(ralph-mem doctor shows why); ${typeInstead}`
@@ -105,7 +107,9 @@ export const slashArguments = (name: string | undefined) => {
       }
       const text = prompt.slice(invoked[0].length)
       if (CUT.test(text)) {
-        return Effect.fail(userError(`the text of /ralph-mem:${name} is longer than memory.max_prompt_chars allows; ${typeInstead}`))
+        return Effect.fail(
+          userError(`the text of /ralph-mem:${name} is longer than memory.max_prompt_chars allows; ${typeInstead}`)
+        )
       }
       return Effect.succeed([command, ...splitArguments(text)])
     })

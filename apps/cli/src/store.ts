@@ -35,7 +35,9 @@ export const withStore = <A, E extends { readonly message: string }>(
 ) => {
   const { path, outsideGit } = location(db)
   const announce = outsideGit && !existsSync(path)
-    ? Effect.sync(() => process.stderr.write(`ralph-mem: not in a git repository: the memory is created at ${path} (${ELSEWHERE}).\n`))
+    ? Effect.sync(() =>
+      process.stderr.write(`ralph-mem: not in a git repository: the memory is created at ${path} (${ELSEWHERE}).\n`)
+    )
     : Effect.void
   return announce.pipe(
     Effect.andThen(Effect.scoped(Effect.flatMap(acquireMemory({ path }), use))),
@@ -56,7 +58,10 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
   if (existsSync(path)) return withStore(db, use)
   const note = outsideGit
     ? Effect.sync(() =>
-      process.stderr.write(`ralph-mem: No memory at ${path} yet: not in a git repository, where it would live in this folder (${ELSEWHERE}).\n`)
+      process.stderr.write(
+        `ralph-mem: No memory at ${path} yet: not in a git repository, ` +
+          `where it would live in this folder (${ELSEWHERE}).\n`
+      )
     )
     : Effect.void
   const aside = Effect.acquireRelease(

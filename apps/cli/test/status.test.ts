@@ -61,8 +61,9 @@ describe("the ralph-mem binary", () => {
     return major < 22 || (major === 22 && minor < 19)
   })
   it.skipIf(oldNode === undefined)("refuses an old Node with a clear message instead of crashing", () => {
-    const result = runCli(["status"], { node: oldNode! })
+    // No Node provisioned by set-up where this HOME would have it (tests/old-node.test.ts covers using one).
+    const result = runCli(["status"], { node: oldNode!, env: { HOME: tempFolder(), RALPH_MEM_NODE_HOME: "" } })
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/needs Node\.js 22\.19 or newer; this is 2\d\./)
+    expect(result.stderr).toMatch(/needs Node\.js 22\.19 or newer; the node found is 2\d\./)
   })
 })

@@ -347,7 +347,8 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
         }
         const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, query.limit ?? Number.MAX_SAFE_INTEGER)
         params.push(pageSize)
-        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY position${query.newestFirst === true ? " DESC" : ""} LIMIT ?`
+        const order = query.newestFirst === true ? "position DESC" : "position"
+        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY ${order} LIMIT ?`
         return (db.prepare(sql).all(...params) as Array<EventRow>).map(toRecorded)
       },
       catch: (error) => storageError("read events", error)

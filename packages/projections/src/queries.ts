@@ -110,7 +110,8 @@ export interface ProjectSession {
 export const projectSessions = (db: SqliteDatabase, project: string): Array<ProjectSession> =>
   db
     .prepare(
-      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason, prompts, summary
+      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason, prompts,
+              summary
        FROM sessions WHERE project_path = ? ORDER BY started_at, id`
     )
     .all(project) as Array<ProjectSession>

@@ -25,7 +25,10 @@ export const audit = Command.make(
     db: flags.db,
     json: flags.json,
     limit: flags.limit,
-    reverse: Flag.Boolean("reverse").pipe(Flag.withDescription("Oldest first (--limit then keeps the oldest)"), Flag.withDefault(false)),
+    reverse: Flag.Boolean("reverse").pipe(
+      Flag.withDescription("Oldest first (--limit then keeps the oldest)"),
+      Flag.withDefault(false)
+    ),
     since: flags.since,
     stream: Flag.String("stream").pipe(Flag.withDescription("Only this stream, e.g. session:<id> or loop:<id>"), Flag.optional),
     type: Flag.String("type").pipe(Flag.withDescription("Only events of these types (comma-separated)"), Flag.optional),
@@ -55,4 +58,8 @@ export const audit = Command.make(
         return Stream.runForEach(readEvents(log, query), out.item).pipe(Effect.andThen(out.end))
       })
     })
-).pipe(Command.withDescription("List the raw events of the log, newest first (--reverse: oldest first; full events with --json)"))
+).pipe(
+  Command.withDescription(
+    "List the raw events of the log, newest first (--reverse: oldest first; full events with --json)"
+  )
+)

@@ -25,7 +25,14 @@ import { Command, Flag } from "effect/cli"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import * as flags from "../flags.ts"
-import { beliefsMarkdown, decisionsMarkdown, loopsMarkdown, notesMarkdown, sessionsMarkdown, taskMarkdown } from "../markdown.ts"
+import {
+  beliefsMarkdown,
+  decisionsMarkdown,
+  loopsMarkdown,
+  notesMarkdown,
+  sessionsMarkdown,
+  taskMarkdown
+} from "../markdown.ts"
 import { printJson } from "../output.ts"
 import { withExistingStore } from "../store.ts"
 import { existingTask } from "./task.ts"
@@ -43,7 +50,10 @@ interface Exported {
 }
 
 /** File name and content of each file, in one format. */
-const files = ({ beliefs, decisions, tasks, history }: Exported, format: "md" | "json"): Array<readonly [string, string]> => {
+const files = (
+  { beliefs, decisions, tasks, history }: Exported,
+  format: "md" | "json"
+): Array<readonly [string, string]> => {
   const decisionsOf = (task: TaskDetail) => decisions.filter((d) => d.taskId === task.taskId)
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
   return format === "md"
@@ -74,7 +84,9 @@ export const exportCommand = Command.make(
   {
     format: Flag.Literals("format", ["md", "json"]).pipe(Flag.withDescription("Markdown for people, JSON for programs"), Flag.withDefault("md")),
     task: Flag.String("task").pipe(
-      Flag.withDescription("Only this task (and its decisions); beliefs are always written, sessions, notes and loops then not"),
+      Flag.withDescription(
+        "Only this task (and its decisions); beliefs are always written, sessions, notes and loops then not"
+      ),
       Flag.optional
     ),
     out: Flag.String("out").pipe(Flag.withDescription("The folder to write to (default: <project>/.ralph-mem/export)"), Flag.optional),
@@ -91,7 +103,13 @@ export const exportCommand = Command.make(
           decisions: listDecisions(memory.db, { project, ...(taskId === undefined ? {} : { taskId }) }),
           tasks: listTasks(memory.db, project).filter((t) => taskId === undefined || t.taskId === taskId),
           ...(taskId === undefined
-            ? { history: { sessions: projectSessions(memory.db, project), notes: projectNotes(memory.db, project), loops: projectLoops(memory.db, project) } }
+            ? {
+              history: {
+                sessions: projectSessions(memory.db, project),
+                notes: projectNotes(memory.db, project),
+                loops: projectLoops(memory.db, project)
+              }
+            }
             : {})
         }
         const folder = Option.isSome(input.out) ? resolve(input.out.value) : join(project, ".ralph-mem", "export")
@@ -108,14 +126,25 @@ export const exportCommand = Command.make(
           catch: (error) => new Error(`cannot write to ${folder}: ${error instanceof Error ? error.message : String(error)}`)
         })
         if (input.json) return yield* printJson({ folder, files: written })
-        yield* Console.log(
-          `Wrote ${written.length} file(s) to ${folder}: ${exported.beliefs.length} belief(s), ${exported.decisions.length} decision(s), ${exported.tasks.length} task(s)${
-            exported.history === undefined
-              ? ""
-              : `, ${exported.history.sessions.length} session(s), ${exported.history.notes.length} note(s), ${exported.history.loops.length} loop(s)`
-          }.`
-        )
+        const { beliefs, decisions, tasks, history } = exported
+        const counts = [
+          `${beliefs.length} belief(s)`,
+          `${decisions.length} decision(s)`,
+          `${tasks.length} task(s)`,
+          ...(history === undefined
+            ? []
+            : [
+              `${history.sessions.length} session(s)`,
+              `${history.notes.length} note(s)`,
+              `${history.loops.length} loop(s)`
+            ])
+        ]
+        yield* Console.log(`Wrote ${written.length} file(s) to ${folder}: ${counts.join(", ")}.`)
         for (const path of written) yield* Console.log(`  ${path}`)
       })
     )
-).pipe(Command.withDescription("Write the decisions, beliefs, tasks, sessions, notes and loops as readable files (Markdown or JSON)"))
+).pipe(
+  Command.withDescription(
+    "Write the decisions, beliefs, tasks, sessions, notes and loops as readable files (Markdown or JSON)"
+  )
+)

@@ -23,7 +23,13 @@ import {
   storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { DURATION_EXAMPLES, injectionBudgetTokens, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import {
+  DURATION_EXAMPLES,
+  injectionBudgetTokens,
+  loadSettings,
+  type Memory,
+  parseDuration
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -166,7 +172,11 @@ const printStatus = (loop: Loop) => {
     ["status", `${r.status}${r.endReason ? ` (${r.endReason})` : ""}`],
     ["driver", `${r.driver}${r.sessionId ? `, session ${r.sessionId}` : ""}`],
     ["iteration", `${r.iteration} of ${r.maxIterations}`],
-    ["started", `${formatTime(loop.startedAt)} (${roughly(Date.now() - loop.startedAt)} ago), ${loop.endedAt ? `ran ${roughly(r.elapsedMs)}, ended` : `running for ${roughly(r.elapsedMs)}`}`],
+    [
+      "started",
+      `${formatTime(loop.startedAt)} (${roughly(Date.now() - loop.startedAt)} ago), ` +
+      (loop.endedAt ? `ran ${roughly(r.elapsedMs)}, ended` : `running for ${roughly(r.elapsedMs)}`)
+    ],
     ["criteria", describeCriteria(loop.config.successCriteria)],
     ...(loop.prd === undefined
       ? []
@@ -474,7 +484,9 @@ const config = Command.make(
         const next = { ...c } as { -readonly [K in keyof typeof c]: (typeof c)[K] }
         if (key === "max_duration") {
           const ms = parseDuration(raw)
-          if (ms === undefined) return yield* flags.failWith(`max_duration ${raw}: use a duration: ${DURATION_EXAMPLES}`)
+          if (ms === undefined) {
+            return yield* flags.failWith(`max_duration ${raw}: use a duration: ${DURATION_EXAMPLES}`)
+          }
           next.maxDurationMs = ms
         } else if (key === "context_budget") {
           if (!(number > 0 && number <= 1)) return yield* flags.failWith(`context_budget must be between 0 and 1, got ${raw}`)

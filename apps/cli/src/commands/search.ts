@@ -15,8 +15,10 @@ const hitLine = (hit: IndexHit, rank: number) =>
   `${String(rank).padStart(2)}. ${hit.id}  ${formatTime(hit.createdAt)}  ${hit.type.padEnd(8)} ${hit.title}  (~${hit.tokens} tokens)`
 
 /** A hit's neighbour in its session, under the hit and marked: it happened `before` or `after` the hit. */
-const neighbourLine = (d: ObservationDetail, side: "before" | "after") =>
-  `      ${side.padEnd(6)}  ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)}`
+const neighbourLine = (d: ObservationDetail, side: "before" | "after") => {
+  const what = oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)
+  return `      ${side.padEnd(6)}  ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${what}`
+}
 
 export const printDetail = (d: ObservationDetail) =>
   Console.log(
