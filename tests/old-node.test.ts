@@ -13,7 +13,9 @@ import { startMockAnthropic } from "./e2e/mock-anthropic.ts"
 import { CLI, HOOK, runCli } from "./support/cli.ts"
 
 const SYSTEM_NODE = "/usr/bin/node"
-const systemNodeVersion = existsSync(SYSTEM_NODE) ? execFileSync(SYSTEM_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).trim() : ""
+const systemNodeVersion = existsSync(SYSTEM_NODE)
+  ? execFileSync(SYSTEM_NODE, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()
+  : ""
 const [major = 0, minor = 0] = systemNodeVersion.split(".").map(Number)
 const oldSystemNode = systemNodeVersion !== "" && (major < 22 || (major === 22 && minor < 19))
 
@@ -53,7 +55,13 @@ const hook = (event: string, project: string, env: Record<string, string>) =>
   spawnSync(SYSTEM_NODE, [HOOK, event], {
     cwd: project,
     env,
-    input: JSON.stringify({ session_id: "s1", cwd: project, hook_event_name: event, source: "startup", prompt: "hello" }),
+    input: JSON.stringify({
+      session_id: "s1",
+      cwd: project,
+      hook_event_name: event,
+      source: "startup",
+      prompt: "hello"
+    }),
     encoding: "utf8"
   })
 
@@ -66,8 +74,13 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
     expect(message).toContain("ralph-mem: memory is off")
     expect(message).toContain(`the node found is ${systemNodeVersion} (${SYSTEM_NODE})`)
     expect(message).toContain("bash scripts/setup.sh")
-    const log = readFileSync(join(project, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-    expect(log).toEqual([expect.objectContaining({ hook: "SessionStart", reason: expect.stringContaining("memory is off") })])
+    const log = readFileSync(join(project, ".ralph-mem", "hooks.log"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+    expect(log).toEqual([
+      expect.objectContaining({ hook: "SessionStart", reason: expect.stringContaining("memory is off") })
+    ])
     expect(readFileSync(join(project, ".ralph-mem", ".gitignore"), "utf8")).toBe("*\n")
     const doctor = runCli(["doctor"], { cwd: project, env: { RALPH_MEM_DB: "" } })
     expect(doctor.stdout).toMatch(/hook failures \(24 h\): 1 .*memory is off/)
@@ -96,7 +109,9 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
     const result = hook("SessionStart", project, oldNodeEnv({ RALPH_MEM_NODE_HOME: provisioned() }))
     expect(result.status).toBe(0)
     expect(result.stdout).not.toContain("memory is off")
-    const events = JSON.parse(runCli(["audit", "--json"], { cwd: project, env: { RALPH_MEM_DB: "" } }).stdout) as Array<{ type: string }>
+    const events = JSON.parse(
+      runCli(["audit", "--json"], { cwd: project, env: { RALPH_MEM_DB: "" } }).stdout
+    ) as Array<{ type: string }>
     expect(events.map((e) => e.type)).toContain("SessionStarted")
   })
 
@@ -114,18 +129,30 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
     expect(JSON.parse(relaunched.stdout).stored.text).toBe("use pnpm")
   })
 
-  it.skipIf(findClaudeBinary() === undefined)("the real Claude Code gets the message from SessionStart", async () => {
-    const project = gitProject()
-    const mock = await startMockAnthropic({ script: ["Hi."] })
-    const sandbox = createSandbox()
-    try {
-      const run = await runClaude({ prompt: "hello", cwd: project, mock, sandbox, pluginDir: join(import.meta.dirname, ".."), env: { PATH: "/usr/bin:/bin" }, timeoutMs: 60_000 })
-      expect(run.code).toBe(0)
-      const [response] = hookResponses(run, "SessionStart")
-      expect(JSON.parse(response?.stdout ?? "{}").systemMessage).toContain("memory is off")
-    } finally {
-      await mock.close()
-      sandbox.cleanup()
-    }
-  }, 90_000)
+  it.skipIf(findClaudeBinary() === undefined)(
+    "the real Claude Code gets the message from SessionStart",
+    async () => {
+      const project = gitProject()
+      const mock = await startMockAnthropic({ script: ["Hi."] })
+      const sandbox = createSandbox()
+      try {
+        const run = await runClaude({
+          prompt: "hello",
+          cwd: project,
+          mock,
+          sandbox,
+          pluginDir: join(import.meta.dirname, ".."),
+          env: { PATH: "/usr/bin:/bin" },
+          timeoutMs: 60_000
+        })
+        expect(run.code).toBe(0)
+        const [response] = hookResponses(run, "SessionStart")
+        expect(JSON.parse(response?.stdout ?? "{}").systemMessage).toContain("memory is off")
+      } finally {
+        await mock.close()
+        sandbox.cleanup()
+      }
+    },
+    90_000
+  )
 })

@@ -81,12 +81,20 @@ describe("npm test's Node guard (scripts/with-node.sh)", () => {
     const elsewhere = scratch()
     mkdirSync(join(elsewhere, "node_modules", "node", "bin"), { recursive: true })
     symlinkSync(process.execPath, join(elsewhere, "node_modules", "node", "bin", "node"))
-    const moved = guard({ PATH: oldNodePath(), HOME: scratch(), RALPH_MEM_NODE_HOME: elsewhere }, ["sh", "-c", "command -v node"])
+    const moved = guard({ PATH: oldNodePath(), HOME: scratch(), RALPH_MEM_NODE_HOME: elsewhere }, [
+      "sh",
+      "-c",
+      "command -v node"
+    ])
     expect(moved.stdout.trim()).toBe(join(elsewhere, "node_modules", "node", "bin", "node"))
   })
 
   it("leaves a recent Node on PATH alone", () => {
-    const result = guard({ PATH: `${join(process.execPath, "..")}:/usr/bin:/bin`, HOME: scratch() }, ["node", "-p", "process.execPath"])
+    const result = guard({ PATH: `${join(process.execPath, "..")}:/usr/bin:/bin`, HOME: scratch() }, [
+      "node",
+      "-p",
+      "process.execPath"
+    ])
     expect(result.stdout.trim()).toBe(process.execPath)
   })
 })

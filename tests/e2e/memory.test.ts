@@ -589,7 +589,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         sandbox
       })
       expect(session.run.args).not.toContain("--plugin-dir")
-      expect(session.run.init?.["plugins"]).toEqual(expect.arrayContaining([expect.objectContaining({ name: "ralph-mem", path: join(clone, "plugin") })]))
+      expect(session.run.init?.["plugins"]).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: "ralph-mem", path: join(clone, "plugin") })])
+      )
       expectHooksSucceeded(session.run, [...STREAMED_HOOKS, "PostToolUse"])
       expect(timelineOf(project, session.sessionId)).toEqual([
         ["SessionStarted", "hook:SessionStart"],

@@ -11,18 +11,27 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createSandbox, describeRun, findClaudeBinary, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
+import {
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude,
+  type Sandbox
+} from "./claude.ts"
 import { bodyContains, startMockAnthropic } from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/slash-commands skipped: ${MISSING_CLAUDE_MESSAGE}`)
-const suiteName = claudeBin === undefined ? `slash-command text (skipped: ${MISSING_CLAUDE_MESSAGE})` : "slash-command text"
+const suiteName =
+  claudeBin === undefined ? `slash-command text (skipped: ${MISSING_CLAUDE_MESSAGE})` : "slash-command text"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
 
 /** Everything a shell would trip on; no quote opens an argument, so the text stays one piece of text. */
-const NASTY = "Don't use yarn here (pnpm only): $HOME `id` $(whoami) ```js``` 5'10\" a\\b; echo PWNED > pwned\n" +
+const NASTY =
+  "Don't use yarn here (pnpm only): $HOME `id` $(whoami) ```js``` 5'10\" a\\b; echo PWNED > pwned\n" +
   "RALPH_MEM_ARGUMENTS\nsecond line && exit 1 | cat"
 
 const cleanups: Array<() => void | Promise<void>> = []
@@ -46,7 +55,14 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
   const slash = async (command: string, text: string) => {
     const mock = await startMockAnthropic({ script: ["Done."] })
     cleanups.push(() => mock.close())
-    const run = await runClaude({ prompt: `/ralph-mem:${command} ${text}`, cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 })
+    const run = await runClaude({
+      prompt: `/ralph-mem:${command} ${text}`,
+      cwd: project,
+      mock,
+      pluginDir: REPO_ROOT,
+      sandbox,
+      timeoutMs: 60_000
+    })
     expect(run.code, describeRun(run)).toBe(0)
     expect(run.pluginErrors).toEqual([])
     const request = mock.mainRequests()[0]
@@ -54,9 +70,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     return request!.body
   }
   const events = (type: string) =>
-    JSON.parse(execFileSync(process.execPath, [CLI, "audit", "--type", type, "--reverse", "--json"], { cwd: project, encoding: "utf8" })) as Array<
-      { payload: Record<string, unknown> }
-    >
+    JSON.parse(
+      execFileSync(process.execPath, [CLI, "audit", "--type", type, "--reverse", "--json"], {
+        cwd: project,
+        encoding: "utf8"
+      })
+    ) as Array<{ payload: Record<string, unknown> }>
   const nothingRan = () => expect(() => execFileSync("test", ["-e", join(project, "pwned")])).toThrow()
 
   it("mem-inject stores the note exactly as typed", async () => {
@@ -67,7 +86,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
   it("mem-inject still takes its flag, and a quoted group", async () => {
     await slash("mem-inject", `"use pnpm (never npm)" --type convention`)
-    expect(events("NoteInjected").at(-1)?.payload).toMatchObject({ text: "use pnpm (never npm)", noteType: "convention" })
+    expect(events("NoteInjected").at(-1)?.payload).toMatchObject({
+      text: "use pnpm (never npm)",
+      noteType: "convention"
+    })
   }, 90_000)
 
   it("mem-search and why search for exactly the text", async () => {

@@ -22,12 +22,26 @@ describe("ralph status", () => {
     const path = join(tempFolder(), "memory.db")
     const memory = open(path)
     // Started a minute ago, ended 3 s later.
-    append(memory, [
-      ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green tests", projectPath: "/work/app", driver: "external", config }],
-      ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 }],
-      ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: true, filesChanged: [] }],
-      ["loop:l1", { _tag: "LoopSucceeded", loopId: "l1", iteration: 1 }]
-    ], Date.now() - 60_000)
+    append(
+      memory,
+      [
+        [
+          "loop:l1",
+          {
+            _tag: "LoopStarted",
+            loopId: "l1",
+            goal: "green tests",
+            projectPath: "/work/app",
+            driver: "external",
+            config
+          }
+        ],
+        ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 }],
+        ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: true, filesChanged: [] }],
+        ["loop:l1", { _tag: "LoopSucceeded", loopId: "l1", iteration: 1 }]
+      ],
+      Date.now() - 60_000
+    )
     memory.db.close()
     const result = runCli(["ralph", "status", "--loop", "l1", "--db", path])
     expect(result.stderr).toBe("")
@@ -40,19 +54,26 @@ describe("ralph-mem audit", () => {
   const seeded = () => {
     const path = join(tempFolder(), "memory.db")
     const memory = open(path)
-    append(memory, Array.from({ length: 8 }, (_, i) => [`session:s${i}`, started(`s${i}`)] as const))
+    append(
+      memory,
+      Array.from({ length: 8 }, (_, i) => [`session:s${i}`, started(`s${i}`)] as const)
+    )
     memory.db.close()
     return path
   }
 
   it("lists the newest events first, like git log; --limit keeps the newest", () => {
-    const positions = JSON.parse(runCli(["audit", "--db", seeded(), "--limit", "5", "--json"]).stdout).map((e: { position: number }) => e.position)
+    const positions = JSON.parse(runCli(["audit", "--db", seeded(), "--limit", "5", "--json"]).stdout).map(
+      (e: { position: number }) => e.position
+    )
     expect(positions).toEqual([8, 7, 6, 5, 4])
   })
 
   it("lists the oldest first with --reverse", () => {
     const path = seeded()
-    const positions = JSON.parse(runCli(["audit", "--db", path, "--limit", "3", "--reverse", "--json"]).stdout).map((e: { position: number }) => e.position)
+    const positions = JSON.parse(runCli(["audit", "--db", path, "--limit", "3", "--reverse", "--json"]).stdout).map(
+      (e: { position: number }) => e.position
+    )
     expect(positions).toEqual([1, 2, 3])
     expect(runCli(["audit", "--db", path, "--limit", "2"]).stdout).toMatch(/^#8 .*\n#7 /)
   })
@@ -95,10 +116,27 @@ describe("ralph-mem export --format md", () => {
     append(memory, [
       ["session:a", { _tag: "SessionStarted", sessionId: "a", projectPath: root, source: "startup" }],
       ["session:a", prompt("a", "fix the login timeout")],
-      ["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "Fixed refreshSession's seconds.", summarizer: "local" }],
+      [
+        "session:a",
+        { _tag: "SessionSummarized", sessionId: "a", summary: "Fixed refreshSession's seconds.", summarizer: "local" }
+      ],
       ["session:a", ended("a")],
-      ["note:n1", { _tag: "NoteInjected", noteId: "n1", projectPath: root, noteType: "convention", text: "use pnpm, never npm" }],
-      ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green tests", projectPath: root, driver: "session", sessionId: "a", config }]
+      [
+        "note:n1",
+        { _tag: "NoteInjected", noteId: "n1", projectPath: root, noteType: "convention", text: "use pnpm, never npm" }
+      ],
+      [
+        "loop:l1",
+        {
+          _tag: "LoopStarted",
+          loopId: "l1",
+          goal: "green tests",
+          projectPath: root,
+          driver: "session",
+          sessionId: "a",
+          config
+        }
+      ]
     ])
     memory.db.close()
     const out = join(tempFolder(), "export")
@@ -129,7 +167,9 @@ describe("memory outside a git repository", () => {
     const folder = tempFolder()
     const result = runCli(["inject", "use pnpm"], { cwd: folder })
     expect(result.code).toBe(0)
-    expect(result.stderr).toContain(`not in a git repository: the memory is created at ${join(folder, ".ralph-mem", "memory.db")}`)
+    expect(result.stderr).toContain(
+      `not in a git repository: the memory is created at ${join(folder, ".ralph-mem", "memory.db")}`
+    )
     // Said once: the memory exists now.
     expect(runCli(["inject", "use pnpm again"], { cwd: folder }).stderr).toBe("")
     // Inside a git repository nothing needs saying.

@@ -3,8 +3,27 @@ import { splitArguments } from "../src/slash.ts"
 
 describe("splitArguments (slash-command text)", () => {
   it("leaves a shell's special characters alone", () => {
-    expect(splitArguments("Don't use yarn here (pnpm only)")).toEqual(["Don't", "use", "yarn", "here", "(pnpm", "only)"])
-    expect(splitArguments("$HOME `id` $(whoami) a\\b; x && y | z > f")).toEqual(["$HOME", "`id`", "$(whoami)", "a\\b;", "x", "&&", "y", "|", "z", ">", "f"])
+    expect(splitArguments("Don't use yarn here (pnpm only)")).toEqual([
+      "Don't",
+      "use",
+      "yarn",
+      "here",
+      "(pnpm",
+      "only)"
+    ])
+    expect(splitArguments("$HOME `id` $(whoami) a\\b; x && y | z > f")).toEqual([
+      "$HOME",
+      "`id`",
+      "$(whoami)",
+      "a\\b;",
+      "x",
+      "&&",
+      "y",
+      "|",
+      "z",
+      ">",
+      "f"
+    ])
   })
 
   it("keeps newlines inside their argument, so joined with spaces the text comes back as typed", () => {
