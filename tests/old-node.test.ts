@@ -79,11 +79,23 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
       .split("\n")
       .map((l) => JSON.parse(l))
     expect(log).toEqual([
-      expect.objectContaining({ hook: "SessionStart", reason: expect.stringContaining("memory is off") })
+      expect.objectContaining({ hook: "SessionStart", sessionId: "s1", reason: expect.stringContaining("memory is off") })
     ])
     expect(readFileSync(join(project, ".ralph-mem", ".gitignore"), "utf8")).toBe("*\n")
     const doctor = runCli(["doctor"], { cwd: project, env: { RALPH_MEM_DB: "" } })
     expect(doctor.stdout).toMatch(/hook failures \(24 h\): 1 .*memory is off/)
+  })
+
+  it("a compaction's SessionStart stays silent: the session was told when it started", () => {
+    const project = gitProject()
+    const compacted = spawnSync(SYSTEM_NODE, [HOOK, "SessionStart"], {
+      cwd: project,
+      env: oldNodeEnv(),
+      input: JSON.stringify({ session_id: "s1", cwd: project, hook_event_name: "SessionStart", source: "compact" }),
+      encoding: "utf8"
+    })
+    expect(compacted.status).toBe(0)
+    expect(compacted.stdout).toBe("")
   })
 
   it("the other hooks stay silent: told once, at SessionStart", () => {

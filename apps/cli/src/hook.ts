@@ -242,9 +242,23 @@ const onOldNode = async (hook: string | undefined): Promise<void> => {
   const { fileURLToPath } = await import("node:url")
   if ((await runUnderProvisionedNode(fileURLToPath(import.meta.url))) !== undefined) return
   if (hook !== "SessionStart") return
+  // A compaction starts no new session: the user was told when it started.
+  const { source, session_id: sessionId } = await sessionStartPayload()
+  if (source === "compact") return
   const reason = `memory is off: ${oldNodeMessage()}`
   process.stdout.write(`${JSON.stringify({ systemMessage: `ralph-mem: ${reason}` })}\n`)
-  await logOldNode(hook, reason)
+  await logOldNode(hook, reason, typeof sessionId === "string" ? sessionId : undefined)
+}
+
+/** SessionStart's payload, read whole (it is small), or nothing when it is not JSON. */
+const sessionStartPayload = async (): Promise<{ readonly source?: unknown; readonly session_id?: unknown }> => {
+  try {
+    const { readFileSync } = await import("node:fs")
+    const payload: unknown = JSON.parse(readFileSync(0, "utf8"))
+    return typeof payload === "object" && payload !== null ? payload : {}
+  } catch {
+    return {}
+  }
 }
 
 /**
@@ -252,7 +266,7 @@ const onOldNode = async (hook: string | undefined): Promise<void> => {
  * `.ralph-mem` at the git top level). Nothing follows a symbolic link: a hostile repository's planted
  * `.ralph-mem` link is not written through.
  */
-const logOldNode = async (hook: string, reason: string): Promise<void> => {
+const logOldNode = async (hook: string, reason: string, sessionId: string | undefined): Promise<void> => {
   try {
     const fs = await import("node:fs")
     const path = await import("node:path")
@@ -275,7 +289,8 @@ const logOldNode = async (hook: string, reason: string): Promise<void> => {
     const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants
     const fd = fs.openSync(path.join(folder, "hooks.log"), O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o600)
     try {
-      fs.writeSync(fd, `${JSON.stringify({ time: new Date().toISOString(), hook, reason })}\n`)
+      const entry = { time: new Date().toISOString(), hook, reason, ...(sessionId === undefined ? {} : { sessionId }) }
+      fs.writeSync(fd, `${JSON.stringify(entry)}\n`)
     } finally {
       fs.closeSync(fd)
     }
