@@ -79,7 +79,11 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
       .split("\n")
       .map((l) => JSON.parse(l))
     expect(log).toEqual([
-      expect.objectContaining({ hook: "SessionStart", sessionId: "s1", reason: expect.stringContaining("memory is off") })
+      expect.objectContaining({
+        hook: "SessionStart",
+        sessionId: "s1",
+        reason: expect.stringContaining("memory is off")
+      })
     ])
     expect(readFileSync(join(project, ".ralph-mem", ".gitignore"), "utf8")).toBe("*\n")
     const doctor = runCli(["doctor"], { cwd: project, env: { RALPH_MEM_DB: "" } })
