@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs a command (npm test's vitest) with Node >= 22.19 first on PATH: the one on PATH if it is recent
-# enough, else the one scripts/setup.sh installed (~/.cache/ralph-mem/node24, or $RALPH_MEM_NODE_HOME).
+# Runs a command (npm test, npm run demo, npm run bench) with Node >= 22.19 first on PATH: the one on PATH
+# if it is recent enough, else the one scripts/setup.sh installed (~/.cache/ralph-mem/node24, or
+# $RALPH_MEM_NODE_HOME).
 # Without either it fails at once, naming the Node it found and the fix, instead of letting an old
 # Node run the suite into errors.
 set -uo pipefail
