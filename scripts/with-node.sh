@@ -8,7 +8,7 @@ set -uo pipefail
 found="$(node --version 2>/dev/null || echo "no node") at $(command -v node || echo "nowhere on PATH")"
 # shellcheck source=use-node.sh
 if ! source "$(dirname "$0")/use-node.sh" --no-install; then
-  echo "ralph-mem's tests need Node.js 22.19 or newer; found $found." >&2
+  echo "ralph-mem needs Node.js 22.19 or newer to run $*; found $found." >&2
   echo "Run \`bash scripts/setup.sh\` (it installs Node 24 into ~/.cache/ralph-mem/node24)," \
     "or put Node 22.19+ first on PATH." >&2
   exit 1
