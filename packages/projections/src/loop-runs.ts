@@ -6,7 +6,7 @@ const ended = (loopId: string, status: string, at: number, reason: string | null
 
 export const loopRuns: Projection = {
   name: "loop_runs",
-  version: 3,
+  version: 4,
   create: `
     CREATE TABLE loop_runs (
       loop_id          TEXT PRIMARY KEY,
@@ -39,6 +39,8 @@ export const loopRuns: Projection = {
       criteria      TEXT NOT NULL DEFAULT '[]',
       files_changed TEXT NOT NULL DEFAULT '[]',
       snapshot_ref  TEXT,
+      -- What the agent reported: {inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd?}; NULL: not reported.
+      usage         TEXT,
       PRIMARY KEY (loop_id, iteration)
     ) STRICT;
   `,
@@ -98,11 +100,13 @@ export const loopRuns: Projection = {
       case "LoopIterationCompleted":
         return [
           sql(
-            `UPDATE loop_iterations SET completed_at = ?, passed = ?, files_changed = ?, snapshot_ref = ? WHERE loop_id = ? AND iteration = ?`,
+            `UPDATE loop_iterations SET completed_at = ?, passed = ?, files_changed = ?, snapshot_ref = ?, usage = ?
+             WHERE loop_id = ? AND iteration = ?`,
             occurredAt,
             event.passed ? 1 : 0,
             json(event.filesChanged),
             event.snapshotRef ?? null,
+            event.usage === undefined ? null : json(event.usage),
             event.loopId,
             event.iteration
           ),
