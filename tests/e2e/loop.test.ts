@@ -296,6 +296,22 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
     })
 
+    it("shows the tokens each iteration used, read from the transcript (the mock reports 10 in and 5 out a request)", () => {
+      const iterations = (JSON.parse(ralphCli(project, "status", "--json")) as {
+        iterations: ReadonlyArray<{ iteration: number; usage: { inputTokens: number; outputTokens: number } | null }>
+      }).iterations
+      const reported = iterations.filter((it) => it.usage !== null)
+      // The transcript lags the hooks by the last reply, so an iteration may miss its final message; the
+      // iterations after the first hold at least the reply that came before their Stop.
+      expect(reported.map((it) => it.iteration)).toEqual(expect.arrayContaining([2, 3]))
+      for (const { usage } of reported) {
+        expect(usage!.outputTokens % 5).toBe(0)
+        expect(usage!.inputTokens % 10).toBe(0)
+        expect(usage!.outputTokens).toBeGreaterThan(0)
+      }
+      expect(ralphCli(project, "status")).toMatch(/iteration 2\s+failed, \d+ s, \d+ tokens \(in \d+, out \d+/)
+    })
+
     it("re-feeds the model the goal, the iteration number and the failing check's output, once per block", () => {
       const refeeds = refeedRequests(mock)
       expect(refeeds).toHaveLength(2)
