@@ -1,4 +1,5 @@
 /** `loop_runs` and `loop_iterations`: every Ralph loop and each of its iterations, folded from its stream. */
+import type { SqliteDatabase } from "@ralph-mem/events"
 import { json, type Projection, sql } from "./projection.ts"
 
 const ended = (loopId: string, status: string, at: number, reason: string | null) =>
@@ -152,3 +153,27 @@ export const loopRuns: Projection = {
     sql(`DELETE FROM loop_runs WHERE stream_id = ?`, streamId)
   ]
 }
+
+export interface LoopRunRow {
+  readonly loopId: string
+  readonly sessionId: string | null
+  readonly goal: string
+  readonly driver: string
+  readonly mode: string
+  readonly status: string
+  readonly iterations: number
+  readonly maxIterations: number
+  readonly startedAt: number
+  readonly endedAt: number | null
+  readonly endReason: string | null
+}
+
+/** Loops, newest first. */
+export const listLoopRuns = (db: SqliteDatabase, limit: number): Array<LoopRunRow> =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, session_id AS sessionId, goal, driver, mode, status, iterations,
+              json_extract(config, '$.maxIterations') AS maxIterations, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason
+       FROM loop_runs ORDER BY started_at DESC LIMIT ?`
+    )
+    .all(limit) as Array<LoopRunRow>
