@@ -20,9 +20,9 @@
  * out of the query (when all are, the one whose rows reach back furthest stays), and a prefix is narrowed
  * to its word when one of its longer words is that common (`queue`, when `queues` is in every stack
  * trace). bm25 is computed for the newest 300 observations that hold any word and, when there were more,
- * for the newest 300 that hold every word, so an older row with all the words is still found; an older
- * row with only some of them, beyond those 300, is not. Session summaries: the newest 100 that hold any
- * word. The best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens
+ * for the newest 300 that hold every word and for every row that holds the query's rarest words (up to 300
+ * rows), so an older row with all the words, or with the rarest of them, is still found; an older row with
+ * only words that many newer rows hold is not. Session summaries: the newest 100 that hold any word. The best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens
  * when the scored ones run out first), and only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
@@ -163,6 +163,8 @@ interface Judged {
   readonly common: boolean
   /** The newest observation past the sample's share that holds the word: the older, the rarer the word lately. */
   readonly spread: number
+  /** How many observations hold the word, counted up to the first 100 (or the sample's share, if more). */
+  readonly held: number
 }
 
 /**
@@ -171,25 +173,51 @@ interface Judged {
  * stops there, where counting all its rows would walk every one.
  */
 const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
-  if (sample === undefined && !isLatinPrefix(term)) return { use: term, common: false, spread: 0 }
   const newest = newestHolding(db, wordOf(term), Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
-  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread }
-  return { use: narrowed(db, term, newest.length, sample), common: false, spread }
+  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held: newest.length }
+  return { use: narrowed(db, term, newest.length, sample), common: false, spread, held: newest.length }
+}
+
+/** A term of the query as it is asked, with how many observations hold its word (counted up to 100 or more). */
+interface Selected {
+  readonly use: string
+  readonly held: number
 }
 
 /**
  * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
  * rows reach back furthest stays when all do), prefixes narrowed to their word where `narrowed` says.
  */
-const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
+const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<Selected> => {
   const terms = matchTerms(query)
-  if (terms.length === 0) return terms
+  if (terms.length === 0) return []
   const sample = sampleOf(db)
   const judged = terms.map((term) => judge(db, term, sample))
-  const selective = [...new Set(judged.filter((j) => !j.common).map((j) => j.use))]
-  if (selective.length > 0) return selective
-  return [judged.reduce((a, b) => (b.spread < a.spread ? b : a)).use]
+  const selective = new Map<string, Selected>()
+  for (const j of judged) if (!j.common && !selective.has(j.use)) selective.set(j.use, { use: j.use, held: j.held })
+  if (selective.size > 0) return [...selective.values()]
+  const widest = judged.reduce((a, b) => (b.spread < a.spread ? b : a))
+  return [{ use: widest.use, held: widest.held }]
+}
+
+/**
+ * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
+ * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
+ * rarest words is found however much later work holds its other words.
+ */
+const RARE_ROWS = 300
+
+const rarestTerms = (terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
+  const byRarity = [...terms].sort((a, b) => a.held - b.held)
+  const rare: Array<string> = []
+  let rows = 0
+  for (const term of byRarity) {
+    if (rare.length > 0 && rows + term.held > RARE_ROWS) break
+    rare.push(term.use)
+    rows += term.held
+  }
+  return rare
 }
 
 const oneLine = (text: string, max: number) => {
@@ -377,7 +405,8 @@ export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { reado
 const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
-  const terms = selectiveTerms(db, options.query)
+  const selected = selectiveTerms(db, options.query)
+  const terms = selected.map((t) => t.use)
   const words = terms.length === 0 ? undefined : terms.join(" OR ")
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
@@ -401,7 +430,17 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   const byWords = words === undefined ? undefined : candidates(db, observationScorer, words, wanted, passing)
   if (byWords !== undefined) consider(byWords.rows, 1)
   // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  if (byWords?.complete === false && terms.length > 1) consider(candidates(db, observationScorer, terms.join(" AND "), wanted, passing).rows, 1)
+  if (byWords?.complete === false && terms.length > 1) {
+    consider(candidates(db, observationScorer, terms.join(" AND "), wanted, passing).rows, 1)
+    // Every row holding the rarest words, however old. bm25 adds up each term's share, so the rows that
+    // also hold other words are scored by asking for both (each term once): the same score the whole query
+    // gives them. The rows holding only rare words get it from the rare words alone.
+    const rare = rarestTerms(selected)
+    const rest = terms.filter((t) => !rare.includes(t))
+    const anyRare = rare.join(" OR ")
+    consider(candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
+    if (rest.length > 0) consider(candidates(db, observationScorer, `(${anyRare}) AND (${rest.join(" OR ")})`, wanted, passing).rows, 1)
+  }
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
