@@ -4,7 +4,7 @@
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
@@ -20,8 +20,24 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
   copyFileSync(join(prebuilds, file), join(next, "native", file))
 }
 
+// The search's lexicon (packages/projections/src/search/lexicon/) is data the source reads from beside its
+// module; a bundle holds it inline instead, so an installed plugin has no extra file to find.
+const lexiconFolder = join(root, "packages", "projections", "src", "search", "lexicon")
+const inlineLexicon = {
+  name: "inline-lexicon",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]search[\\/]lexicon[\\/]files\.ts$/ }, () => {
+      const files = Object.fromEntries(
+        readdirSync(lexiconFolder).filter((f) => f.endsWith(".tsv")).map((f) => [f, readFileSync(join(lexiconFolder, f), "utf8")])
+      )
+      return { contents: `const files = ${JSON.stringify(files)};\nexport const lexiconText = (name) => files[name];\n`, loader: "js" }
+    })
+  }
+}
+
 const common = {
   absWorkingDir: root,
+  plugins: [inlineLexicon],
   bundle: true,
   platform: "node",
   target: "node22",

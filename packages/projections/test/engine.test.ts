@@ -41,7 +41,9 @@ describe("layer 1: the index", () => {
   it("finds session summaries too", () => {
     const { memory } = corpus()
     const { hits } = searchIndex(memory.db, { query: "login renews", project: "/work/app", now: T0 })
-    expect(hits[0]).toMatchObject({ kind: "session", id: "a", type: "summary", title: "Fixed login: refreshSession now renews tokens" })
+    // Its one summary holds every word, so bm25's idf gives them next to nothing: the observations holding
+    // `session` (a synonym of login) may come first.
+    expect(hits.find((h) => h.kind === "session")).toMatchObject({ id: "a", type: "summary", title: "Fixed login: refreshSession now renews tokens" })
   })
 
   it("matches substrings of identifiers", () => {

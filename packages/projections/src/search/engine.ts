@@ -28,7 +28,8 @@
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
-import { isLatinPrefix, matchTerms, quote } from "./query.ts"
+import { expansionsOf } from "./lexicon.ts"
+import { isLatinPrefix, matchTerms, quote, termsByWord } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
@@ -111,17 +112,23 @@ interface Sample {
   readonly floor: number
 }
 
+/** The sample, and how many observations the memory holds (exactly below the sample's size, else at least that many). */
+interface Memory {
+  readonly sample: Sample | undefined
+  readonly rows: number
+}
+
 /**
  * The sample, or none on a memory too small to leave anything out. Counting every observation reads the
  * whole table (5 ms at 100,000 when its pages are not in memory, as in a hook): the sample is found from
  * the newest end, and the table counted only when it is smaller.
  */
-const sampleOf = (db: SqliteDatabase): Sample | undefined => {
+const memoryOf = (db: SqliteDatabase): Memory => {
   const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
   const floor = nthNewest(COMMONNESS_SAMPLE)
-  if (floor !== undefined) return { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }
+  if (floor !== undefined) return { sample: { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }, rows: COMMONNESS_SAMPLE }
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  return rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
+  return { sample: rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }, rows }
 }
 
 /** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
@@ -185,15 +192,20 @@ interface Selected {
   readonly held: number
 }
 
+/** Judges each term once per search: the user's words and the terms that stand for them share many. */
+const judgeOnce = (db: SqliteDatabase, memory: Memory, judged: Map<string, Judged>) => (term: string): Judged => {
+  let found = judged.get(term)
+  if (found === undefined) judged.set(term, (found = judge(db, term, memory.sample)))
+  return found
+}
+
 /**
  * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
  * rows reach back furthest stays when all do), prefixes narrowed to their word where `narrowed` says.
  */
-const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<Selected> => {
-  const terms = matchTerms(query)
+const selectiveTerms = (terms: ReadonlyArray<string>, judgeTerm: (term: string) => Judged): ReadonlyArray<Selected> => {
   if (terms.length === 0) return []
-  const sample = sampleOf(db)
-  const judged = terms.map((term) => judge(db, term, sample))
+  const judged = terms.map(judgeTerm)
   const selective = new Map<string, Selected>()
   for (const j of judged) if (!j.common && !selective.has(j.use)) selective.set(j.use, { use: j.use, held: j.held })
   if (selective.size > 0) return [...selective.values()]
@@ -202,20 +214,109 @@ const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<Select
 }
 
 /**
+ * FTS5's idf of a term `held` observations of `rows` hold. `rows` is a lower bound on a large memory, which
+ * overstates how much rarer one term is than another: the weights below err on the side of the user's words.
+ */
+const idf = (held: number, rows: number): number => Math.max(1e-6, Math.log((rows - held + 0.5) / (held + 0.5)))
+
+/**
+ * Terms that stand for the user's words (lexicon.ts) count for at most half of what a word the user typed
+ * counts: the bm25 of the terms that stand in, each asked twice or once, is divided by 4. A term counts
+ * half when it is no more than twice as rare (by idf) as the rarest word it stands for, a quarter when no
+ * more than four times, and is left out beyond, so a memory holding the user's word always outranks one
+ * holding only a term that stands for it, other things equal.
+ */
+const STAND_IN_DIVISOR = 4
+
+interface StandIn extends Selected {
+  /** How many times the term is asked: its weight, over `STAND_IN_DIVISOR`. */
+  readonly times: number
+  /** The MATCH terms of the user's words it stands for. */
+  readonly sources: ReadonlyArray<string>
+}
+
+const standInTerms = (query: string, asked: ReadonlyArray<string>, memory: Memory, judgeTerm: (term: string) => Judged): ReadonlyArray<StandIn> => {
+  const terms = new Map<string, StandIn>()
+  for (const { term, sources } of expansionsOf(query, asked)) {
+    const judged = judgeTerm(term)
+    if (judged.common || judged.held === 0 || terms.has(judged.use)) continue
+    const rarestSource = Math.min(...sources.map((source) => judgeTerm(source).held))
+    const rarer = idf(judged.held, memory.rows) / idf(rarestSource, memory.rows)
+    const times = rarer <= 2 ? 2 : rarer <= 4 ? 1 : 0
+    if (times > 0) terms.set(judged.use, { use: judged.use, held: judged.held, times, sources })
+  }
+  return [...terms.values()]
+}
+
+/**
+ * How much of the query a hit covers. Each word of the query is a concept, held by a row that holds the word
+ * or a term that stands for it. A row holding one concept scores its relevance times (1 / concepts) ^ 0.5,
+ * one holding two or more (2 / concepts) ^ 0.5, one holding all of them in full, so a short note that
+ * repeats one word of the query does not bury an older memory about all of it (in a language or words the
+ * user did not type). Which rows hold two or all concepts is asked of the index as such (no bm25: only
+ * which rows), for the newest 300 of each, on queries of 2 to 6 concepts (pairs up to 5).
+ */
+const MAX_CONCEPTS = 6
+const MAX_CONCEPTS_FOR_PAIRS = 5
+const COVERAGE_POWER = 0.5
+const COVERED_ROWS = 300
+
+const conceptsOf = (
+  query: string,
+  judgeTerm: (term: string) => Judged,
+  standIns: ReadonlyArray<StandIn & { readonly sources: ReadonlyArray<string> }>
+): ReadonlyArray<ReadonlyArray<string>> => {
+  const concepts = new Map<string, Set<string>>()
+  for (const terms of termsByWord(query)) {
+    const key = terms[0]!
+    const held = concepts.get(key) ?? new Set<string>()
+    for (const term of terms) {
+      const judged = judgeTerm(term)
+      if (!judged.common) held.add(judged.use)
+    }
+    for (const standIn of standIns) if (standIn.sources.includes(key)) held.add(standIn.use)
+    concepts.set(key, held)
+  }
+  return [...concepts.values()].filter((terms) => terms.size > 0).map((terms) => [...terms])
+}
+
+/** The rows that hold two or more concepts, and those that hold all, with how many they cover (a row holding one is not listed). */
+const coverageOf = (db: SqliteDatabase, concepts: ReadonlyArray<ReadonlyArray<string>>): Map<number, number> => {
+  const covered = new Map<number, number>()
+  if (concepts.length < 2 || concepts.length > MAX_CONCEPTS) return covered
+  const rows = (match: string) =>
+    values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(match, COVERED_ROWS) as Array<number>
+  const anyOfConcept = concepts.map((terms) => `(${terms.join(" OR ")})`)
+  if (concepts.length > 2 && concepts.length <= MAX_CONCEPTS_FOR_PAIRS) {
+    const pairs = anyOfConcept.flatMap((a, i) => anyOfConcept.slice(i + 1).map((b) => `(${a} AND ${b})`))
+    for (const id of rows(pairs.join(" OR "))) covered.set(id, 2)
+  }
+  for (const id of rows(anyOfConcept.join(" AND "))) covered.set(id, concepts.length)
+  return covered
+}
+
+/** Terms as one OR expression, each asked as many times as its weight says. */
+const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number }>): string =>
+  terms.flatMap((t) => Array<string>(t.times ?? 1).fill(t.use)).join(" OR ")
+
+/**
  * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
  * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
  * rarest words is found however much later work holds its other words.
  */
 const RARE_ROWS = 300
 
-const rarestTerms = (terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
-  const byRarity = [...terms].sort((a, b) => a.held - b.held)
+const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
+  // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
+  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held)
+  const byRarity = [...terms].sort((x, y) => x.held - y.held)
   const rare: Array<string> = []
-  let rows = 0
+  let total = 0
   for (const term of byRarity) {
-    if (rare.length > 0 && rows + term.held > RARE_ROWS) break
+    const held = rows(term)
+    if (rare.length > 0 && total + held > RARE_ROWS) break
     rare.push(term.use)
-    rows += term.held
+    total += held
   }
   return rare
 }
@@ -402,12 +503,52 @@ interface RankedHit extends Omit<IndexHit, "id" | "title" | "tokens"> {
 export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } =>
   db.transaction(() => rankedHits(db, options))()
 
+type Scored = Map<number, ObservationRow & { readonly relevance: number }>
+
+/** Keeps each observation's best relevance (`factor` times its negated bm25). */
+const keepBest = (into: Scored, rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
+  for (const { rank, ...row } of rows) {
+    const seen = into.get(row.id)
+    if (seen === undefined || -factor * rank > seen.relevance) into.set(row.id, { ...row, relevance: -factor * rank })
+  }
+}
+
+/**
+ * The relevance of the newest observations that match any of `terms`, and when more match than are scored,
+ * of the newest that match all of them and of every one that holds the rarest of them, however old. bm25
+ * adds up each term's share, so the rows that hold a rare word and others are scored by asking for both
+ * (each term once): the same score the whole query gives them.
+ */
+const scoredByTerms = (
+  db: SqliteDatabase,
+  terms: ReadonlyArray<Selected & { readonly times?: number }>,
+  wanted: number,
+  passing: (ids: ReadonlyArray<number>) => Array<ObservationRow>
+): Scored => {
+  const scored: Scored = new Map()
+  if (terms.length === 0) return scored
+  const byAny = candidates(db, observationScorer, anyOf(terms), wanted, passing)
+  keepBest(scored, byAny.rows, 1)
+  if (byAny.complete || terms.length === 1) return scored
+  // The rows holding every word rank first, yet may be older than the newest matches scored above.
+  const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
+  keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
+  const rare = new Set(rarestTerms(db, terms))
+  const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
+  const rest = terms.filter((t) => !rare.has(t.use))
+  keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
+  if (rest.length > 0) keepBest(scored, candidates(db, observationScorer, `(${anyRare}) AND (${anyOf(rest)})`, wanted, passing).rows, 1)
+  return scored
+}
+
 const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
-  const selected = selectiveTerms(db, options.query)
-  const terms = selected.map((t) => t.use)
-  const words = terms.length === 0 ? undefined : terms.join(" OR ")
+  const asked = matchTerms(options.query)
+  const memory = memoryOf(db)
+  const judgeTerm = judgeOnce(db, memory, new Map())
+  const selected = selectiveTerms(asked, judgeTerm)
+  const words = selected.length === 0 ? undefined : anyOf(selected)
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
   const filters: SearchFilters = {
@@ -419,33 +560,25 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     until: options.until ?? Number.MAX_SAFE_INTEGER
   }
   const passing = observationsPassing(db, filters)
-  // The best relevance per observation, from words or substrings.
-  const best = new Map<number, ObservationRow & { readonly relevance: number }>()
-  const consider = (rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
-    for (const { rank, ...row } of rows) {
-      const seen = best.get(row.id)
-      if (seen === undefined || -factor * rank > seen.relevance) best.set(row.id, { ...row, relevance: -factor * rank })
-    }
-  }
-  const byWords = words === undefined ? undefined : candidates(db, observationScorer, words, wanted, passing)
-  if (byWords !== undefined) consider(byWords.rows, 1)
-  // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  if (byWords?.complete === false && terms.length > 1) {
-    consider(candidates(db, observationScorer, terms.join(" AND "), wanted, passing).rows, 1)
-    // Every row holding the rarest words, however old. bm25 adds up each term's share, so the rows that
-    // also hold other words are scored by asking for both (each term once): the same score the whole query
-    // gives them. The rows holding only rare words get it from the rare words alone.
-    const rare = rarestTerms(selected)
-    const rest = terms.filter((t) => !rare.includes(t))
-    const anyRare = rare.join(" OR ")
-    consider(candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
-    if (rest.length > 0) consider(candidates(db, observationScorer, `(${anyRare}) AND (${rest.join(" OR ")})`, wanted, passing).rows, 1)
-  }
+  // The best relevance per observation, from the user's words or substrings of them.
+  const best = scoredByTerms(db, selected, wanted, passing)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
     const substrings = substringQuery(db, options.query)
-    if (substrings !== undefined) consider(candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+    if (substrings !== undefined) keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+  }
+  // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
+  const standIns = standInTerms(options.query, asked, memory, judgeTerm)
+  for (const [id, row] of scoredByTerms(db, standIns, wanted, passing)) {
+    const relevance = row.relevance / STAND_IN_DIVISOR
+    const seen = best.get(id)
+    best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
+  }
+  const concepts = conceptsOf(options.query, judgeTerm, standIns)
+  const covered = coverageOf(db, concepts)
+  if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
+    for (const [id, row] of best) best.set(id, { ...row, relevance: row.relevance * ((covered.get(id) ?? 1) / concepts.length) ** COVERAGE_POWER })
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
     kind: "observation",
