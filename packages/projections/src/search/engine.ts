@@ -180,7 +180,9 @@ interface Judged {
  * stops there, where counting all its rows would walk every one.
  */
 const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
-  const newest = newestHolding(db, wordOf(term), Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
+  // A Hangul stem is always asked as a prefix (its particles follow it), so its rows are the prefix's.
+  const counted = isLatinPrefix(term) ? wordOf(term) : term
+  const newest = newestHolding(db, counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
   if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held: newest.length }
   return { use: narrowed(db, term, newest.length, sample), common: false, spread, held: newest.length }
@@ -235,31 +237,39 @@ interface StandIn extends Selected {
   readonly sources: ReadonlyArray<string>
 }
 
-const standInTerms = (query: string, asked: ReadonlyArray<string>, memory: Memory, judgeTerm: (term: string) => Judged): ReadonlyArray<StandIn> => {
+const standInTerms = (db: SqliteDatabase, query: string, asked: ReadonlyArray<string>, memory: Memory, judgeTerm: (term: string) => Judged): ReadonlyArray<StandIn> => {
   const terms = new Map<string, StandIn>()
   for (const { term, sources } of expansionsOf(query, asked)) {
     const judged = judgeTerm(term)
-    if (judged.common || judged.held === 0 || terms.has(judged.use)) continue
+    if (judged.common || terms.has(judged.use)) continue
+    // A Latin prefix was judged by its word: its longer words may be all there is.
+    if (judged.held === 0 && (!isLatinPrefix(judged.use) || newestHolding(db, judged.use, 1).length === 0)) continue
     const rarestSource = Math.min(...sources.map((source) => judgeTerm(source).held))
     const rarer = idf(judged.held, memory.rows) / idf(rarestSource, memory.rows)
     const times = rarer <= 2 ? 2 : rarer <= 4 ? 1 : 0
-    if (times > 0) terms.set(judged.use, { use: judged.use, held: judged.held, times, sources })
+    terms.set(judged.use, { use: judged.use, held: judged.held, times, sources })
   }
   return [...terms.values()]
 }
 
 /**
  * How much of the query a hit covers. Each word of the query is a concept, held by a row that holds the word
- * or a term that stands for it. A row holding one concept scores its relevance times (1 / concepts) ^ 0.5,
- * one holding two or more (2 / concepts) ^ 0.5, one holding all of them in full, so a short note that
+ * or a term that stands for it. A row holding one concept scores its relevance times 1 / concepts, one
+ * holding two or more 2 / concepts, one holding all of them in full, so a short note that
  * repeats one word of the query does not bury an older memory about all of it (in a language or words the
  * user did not type). Which rows hold two or all concepts is asked of the index as such (no bm25: only
- * which rows), for the newest 300 of each, on queries of 2 to 6 concepts (pairs up to 5).
+ * which rows), for the newest 300 of each, on queries of 2 to 8 concepts (pairs up to 5). Function words
+ * (`the`, `on`) are no concepts.
  */
-const MAX_CONCEPTS = 6
+const MAX_CONCEPTS = 8
 const MAX_CONCEPTS_FOR_PAIRS = 5
-const COVERAGE_POWER = 0.5
 const COVERED_ROWS = 300
+
+/** English words that say nothing about what a hit is about: a hit need not hold them to cover the query. */
+const FUNCTION_WORDS = new Set(
+  ["a", "an", "the", "at", "on", "in", "to", "of", "for", "with", "by", "from", "as", "and", "or", "but", "is", "are", "was",
+   "be", "it", "its", "this", "that", "when", "while", "after", "before", "our", "my", "we", "i", "you", "can", "t", "not"].map((w) => `"${w}"`)
+)
 
 const conceptsOf = (
   query: string,
@@ -269,6 +279,7 @@ const conceptsOf = (
   const concepts = new Map<string, Set<string>>()
   for (const terms of termsByWord(query)) {
     const key = terms[0]!
+    if (FUNCTION_WORDS.has(key)) continue
     const held = concepts.get(key) ?? new Set<string>()
     for (const term of terms) {
       const judged = judgeTerm(term)
@@ -569,8 +580,8 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     if (substrings !== undefined) keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
-  const standIns = standInTerms(options.query, asked, memory, judgeTerm)
-  for (const [id, row] of scoredByTerms(db, standIns, wanted, passing)) {
+  const standIns = standInTerms(db, options.query, asked, memory, judgeTerm)
+  for (const [id, row] of scoredByTerms(db, standIns.filter((t) => t.times > 0), wanted, passing)) {
     const relevance = row.relevance / STAND_IN_DIVISOR
     const seen = best.get(id)
     best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
@@ -578,7 +589,7 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   const concepts = conceptsOf(options.query, judgeTerm, standIns)
   const covered = coverageOf(db, concepts)
   if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
-    for (const [id, row] of best) best.set(id, { ...row, relevance: row.relevance * ((covered.get(id) ?? 1) / concepts.length) ** COVERAGE_POWER })
+    for (const [id, row] of best) best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
     kind: "observation",

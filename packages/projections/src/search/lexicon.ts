@@ -23,31 +23,50 @@ export const phraseOf = (text: string): string => [...wordsOf(text.normalize("NF
 
 type Links = Map<string, Array<string>>
 
-let loaded: Links | undefined
+/** Each phrase the lexicon knows -> the phrases linked to it, by each of its files. */
+interface Lexicon {
+  readonly bridge: Links
+  readonly errors: Links
+  readonly synonyms: Links
+}
 
-/** Every phrase the lexicon knows -> the phrases linked to it: error knowledge first, then synonyms, then the bridge. */
-const links = (): Links => {
+let loaded: Lexicon | undefined
+
+const lexicon = (): Lexicon => {
   if (loaded !== undefined) return loaded
-  const all: Links = new Map()
-  const link = (from: string, to: string) => {
-    let list = all.get(from)
-    if (list === undefined) all.set(from, (list = []))
+  const link = (links: Links, from: string, to: string) => {
+    let list = links.get(from)
+    if (list === undefined) links.set(from, (list = []))
     if (!list.includes(to)) list.push(to)
   }
-  for (const file of ["errors.tsv", "synonyms.tsv"] as const) {
-    for (const group of lexiconEntries(file)) for (const a of group) for (const b of group) if (a !== b) link(a, b)
+  const grouped = (file: LexiconFile): Links => {
+    const links: Links = new Map()
+    for (const group of lexiconEntries(file)) for (const a of group) for (const b of group) if (a !== b) link(links, a, b)
+    return links
   }
+  const bridge: Links = new Map()
   for (const [korean, english] of lexiconEntries("bridge.tsv")) {
-    link(korean!, english!)
-    link(english!, korean!)
+    link(bridge, korean!, english!)
+    link(bridge, english!, korean!)
   }
-  return (loaded = all)
+  return (loaded = { bridge, errors: grouped("errors.tsv"), synonyms: grouped("synonyms.tsv") })
+}
+
+const knows = (known: Lexicon, phrase: string): boolean => known.bridge.has(phrase) || known.errors.has(phrase) || known.synonyms.has(phrase)
+
+/** The phrases linked to a known phrase: the bridge's, the error knowledge's and the synonyms' in turn, so each file gets a say. */
+const linksOf = (known: Lexicon, phrase: string): ReadonlyArray<string> => {
+  const lists = [known.bridge, known.errors, known.synonyms].map((links) => links.get(phrase) ?? [])
+  const longest = Math.max(...lists.map((l) => l.length))
+  const linked = new Set<string>()
+  for (let i = 0; i < longest; i++) for (const list of lists) if (list[i] !== undefined) linked.add(list[i]!)
+  return [...linked]
 }
 
 /** At most this many phrases stand in for one phrase of the query (the first the lexicon links to it). */
-export const MAX_EXPANSIONS_PER_PHRASE = 4
+export const MAX_EXPANSIONS_PER_PHRASE = 6
 /** At most this many terms are added to one query, whatever its length. */
-export const MAX_EXPANSIONS = 12
+export const MAX_EXPANSIONS = 16
 /** The longest phrase the lexicon is searched for, in words. */
 const MAX_PHRASE_WORDS = 5
 /** A Hangul word matches the lexicon's longest entry that starts it, of at least this many syllables (`재시작됨` -> `재시작`). */
@@ -76,13 +95,13 @@ const formsOf = (word: string, last: boolean): ReadonlyArray<string> => {
 }
 
 /** The lexicon's phrase for `words` (all of them), if it holds one in any of their forms. */
-const entryFor = (words: ReadonlyArray<string>, known: Links): string | undefined => {
+const entryFor = (words: ReadonlyArray<string>, known: Lexicon): string | undefined => {
   let phrases = [""]
   words.forEach((word, i) => {
     const forms = formsOf(word, i === words.length - 1)
     phrases = phrases.flatMap((start) => forms.map((form) => (start === "" ? form : `${start} ${form}`)))
   })
-  return phrases.find((phrase) => known.has(phrase))
+  return phrases.find((phrase) => knows(known, phrase))
 }
 
 interface KnownPhrase {
@@ -91,7 +110,7 @@ interface KnownPhrase {
 }
 
 /** The phrases of `words` the lexicon knows, of at most `longest` words, longest first at each word (a matched phrase's words are not matched again). */
-const knownPhrases = (words: ReadonlyArray<string>, known: Links, longest = MAX_PHRASE_WORDS): Array<KnownPhrase> => {
+const knownPhrases = (words: ReadonlyArray<string>, known: Lexicon, longest = MAX_PHRASE_WORDS): Array<KnownPhrase> => {
   const found: Array<KnownPhrase> = []
   for (let at = 0; at < words.length; ) {
     let matched = 1
@@ -116,7 +135,8 @@ const knownPhrases = (words: ReadonlyArray<string>, known: Links, longest = MAX_
  */
 export const phraseTerm = (phrase: string): string => {
   const words = phrase.split(" ")
-  if (words.length === 1) return toMatchTerm(phrase)
+  // A short word stands in as a prefix too (`oom` finds `oomkilled`, `pod` finds `pods`): it counts for less.
+  if (words.length === 1) return /^[a-z]{3}$/.test(phrase) ? `${quote(phrase)}*` : toMatchTerm(phrase)
   if (HANGUL_SYLLABLE.test(phrase)) return `NEAR(${words.map(toMatchTerm).join(" ")}, ${words.length})`
   const last = words.at(-1)!
   return /^[a-z]{4,}$/.test(last) ? `${quote(phrase)}*` : quote(phrase)
@@ -130,10 +150,10 @@ export interface Expansion {
 }
 
 /**
- * The terms a query also means: English stems of its words (`expires` -> `expir*`), then what the lexicon
- * links to its phrases, taking each phrase's first link in turn, then each one's second, and so on, so one
- * ordinary word cannot take the whole budget, then the same for the parts of its longer phrases. At most 4
- * for a phrase and 12 for the query; none that the query already asks for.
+ * The terms a query also means: what the lexicon links to its phrases, taking each phrase's first link in
+ * turn, then each one's second, and so on, so one ordinary word cannot take the whole budget; then English
+ * stems of its words (`expires` -> `expir*`); then what the lexicon links to the parts of its longer phrases.
+ * At most 6 for a phrase and 16 for the query; none that the query already asks for.
  */
 export const expansionsOf = (query: string, asked: ReadonlyArray<string>): ReadonlyArray<Expansion> => {
   const words = [...wordsOf(query.normalize("NFC"))]
@@ -147,6 +167,18 @@ export const expansionsOf = (query: string, asked: ReadonlyArray<string>): Reado
     }
   }
   const sourceTerms = (of: ReadonlyArray<string>) => of.map((w) => toMatchTerm(w.toLowerCase()))
+  const known = lexicon()
+  const linkedIn = (tier: ReadonlyArray<KnownPhrase>) => {
+    const linked = tier.map(({ phrase, words: of }) => ({ targets: linksOf(known, phrase).slice(0, MAX_EXPANSIONS_PER_PHRASE), sources: sourceTerms(of) }))
+    for (let round = 0; round < MAX_EXPANSIONS_PER_PHRASE; round++) {
+      for (const { targets, sources } of linked) {
+        const target = targets[round]
+        if (target !== undefined) add(phraseTerm(target), sources)
+      }
+    }
+  }
+  const phrases = knownPhrases(words, known)
+  linkedIn(phrases)
   for (const word of words) {
     const lower = word.toLowerCase()
     if (lower.length < MIN_STEM_LENGTH || !/^[a-z]+$/.test(lower)) continue
@@ -159,18 +191,7 @@ export const expansionsOf = (query: string, asked: ReadonlyArray<string>): Reado
       if (prefix !== lower && prefix.length >= MIN_STEM_LENGTH) add(`${quote(prefix)}*`, sourceTerms([word]))
     }
   }
-  const known = links()
-  const phrases = knownPhrases(words, known)
   // The parts of a long phrase also count, after every whole one (`테스트 시간 초과` is also `시간 초과`).
-  const parts = phrases.filter((p) => p.words.length > 1).flatMap((p) => knownPhrases(p.words, known, p.words.length - 1))
-  for (const tier of [phrases, parts]) {
-    const linked = tier.map(({ phrase, words: of }) => ({ targets: known.get(phrase)!.slice(0, MAX_EXPANSIONS_PER_PHRASE), sources: sourceTerms(of) }))
-    for (let round = 0; round < MAX_EXPANSIONS_PER_PHRASE; round++) {
-      for (const { targets, sources } of linked) {
-        const target = targets[round]
-        if (target !== undefined) add(phraseTerm(target), sources)
-      }
-    }
-  }
+  linkedIn(phrases.filter((p) => p.words.length > 1).flatMap((p) => knownPhrases(p.words, known, p.words.length - 1)))
   return found
 }
