@@ -241,12 +241,14 @@ const standInTerms = (db: SqliteDatabase, query: string, asked: ReadonlyArray<st
   const terms = new Map<string, StandIn>()
   for (const { term, sources } of expansionsOf(query, asked)) {
     const judged = judgeTerm(term)
-    if (judged.common || terms.has(judged.use)) continue
+    if (terms.has(judged.use)) continue
     // A Latin prefix was judged by its word: its longer words may be all there is.
     if (judged.held === 0 && (!isLatinPrefix(judged.use) || newestHolding(db, judged.use, 1).length === 0)) continue
     const rarestSource = Math.min(...sources.map((source) => judgeTerm(source).held))
     const rarer = idf(judged.held, memory.rows) / idf(rarestSource, memory.rows)
-    const times = rarer <= 2 ? 2 : rarer <= 4 ? 1 : 0
+    // A common term costs the most (bm25 counts every row of every term) and tells the least: it only counts
+    // for coverage. Words near each other are scored as that many terms: such a term counts a quarter at most.
+    const times = judged.common ? 0 : rarer <= 2 && !judged.use.startsWith("NEAR(") ? 2 : rarer <= 4 ? 1 : 0
     terms.set(judged.use, { use: judged.use, held: judged.held, times, sources })
   }
   return [...terms.values()]
@@ -311,21 +313,23 @@ const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number }>): st
   terms.flatMap((t) => Array<string>(t.times ?? 1).fill(t.use)).join(" OR ")
 
 /**
- * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
- * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
- * rarest words is found however much later work holds its other words.
+ * The query's rare terms (held by at most 100 observations), rarest first, as many as together hold at most
+ * this many observations: every row holding one of them is scored, however old, so a memory holding the
+ * query's rarest words is found however much later work holds its other words.
  */
 const RARE_ROWS = 300
+/** A term is rare when at most this many observations hold it. */
+const RARE_TERM_ROWS = RARE_ROWS
 
 const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
   // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
-  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held)
-  const byRarity = [...terms].sort((x, y) => x.held - y.held)
+  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_TERM_ROWS + 1).length : term.held)
   const rare: Array<string> = []
   let total = 0
-  for (const term of byRarity) {
+  for (const term of [...terms].sort((x, y) => x.held - y.held)) {
+    if (term.held > RARE_TERM_ROWS) break
     const held = rows(term)
-    if (rare.length > 0 && total + held > RARE_ROWS) break
+    if (held > RARE_TERM_ROWS || total + held > RARE_ROWS) break
     rare.push(term.use)
     total += held
   }
@@ -545,6 +549,7 @@ const scoredByTerms = (
   const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
   keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
   const rare = new Set(rarestTerms(db, terms))
+  if (rare.size === 0) return scored
   const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
   const rest = terms.filter((t) => !rare.has(t.use))
   keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
@@ -586,7 +591,8 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     const seen = best.get(id)
     best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
   }
-  const concepts = conceptsOf(options.query, judgeTerm, standIns)
+  // Coverage orders hits that hold the query in other words than the user's: without those, bm25 does.
+  const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, judgeTerm, standIns)
   const covered = coverageOf(db, concepts)
   if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
     for (const [id, row] of best) best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })

@@ -67,6 +67,8 @@ const linksOf = (known: Lexicon, phrase: string): ReadonlyArray<string> => {
 export const MAX_EXPANSIONS_PER_PHRASE = 6
 /** At most this many terms are added to one query, whatever its length. */
 export const MAX_EXPANSIONS = 16
+/** Only a query's first words are looked up, so a pasted page costs what a sentence does (the search asks for its first 32 terms anyway). */
+const MAX_WORDS = 48
 /** The longest phrase the lexicon is searched for, in words. */
 const MAX_PHRASE_WORDS = 5
 /** A Hangul word matches the lexicon's longest entry that starts it, of at least this many syllables (`재시작됨` -> `재시작`). */
@@ -84,14 +86,15 @@ const englishForms = (word: string): ReadonlyArray<string> => {
 
 /**
  * The forms of a query's word the lexicon may hold, most specific first. A Hangul word carries particles and
- * endings (`연결이`, `재시작됨`): as the last word of a phrase, or alone, it may be any start of it of 2+
- * syllables (`재시작`); inside a phrase, itself or its stem without a particle.
+ * endings (`연결이`, `재시작됨`): as the last word of a phrase, or alone, it may be itself or any start of it
+ * of 2+ syllables (`재시작`); inside a phrase, itself or its stem without a particle.
  */
 const formsOf = (word: string, last: boolean): ReadonlyArray<string> => {
   const lower = word.toLowerCase()
   if (!HANGUL_SYLLABLE.test(lower)) return last ? englishForms(lower) : [lower]
   if (!last) return [...new Set([lower, withoutParticle(lower)])]
-  return Array.from({ length: Math.max(0, lower.length - MIN_HANGUL_ENTRY + 1) }, (_, i) => lower.slice(0, lower.length - i))
+  const starts = Array.from({ length: Math.max(0, lower.length - MIN_HANGUL_ENTRY) }, (_, i) => lower.slice(0, lower.length - 1 - i))
+  return [lower, ...starts]
 }
 
 /** The lexicon's phrase for `words` (all of them), if it holds one in any of their forms. */
@@ -156,7 +159,8 @@ export interface Expansion {
  * At most 6 for a phrase and 16 for the query; none that the query already asks for.
  */
 export const expansionsOf = (query: string, asked: ReadonlyArray<string>): ReadonlyArray<Expansion> => {
-  const words = [...wordsOf(query.normalize("NFC"))]
+  const words: Array<string> = []
+  for (const word of wordsOf(query.normalize("NFC"))) if (words.push(word) === MAX_WORDS) break
   if (words.length === 0) return []
   const taken = new Set(asked)
   const found: Array<Expansion> = []
