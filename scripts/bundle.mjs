@@ -4,7 +4,7 @@
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
@@ -21,16 +21,21 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
 }
 
 // The search's lexicon (packages/projections/src/search/lexicon/) is data the source reads from beside its
-// module; a bundle holds it inline instead, so an installed plugin has no extra file to find.
-const lexiconFolder = join(root, "packages", "projections", "src", "search", "lexicon")
+// module; a bundle holds its link index instead, built here by the same code, so an installed plugin has no
+// extra file to find and a hook only parses the parts of it that its prompt's words start with.
+const { buildLinkIndex, linkIndexParts } = await import("../packages/projections/src/search/lexicon.ts")
 const inlineLexicon = {
   name: "inline-lexicon",
   setup(build) {
     build.onLoad({ filter: /[\\/]search[\\/]lexicon[\\/]files\.ts$/ }, () => {
-      const files = Object.fromEntries(
-        readdirSync(lexiconFolder).filter((f) => f.endsWith(".tsv")).map((f) => [f, readFileSync(join(lexiconFolder, f), "utf8")])
-      )
-      return { contents: `const files = ${JSON.stringify(files)};\nexport const lexiconText = (name) => files[name];\n`, loader: "js" }
+      const parts = JSON.stringify(linkIndexParts(buildLinkIndex()))
+      return {
+        contents: [
+          'export const lexiconText = () => { throw new Error("a bundle holds the lexicon built, not its files"); };',
+          `export const prebuiltLinkParts = () => (${parts});`
+        ].join("\n"),
+        loader: "js"
+      }
     })
   }
 }

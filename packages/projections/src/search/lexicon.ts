@@ -3,11 +3,11 @@
  * codes with the words people use for them, developer synonyms) and English word forms (a Porter stemmer).
  * The search asks for these terms besides the user's own, at a lower weight (engine.ts).
  *
- * The data is parsed on first use, once per process. Its phrases are stored as the search splits words (lower
- * case, one space between words), so parsing is only splitting lines: no pattern runs over the files.
+ * The data is loaded on first use, once per process. Its phrases are stored as the search splits words (lower
+ * case, one space between words), so a query's words are looked up as they are.
  */
 import { stemmer } from "stemmer"
-import { type LexiconFile, lexiconText } from "./lexicon/files.ts"
+import { type LexiconFile, lexiconText, prebuiltLinkParts } from "./lexicon/files.ts"
 import { HANGUL_SYLLABLE, quote, toMatchTerm, withoutParticle } from "./query.ts"
 import { wordsOf } from "./words.ts"
 
@@ -23,17 +23,14 @@ export const phraseOf = (text: string): string => [...wordsOf(text.normalize("NF
 
 type Links = Map<string, Array<string>>
 
-/** Each phrase the lexicon knows -> the phrases linked to it, by each of its files. */
-interface Lexicon {
-  readonly bridge: Links
-  readonly errors: Links
-  readonly synonyms: Links
-}
+/** Each phrase the lexicon knows -> the phrases linked to it, the bridge's, the error knowledge's and the synonyms' in turn. */
+export type LinkIndex = Readonly<Record<string, ReadonlyArray<string>>>
 
-let loaded: Lexicon | undefined
-
-const lexicon = (): Lexicon => {
-  if (loaded !== undefined) return loaded
+/**
+ * The link index, from the data files. The bundles hold it already built (scripts/bundle.mjs calls this at build
+ * time): building it takes milliseconds a prompt hook cannot spare.
+ */
+export const buildLinkIndex = (): LinkIndex => {
   const link = (links: Links, from: string, to: string) => {
     let list = links.get(from)
     if (list === undefined) links.set(from, (list = []))
@@ -49,18 +46,49 @@ const lexicon = (): Lexicon => {
     link(bridge, korean!, english!)
     link(bridge, english!, korean!)
   }
-  return (loaded = { bridge, errors: grouped("errors.tsv"), synonyms: grouped("synonyms.tsv") })
+  const files = [bridge, grouped("errors.tsv"), grouped("synonyms.tsv")]
+  const index: Record<string, ReadonlyArray<string>> = {}
+  for (const phrase of new Set(files.flatMap((links) => [...links.keys()]))) {
+    const lists = files.map((links) => links.get(phrase) ?? [])
+    const linked = new Set<string>()
+    for (let i = 0; i < Math.max(...lists.map((l) => l.length)); i++) for (const list of lists) if (list[i] !== undefined) linked.add(list[i]!)
+    index[phrase] = [...linked].slice(0, MAX_EXPANSIONS_PER_PHRASE)
+  }
+  return index
 }
 
-const knows = (known: Lexicon, phrase: string): boolean => known.bridge.has(phrase) || known.errors.has(phrase) || known.synonyms.has(phrase)
+/** The phrases linked to a phrase, or undefined when the lexicon does not know it. */
+type LinkLookup = (phrase: string) => ReadonlyArray<string> | undefined
 
-/** The phrases linked to a known phrase: the bridge's, the error knowledge's and the synonyms' in turn, so each file gets a say. */
-const linksOf = (known: Lexicon, phrase: string): ReadonlyArray<string> => {
-  const lists = [known.bridge, known.errors, known.synonyms].map((links) => links.get(phrase) ?? [])
-  const longest = Math.max(...lists.map((l) => l.length))
-  const linked = new Set<string>()
-  for (let i = 0; i < longest; i++) for (const list of lists) if (list[i] !== undefined) linked.add(list[i]!)
-  return [...linked]
+/** Own keys only: a query word such as `constructor` is no phrase of the lexicon. */
+const lookupIn = (index: LinkIndex): LinkLookup => (phrase) => (Object.hasOwn(index, phrase) ? index[phrase] : undefined)
+
+/**
+ * The index cut by each phrase's first character, each part as JSON, for the bundles: a query parses only the
+ * parts its words start with (parsing the whole index would cost a prompt hook over a millisecond).
+ */
+export const linkIndexParts = (index: LinkIndex): Record<string, string> => {
+  const parts: Record<string, Record<string, ReadonlyArray<string>>> = {}
+  for (const [phrase, links] of Object.entries(index)) (parts[phrase[0]!] ??= {})[phrase] = links
+  return Object.fromEntries(Object.entries(parts).map(([first, part]) => [first, JSON.stringify(part)]))
+}
+
+const lookupInParts = (parts: Readonly<Record<string, string>>): LinkLookup => {
+  const parsed = new Map<string, LinkLookup>()
+  return (phrase) => {
+    const first = phrase[0]
+    if (first === undefined || !Object.hasOwn(parts, first)) return undefined
+    let part = parsed.get(first)
+    if (part === undefined) parsed.set(first, (part = lookupIn(JSON.parse(parts[first]!) as LinkIndex)))
+    return part(phrase)
+  }
+}
+
+let loaded: LinkLookup | undefined
+const lexicon = (): LinkLookup => {
+  if (loaded !== undefined) return loaded
+  const parts = prebuiltLinkParts()
+  return (loaded = parts === undefined ? lookupIn(buildLinkIndex()) : lookupInParts(parts))
 }
 
 /** At most this many phrases stand in for one phrase of the query (the first the lexicon links to it). */
@@ -98,13 +126,13 @@ const formsOf = (word: string, last: boolean): ReadonlyArray<string> => {
 }
 
 /** The lexicon's phrase for `words` (all of them), if it holds one in any of their forms. */
-const entryFor = (words: ReadonlyArray<string>, known: Lexicon): string | undefined => {
+const entryFor = (words: ReadonlyArray<string>, known: LinkLookup): string | undefined => {
   let phrases = [""]
   words.forEach((word, i) => {
     const forms = formsOf(word, i === words.length - 1)
     phrases = phrases.flatMap((start) => forms.map((form) => (start === "" ? form : `${start} ${form}`)))
   })
-  return phrases.find((phrase) => knows(known, phrase))
+  return phrases.find((phrase) => known(phrase) !== undefined)
 }
 
 interface KnownPhrase {
@@ -113,7 +141,7 @@ interface KnownPhrase {
 }
 
 /** The phrases of `words` the lexicon knows, of at most `longest` words, longest first at each word (a matched phrase's words are not matched again). */
-const knownPhrases = (words: ReadonlyArray<string>, known: Lexicon, longest = MAX_PHRASE_WORDS): Array<KnownPhrase> => {
+const knownPhrases = (words: ReadonlyArray<string>, known: LinkLookup, longest = MAX_PHRASE_WORDS): Array<KnownPhrase> => {
   const found: Array<KnownPhrase> = []
   for (let at = 0; at < words.length; ) {
     let matched = 1
@@ -173,7 +201,7 @@ export const expansionsOf = (query: string, asked: ReadonlyArray<string>): Reado
   const sourceTerms = (of: ReadonlyArray<string>) => of.map((w) => toMatchTerm(w.toLowerCase()))
   const known = lexicon()
   const linkedIn = (tier: ReadonlyArray<KnownPhrase>) => {
-    const linked = tier.map(({ phrase, words: of }) => ({ targets: linksOf(known, phrase).slice(0, MAX_EXPANSIONS_PER_PHRASE), sources: sourceTerms(of) }))
+    const linked = tier.map(({ phrase, words: of }) => ({ targets: known(phrase)!, sources: sourceTerms(of) }))
     for (let round = 0; round < MAX_EXPANSIONS_PER_PHRASE; round++) {
       for (const { targets, sources } of linked) {
         const target = targets[round]
