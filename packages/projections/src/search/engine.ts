@@ -313,23 +313,20 @@ const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number }>): st
   terms.flatMap((t) => Array<string>(t.times ?? 1).fill(t.use)).join(" OR ")
 
 /**
- * The query's rare terms (held by at most 100 observations), rarest first, as many as together hold at most
- * this many observations: every row holding one of them is scored, however old, so a memory holding the
- * query's rarest words is found however much later work holds its other words.
+ * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
+ * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
+ * rarest words is found however much later work holds its other words.
  */
 const RARE_ROWS = 300
-/** A term is rare when at most this many observations hold it. */
-const RARE_TERM_ROWS = RARE_ROWS
 
 const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
   // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
-  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_TERM_ROWS + 1).length : term.held)
+  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held)
   const rare: Array<string> = []
   let total = 0
   for (const term of [...terms].sort((x, y) => x.held - y.held)) {
-    if (term.held > RARE_TERM_ROWS) break
     const held = rows(term)
-    if (held > RARE_TERM_ROWS || total + held > RARE_ROWS) break
+    if (rare.length > 0 && total + held > RARE_ROWS) break
     rare.push(term.use)
     total += held
   }
@@ -549,7 +546,6 @@ const scoredByTerms = (
   const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
   keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
   const rare = new Set(rarestTerms(db, terms))
-  if (rare.size === 0) return scored
   const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
   const rest = terms.filter((t) => !rare.has(t.use))
   keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
