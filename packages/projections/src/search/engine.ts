@@ -16,14 +16,20 @@
  * the rows of every longer word before it returns one. A Hangul word matches as the prefix of its stem
  * (`인증` finds `인증을`).
  *
+ * Stand-ins: what the words also mean (lexicon.ts: Korean-English bridge, error knowledge, synonyms, English
+ * word forms) is scored the same way in a pass of its own and added at half weight or less (`standInTerms`),
+ * and every hit's relevance is then multiplied by the share of the query's words it holds, as typed or
+ * through a stand-in (`coverageOf`).
+ *
  * Bounded work on a large memory: words held by more than a fifth of the newest 2,000 observations are left
  * out of the query (when all are, the one whose rows reach back furthest stays), and a prefix is narrowed
  * to its word when one of its longer words is that common (`queue`, when `queues` is in every stack
  * trace). bm25 is computed for the newest 300 observations that hold any word and, when there were more,
  * for the newest 300 that hold every word and for every row that holds the query's rarest words (up to 300
  * rows), so an older row with all the words, or with the rarest of them, is still found; an older row with
- * only words that many newer rows hold is not. Session summaries: the newest 100 that hold any word. The best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens
- * when the scored ones run out first), and only the hits are read from the log.
+ * only words that many newer rows hold is not. Session summaries: the newest 100 that hold any word. The
+ * best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens when the
+ * scored ones run out first), and only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
@@ -112,7 +118,7 @@ interface Sample {
   readonly floor: number
 }
 
-/** The sample, and how many observations the memory holds (exactly below the sample's size, else at least that many). */
+/** The sample, and how many observations the memory holds (exactly below the sample's size, else at least so many). */
 interface Memory {
   readonly sample: Sample | undefined
   readonly rows: number
@@ -126,9 +132,12 @@ interface Memory {
 const memoryOf = (db: SqliteDatabase): Memory => {
   const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
   const floor = nthNewest(COMMONNESS_SAMPLE)
-  if (floor !== undefined) return { sample: { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }, rows: COMMONNESS_SAMPLE }
+  if (floor !== undefined) {
+    return { sample: { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }, rows: COMMONNESS_SAMPLE }
+  }
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  return { sample: rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }, rows }
+  const sample = rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
+  return { sample, rows }
 }
 
 /** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
@@ -184,8 +193,9 @@ const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Ju
   const counted = isLatinPrefix(term) ? wordOf(term) : term
   const newest = newestHolding(db, counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
-  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held: newest.length }
-  return { use: narrowed(db, term, newest.length, sample), common: false, spread, held: newest.length }
+  const held = newest.length
+  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held }
+  return { use: narrowed(db, term, held, sample), common: false, spread, held }
 }
 
 /** A term of the query as it is asked, with how many observations hold its word (counted up to 100 or more). */
@@ -237,7 +247,13 @@ interface StandIn extends Selected {
   readonly sources: ReadonlyArray<string>
 }
 
-const standInTerms = (db: SqliteDatabase, query: string, asked: ReadonlyArray<string>, memory: Memory, judgeTerm: (term: string) => Judged): ReadonlyArray<StandIn> => {
+const standInTerms = (
+  db: SqliteDatabase,
+  query: string,
+  asked: ReadonlyArray<string>,
+  memory: Memory,
+  judgeTerm: (term: string) => Judged
+): ReadonlyArray<StandIn> => {
   const terms = new Map<string, StandIn>()
   for (const { term, sources } of expansionsOf(query, asked)) {
     const judged = judgeTerm(term)
@@ -269,8 +285,10 @@ const COVERED_ROWS = 300
 
 /** English words that say nothing about what a hit is about: a hit need not hold them to cover the query. */
 const FUNCTION_WORDS = new Set(
-  ["a", "an", "the", "at", "on", "in", "to", "of", "for", "with", "by", "from", "as", "and", "or", "but", "is", "are", "was",
-   "be", "it", "its", "this", "that", "when", "while", "after", "before", "our", "my", "we", "i", "you", "can", "t", "not"].map((w) => `"${w}"`)
+  ["a", "an", "the", "at", "on", "in", "to", "of", "for", "with", "by", "from", "as", "and", "or", "but", "is", "are"]
+    .concat(["was", "be", "it", "its", "this", "that", "when", "while", "after", "before", "our", "my", "we", "i", "you"])
+    .concat(["can", "t", "not"])
+    .map((w) => `"${w}"`)
 )
 
 const conceptsOf = (
@@ -293,12 +311,12 @@ const conceptsOf = (
   return [...concepts.values()].filter((terms) => terms.size > 0).map((terms) => [...terms])
 }
 
-/** The rows that hold two or more concepts, and those that hold all, with how many they cover (a row holding one is not listed). */
+/** The rows that hold two or more concepts, and those that hold all, with how many they cover (not those holding one). */
 const coverageOf = (db: SqliteDatabase, concepts: ReadonlyArray<ReadonlyArray<string>>): Map<number, number> => {
   const covered = new Map<number, number>()
   if (concepts.length < 2 || concepts.length > MAX_CONCEPTS) return covered
   const rows = (match: string) =>
-    values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(match, COVERED_ROWS) as Array<number>
+    newestHolding(db, match, COVERED_ROWS)
   const anyOfConcept = concepts.map((terms) => `(${terms.join(" OR ")})`)
   if (concepts.length > 2 && concepts.length <= MAX_CONCEPTS_FOR_PAIRS) {
     const pairs = anyOfConcept.flatMap((a, i) => anyOfConcept.slice(i + 1).map((b) => `(${a} AND ${b})`))
@@ -321,7 +339,8 @@ const RARE_ROWS = 300
 
 const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
   // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
-  const rows = (term: Selected) => (term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held)
+  const rows = (term: Selected) =>
+    term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held
   const rare: Array<string> = []
   let total = 0
   for (const term of [...terms].sort((x, y) => x.held - y.held)) {
@@ -549,7 +568,9 @@ const scoredByTerms = (
   const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
   const rest = terms.filter((t) => !rare.has(t.use))
   keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
-  if (rest.length > 0) keepBest(scored, candidates(db, observationScorer, `(${anyRare}) AND (${anyOf(rest)})`, wanted, passing).rows, 1)
+  if (rest.length > 0) {
+    keepBest(scored, candidates(db, observationScorer, `(${anyRare}) AND (${anyOf(rest)})`, wanted, passing).rows, 1)
+  }
   return scored
 }
 
@@ -578,7 +599,9 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
     const substrings = substringQuery(db, options.query)
-    if (substrings !== undefined) keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+    if (substrings !== undefined) {
+      keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+    }
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
   const standIns = standInTerms(db, options.query, asked, memory, judgeTerm)
@@ -591,7 +614,9 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, judgeTerm, standIns)
   const covered = coverageOf(db, concepts)
   if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
-    for (const [id, row] of best) best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })
+    for (const [id, row] of best) {
+      best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })
+    }
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
     kind: "observation",

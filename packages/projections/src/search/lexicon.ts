@@ -19,11 +19,12 @@ export const lexiconEntries = (name: LexiconFile): Array<Array<string>> =>
     .map((line) => line.split("\t"))
 
 /** A phrase as the lexicon stores it: its words as the search splits them, lower-cased, one space apart. */
-export const phraseOf = (text: string): string => [...wordsOf(text.normalize("NFC"))].map((w) => w.toLowerCase()).join(" ")
+export const phraseOf = (text: string): string =>
+  [...wordsOf(text.normalize("NFC"))].map((w) => w.toLowerCase()).join(" ")
 
 type Links = Map<string, Array<string>>
 
-/** Each phrase the lexicon knows -> the phrases linked to it, the bridge's, the error knowledge's and the synonyms' in turn. */
+/** Each phrase the lexicon knows -> the phrases linked to it: the bridge's, the errors' and the synonyms' in turn. */
 export type LinkIndex = Readonly<Record<string, ReadonlyArray<string>>>
 
 /**
@@ -38,7 +39,9 @@ export const buildLinkIndex = (): LinkIndex => {
   }
   const grouped = (file: LexiconFile): Links => {
     const links: Links = new Map()
-    for (const group of lexiconEntries(file)) for (const a of group) for (const b of group) if (a !== b) link(links, a, b)
+    for (const group of lexiconEntries(file)) {
+      for (const a of group) for (const b of group) if (a !== b) link(links, a, b)
+    }
     return links
   }
   const bridge: Links = new Map()
@@ -51,7 +54,8 @@ export const buildLinkIndex = (): LinkIndex => {
   for (const phrase of new Set(files.flatMap((links) => [...links.keys()]))) {
     const lists = files.map((links) => links.get(phrase) ?? [])
     const linked = new Set<string>()
-    for (let i = 0; i < Math.max(...lists.map((l) => l.length)); i++) for (const list of lists) if (list[i] !== undefined) linked.add(list[i]!)
+    const longest = Math.max(...lists.map((l) => l.length))
+    for (let i = 0; i < longest; i++) for (const list of lists) if (list[i] !== undefined) linked.add(list[i]!)
     index[phrase] = [...linked].slice(0, MAX_EXPANSIONS_PER_PHRASE)
   }
   return index
@@ -61,7 +65,8 @@ export const buildLinkIndex = (): LinkIndex => {
 type LinkLookup = (phrase: string) => ReadonlyArray<string> | undefined
 
 /** Own keys only: a query word such as `constructor` is no phrase of the lexicon. */
-const lookupIn = (index: LinkIndex): LinkLookup => (phrase) => (Object.hasOwn(index, phrase) ? index[phrase] : undefined)
+const lookupIn = (index: LinkIndex): LinkLookup => (phrase) =>
+  Object.hasOwn(index, phrase) ? index[phrase] : undefined
 
 /**
  * The index cut by each phrase's first character, each part as JSON, for the bundles: a query parses only the
@@ -95,11 +100,11 @@ const lexicon = (): LinkLookup => {
 export const MAX_EXPANSIONS_PER_PHRASE = 6
 /** At most this many terms are added to one query, whatever its length. */
 export const MAX_EXPANSIONS = 16
-/** Only a query's first words are looked up, so a pasted page costs what a sentence does (the search asks for its first 32 terms anyway). */
+/** Only a query's first words are looked up: a pasted page costs what a sentence does (only its first 32 terms are asked). */
 const MAX_WORDS = 48
 /** The longest phrase the lexicon is searched for, in words. */
 const MAX_PHRASE_WORDS = 5
-/** A Hangul word matches the lexicon's longest entry that starts it, of at least this many syllables (`재시작됨` -> `재시작`). */
+/** A Hangul word matches the longest entry that starts it, of at least this many syllables (`재시작됨` -> `재시작`). */
 const MIN_HANGUL_ENTRY = 2
 /** English words this long are stemmed (`expires` -> `expir`): shorter stems match too many words as prefixes. */
 const MIN_STEM_LENGTH = 4
@@ -121,7 +126,9 @@ const formsOf = (word: string, last: boolean): ReadonlyArray<string> => {
   const lower = word.toLowerCase()
   if (!HANGUL_SYLLABLE.test(lower)) return last ? englishForms(lower) : [lower]
   if (!last) return [...new Set([lower, withoutParticle(lower)])]
-  const starts = Array.from({ length: Math.max(0, lower.length - MIN_HANGUL_ENTRY) }, (_, i) => lower.slice(0, lower.length - 1 - i))
+  const starts = Array.from({ length: Math.max(0, lower.length - MIN_HANGUL_ENTRY) }, (_, i) =>
+    lower.slice(0, lower.length - 1 - i)
+  )
   return [lower, ...starts]
 }
 
@@ -140,8 +147,15 @@ interface KnownPhrase {
   readonly words: ReadonlyArray<string>
 }
 
-/** The phrases of `words` the lexicon knows, of at most `longest` words, longest first at each word (a matched phrase's words are not matched again). */
-const knownPhrases = (words: ReadonlyArray<string>, known: LinkLookup, longest = MAX_PHRASE_WORDS): Array<KnownPhrase> => {
+/**
+ * The phrases of `words` the lexicon knows, of at most `longest` words, longest first at each word (a matched
+ * phrase's words are not matched again).
+ */
+const knownPhrases = (
+  words: ReadonlyArray<string>,
+  known: LinkLookup,
+  longest = MAX_PHRASE_WORDS
+): Array<KnownPhrase> => {
   const found: Array<KnownPhrase> = []
   for (let at = 0; at < words.length; ) {
     let matched = 1

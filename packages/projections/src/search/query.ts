@@ -59,7 +59,8 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
 }
 
 /** The query's terms word by word, each word's own term first: a hit covers a word when it holds any of its terms. */
-export const termsByWord = (userText: string): ReadonlyArray<ReadonlyArray<string>> => [...wordsOf(userText)].map(termsOf)
+export const termsByWord = (userText: string): ReadonlyArray<ReadonlyArray<string>> =>
+  [...wordsOf(userText)].map(termsOf)
 
 /** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
 export const buildMatchQuery = (userText: string): string | undefined => {
