@@ -63,6 +63,11 @@ export interface SearchOptions {
   /** ms, for the recency component (default now) */
   readonly now?: number
   readonly recency?: Recency
+  /**
+   * Also ask for the terms that stand for the query's words (other languages, error codes, synonyms, word
+   * forms: lexicon.ts). Default true; `forget` asks for the words only, so it never selects what was not named.
+   */
+  readonly standIns?: boolean
 }
 
 export interface IndexHit {
@@ -604,7 +609,7 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     }
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
-  const standIns = standInTerms(db, options.query, asked, memory, judgeTerm)
+  const standIns = options.standIns === false ? [] : standInTerms(db, options.query, asked, memory, judgeTerm)
   for (const [id, row] of scoredByTerms(db, standIns.filter((t) => t.times > 0), wanted, passing)) {
     const relevance = row.relevance / STAND_IN_DIVISOR
     const seen = best.get(id)

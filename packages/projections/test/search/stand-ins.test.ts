@@ -4,7 +4,7 @@
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
-import { searchIndex } from "../../src/index.ts"
+import { planForget, searchIndex } from "../../src/index.ts"
 import { observation, started } from "../events.ts"
 import { append, open, T0 } from "../spec.ts"
 
@@ -18,7 +18,8 @@ const memoryOf = (rows: ReadonlyArray<readonly [label: string, content: string]>
   for (const [label, content] of rows) ids.set(label, append(memory, [["session:a", observation("a", content) as RalphMemEvent]], T0 - 10 * DAY)[0]!.eventId)
   const labelOf = new Map([...ids].map(([label, id]) => [id, label]))
   const search = (query: string) => searchIndex(memory.db, { query, project: "/work/app", now: T0 }).hits.map((h) => labelOf.get(h.id) ?? h.title)
-  return { search }
+  const forgetting = (query: string) => planForget(memory.db, { by: "query", query }).chosen.map((e) => labelOf.get(e.eventId) ?? e.eventId)
+  return { search, forgetting }
 }
 
 describe("terms that stand for the query's words", () => {
@@ -68,5 +69,14 @@ describe("terms that stand for the query's words", () => {
     ])
     expect(search("token expires")[0]).toBe("expired")
     expect(search("container killed out of memory")[0]).toBe("oom")
+  })
+
+  it("are not asked by a forget: it selects only what its query names", () => {
+    const { search, forgetting } = memoryOf([
+      ["english", "Bind for 0.0.0.0:5432 failed: port is already allocated"],
+      ["korean", "포트 충돌 정리"]
+    ])
+    expect(search("포트 충돌")).toContain("english")
+    expect(forgetting("포트 충돌")).toEqual(["korean"])
   })
 })
