@@ -34,8 +34,8 @@ export const parseCriterion = (text: string): Criterion | string => {
     if (command.length === 0) return `${kind}= needs a command`
     // Memory never stores a secret, so a command holding one would be recorded, and run, masked.
     if (JSON.stringify(redactStrings(command)) !== JSON.stringify(command)) {
-      return `the ${kind} command holds a password or token, which memory never stores (the loop would run it masked); ` +
-        "let the command read it from an environment variable or a file instead"
+      return `the ${kind} command holds a password or token, which memory never stores ` +
+        "(the loop would run it masked); let the command read it from an environment variable or a file instead"
     }
     return { kind: kind as CriterionKind, command }
   } catch (error) {

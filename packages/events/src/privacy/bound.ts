@@ -2,8 +2,9 @@
  * Bounds the text a hook scans for secrets, whatever the payload's size. A hook stores at most the head
  * and the tail of a tool's output, a prompt or a reply (their size limits), so each long string keeps
  * its first and last SCAN_EDGE characters around a cut, and once SCAN_BUDGET characters have been kept
- * the nested strings, items and fields met after them are cut (one marker for the rest of each list). What a hook stores then lies inside what was scanned in
- * full, and a 60 MB tool response costs the filter what a 200 KB one does.
+ * the nested strings, items and fields met after them are cut (one marker for the rest of each
+ * list). What a hook stores then lies inside what was scanned in full, and a 60 MB tool response costs
+ * the filter what a 200 KB one does.
  */
 
 /** Characters kept at each end of a long string: more than any stored head or tail needs. */
@@ -15,6 +16,11 @@ export const SCAN_BUDGET = 500_000
 const cutMarker = (characters: number): string => `\n… [${characters} characters cut before scanning] …\n`
 
 type Container = Record<string, unknown>
+
+/** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain property. */
+const setOwn = (target: Container, key: string, value: unknown): void => {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
 
 /** A copy of a JSON value (as JSON.parse makes it) with its strings bounded as the file's comment says. */
 export function boundForScan(value: unknown): unknown {
@@ -47,7 +53,7 @@ export function boundForScan(value: unknown): unknown {
       if (depth > 1 && kept >= SCAN_BUDGET) {
         // The rest of a long list goes in one marker: a million small strings cost what a few do.
         const marker = `… [${length - index} more ${isArray ? "items" : "fields"} cut before scanning] …`
-        Object.defineProperty(copy, isArray ? key : "…", { value: marker, enumerable: true, writable: true, configurable: true })
+        setOwn(copy, isArray ? key : "…", marker)
         break
       }
       const child = source[key]
@@ -57,7 +63,7 @@ export function boundForScan(value: unknown): unknown {
         copied = Array.isArray(child) ? [] : {}
         children.push({ source: child as Container, copy: copied as Container, depth: depth + 1 })
       }
-      Object.defineProperty(copy, key, { value: copied, enumerable: true, writable: true, configurable: true })
+      setOwn(copy, key, copied)
     }
     // Reversed onto the stack, so the first child is visited next.
     for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]!)

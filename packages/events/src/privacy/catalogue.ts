@@ -14,7 +14,8 @@ const parsedRules: Array<CatalogueRule | undefined> = []
 let parsedGlobal: CatalogueAllow | undefined
 
 /** One rule, parsed on first use. */
-const ruleAt = (index: number): CatalogueRule => (parsedRules[index] ??= JSON.parse(GITLEAKS_RULES[index]!) as CatalogueRule)
+const ruleAt = (index: number): CatalogueRule =>
+  (parsedRules[index] ??= JSON.parse(GITLEAKS_RULES[index]!) as CatalogueRule)
 
 const globalAllow = (): CatalogueAllow => (parsedGlobal ??= JSON.parse(GITLEAKS_GLOBAL) as CatalogueAllow)
 
@@ -53,7 +54,8 @@ const patternOf = (rule: CatalogueRule): RegExp => {
 const allowOf = (allow: CatalogueAllow): CompiledAllow => {
   let compiled = compiledAllows.get(allow)
   if (compiled === undefined) {
-    compiled = { target: allow.target, regexes: allow.regexes.map((source) => new RegExp(source)), stopwords: allow.stopwords }
+    const regexes = allow.regexes.map((source) => new RegExp(source))
+    compiled = { target: allow.target, regexes, stopwords: allow.stopwords }
     compiledAllows.set(allow, compiled)
   }
   return compiled
@@ -71,7 +73,9 @@ const candidates = (text: string): ReadonlyArray<CatalogueRule> => {
   keywords ??= JSON.parse(GITLEAKS_KEYWORDS) as Array<[string, Array<number>]>
   const lower = text.toLowerCase()
   let found: Set<number> | undefined
-  for (const [keyword, rules] of keywords) if (lower.includes(keyword)) for (const rule of rules) (found ??= new Set()).add(rule)
+  for (const [keyword, rules] of keywords) {
+    if (lower.includes(keyword)) for (const rule of rules) (found ??= new Set()).add(rule)
+  }
   // In catalogue order, so a text's matches do not depend on where its keywords are.
   return found === undefined ? [] : [...found].sort((a, b) => a - b).map(ruleAt)
 }

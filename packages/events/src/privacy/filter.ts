@@ -185,7 +185,8 @@ export const redactStrings = <A>(value: A): A => {
     const masksValueEntry = holdsSensitiveEntry(value as Container)
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => {
       const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
-      return [key, sensitive && typeof inner === "string" && inner !== "" ? secretMarker("credential") : redactStrings(inner)]
+      const masked = sensitive && typeof inner === "string" && inner !== ""
+      return [key, masked ? secretMarker("credential") : redactStrings(inner)]
     })) as A
   }
   return value
@@ -195,7 +196,8 @@ export const redactStrings = <A>(value: A): A => {
 const isCredentialFlag = (word: string): boolean => /^--?[\w.-]+$/.test(word) && isSensitiveKey(word)
 
 /** mysql, mysqldump, mariadb...: the programs that take a password glued to `-p`. */
-const takesGluedPassword = (program: string): boolean => /^(?:mysql|mariadb)[\w-]*$/.test(program.split("/").pop() ?? "")
+const takesGluedPassword = (program: string): boolean =>
+  /^(?:mysql|mariadb)[\w-]*$/.test(program.split("/").pop() ?? "")
 
 /** Masks the words of an argv that are credentials by position; other words are left to `redactText`. */
 function maskArgv(argv: ReadonlyArray<string>): ReadonlyArray<string> {
