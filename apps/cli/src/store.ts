@@ -1,6 +1,6 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
 import { resolveDatabasePath } from "@ralph-mem/events"
-import { acquireMemory, type Memory } from "@ralph-mem/projections"
+import { acquireMemory, finishPendingErasure, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "effect/cli"
@@ -16,6 +16,10 @@ export const withStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
   use: (memory: Memory) => Effect.Effect<A, E>
 ) =>
-  Effect.scoped(Effect.flatMap(acquireMemory({ path: databasePath(db) }), use)).pipe(
+  Effect.scoped(Effect.flatMap(acquireMemory({ path: databasePath(db) }), (memory) => {
+    // A forget that a reader kept from erasing its text: finished by the first process after the reader.
+    finishPendingErasure(memory.db, memory.path)
+    return use(memory)
+  })).pipe(
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )

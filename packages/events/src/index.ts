@@ -14,3 +14,4 @@ export { APPLICATION_ID, LATEST_SCHEMA_VERSION, REDACTED_PAYLOAD } from "./migra
 export * from "./service.ts"
 export * from "./streams.ts"
 export { VERSION } from "./version.ts"
+export * from "./side-files.ts"

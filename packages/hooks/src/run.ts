@@ -14,7 +14,7 @@ import {
   resolveDatabasePath,
   streams
 } from "@ralph-mem/events"
-import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
+import { finishPendingErasure, isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -173,6 +173,12 @@ export const runHook = (
     ),
     Effect.ensuring(Effect.sync(() => {
       if (memory?.db.open !== true) return
+      // A forget that a reader kept from erasing its text: finished by the first process after the reader.
+      try {
+        finishPendingErasure(memory.db, memory.path)
+      } catch {
+        // Not now: a later process finishes it.
+      }
       if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
       else memory.db.close()
     }))

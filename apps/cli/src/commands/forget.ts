@@ -1,6 +1,18 @@
 /** `ralph-mem forget`: show what would be forgotten; with --confirm, forget it for good. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
-import { type ForgetSelection, listBackups, loadSettings, planForget, removeBackups, scrubAfterForget, takeBackup } from "@ralph-mem/projections"
+import {
+  type ForgetSelection,
+  listBackups,
+  listDamagedCopies,
+  loadSettings,
+  planForget,
+  removeBackups,
+  removeDamagedCopies,
+  scrubAfterForget,
+  scrubDerivedFiles,
+  takeBackup,
+  damagedFolder
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -34,25 +46,46 @@ export const forget = Command.make(
           if (plan.unknown.length > 0) return yield* flags.failWith(`no event with id ${plan.unknown.join(", ")}`)
           if (plan.chosen.length === 0) return yield* Console.log("Nothing to forget.")
           const eventIds = [...plan.chosen, ...plan.derived].map((e) => e.eventId)
+          const { texts, ...shown } = plan
+          const damagedCopies = listDamagedCopies(path).length
+          let erasure: { complete: boolean; backupsReplaced: boolean; damagedCopiesRemoved: number; filesScrubbed: Array<string> } | undefined
           if (input.confirm) {
             yield* log.append(streams.forgets, [{ _tag: "MemoryForgotten", eventIds, selector: plan.selector }], {
               expectedVersion: "any",
               writer: "cli:forget"
             })
-            scrubAfterForget(db)
+            const complete = scrubAfterForget(db, path)
             // Older backups still hold what was forgotten: they are replaced by one taken now.
-            if (listBackups(path).length > 0) {
+            const backupsReplaced = listBackups(path).length > 0
+            if (backupsReplaced) {
               removeBackups(path)
               takeBackup(db, path, loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env }).settings.backup.keep)
             }
+            erasure = { complete, backupsReplaced, damagedCopiesRemoved: removeDamagedCopies(path), filesScrubbed: scrubDerivedFiles(path, texts) }
           }
-          if (input.json) return yield* printJson({ forgotten: input.confirm, ...plan })
+          if (input.json) return yield* printJson({ forgotten: input.confirm, ...shown, ...(erasure === undefined ? { damagedCopies } : { erasure }) })
           yield* Console.log(`${input.confirm ? "Forgot" : "Would forget"} ${plan.chosen.length} event(s):`)
           for (const e of plan.chosen) yield* Console.log(`  ${e.eventId}  ${e.type}  ${e.preview}`)
           if (plan.derived.length > 0) {
             yield* Console.log(`and ${plan.derived.length} derived from them (context injections, session summaries) that hold their text.`)
           }
-          if (!input.confirm) yield* Console.log("Nothing was changed. Add --confirm to forget for good.")
+          if (erasure === undefined) {
+            if (damagedCopies > 0) {
+              yield* Console.log(`It would also delete the ${damagedCopies} damaged database cop(ies) in ${damagedFolder(path)}: they may hold the same text.`)
+            }
+            return yield* Console.log("Nothing was changed. Add --confirm to forget for good.")
+          }
+          if (erasure.backupsReplaced) yield* Console.log("The older backups, which held it, were replaced by a new one.")
+          if (erasure.damagedCopiesRemoved > 0) {
+            yield* Console.log(`Deleted ${erasure.damagedCopiesRemoved} damaged database cop(ies) in ${damagedFolder(path)}, which may have held it (their readable events were salvaged when they were set aside).`)
+          }
+          for (const file of erasure.filesScrubbed) yield* Console.log(`Replaced the forgotten text with [forgotten] in ${file}.`)
+          if (!erasure.complete) {
+            yield* Console.log(
+              "NOT YET ERASED FROM THE FILE: another process is reading the database, so old copies of the text stay in it and its WAL " +
+                "until that process lets go. The next ralph-mem hook or command finishes the erasure; `ralph-mem status` and `doctor` say so until then."
+            )
+          }
         })
       )
     })

@@ -7,6 +7,8 @@ import {
   loadSettings,
   openMemory,
   passesIntegrityCheck,
+  finishPendingErasure,
+  pendingErasure,
   recoverDatabase,
   replay,
   takeBackup,
@@ -170,6 +172,7 @@ export const doctor = Command.make(
         const memory = yield* Effect.result(openMemory({ path }))
         if (memory._tag === "Success") {
           try {
+            finishPendingErasure(memory.success.db, path)
             const report = yield* verify(memory.success)
             if (!report.ok && input.repair) {
               yield* replay(memory.success)
@@ -182,6 +185,10 @@ export const doctor = Command.make(
             memory.success.db.close()
           }
         }
+      }
+      const erasure = pendingErasure(path)
+      if (erasure !== undefined) {
+        add({ check: "forget", ok: false, detail: `the text forgotten at ${erasure.since} is still in the file: another process is reading the database; the next hook or command erases it once it lets go` })
       }
       // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
       const backups = yield* Effect.result(

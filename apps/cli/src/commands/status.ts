@@ -1,6 +1,6 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
 import { LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
-import { listBackups } from "@ralph-mem/projections"
+import { listBackups, pendingErasure } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
@@ -76,7 +76,9 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         lastInjection: lastInjection(sqlite),
         activeLoops: activeLoops(sqlite),
         lastBackup: listBackups(path)[0] === undefined ? null : new Date(listBackups(path)[0]!.takenAt).toISOString(),
-        hooks: hookStats(sqlite)
+        hooks: hookStats(sqlite),
+        /** Since when a forget's text waits to be erased from the file (a reader held it), or null. */
+        erasurePendingSince: pendingErasure(path)?.since ?? null
       }
       if (json) return yield* printJson(report)
       yield* printFields([
@@ -105,7 +107,11 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         [
           "hooks",
           `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)`
-        ]
+        ],
+        ...(report.erasurePendingSince === null ? [] : [[
+          "forget",
+          `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another process reads it; the next hook or command erases it`
+        ] as const])
       ])
     })
   )
