@@ -15,7 +15,7 @@ import {
   verify
 } from "@ralph-mem/projections"
 import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { failureLogPath, foldSpill, logFailure, spillPath, spillState } from "@ralph-mem/hooks"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -172,6 +172,7 @@ export const doctor = Command.make(
         const memory = yield* Effect.result(openMemory({ path }))
         if (memory._tag === "Success") {
           try {
+            yield* foldSpill(memory.success)
             finishPendingErasure(memory.success.db, path)
             const report = yield* verify(memory.success)
             if (!report.ok && input.repair) {
@@ -185,6 +186,17 @@ export const doctor = Command.make(
             memory.success.db.close()
           }
         }
+      }
+      const spilled = yield* Effect.try({ try: () => spillState(path), catch: (error) => storageError("read the spill file", error) })
+      const waiting = spilled.kept + spilled.counted + spilled.unreadable
+      if (waiting > 0) {
+        add({
+          check: "hooks that could not record",
+          ok: false,
+          detail: `${waiting} hook call(s) could not write to the database (busy, or the disk full) and wait in ${spillPath(path)}: ` +
+            `${spilled.kept} with their events, ${spilled.counted} counted only${spilled.unreadable > 0 ? `, ${spilled.unreadable} unreadable` : ""}; ` +
+            "the next process that can write records them"
+        })
       }
       const erasure = pendingErasure(path)
       if (erasure !== undefined) {
