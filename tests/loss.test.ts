@@ -105,41 +105,66 @@ describe("a hook that cannot record", () => {
 
   const mountable = spawnSync("mount", ["--version"]).status === 0 && process.getuid?.() === 0
 
-  it.skipIf(!mountable)("on a full disk (an 8 MiB tmpfs): no hook lost without a trace, and all recorded once there is room", () => {
+  /** Runs `use` on a project in a fresh 8 MiB tmpfs, unmounted after. */
+  const onSmallDisk = (use: (root: string, mountPoint: string) => void) => {
     const mountPoint = tempFolder()
     expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", mountPoint]).status).toBe(0)
     try {
-      const root = project(join(mountPoint, "p"))
+      use(project(join(mountPoint, "p")), mountPoint)
+    } finally {
+      spawnSync("umount", [mountPoint])
+    }
+  }
+
+  /** Fills the disk; returns the filler file, whose removal makes room again. */
+  const fillDisk = (mountPoint: string): string => {
+    const filler = join(mountPoint, "filler")
+    const fd = openSync(filler, "w")
+    try {
+      for (;;) writeSync(fd, Buffer.alloc(16 * 1024, 1))
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC")
+    } finally {
+      closeSync(fd)
+    }
+    return filler
+  }
+
+  it.skipIf(!mountable)("on a full disk (an 8 MiB tmpfs): no hook lost without a trace, and all recorded once there is room", () => {
+    onSmallDisk((root, mountPoint) => {
       hook(root, "SessionStart", "s1", { source: "startup" })
       expect(existsSync(join(folder(root), "memory.db.spill"))).toBe(true)
-      // Fill the disk.
-      const filler = join(mountPoint, "filler")
-      const fd = openSync(filler, "w")
-      try {
-        for (;;) writeSync(fd, Buffer.alloc(16 * 1024, 1))
-      } catch (error) {
-        expect((error as NodeJS.ErrnoException).code).toBe("ENOSPC")
-      } finally {
-        closeSync(fd)
-      }
+      const filler = fillDisk(mountPoint)
       const calls = 40
       for (let i = 0; i < calls; i++) hook(root, "PostToolUse", "s1", toolCall(i, "DISK-FULL"))
       const full = json(root, "status")
       expect(full.hooks.notYetRecorded).toBe(calls)
       figures["hooks on a full disk"] = calls
-      figures["full-disk hook calls kept with their events"] = 32
       // Room again: the next process records them.
       rmSync(filler)
       const after = json(root, "status")
       expect(after.hooks).toMatchObject({ notYetRecorded: 0, failures: calls })
       expect(observed(root)).toBe(32)
-      figures["full-disk hook calls recorded later"] = observed(root)
+      figures["full-disk hook calls recorded later with their events"] = observed(root)
       figures["full-disk hook calls counted only (spill full)"] = calls - 32
       figures["hook calls lost without a trace"] = calls - after.hooks.failures
       expect(readFileSync(join(folder(root), "hooks.log"), "utf8")).toMatch(/the spill file was full/)
       expect(cli(root, "verify").code).toBe(0)
-    } finally {
-      spawnSync("umount", [mountPoint])
-    }
+    })
+  }, 180_000)
+
+  it.skipIf(!mountable)("on a full disk that keeps the database from opening: each failure is counted (doctor), then recorded", () => {
+    onSmallDisk((root, mountPoint) => {
+      hook(root, "SessionStart", "s1", { source: "startup" })
+      // A command closes the database: its WAL is gone, and opening it again needs room.
+      expect(cli(root, "status").code).toBe(0)
+      const filler = fillDisk(mountPoint)
+      for (let i = 0; i < 5; i++) hook(root, "PostToolUse", "s1", toolCall(i, "NO-OPEN"))
+      const doctor = cli(root, "doctor")
+      expect(doctor.stdout).toMatch(/FAIL\s+hooks that could not record: 5 hook call\(s\)/)
+      rmSync(filler)
+      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 5 })
+      expect(cli(root, "doctor").code).toBe(0)
+    })
   }, 180_000)
 })
