@@ -14,7 +14,15 @@ import {
   resolveDatabasePath,
   streams
 } from "@ralph-mem/events"
-import { finishPendingErasure, isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
+import {
+  detectLostEvents,
+  finishPendingErasure,
+  isCorruption,
+  loadSettings,
+  type Memory,
+  openMemory,
+  recoverDatabase
+} from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -64,7 +72,12 @@ export interface HookExtensions {
 export const HOOK_LOCK_WAIT_MS = 2000
 
 /** A damaged database found while opening: recovered before the hook goes on. */
-class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedDatabase", { reason: Schema.String }) {}
+class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedDatabase", { reason: Schema.String }) {
+  // The reason is what the log, hooks.log and the restore notice say: without it they said nothing.
+  override get message() {
+    return this.reason
+  }
+}
 
 /** `undefined` stdin: too large to read, or unreadable. */
 const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
@@ -133,7 +146,9 @@ export const runHook = (
     Effect.gen(function*() {
       pendingAppend = undefined
       memory = yield* open()
-      // What earlier hooks could not record goes in first (nothing to do, and one byte read, mostly).
+      // Committed events the WAL lost are recorded before an append takes their positions; then what
+      // earlier hooks could not record goes in (mostly: nothing to do, two small reads).
+      yield* detectLostEvents(memory)
       yield* foldSpill(memory, waitLeft())
       // Once a session, a full check: damage in pages a hook never reads is found before it spreads.
       if (hook === "SessionStart" && memory.db.pragma("quick_check", { simple: true }) !== "ok") {

@@ -7,8 +7,12 @@ import {
   loadSettings,
   openMemory,
   passesIntegrityCheck,
+  acknowledgeLosses,
+  describeLoss,
+  detectLostEvents,
   finishPendingErasure,
   pendingErasure,
+  unacknowledgedLosses,
   recoverDatabase,
   replay,
   takeBackup,
@@ -163,7 +167,8 @@ export const doctor = Command.make(
           const reason = damaged ?? "integrity_check found damage"
           if (input.repair) {
             const recovery = yield* recoverDatabase(path, reason)
-            add({ check: "database", ok: false, detail: reason, repaired: recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}` })
+            const salvage = `; ${recovery.salvaged ?? 0} later event(s) read back from it${recovery.unreadable ? `, ${recovery.unreadable} unreadable (lost)` : ""}`
+            add({ check: "database", ok: false, detail: reason, repaired: (recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}`) + salvage })
           } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
         } else {
           add({ check: "database", ok: true, detail: "integrity check passed" })
@@ -172,9 +177,21 @@ export const doctor = Command.make(
         const memory = yield* Effect.result(openMemory({ path }))
         if (memory._tag === "Success") {
           try {
+            yield* detectLostEvents(memory.success)
             yield* foldSpill(memory.success)
             finishPendingErasure(memory.success.db, path)
-            const report = yield* verify(memory.success)
+            const losses = unacknowledgedLosses(memory.success.db)
+            if (losses.length > 0) {
+              const detail = losses.map(describeLoss).join("; ")
+              if (input.repair) {
+                yield* acknowledgeLosses(memory.success, losses)
+                add({ check: "lost events", ok: false, detail, repaired: "acknowledged (lost events cannot be brought back; damaged copies stay in damaged/ until a forget)" })
+              } else add({ check: "lost events", ok: false, detail: `${detail} (run ralph-mem doctor --repair to acknowledge)` })
+            }
+            const verified = yield* verify(memory.success)
+            // Losses are reported above, once.
+            const findings = verified.findings.filter((f) => f.check !== "no events known to be missing")
+            const report = { ...verified, findings, ok: findings.length === 0 }
             if (!report.ok && input.repair) {
               yield* replay(memory.success)
               const again = yield* verify(memory.success)
