@@ -36,9 +36,16 @@ const json = (root: string, ...args: Array<string>) => {
   return JSON.parse(result.stdout)
 }
 const toolCall = (root: string, session: string, i: number) =>
-  hook(root, "PostToolUse", session, { tool_name: "Bash", tool_input: { command: `echo ${i}` }, tool_use_id: `t${i}`, tool_response: { stdout: `marker-${i}` } })
+  hook(root, "PostToolUse", session, {
+    tool_name: "Bash",
+    tool_input: { command: `echo ${i}` },
+    tool_use_id: `t${i}`,
+    tool_response: { stdout: `marker-${i}` }
+  })
 const markersIn = (root: string) =>
-  (json(root, "audit", "--type", "ObservationRecorded") as Array<{ payload: { content?: string } }>).filter((e) => /marker-\d+/.test(e.payload.content ?? "")).length
+  (json(root, "audit", "--type", "ObservationRecorded") as Array<{ payload: { content?: string } }>).filter((e) =>
+    /marker-\d+/.test(e.payload.content ?? "")
+  ).length
 const head = (root: string) => json(root, "status").headPosition as number
 
 /** Overwrites pages of the file with 0x5a bytes. */
@@ -52,8 +59,13 @@ const overwritePages = (path: string, pages: ReadonlyArray<number>) => {
 const btreePages = (path: string, name?: string): Array<number> => {
   const db = newSqliteDatabase(path, { readonly: true })
   try {
-    return db.prepare(`SELECT pageno FROM dbstat WHERE pageno > 1 ${name === undefined ? "" : "AND name = ? AND pagetype = 'leaf'"} ORDER BY pageno`)
-      .pluck().all(...(name === undefined ? [] : [name])) as Array<number>
+    return db
+      .prepare(
+        `SELECT pageno FROM dbstat WHERE pageno > 1 ${name === undefined ? "" : "AND name = ? AND pagetype = 'leaf'"}
+         ORDER BY pageno`
+      )
+      .pluck()
+      .all(...(name === undefined ? [] : [name])) as Array<number>
   } finally {
     db.close()
   }
@@ -86,7 +98,10 @@ describe("a restore", () => {
     // Pages spread over the file (every fifth b-tree page, from the 3rd): not the log's own rows.
     const pages = btreePages(dbOf(root)).filter((_, i) => i % 5 === 2)
     const logLeaves = new Set(btreePages(dbOf(root), "event_rows"))
-    overwritePages(dbOf(root), pages.filter((p) => !logLeaves.has(p)))
+    overwritePages(
+      dbOf(root),
+      pages.filter((p) => !logLeaves.has(p))
+    )
     const restored = restore(root)
     expect(restored.reason).not.toBe("")
     expect(restored.salvaged + restored.unreadable).toBe(after)
@@ -111,7 +126,9 @@ describe("a restore", () => {
     figures["log page overwritten: events lost (reported)"] = restored.unreadable
     const verified = cli(root, "verify")
     expect(verified.code).toBe(1)
-    expect(verified.stdout + verified.stderr).toMatch(new RegExp(`${restored.unreadable} committed event\\(s\\) missing`))
+    expect(verified.stdout + verified.stderr).toMatch(
+      new RegExp(`${restored.unreadable} committed event\\(s\\) missing`)
+    )
     expect(cli(root, "doctor").stdout).toMatch(/FAIL\s+lost events/)
     expect(cli(root, "doctor", "--repair").code).toBe(0)
     expect(cli(root, "verify").code).toBe(0)

@@ -66,7 +66,7 @@ let scenarios = 0
 afterAll(() => writeFigures("forget", { "forget scenarios": scenarios }))
 
 describe("a confirmed forget", () => {
-  it("takes a summary that a later session's injection quoted (the injection records the summary's event)", async () => {
+  it("takes a summary a later session's injection quoted (the injection records the summary's event)", async () => {
     scenarios++
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
@@ -82,10 +82,14 @@ describe("a confirmed forget", () => {
     for (const injection of injected.filter((e: { payload: { text: string } }) => e.payload.text.includes(PLANTED))) {
       expect(injection.payload.sources).toContain(summaryId)
     }
-    const promptId = json(root, "audit", "--type", "PromptSubmitted").find((e: { payload: { prompt: string } }) => e.payload.prompt.includes("rename")).eventId
+    const promptId = json(root, "audit", "--type", "PromptSubmitted").find((e: { payload: { prompt: string } }) =>
+      e.payload.prompt.includes("rename")
+    ).eventId
     const forgot = json(root, "forget", promptId, "--confirm")
     expect(forgot.erasure).toMatchObject({ complete: true, backupsReplaced: true })
-    expect(forgot.derived.map((d: { type: string }) => d.type)).toEqual(expect.arrayContaining(["SessionSummarized", "ContextInjected"]))
+    expect(forgot.derived.map((d: { type: string }) => d.type)).toEqual(
+      expect.arrayContaining(["SessionSummarized", "ContextInjected"])
+    )
     expect(filesHolding(root, PLANTED)).toEqual([])
     expect(cli(root, "verify").code).toBe(0)
   })
@@ -97,10 +101,19 @@ describe("a confirmed forget", () => {
     hook(root, "UserPromptSubmit", "s1", { prompt: `the key is ${PLANTED}` })
     hook(root, "Stop", "s1", { last_assistant_message: `Noted: ${PLANTED} is the key.`, stop_hook_active: false })
     // A session whose start was never recorded: its observations have no project.
-    hook(root, "PostToolUse", "orphan", { tool_name: "Bash", tool_input: { command: "cat notes" }, tool_use_id: "t1", tool_response: { stdout: `seen ${PLANTED}` } })
+    hook(root, "PostToolUse", "orphan", {
+      tool_name: "Bash",
+      tool_input: { command: "cat notes" },
+      tool_use_id: "t1",
+      tool_response: { stdout: `seen ${PLANTED}` }
+    })
     expect(filesHolding(root, PLANTED).length).toBeGreaterThan(0)
     const preview = json(root, "forget", "--query", PLANTED)
-    expect(preview.chosen.map((c: { type: string }) => c.type).sort()).toEqual(["AssistantReplied", "ObservationRecorded", "PromptSubmitted"])
+    expect(preview.chosen.map((c: { type: string }) => c.type).sort()).toEqual([
+      "AssistantReplied",
+      "ObservationRecorded",
+      "PromptSubmitted"
+    ])
     json(root, "forget", "--query", PLANTED, "--confirm")
     expect(filesHolding(root, PLANTED)).toEqual([])
     expect(cli(root, "verify").code).toBe(0)
@@ -127,12 +140,18 @@ describe("a confirmed forget", () => {
     expect(readdirSync(join(folder(root), "export")).length).toBeGreaterThan(0)
   })
 
-  it("while another process reads: says the erasure is pending (status, doctor), and the next process finishes it", async () => {
+  it("while another process reads: the erasure is pending (status, doctor) and the next process ends it", async () => {
     scenarios++
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
-    for (let i = 0; i < 20; i++) hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: `echo ${i}` }, tool_use_id: `t${i}`, tool_response: { stdout: `${i} ${PLANTED}` } })
+    for (let i = 0; i < 20; i++)
+      hook(root, "PostToolUse", "s1", {
+        tool_name: "Bash",
+        tool_input: { command: `echo ${i}` },
+        tool_use_id: `t${i}`,
+        tool_response: { stdout: `${i} ${PLANTED}` }
+      })
     const reader = await holdReadTransaction(join(folder(root), "memory.db"))
     try {
       const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")

@@ -62,18 +62,21 @@ const holdWriteLock = async (path: string) => {
     child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve())
     child.on("exit", (code) => reject(new Error(`the locker exited (${code})`)))
   })
-  return { release: () => new Promise<void>((resolve) => (child.on("exit", () => resolve()), child.stdin.write("go\n"))) }
+  return {
+    release: () => new Promise<void>((resolve) => (child.on("exit", () => resolve()), child.stdin.write("go\n")))
+  }
 }
 
 describe("a hook that cannot record", () => {
-  it("while another process holds the write lock: waits its bound, keeps its events, is counted, and is recorded later once", async () => {
+  it("while another process holds the write lock: waits its bound, keeps its events, counted, recorded", async () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     const calls = 6
     const lock = await holdWriteLock(join(folder(root), "memory.db"))
     let longest = 0
     try {
-      for (let i = 0; i < calls; i++) longest = Math.max(longest, hook(root, "PostToolUse", "s1", toolCall(i, "LOCKED-OUT")))
+      for (let i = 0; i < calls; i++)
+        longest = Math.max(longest, hook(root, "PostToolUse", "s1", toolCall(i, "LOCKED-OUT")))
       // Counted while the lock is still held: nothing recorded, nothing hidden.
       const status = json(root, "status")
       expect(status.hooks).toMatchObject({ notYetRecorded: calls })
@@ -130,41 +133,49 @@ describe("a hook that cannot record", () => {
     return filler
   }
 
-  it.skipIf(!mountable)("on a full disk (an 8 MiB tmpfs): no hook lost without a trace, and all recorded once there is room", () => {
-    onSmallDisk((root, mountPoint) => {
-      hook(root, "SessionStart", "s1", { source: "startup" })
-      expect(existsSync(join(folder(root), "memory.db.spill"))).toBe(true)
-      const filler = fillDisk(mountPoint)
-      const calls = 40
-      for (let i = 0; i < calls; i++) hook(root, "PostToolUse", "s1", toolCall(i, "DISK-FULL"))
-      const full = json(root, "status")
-      expect(full.hooks.notYetRecorded).toBe(calls)
-      figures["hooks on a full disk"] = calls
-      // Room again: the next process records them.
-      rmSync(filler)
-      const after = json(root, "status")
-      expect(after.hooks).toMatchObject({ notYetRecorded: 0, failures: calls })
-      expect(observed(root)).toBe(32)
-      figures["full-disk hook calls recorded later with their events"] = observed(root)
-      figures["full-disk hook calls counted only (spill full)"] = calls - 32
-      figures["hook calls lost without a trace"] = calls - after.hooks.failures
-      expect(readFileSync(join(folder(root), "hooks.log"), "utf8")).toMatch(/the spill file was full/)
-      expect(cli(root, "verify").code).toBe(0)
-    })
-  }, 180_000)
+  it.skipIf(!mountable)(
+    "on a full disk (an 8 MiB tmpfs): no hook lost without a trace, and all recorded once there is room",
+    () => {
+      onSmallDisk((root, mountPoint) => {
+        hook(root, "SessionStart", "s1", { source: "startup" })
+        expect(existsSync(join(folder(root), "memory.db.spill"))).toBe(true)
+        const filler = fillDisk(mountPoint)
+        const calls = 40
+        for (let i = 0; i < calls; i++) hook(root, "PostToolUse", "s1", toolCall(i, "DISK-FULL"))
+        const full = json(root, "status")
+        expect(full.hooks.notYetRecorded).toBe(calls)
+        figures["hooks on a full disk"] = calls
+        // Room again: the next process records them.
+        rmSync(filler)
+        const after = json(root, "status")
+        expect(after.hooks).toMatchObject({ notYetRecorded: 0, failures: calls })
+        expect(observed(root)).toBe(32)
+        figures["full-disk hook calls recorded later with their events"] = observed(root)
+        figures["full-disk hook calls counted only (spill full)"] = calls - 32
+        figures["hook calls lost without a trace"] = calls - after.hooks.failures
+        expect(readFileSync(join(folder(root), "hooks.log"), "utf8")).toMatch(/the spill file was full/)
+        expect(cli(root, "verify").code).toBe(0)
+      })
+    },
+    180_000
+  )
 
-  it.skipIf(!mountable)("on a full disk that keeps the database from opening: each failure is counted (doctor), then recorded", () => {
-    onSmallDisk((root, mountPoint) => {
-      hook(root, "SessionStart", "s1", { source: "startup" })
-      // A command closes the database: its WAL is gone, and opening it again needs room.
-      expect(cli(root, "status").code).toBe(0)
-      const filler = fillDisk(mountPoint)
-      for (let i = 0; i < 5; i++) hook(root, "PostToolUse", "s1", toolCall(i, "NO-OPEN"))
-      const doctor = cli(root, "doctor")
-      expect(doctor.stdout).toMatch(/FAIL\s+hooks that could not record: 5 hook call\(s\)/)
-      rmSync(filler)
-      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 5 })
-      expect(cli(root, "doctor").code).toBe(0)
-    })
-  }, 180_000)
+  it.skipIf(!mountable)(
+    "on a full disk that keeps the database from opening: each failure is counted (doctor), then recorded",
+    () => {
+      onSmallDisk((root, mountPoint) => {
+        hook(root, "SessionStart", "s1", { source: "startup" })
+        // A command closes the database: its WAL is gone, and opening it again needs room.
+        expect(cli(root, "status").code).toBe(0)
+        const filler = fillDisk(mountPoint)
+        for (let i = 0; i < 5; i++) hook(root, "PostToolUse", "s1", toolCall(i, "NO-OPEN"))
+        const doctor = cli(root, "doctor")
+        expect(doctor.stdout).toMatch(/FAIL\s+hooks that could not record: 5 hook call\(s\)/)
+        rmSync(filler)
+        expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 5 })
+        expect(cli(root, "doctor").code).toBe(0)
+      })
+    },
+    180_000
+  )
 })

@@ -23,7 +23,9 @@ export const readHeadMark = (databasePath: string): HeadMark | undefined => {
     const fd = openSideFile(headMarkPath(databasePath), false)
     try {
       const mark = JSON.parse(readSideFileAt(fd, MARK_BYTES, 0).toString("utf8").trim()) as Partial<HeadMark>
-      return typeof mark.position === "number" && typeof mark.eventId === "string" ? { position: mark.position, eventId: mark.eventId } : undefined
+      return typeof mark.position === "number" && typeof mark.eventId === "string"
+        ? { position: mark.position, eventId: mark.eventId }
+        : undefined
     } finally {
       closeSync(fd)
     }
@@ -41,7 +43,11 @@ export const writeHeadMark = (databasePath: string, mark: HeadMark, force = fals
     if (!force && (readHeadMark(databasePath)?.position ?? 0) > mark.position) return
     const fd = openSideFile(headMarkPath(databasePath), true)
     try {
-      writeSideFileAt(fd, Buffer.from(JSON.stringify({ position: mark.position, eventId: mark.eventId }).padEnd(MARK_BYTES, " ")), 0)
+      writeSideFileAt(
+        fd,
+        Buffer.from(JSON.stringify({ position: mark.position, eventId: mark.eventId }).padEnd(MARK_BYTES, " ")),
+        0
+      )
     } finally {
       closeSync(fd)
     }

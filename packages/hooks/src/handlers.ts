@@ -53,8 +53,11 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
-/** Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output that carries it. */
-const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: string, injection: Injection | undefined) =>
+/**
+ * Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output
+ * that carries it.
+ */
+const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: string, injection?: Injection) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
@@ -97,7 +100,8 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     }),
     injectionBudgetTokens(settings)
   )
-  const injected = inject(memory.db, "SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  const reason = `recent context of the project at ${source}`
+  const injected = inject(memory.db, "SessionStart", input.session_id, reason, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 

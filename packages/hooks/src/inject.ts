@@ -90,8 +90,11 @@ const restoreItem = (notice: RestoreNotice): InjectionItem => {
     : `the newest good backup was restored (${notice.backup})`
   const salvage = notice.salvaged === null || notice.salvaged === undefined
     ? ""
-    : ` ${notice.salvaged} event(s) written after it were read back from the damaged file${notice.unreadable ? `; ${notice.unreadable} could not be read and are lost` : ""}.`
-  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ${what}.${salvage} The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
+    : ` ${notice.salvaged} event(s) written after it were read back from the damaged file` +
+      `${notice.unreadable ? `; ${notice.unreadable} could not be read and are lost` : ""}.`
+  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ` +
+    `${what}.${salvage} ` +
+    `The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
   return { section: "ralph-mem notice", full: line, compact: line }
 }
 
@@ -149,7 +152,9 @@ export const resumeItems = ({ task, lastSession }: ResumeBrief): Array<Injection
   ...(task === null ? [] : [taskItem(task), ...(task.handoff === null ? [] : [handoffItem(task.handoff)]), ...task.findings.map(findingItem)]),
   ...(lastSession === null ? [] : [
     ...lastSession.errors.map((e) => observationItem(BRIEF, e, "error")),
-    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
+    ...(lastSession.summary === null
+      ? []
+      : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
   ])
 ]
 

@@ -112,7 +112,12 @@ const recordFailure = (
       memory.db.pragma(`busy_timeout = ${waitMs}`)
       return memory.log.append(
         streams.hookFailures,
-        [{ _tag: "HookFailed", hook, reason: reason.slice(0, 1000), ...(sessionId === undefined ? {} : { sessionId }) }],
+        [{
+          _tag: "HookFailed",
+          hook,
+          reason: reason.slice(0, 1000),
+          ...(sessionId === undefined ? {} : { sessionId })
+        }],
         { expectedVersion: "any", writer: `hook:${hook}` }
       )
     }),
@@ -139,7 +144,8 @@ export const runHook = (
   const databasePath = () =>
     (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
   let memory: Memory | undefined
-  const open = () => openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
+  const open = () =>
+    openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
@@ -217,11 +223,19 @@ export const runHook = (
           reason,
           ...(sessionId === undefined ? {} : { sessionId })
         })
-        const failure = { id: invocation, time: new Date().toISOString(), hook, reason: reason.slice(0, 1000), ...(sessionId === undefined ? {} : { sessionId }) }
+        const failure = {
+          id: invocation,
+          time: new Date().toISOString(),
+          hook,
+          reason: reason.slice(0, 1000),
+          ...(sessionId === undefined ? {} : { sessionId })
+        }
         // Events the hook could not append are kept, with the failure, for the next process to record;
         // a failure with nothing to append is recorded now if the database takes it in the time left.
         if (pendingAppend !== undefined) spill(databasePath(), { ...failure, append: pendingAppend })
-        else if (!(yield* recordFailure(memory, open, hook, reason, sessionId, waitLeft()))) spill(databasePath(), failure)
+        else if (!(yield* recordFailure(memory, open, hook, reason, sessionId, waitLeft()))) {
+          spill(databasePath(), failure)
+        }
         return undefined as HookOutput | StopOutput | undefined
       })
     ),

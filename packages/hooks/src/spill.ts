@@ -83,14 +83,20 @@ const encode = (record: SpillRecord): Buffer | undefined => {
   return bytes
 }
 
-type SlotContent = { readonly kind: "free" } | { readonly kind: "record"; readonly record: SpillRecord } | { readonly kind: "unreadable" }
+type SlotContent =
+  | { readonly kind: "free" }
+  | { readonly kind: "record"; readonly record: SpillRecord }
+  | { readonly kind: "unreadable" }
 
 const readSlot = (fd: number, slot: number): SlotContent => {
   const length = readSideFileAt(fd, 4, slotOffset(slot)).readUInt32LE(0)
   if (length === 0) return { kind: "free" }
   if (length + 4 > SLOT_BYTES) return { kind: "unreadable" }
   try {
-    return { kind: "record", record: JSON.parse(readSideFileAt(fd, length, slotOffset(slot) + 4).toString("utf8")) as SpillRecord }
+    return {
+      kind: "record",
+      record: JSON.parse(readSideFileAt(fd, length, slotOffset(slot) + 4).toString("utf8")) as SpillRecord
+    }
   } catch {
     return { kind: "unreadable" }
   }
@@ -98,13 +104,22 @@ const readSlot = (fd: number, slot: number): SlotContent => {
 
 /** The record as it fits: with its events, or without them (counted) when they are too large. */
 const fitted = (record: SpillRecord): Buffer => {
-  const filtered: SpillRecord = record.append === undefined
-    ? record
-    : { ...record, append: { ...record.append, events: record.append.events.map((e) => redactStrings(e)) } }
+  const filtered: SpillRecord =
+    record.append === undefined
+      ? record
+      : { ...record, append: { ...record.append, events: record.append.events.map((e) => redactStrings(e)) } }
   const { append: _, ...withoutEvents } = filtered
-  return encode(filtered) ??
+  return (
+    encode(filtered) ??
     encode({ ...withoutEvents, eventsDropped: record.append?.events.length ?? 0 }) ??
-    encode({ id: record.id, time: record.time, hook: record.hook, reason: record.reason.slice(0, 1000), eventsDropped: record.append?.events.length ?? 0 })!
+    encode({
+      id: record.id,
+      time: record.time,
+      hook: record.hook,
+      reason: record.reason.slice(0, 1000),
+      eventsDropped: record.append?.events.length ?? 0
+    })!
+  )
 }
 
 const markDirty = (fd: number) => writeSideFileAt(fd, Buffer.from([1]), DIRTY_AT)
@@ -116,7 +131,9 @@ const markDirty = (fd: number) => writeSideFileAt(fd, Buffer.from([1]), DIRTY_AT
 export const spill = (databasePath: string, record: SpillRecord): "kept" | "counted" | "lost" => {
   let fd: number
   try {
-    fd = existsSync(spillPath(databasePath)) ? openSideFile(spillPath(databasePath), false) : create(spillPath(databasePath))
+    fd = existsSync(spillPath(databasePath))
+      ? openSideFile(spillPath(databasePath), false)
+      : create(spillPath(databasePath))
   } catch {
     return "lost"
   }
@@ -175,14 +192,17 @@ export const spillState = (databasePath: string): SpillState => {
 
 const describeRecord = (record: SpillRecord, recordedAt: string) => {
   const events = record.append?.events.length ?? 0
-  const kept = events > 0 ? `its ${events} event(s) were kept in the spill file and recorded at ${recordedAt}` : "nothing of it was recorded"
+  const kept =
+    events > 0
+      ? `its ${events} event(s) were kept in the spill file and recorded at ${recordedAt}`
+      : "nothing of it was recorded"
   const dropped = record.eventsDropped ? `; ${record.eventsDropped} event(s) were too large to keep and are lost` : ""
   return `could not record (${record.reason.slice(0, 500)}): ${kept}${dropped}`
 }
 
 /** Appends one record's events and its failure, each once whatever happened before. */
 const foldRecord = (memory: Memory, record: SpillRecord) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const recordedAt = new Date().toISOString()
     const occurredAt = Date.parse(record.time)
     if (record.append !== undefined) {
@@ -197,7 +217,14 @@ const foldRecord = (memory: Memory, record: SpillRecord) =>
     const reason = describeRecord(record, recordedAt)
     yield* memory.log.append(
       streams.hookFailures,
-      [{ _tag: "HookFailed", hook: record.hook, reason, ...(record.sessionId === undefined ? {} : { sessionId: record.sessionId }) }],
+      [
+        {
+          _tag: "HookFailed",
+          hook: record.hook,
+          reason,
+          ...(record.sessionId === undefined ? {} : { sessionId: record.sessionId })
+        }
+      ],
       {
         expectedVersion: "any",
         writer: `hook:${record.hook}`,
@@ -207,7 +234,12 @@ const foldRecord = (memory: Memory, record: SpillRecord) =>
         ...(Number.isNaN(occurredAt) ? {} : { occurredAt })
       }
     )
-    logFailure(failureLogPath(memory.path), { time: record.time, hook: record.hook, reason, ...(record.sessionId === undefined ? {} : { sessionId: record.sessionId }) })
+    logFailure(failureLogPath(memory.path), {
+      time: record.time,
+      hook: record.hook,
+      reason,
+      ...(record.sessionId === undefined ? {} : { sessionId: record.sessionId })
+    })
   })
 
 /**
@@ -224,7 +256,7 @@ export const foldSpill = (memory: Memory, waitMs = 1000): Effect.Effect<{ readon
     } catch {
       return Effect.succeed({ folded: 0 })
     }
-    return Effect.gen(function*() {
+    return Effect.gen(function* () {
       if (readSideFileAt(fd, 1, DIRTY_AT)[0] === 0) return { folded: 0 }
       // Cleared first: a hook that spills while this runs sets it again.
       writeSideFileAt(fd, Buffer.from([0]), DIRTY_AT)
@@ -254,15 +286,22 @@ export const foldSpill = (memory: Memory, waitMs = 1000): Effect.Effect<{ readon
       if (set.length > 0 && !stopped) {
         // One HookFailed per hook call counted, so `status` counts each.
         const time = new Date().toISOString()
-        const reason = `could not record, and the spill file was full: what the hook call held is lost (counted at ${time})`
-        const done = yield* Effect.result(memory.log.append(
-          streams.hookFailures,
-          set.map(() => ({ _tag: "HookFailed" as const, hook: "unknown", reason })),
-          { expectedVersion: "any", writer: "spill" }
-        ))
+        const reason =
+          `could not record, and the spill file was full: what the hook call held is lost (counted at ${time})`
+        const done = yield* Effect.result(
+          memory.log.append(
+            streams.hookFailures,
+            set.map(() => ({ _tag: "HookFailed" as const, hook: "unknown", reason })),
+            { expectedVersion: "any", writer: "spill" }
+          )
+        )
         if (done._tag === "Success") {
           for (const i of set) writeSideFileAt(fd, Buffer.from([0]), OVERFLOW_AT + i)
-          logFailure(failureLogPath(memory.path), { time, hook: "unknown", reason: `${set.length} hook call(s) ${reason}` })
+          logFailure(failureLogPath(memory.path), {
+            time,
+            hook: "unknown",
+            reason: `${set.length} hook call(s) ${reason}`
+          })
           folded += set.length
         } else left = true
       } else if (set.length > 0) left = true

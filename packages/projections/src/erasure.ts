@@ -37,7 +37,11 @@ const checkpointAndTruncate = (db: SqliteDatabase, databasePath: string, waitMs:
   try {
     db.pragma(`busy_timeout = ${waitMs}`)
     const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as Array<{ busy: number; log: number; checkpointed: number }>
-    return result !== undefined && result.busy === 0 && (statSync(`${databasePath}-wal`, { throwIfNoEntry: false })?.size ?? 0) === 0
+    return (
+      result !== undefined &&
+      result.busy === 0 &&
+      (statSync(`${databasePath}-wal`, { throwIfNoEntry: false })?.size ?? 0) === 0
+    )
   } catch {
     return false
   } finally {
@@ -54,7 +58,10 @@ export const scrubAfterForget = (db: SqliteDatabase, databasePath: string, now =
     rmSync(pendingErasureMarker(databasePath), { force: true })
     return true
   }
-  writeSideFile(pendingErasureMarker(databasePath), JSON.stringify({ since: now.toISOString() } satisfies PendingErasure))
+  writeSideFile(
+    pendingErasureMarker(databasePath),
+    JSON.stringify({ since: now.toISOString() } satisfies PendingErasure)
+  )
   return false
 }
 
@@ -75,7 +82,9 @@ export const damagedFolder = (databasePath: string): string => join(dirname(data
 export const listDamagedCopies = (databasePath: string): Array<string> => {
   const folder = damagedFolder(databasePath)
   if (!existsSync(folder)) return []
-  return readdirSync(folder).map((name) => join(folder, name)).filter((path) => lstatSync(path).isFile())
+  return readdirSync(folder)
+    .map((name) => join(folder, name))
+    .filter((path) => lstatSync(path).isFile())
 }
 
 /**
@@ -106,8 +115,11 @@ const filesUnder = (folder: string): Array<string> => {
  * exported from memory beside the database; returns the files changed.
  */
 export const scrubDerivedFiles = (databasePath: string, texts: ReadonlyArray<string>): Array<string> => {
-  const needles = [...new Set(texts.filter((t) => t.trim().length >= SHORTEST_TEXT).flatMap((t) => [t, JSON.stringify(t).slice(1, -1)]))]
-    .sort((a, b) => b.length - a.length)
+  const needles = [
+    ...new Set(
+      texts.filter((t) => t.trim().length >= SHORTEST_TEXT).flatMap((t) => [t, JSON.stringify(t).slice(1, -1)])
+    )
+  ].sort((a, b) => b.length - a.length)
   if (needles.length === 0) return []
   const changed: Array<string> = []
   for (const file of DERIVED_FOLDERS.flatMap((folder) => filesUnder(join(dirname(databasePath), folder)))) {

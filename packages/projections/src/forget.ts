@@ -23,13 +23,36 @@ export interface ForgetPlan {
 }
 
 /** The fields that hold an event's text, in the order a preview looks for one. */
-const TEXT_FIELDS = ["content", "text", "prompt", "message", "summary", "goal", "decision", "value", "title", "finding", "note", "steps"]
+const TEXT_FIELDS = [
+  "content",
+  "text",
+  "prompt",
+  "message",
+  "summary",
+  "goal",
+  "decision",
+  "value",
+  "title",
+  "finding",
+  "note",
+  "steps"
+]
 /** Every field whose text a forget must find wherever it was copied (files beside the database). */
-const COPIED_FIELDS = new Set([...TEXT_FIELDS, "inputSummary", "errorMessage", "rationale", "option", "rejectedBecause", "reason"])
+const COPIED_FIELDS = new Set([
+  ...TEXT_FIELDS,
+  "inputSummary",
+  "errorMessage",
+  "rationale",
+  "option",
+  "rejectedBecause",
+  "reason"
+])
 
 const preview = (payload: string) => {
   const value = JSON.parse(payload) as Record<string, unknown>
-  const text = TEXT_FIELDS.map((field) => value[field]).map((v) => (Array.isArray(v) ? v.join("; ") : v)).find((v) => typeof v === "string")
+  const text = TEXT_FIELDS.map((field) => value[field])
+    .map((v) => (Array.isArray(v) ? v.join("; ") : v))
+    .find((v) => typeof v === "string")
   return typeof text === "string" ? text.replace(/\s+/g, " ").slice(0, 100) : ""
 }
 
@@ -58,7 +81,10 @@ interface EventRow {
 
 const liveEvents = (db: SqliteDatabase, where: string, ...params: ReadonlyArray<string>) =>
   db
-    .prepare(`SELECT event_id AS eventId, type, payload, stream_id AS streamId FROM events WHERE redacted_by IS NULL AND type != 'MemoryForgotten' AND ${where} ORDER BY position`)
+    .prepare(
+      `SELECT event_id AS eventId, type, payload, stream_id AS streamId FROM events
+       WHERE redacted_by IS NULL AND type != 'MemoryForgotten' AND ${where} ORDER BY position`
+    )
     .all(...params) as Array<EventRow>
 
 /**
@@ -66,8 +92,18 @@ const liveEvents = (db: SqliteDatabase, where: string, ...params: ReadonlyArray<
  * session memory and working memory. Loop events are left to `forget <id>`: a running loop needs them.
  */
 const QUERIED_TYPES = [
-  "ObservationRecorded", "PromptSubmitted", "AssistantReplied", "SessionSummarized", "NoteInjected", "ContextInjected",
-  "DecisionRecorded", "BeliefSet", "TaskStarted", "TaskStepsPlanned", "TaskFindingRecorded", "TaskHandoffWritten"
+  "ObservationRecorded",
+  "PromptSubmitted",
+  "AssistantReplied",
+  "SessionSummarized",
+  "NoteInjected",
+  "ContextInjected",
+  "DecisionRecorded",
+  "BeliefSet",
+  "TaskStarted",
+  "TaskStepsPlanned",
+  "TaskFindingRecorded",
+  "TaskHandoffWritten"
 ]
 
 /**
@@ -81,7 +117,8 @@ const eventsHoldingEveryWord = (db: SqliteDatabase, query: string): Array<EventR
   const found: Array<EventRow> = []
   const page = db.prepare(
     `SELECT position, event_id AS eventId, type, payload, stream_id AS streamId FROM events
-     WHERE position > ? AND redacted_by IS NULL AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT 1000`
+     WHERE position > ? AND redacted_by IS NULL AND type IN (SELECT value FROM json_each(?))
+     ORDER BY position LIMIT 1000`
   )
   for (let after = 0; ;) {
     const rows = page.all(after, JSON.stringify(QUERIED_TYPES)) as Array<EventRow & { readonly position: number }>
@@ -96,7 +133,11 @@ const eventsHoldingEveryWord = (db: SqliteDatabase, query: string): Array<EventR
 
 /** The SessionSummarized events of these sessions that still hold their text. */
 const summariesOf = (db: SqliteDatabase, sessionStreams: ReadonlyArray<string>) =>
-  liveEvents(db, "type = 'SessionSummarized' AND stream_id IN (SELECT value FROM json_each(?))", JSON.stringify(sessionStreams))
+  liveEvents(
+    db,
+    "type = 'SessionSummarized' AND stream_id IN (SELECT value FROM json_each(?))",
+    JSON.stringify(sessionStreams)
+  )
 
 /** A piece of a text long enough to find where the text was quoted, whitespace collapsed as injections write it. */
 const quotedSnippet = (text: string): string | undefined => {
@@ -111,13 +152,17 @@ const quotedSnippet = (text: string): string | undefined => {
  */
 const injectionsQuoting = (db: SqliteDatabase, quoted: ReadonlyArray<EventRow>): Array<EventRow> => {
   const ids = quoted.map((e) => e.eventId)
-  const summarizedSessions = quoted.filter((e) => e.type === "SessionSummarized").map((e) => e.streamId.slice("session:".length))
+  const summarizedSessions = quoted
+    .filter((e) => e.type === "SessionSummarized")
+    .map((e) => e.streamId.slice("session:".length))
   const snippets = quoted.flatMap((e) => payloadTexts(e.payload).flatMap((t) => quotedSnippet(t) ?? []))
   return liveEvents(
     db,
     `type = 'ContextInjected' AND (
-       EXISTS (SELECT 1 FROM json_each(json_extract(payload, '$.sources')) WHERE value IN (SELECT value FROM json_each(?)))
-       OR EXISTS (SELECT 1 FROM json_each(?) s WHERE instr(replace(replace(json_extract(payload, '$.text'), char(10), ' '), char(9), ' '), s.value) > 0))`,
+       EXISTS (SELECT 1 FROM json_each(json_extract(payload, '$.sources'))
+               WHERE value IN (SELECT value FROM json_each(?)))
+       OR EXISTS (SELECT 1 FROM json_each(?) s WHERE instr(
+            replace(replace(json_extract(payload, '$.text'), char(10), ' '), char(9), ' '), s.value) > 0))`,
     JSON.stringify([...ids, ...summarizedSessions]),
     JSON.stringify(snippets)
   )
@@ -130,21 +175,43 @@ const unique = (rows: ReadonlyArray<EventRow>, except: ReadonlySet<string> = new
 const choose = (db: SqliteDatabase, selection: ForgetSelection) => {
   if (selection.by === "id") {
     const chosen = liveEvents(db, "event_id IN (SELECT value FROM json_each(?))", JSON.stringify(selection.ids))
-    return { chosen, unknown: selection.ids.filter((id) => !chosen.some((e) => e.eventId === id)), selector: `${selection.ids.length} id(s)` }
+    return {
+      chosen,
+      unknown: selection.ids.filter((id) => !chosen.some((e) => e.eventId === id)),
+      selector: `${selection.ids.length} id(s)`
+    }
   }
   if (selection.by === "session") {
-    return { chosen: liveEvents(db, "stream_id = ?", streams.session(selection.sessionId)), unknown: [], selector: `session ${selection.sessionId}` }
+    return {
+      chosen: liveEvents(db, "stream_id = ?", streams.session(selection.sessionId)),
+      unknown: [],
+      selector: `session ${selection.sessionId}`
+    }
   }
   // What search finds (observations and session summaries of the project), and whatever else in the
   // log holds every word of the query.
-  const { hits } = searchIndex(db, { query: selection.query, limit: 1000, ...(selection.project === undefined ? {} : { project: selection.project }) })
-  const observations = liveEvents(db, "event_id IN (SELECT value FROM json_each(?))", JSON.stringify(hits.filter((h) => h.kind === "observation").map((h) => h.id)))
-  const summaries = summariesOf(db, hits.filter((h) => h.kind === "session").map((h) => streams.session(h.id)))
+  const { hits } = searchIndex(db, {
+    query: selection.query,
+    limit: 1000,
+    ...(selection.project === undefined ? {} : { project: selection.project })
+  })
+  const observations = liveEvents(
+    db,
+    "event_id IN (SELECT value FROM json_each(?))",
+    JSON.stringify(hits.filter((h) => h.kind === "observation").map((h) => h.id))
+  )
+  const summaries = summariesOf(
+    db,
+    hits.filter((h) => h.kind === "session").map((h) => streams.session(h.id))
+  )
   const chosen = unique([...observations, ...summaries, ...eventsHoldingEveryWord(db, selection.query)])
   return { chosen, unknown: [], selector: `query (${chosen.length} match(es))` }
 }
 
-export const planForget = (db: SqliteDatabase, selection: ForgetSelection): ForgetPlan & { readonly texts: ReadonlyArray<string> } => {
+export const planForget = (
+  db: SqliteDatabase,
+  selection: ForgetSelection
+): ForgetPlan & { readonly texts: ReadonlyArray<string> } => {
   const { chosen, unknown, selector } = choose(db, selection)
   const chosenIds = new Set(chosen.map((e) => e.eventId))
   const sessions = [...new Set(chosen.filter((e) => e.streamId.startsWith("session:")).map((e) => e.streamId))]
@@ -170,7 +237,8 @@ export const sourceEventIds = (db: SqliteDatabase, sources: ReadonlyArray<string
     .prepare(
       `SELECT coalesce(
          (SELECT event_id FROM events WHERE event_id = s.value),
-         (SELECT event_id FROM events WHERE stream_id = 'session:' || s.value AND type = 'SessionSummarized' AND redacted_by IS NULL
+         (SELECT event_id FROM events
+          WHERE stream_id = 'session:' || s.value AND type = 'SessionSummarized' AND redacted_by IS NULL
           ORDER BY position DESC LIMIT 1),
          s.value) FROM json_each(?) s ORDER BY s.key`
     )

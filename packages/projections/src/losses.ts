@@ -15,18 +15,27 @@ export const detectLostEvents = (memory: Memory): Effect.Effect<number> =>
   Effect.suspend(() => {
     const mark = readHeadMark(memory.path)
     if (mark === undefined) return Effect.succeed(0)
-    const present = memory.db.prepare("SELECT 1 FROM event_rows WHERE event_id = ?").pluck().get(mark.eventId) !== undefined
+    const present =
+      memory.db.prepare("SELECT 1 FROM event_rows WHERE event_id = ?").pluck().get(mark.eventId) !== undefined
     if (present) return Effect.succeed(0)
     const head = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
     const count = Math.max(1, mark.position - head)
-    const detail = head < mark.position
-      ? `the log ends at position ${head}, yet events up to position ${mark.position} had been committed (the WAL lost them)`
-      : `event ${mark.eventId} at position ${mark.position} had been committed and is not in the log (the WAL lost it)`
-    return memory.log.append(streams.maintenance, [{ _tag: "EventsLost", count, detail }], { expectedVersion: "any", writer: "loss-check" }).pipe(
-      Effect.tap(({ events }) => Effect.sync(() => writeHeadMark(memory.path, events.at(-1)!, true))),
-      Effect.as(count),
-      Effect.catchCause(() => Effect.succeed(0))
-    )
+    const detail =
+      head < mark.position
+        ? `the log ends at position ${head}, yet events up to position ${mark.position} had been committed ` +
+          "(the WAL lost them)"
+        : `event ${mark.eventId} at position ${mark.position} had been committed and is not in the log ` +
+          "(the WAL lost it)"
+    return memory.log
+      .append(streams.maintenance, [{ _tag: "EventsLost", count, detail }], {
+        expectedVersion: "any",
+        writer: "loss-check"
+      })
+      .pipe(
+        Effect.tap(({ events }) => Effect.sync(() => writeHeadMark(memory.path, events.at(-1)!, true))),
+        Effect.as(count),
+        Effect.catchCause(() => Effect.succeed(0))
+      )
   })
 
 export interface Loss {
@@ -40,9 +49,11 @@ export interface Loss {
 export const unacknowledgedLosses = (db: SqliteDatabase): Array<Loss> =>
   db
     .prepare(
-      `SELECT event_id AS eventId, occurred_at AS at, json_extract(payload, '$.count') AS count, json_extract(payload, '$.detail') AS detail
+      `SELECT event_id AS eventId, occurred_at AS at, json_extract(payload, '$.count') AS count,
+              json_extract(payload, '$.detail') AS detail
        FROM events WHERE type = 'EventsLost' AND redacted_by IS NULL AND event_id NOT IN (
-         SELECT j.value FROM events a, json_each(json_extract(a.payload, '$.lossEventIds')) j WHERE a.type = 'LossAcknowledged')
+         SELECT j.value FROM events a, json_each(json_extract(a.payload, '$.lossEventIds')) j
+         WHERE a.type = 'LossAcknowledged')
        ORDER BY position`
     )
     .all() as Array<Loss>

@@ -82,10 +82,14 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
       const lost = salvage.unreadable === 0 ? [] : [{
         _tag: "EventsLost" as const,
         count: salvage.unreadable,
-        detail: `the damaged database (kept at ${recovery.damagedCopy}) could not be read at positions ${salvage.unreadableRanges}`
+        detail: `the damaged database (kept at ${recovery.damagedCopy}) could not be read at positions ` +
+          salvage.unreadableRanges
       }]
       // The mark named the damaged log's head, which the restored log may not reach: it starts again here.
-      const { events } = yield* memory.log.append(streams.maintenance, [restored, ...lost], { expectedVersion: "any", writer: "recovery" })
+      const { events } = yield* memory.log.append(streams.maintenance, [restored, ...lost], {
+        expectedVersion: "any",
+        writer: "recovery"
+      })
       writeHeadMark(databasePath, events.at(-1)!, true)
       return { ...recovery, salvaged: salvage.salvaged, unreadable: salvage.unreadable }
     } finally {

@@ -117,7 +117,8 @@ export const rowsFromPages = (databasePath: string): Array<RawRow> => {
   const reserved = file.length >= 100 ? file[20]! : 0
   const usable = pageSize - reserved
   const pages = new Map<number, Buffer>()
-  for (let page = 1; page * pageSize <= file.length; page++) pages.set(page, file.subarray((page - 1) * pageSize, page * pageSize))
+  for (let page = 1; page * pageSize <= file.length; page++)
+    pages.set(page, file.subarray((page - 1) * pageSize, page * pageSize))
   const wal = `${databasePath}-wal`
   if (existsSync(wal)) for (const [page, data] of walPages(readFileSync(wal))) pages.set(page, data)
 
@@ -125,7 +126,7 @@ export const rowsFromPages = (databasePath: string): Array<RawRow> => {
     const parts: Array<Buffer> = []
     let total = 0
     const seen = new Set<number>()
-    for (let page = first; total < length; ) {
+    for (let page = first; total < length;) {
       const data = pages.get(page)
       if (data === undefined || seen.has(page)) throw new RangeError("broken overflow chain")
       seen.add(page)
@@ -154,7 +155,10 @@ export const rowsFromPages = (databasePath: string): Array<RawRow> => {
           const minLocal = Math.floor(((usable - 12) * 32) / 255) - 23
           const k = minLocal + ((size - minLocal) % (usable - 4))
           const local = k <= maxLocal ? k : minLocal
-          payload = Buffer.concat([data.subarray(start, start + local), overflow(data.readUInt32BE(start + local), size - local)])
+          payload = Buffer.concat([
+            data.subarray(start, start + local),
+            overflow(data.readUInt32BE(start + local), size - local)
+          ])
         }
         if (payload.length !== size) continue
         rows.push({ rowid, values: decodeRecord(payload) })

@@ -31,11 +31,17 @@ const ranges = (positions: ReadonlyArray<number>): string => {
     if (last !== undefined && last[1] === p - 1) last[1] = p
     else spans.push([p, p])
   }
-  const shown = spans.slice(0, 20).map(([a, b]) => (a === b ? `${a}` : `${a}..${b}`)).join(", ")
+  const shown = spans
+    .slice(0, 20)
+    .map(([a, b]) => (a === b ? `${a}` : `${a}..${b}`))
+    .join(", ")
   return spans.length > 20 ? `${shown}, …` : shown
 }
 
-const unreadableOf = (positions: ReadonlyArray<number>) => ({ unreadable: positions.length, unreadableRanges: ranges(positions) })
+const unreadableOf = (positions: ReadonlyArray<number>) => ({
+  unreadable: positions.length,
+  unreadableRanges: ranges(positions)
+})
 
 interface SalvagedRow {
   readonly position: number
@@ -54,7 +60,8 @@ interface SalvagedRow {
   readonly blockSlot: number | null
 }
 
-const ROWS = `SELECT position, event_id AS eventId, stream, stream_version AS streamVersion, type, schema_version AS schemaVersion,
+const ROWS = `SELECT position, event_id AS eventId, stream, stream_version AS streamVersion, type,
+    schema_version AS schemaVersion,
     payload, metadata, occurred_at AS occurredAt, idempotency_key AS idempotencyKey, redacted_by AS redactedBy,
     block_id AS blockId, block_slot AS blockSlot
   FROM event_rows WHERE position BETWEEN ? AND ? ORDER BY position`
@@ -62,11 +69,16 @@ const ROWS = `SELECT position, event_id AS eventId, stream, stream_version AS st
 /** A packed row's payload and metadata, from its block; undefined when the block cannot be read. */
 const unpacked = (db: SqliteDatabase, row: SalvagedRow): SalvagedRow | undefined => {
   if (row.blockId === null) return row
-  const packed = attempt(() =>
-    db.prepare(
-      `SELECT ralph_block_payload(id, ?, data) AS payload, coalesce(?, ralph_block_metadata(id, ?, data)) AS metadata
+  const packed = attempt(
+    () =>
+      db
+        .prepare(
+          `SELECT ralph_block_payload(id, ?, data) AS payload,
+                  coalesce(?, ralph_block_metadata(id, ?, data)) AS metadata
        FROM payload_blocks WHERE id = ?`
-    ).get(row.blockSlot, row.metadata, row.blockSlot, row.blockId) as { payload: string; metadata: string } | undefined
+        )
+        .get(row.blockSlot, row.metadata, row.blockSlot, row.blockId) as
+        { payload: string; metadata: string } | undefined
   )
   return packed === undefined ? undefined : { ...row, ...packed }
 }
@@ -89,17 +101,27 @@ const readableRows = (db: SqliteDatabase, low: number, high: number): Array<Salv
 }
 
 /** A name table (streams, event_types): whole, or row by row for the ids asked for. */
-const names = (db: SqliteDatabase, table: "streams" | "event_types", ids: ReadonlyArray<number>): Map<number, string> => {
+const names = (
+  db: SqliteDatabase,
+  table: "streams" | "event_types",
+  ids: ReadonlyArray<number>
+): Map<number, string> => {
   const whole = attempt(() => db.prepare(`SELECT id, name FROM ${table}`).raw().all() as Array<[number, string]>)
   if (whole !== undefined) return new Map(whole)
-  return new Map(ids.flatMap((id) => {
-    const name = attempt(() => db.prepare(`SELECT name FROM ${table} WHERE id = ?`).pluck().get(id) as string | undefined)
-    return name === undefined ? [] : [[id, name] as const]
-  }))
+  return new Map(
+    ids.flatMap((id) => {
+      const name = attempt(
+        () => db.prepare(`SELECT name FROM ${table} WHERE id = ?`).pluck().get(id) as string | undefined
+      )
+      return name === undefined ? [] : [[id, name] as const]
+    })
+  )
 }
 
 /** Opens a scratch copy of the damaged file and its WAL (SQLite may write to what it opens). */
-const openScratch = (damagedCopy: string): { readonly db: SqliteDatabase; readonly dispose: () => void } | undefined => {
+const openScratch = (
+  damagedCopy: string
+): { readonly db: SqliteDatabase; readonly dispose: () => void } | undefined => {
   const scratch = `${damagedCopy}.salvage`
   const files = ["", "-wal"].filter((suffix) => existsSync(damagedCopy + suffix))
   const dispose = () => {
@@ -127,13 +149,36 @@ const textOrNull = (v: unknown): v is string | null => v === null || typeof v ==
 
 /** An event row, by its shape (the 13 columns of event_rows; the position is the rowid). */
 const asEventRow = ({ rowid, values: v }: RawRow): SalvagedRow | undefined =>
-  v.length === 13 && v[0] === null && isText(v[1]) && v[1].length === 26 && isInt(v[2]) && isInt(v[3]) && isInt(v[4]) && isInt(v[5]) &&
-    textOrNull(v[6]) && textOrNull(v[7]) && isInt(v[8]) && textOrNull(v[9]) && textOrNull(v[10]) && (v[11] === null || isInt(v[11])) &&
-    (v[12] === null || isInt(v[12]))
+  v.length === 13 &&
+  v[0] === null &&
+  isText(v[1]) &&
+  v[1].length === 26 &&
+  isInt(v[2]) &&
+  isInt(v[3]) &&
+  isInt(v[4]) &&
+  isInt(v[5]) &&
+  textOrNull(v[6]) &&
+  textOrNull(v[7]) &&
+  isInt(v[8]) &&
+  textOrNull(v[9]) &&
+  textOrNull(v[10]) &&
+  (v[11] === null || isInt(v[11])) &&
+  (v[12] === null || isInt(v[12]))
     ? {
-      position: rowid, eventId: v[1], stream: v[2], streamVersion: v[3], type: v[4], schemaVersion: v[5], payload: v[6], metadata: v[7],
-      occurredAt: v[8], idempotencyKey: v[9], redactedBy: v[10], blockId: v[11] as number | null, blockSlot: v[12] as number | null
-    }
+        position: rowid,
+        eventId: v[1],
+        stream: v[2],
+        streamVersion: v[3],
+        type: v[4],
+        schemaVersion: v[5],
+        payload: v[6],
+        metadata: v[7],
+        occurredAt: v[8],
+        idempotencyKey: v[9],
+        redactedBy: v[10],
+        blockId: v[11] as number | null,
+        blockSlot: v[12] as number | null
+      }
     : undefined
 
 /** Names by shape (id, name): event types are the catalog's, streams look like stream ids. */
@@ -172,7 +217,13 @@ const rowsFromDamagedPages = (damagedCopy: string, after: number, read: Readonly
 }
 
 const SESSION_TYPES = new Set([
-  "SessionStarted", "PromptSubmitted", "ContextInjected", "AssistantReplied", "SessionCompacted", "SessionSummarized", "SessionEnded",
+  "SessionStarted",
+  "PromptSubmitted",
+  "ContextInjected",
+  "AssistantReplied",
+  "SessionCompacted",
+  "SessionSummarized",
+  "SessionEnded",
   "ObservationRecorded"
 ])
 
@@ -184,14 +235,19 @@ const streamFor = (row: SalvagedRow, type: string, known: string | undefined): s
 
 const idOf = (db: SqliteDatabase, table: "streams" | "event_types", name: string): number =>
   (db.prepare(`SELECT id FROM ${table} WHERE name = ?`).pluck().get(name) as number | undefined) ??
-    Number(db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid)
+  Number(db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid)
 
 /**
  * Reads the events of `damagedCopy` past position `after` into `target` (the restored log, before
  * its read models are rebuilt). `lastKnown`: the newest position known to have been committed (the
  * head mark), so events lost at the end are counted too.
  */
-export const salvageEvents = (target: SqliteDatabase, damagedCopy: string, after: number, lastKnown: number | undefined): Salvage => {
+export const salvageEvents = (
+  target: SqliteDatabase,
+  damagedCopy: string,
+  after: number,
+  lastKnown: number | undefined
+): Salvage => {
   // Through SQLite first: every row its b-trees still reach, packed payloads included.
   const scratch = openScratch(damagedCopy)
   let rows: Array<SalvagedRow> = []
@@ -219,27 +275,40 @@ export const salvageEvents = (target: SqliteDatabase, damagedCopy: string, after
 
   const read = new Set<number>()
   const insert = target.prepare(
-    `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by)
+    `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at,
+                             idempotency_key, redacted_by)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
   )
-  const nextVersion = target.prepare("SELECT coalesce(max(stream_version), 0) + 1 FROM event_rows WHERE stream = ?").pluck()
-  target.transaction(() => {
-    for (const row of rows) {
-      const type = typeNames.get(row.type)
-      if (type === undefined || row.payload === null || row.metadata === null) continue
-      try {
-        const streamId = idOf(target, "streams", streamFor(row, type, streamNames.get(row.stream)))
-        insert.run(
-          row.eventId, streamId, nextVersion.get(streamId), idOf(target, "event_types", type), row.schemaVersion,
-          row.payload, row.metadata, row.occurredAt, row.idempotencyKey, row.redactedBy
-        )
-        read.add(row.position)
-        if (type === "MemoryForgotten" && row.redactedBy === null) redactAgain(target, row)
-      } catch {
-        // Garbage that still decoded (a JSON payload with bytes over it, a duplicate id): not an event.
+  const nextVersion = target
+    .prepare("SELECT coalesce(max(stream_version), 0) + 1 FROM event_rows WHERE stream = ?")
+    .pluck()
+  target
+    .transaction(() => {
+      for (const row of rows) {
+        const type = typeNames.get(row.type)
+        if (type === undefined || row.payload === null || row.metadata === null) continue
+        try {
+          const streamId = idOf(target, "streams", streamFor(row, type, streamNames.get(row.stream)))
+          insert.run(
+            row.eventId,
+            streamId,
+            nextVersion.get(streamId),
+            idOf(target, "event_types", type),
+            row.schemaVersion,
+            row.payload,
+            row.metadata,
+            row.occurredAt,
+            row.idempotencyKey,
+            row.redactedBy
+          )
+          read.add(row.position)
+          if (type === "MemoryForgotten" && row.redactedBy === null) redactAgain(target, row)
+        } catch {
+          // Garbage that still decoded (a JSON payload with bytes over it, a duplicate id): not an event.
+        }
       }
-    }
-  }).immediate()
+    })
+    .immediate()
   const expected = Array.from({ length: Math.max(0, high - after) }, (_, i) => after + 1 + i)
   return { salvaged: read.size, ...unreadableOf(expected.filter((position) => !read.has(position))) }
 }
@@ -248,8 +317,16 @@ export const salvageEvents = (target: SqliteDatabase, damagedCopy: string, after
 const redactAgain = (target: SqliteDatabase, forget: SalvagedRow): void => {
   const ids = (JSON.parse(forget.payload ?? "{}") as { eventIds?: Array<string> }).eventIds ?? []
   for (const id of ids) {
-    const block = target.prepare("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL").pluck().get(id) as number | null | undefined
+    const block = target
+      .prepare("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL")
+      .pluck()
+      .get(id) as number | null | undefined
     if (block !== undefined && block !== null) unpackBlock(target, block)
-    target.prepare(`UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`).run(forget.eventId, id)
+    target
+      .prepare(
+        `UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ?
+         WHERE event_id = ? AND redacted_by IS NULL`
+      )
+      .run(forget.eventId, id)
   }
 }

@@ -167,8 +167,12 @@ export const doctor = Command.make(
           const reason = damaged ?? "integrity_check found damage"
           if (input.repair) {
             const recovery = yield* recoverDatabase(path, reason)
-            const salvage = `; ${recovery.salvaged ?? 0} later event(s) read back from it${recovery.unreadable ? `, ${recovery.unreadable} unreadable (lost)` : ""}`
-            add({ check: "database", ok: false, detail: reason, repaired: (recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}`) + salvage })
+            const restored = recovery.backup === undefined
+              ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created`
+              : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}`
+            const lost = recovery.unreadable ? `, ${recovery.unreadable} unreadable (lost)` : ""
+            const repaired = `${restored}; ${recovery.salvaged ?? 0} later event(s) read back${lost}`
+            add({ check: "database", ok: false, detail: reason, repaired })
           } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
         } else {
           add({ check: "database", ok: true, detail: "integrity check passed" })
@@ -185,8 +189,13 @@ export const doctor = Command.make(
               const detail = losses.map(describeLoss).join("; ")
               if (input.repair) {
                 yield* acknowledgeLosses(memory.success, losses)
-                add({ check: "lost events", ok: false, detail, repaired: "acknowledged (lost events cannot be brought back; damaged copies stay in damaged/ until a forget)" })
-              } else add({ check: "lost events", ok: false, detail: `${detail} (run ralph-mem doctor --repair to acknowledge)` })
+                const repaired =
+                  "acknowledged (lost events cannot be brought back; damaged copies stay in damaged/ until a forget)"
+                add({ check: "lost events", ok: false, detail, repaired })
+              } else {
+                const hint = "(run ralph-mem doctor --repair to acknowledge)"
+                add({ check: "lost events", ok: false, detail: `${detail} ${hint}` })
+              }
             }
             const verified = yield* verify(memory.success)
             // Losses are reported above, once.
@@ -204,20 +213,30 @@ export const doctor = Command.make(
           }
         }
       }
-      const spilled = yield* Effect.try({ try: () => spillState(path), catch: (error) => storageError("read the spill file", error) })
+      const spilled = yield* Effect.try({
+        try: () => spillState(path),
+        catch: (error) => storageError("read the spill file", error)
+      })
       const waiting = spilled.kept + spilled.counted + spilled.unreadable
       if (waiting > 0) {
         add({
           check: "hooks that could not record",
           ok: false,
-          detail: `${waiting} hook call(s) could not write to the database (busy, or the disk full) and wait in ${spillPath(path)}: ` +
-            `${spilled.kept} with their events, ${spilled.counted} counted only${spilled.unreadable > 0 ? `, ${spilled.unreadable} unreadable` : ""}; ` +
+          detail: `${waiting} hook call(s) could not write to the database (busy, or the disk full) ` +
+            `and wait in ${spillPath(path)}: ${spilled.kept} with their events, ${spilled.counted} counted only` +
+            `${spilled.unreadable > 0 ? `, ${spilled.unreadable} unreadable` : ""}; ` +
             "the next process that can write records them"
         })
       }
       const erasure = pendingErasure(path)
       if (erasure !== undefined) {
-        add({ check: "forget", ok: false, detail: `the text forgotten at ${erasure.since} is still in the file: another process is reading the database; the next hook or command erases it once it lets go` })
+        add({
+          check: "forget",
+          ok: false,
+          detail: `the text forgotten at ${erasure.since} is still in the file: ` +
+            "another process is reading the database; " +
+            "the next hook or command erases it once it lets go"
+        })
       }
       // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
       const backups = yield* Effect.result(

@@ -23,12 +23,14 @@ const hookStats = (db: SqliteDatabase, spilled: number) => {
        SELECT
          (SELECT count(DISTINCT json_extract(metadata, '$.correlationId')) FROM events
           WHERE json_extract(metadata, '$.writer') LIKE 'hook:%' AND type != 'HookFailed'
-            AND json_extract(metadata, '$.correlationId') NOT IN (SELECT id FROM failed WHERE id IS NOT NULL)) AS succeeded,
+            AND json_extract(metadata, '$.correlationId') NOT IN (SELECT id FROM failed WHERE id IS NOT NULL)
+         ) AS succeeded,
          (SELECT count(*) FROM failed) AS failures`
     )
     .get() as { succeeded: number; failures: number }
   const invocations = succeeded + failures + spilled
-  return { invocations, failures: failures + spilled, notYetRecorded: spilled, successRate: invocations === 0 ? 1 : succeeded / invocations }
+  const successRate = invocations === 0 ? 1 : succeeded / invocations
+  return { invocations, failures: failures + spilled, notYetRecorded: spilled, successRate }
 }
 
 /** From observation_rows, not the observations view: counting needs no join with the log. */
@@ -110,14 +112,17 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         ["last backup", report.lastBackup ?? "never"],
         [
           "hooks",
-          `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)` +
+          `${report.hooks.invocations} invocations, ${report.hooks.failures} failed ` +
+          `(${(report.hooks.successRate * 100).toFixed(1)}% ok)` +
           (report.hooks.notYetRecorded === 0
             ? ""
-            : `; ${report.hooks.notYetRecorded} could not record and wait in ${spillPath(path)} (the next process that can write records them)`)
+            : `; ${report.hooks.notYetRecorded} could not record and wait in ${spillPath(path)} ` +
+              "(the next process that can write records them)")
         ],
         ...(report.erasurePendingSince === null ? [] : [[
           "forget",
-          `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another process reads it; the next hook or command erases it`
+          `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another ` +
+          "process reads it; the next hook or command erases it"
         ] as const])
       ])
     })
