@@ -5,35 +5,22 @@
  * `verify` and `doctor` say events are missing until the user acknowledges it. Real files, real damage.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs"
+import { closeSync, openSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { tempFolder } from "../packages/events/test/helpers.ts"
-import { runCli } from "./support/cli.ts"
 import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { cli, json, project } from "./support/memory-project.ts"
 
 const figures: Record<string, number> = {}
 let scenarios = 0
 afterAll(() => writeFigures("forget", { ...figures, "damage scenarios": scenarios }))
 
-const project = () => {
-  const root = tempFolder()
-  mkdirSync(join(root, ".git"))
-  return root
-}
 const dbOf = (root: string) => join(root, ".ralph-mem", "memory.db")
 const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) => {
   const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root })
   expect([run.code, run.stderr]).toEqual([0, ""])
   return run
-}
-const cli = (root: string, ...args: Array<string>) =>
-  runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
-const json = (root: string, ...args: Array<string>) => {
-  const result = cli(root, ...args, "--json")
-  expect(result.stderr).toBe("")
-  return JSON.parse(result.stdout)
 }
 const toolCall = (root: string, session: string, i: number) =>
   hook(root, "PostToolUse", session, {

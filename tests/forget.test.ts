@@ -3,35 +3,19 @@
  * process reads the database: the log and read models, the WAL, backups, damaged copies, exports and
  * plans. Real hook processes write the memory; every file under the folder is searched for the bytes.
  */
-import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { tempFolder } from "../packages/events/test/helpers.ts"
 import { writeFigures } from "./support/figures.ts"
-import { runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { cli, holdTransaction, json, memoryFolder as folder, project } from "./support/memory-project.ts"
 
 const PLANTED = "PANGOLIN-8842-ALBATROSS"
 
-const project = () => {
-  const root = tempFolder()
-  mkdirSync(join(root, ".git"))
-  return root
-}
-const folder = (root: string) => join(root, ".ralph-mem")
 const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) => {
   const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root })
   expect(run.code).toBe(0)
   return run
-}
-const cli = (root: string, ...args: Array<string>) =>
-  runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
-const json = (root: string, ...args: Array<string>) => {
-  const result = cli(root, ...args, "--json")
-  expect(result.stderr).toBe("")
-  return JSON.parse(result.stdout)
 }
 
 /** Every regular file under `.ralph-mem` that holds the bytes (as written, or as JSON escapes them). */
@@ -152,7 +136,7 @@ describe("a confirmed forget", () => {
         tool_use_id: `t${i}`,
         tool_response: { stdout: `${i} ${PLANTED}` }
       })
-    const reader = await holdReadTransaction(join(folder(root), "memory.db"))
+    const reader = await holdTransaction(join(folder(root), "memory.db"), "BEGIN")
     try {
       const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")
       expect(forgot.code).toBe(0)
@@ -178,30 +162,3 @@ describe("a confirmed forget", () => {
     expect(cli(root, "doctor").code).toBe(0)
   })
 })
-
-/** Another process with a read transaction open on the database, until released. */
-const holdReadTransaction = async (path: string) => {
-  const child = spawn(
-    process.execPath,
-    [
-      "-e",
-      `const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve("better-sqlite3"))});
-       const db = new Database(${JSON.stringify(path)});
-       db.exec("BEGIN"); db.prepare("SELECT count(*) FROM event_rows").get();
-       process.stdout.write("ready\\n");
-       process.stdin.on("data", () => { db.exec("COMMIT"); db.close(); process.exit(0) });`
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] }
-  )
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve())
-    child.on("exit", (code) => reject(new Error(`the reader exited (${code})`)))
-  })
-  return {
-    release: () =>
-      new Promise<void>((resolve) => {
-        child.on("exit", () => resolve())
-        child.stdin.write("go\n")
-      })
-  }
-}

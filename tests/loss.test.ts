@@ -4,37 +4,24 @@
  * in the spill file, `status` and `doctor` count them, and the next process that can write records
  * them, once.
  */
-import { spawn, spawnSync } from "node:child_process"
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
-import { createRequire } from "node:module"
+import { spawnSync } from "node:child_process"
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { runCli } from "./support/cli.ts"
 import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { cli, holdTransaction, json, memoryFolder as folder, project } from "./support/memory-project.ts"
 
 const figures: Record<string, number> = {}
 afterAll(() => writeFigures("forget", figures))
 
-const project = (root = tempFolder()) => {
-  mkdirSync(join(root, ".git"), { recursive: true })
-  return root
-}
-const folder = (root: string) => join(root, ".ralph-mem")
 const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) => {
   const started = Date.now()
   const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root })
   expect(run.code).toBe(0)
   expect(run.stdout).toBe("")
   return Date.now() - started
-}
-const cli = (root: string, ...args: Array<string>) =>
-  runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
-const json = (root: string, ...args: Array<string>) => {
-  const result = cli(root, ...args, "--json")
-  expect(result.stderr).toBe("")
-  return JSON.parse(result.stdout)
 }
 const toolCall = (i: number, text: string) => ({
   tool_name: "Bash",
@@ -44,35 +31,12 @@ const toolCall = (i: number, text: string) => ({
 })
 const observed = (root: string) => json(root, "audit", "--type", "ObservationRecorded").length as number
 
-/** Another process holding the database's write lock (BEGIN IMMEDIATE) until released. */
-const holdWriteLock = async (path: string) => {
-  const child = spawn(
-    process.execPath,
-    [
-      "-e",
-      `const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve("better-sqlite3"))});
-       const db = new Database(${JSON.stringify(path)});
-       db.exec("BEGIN IMMEDIATE");
-       process.stdout.write("locked\\n");
-       process.stdin.on("data", () => { db.exec("ROLLBACK"); db.close(); process.exit(0) });`
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] }
-  )
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("locked") && resolve())
-    child.on("exit", (code) => reject(new Error(`the locker exited (${code})`)))
-  })
-  return {
-    release: () => new Promise<void>((resolve) => (child.on("exit", () => resolve()), child.stdin.write("go\n")))
-  }
-}
-
 describe("a hook that cannot record", () => {
   it("while another process holds the write lock: waits its bound, keeps its events, counted, recorded", async () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     const calls = 6
-    const lock = await holdWriteLock(join(folder(root), "memory.db"))
+    const lock = await holdTransaction(join(folder(root), "memory.db"), "BEGIN IMMEDIATE")
     let longest = 0
     try {
       for (let i = 0; i < calls; i++)
