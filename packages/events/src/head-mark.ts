@@ -7,7 +7,7 @@
  * the commit was, so the mark can lag behind the log but not run ahead of what was committed.
  */
 import { closeSync } from "node:fs"
-import { openSideFile, readSideFileAt, writeSideFileAt } from "./side-files.ts"
+import { openSideFile, openSideFileToRead, readSideFileAt, writeSideFileAt } from "./side-files.ts"
 
 export interface HeadMark {
   readonly position: number
@@ -20,7 +20,7 @@ export const headMarkPath = (databasePath: string): string => `${databasePath}.h
 
 export const readHeadMark = (databasePath: string): HeadMark | undefined => {
   try {
-    const fd = openSideFile(headMarkPath(databasePath), false)
+    const fd = openSideFileToRead(headMarkPath(databasePath))
     try {
       const mark = JSON.parse(readSideFileAt(fd, MARK_BYTES, 0).toString("utf8").trim()) as Partial<HeadMark>
       return typeof mark.position === "number" && typeof mark.eventId === "string"

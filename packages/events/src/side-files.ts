@@ -11,6 +11,9 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
 export const openSideFile = (path: string, create: boolean): number =>
   openSync(path, constants.O_RDWR | NO_FOLLOW | (create ? constants.O_CREAT : 0), 0o600)
 
+/** Opens a side file only to read it (a read-only memory folder can still be read); never follows a link. */
+export const openSideFileToRead = (path: string): number => openSync(path, constants.O_RDONLY | NO_FOLLOW)
+
 /** Writes `data` at `offset` of an open side file. */
 export const writeSideFileAt = (fd: number, data: Uint8Array, offset: number): void => {
   for (let done = 0; done < data.length;) done += writeSync(fd, data, done, data.length - done, offset + done)

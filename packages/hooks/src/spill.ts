@@ -16,6 +16,7 @@
  */
 import {
   openSideFile,
+  openSideFileToRead,
   type RalphMemEvent,
   readSideFileAt,
   redactStrings,
@@ -176,7 +177,7 @@ export interface SpillState {
 /** What the spill file holds now (nothing when there is none). */
 export const spillState = (databasePath: string): SpillState => {
   if (!existsSync(spillPath(databasePath))) return { kept: 0, counted: 0, unreadable: 0 }
-  const fd = openSideFile(spillPath(databasePath), false)
+  const fd = openSideFileToRead(spillPath(databasePath))
   try {
     const slots = Array.from({ length: SPILL_SLOTS }, (_, slot) => readSlot(fd, slot).kind)
     const ticks = readSideFileAt(fd, OVERFLOW_BYTES, OVERFLOW_AT)

@@ -266,8 +266,13 @@ export const salvageEvents = (
       scratch.dispose()
     }
   }
-  // Then from the pages, for what SQLite could not reach (a damaged schema, a b-tree's upper pages).
-  const fromPages = rowsFromDamagedPages(damagedCopy, after, new Set(rows.map((r) => r.position)))
+  // Then from the pages, for what SQLite could not reach (a damaged schema, a b-tree's upper pages):
+  // read whole into memory, so only when something is missing.
+  const reached = new Set(rows.map((r) => r.position))
+  const complete = scratch !== undefined && rows.length === Math.max(0, Math.max(newest, lastKnown ?? 0) - after)
+  const fromPages = complete
+    ? { rows: [], streams: new Map<number, string>(), types: new Map<number, string>() }
+    : rowsFromDamagedPages(damagedCopy, after, reached)
   for (const [id, name] of fromPages.streams) if (!streamNames.has(id)) streamNames.set(id, name)
   for (const [id, name] of fromPages.types) if (!typeNames.has(id)) typeNames.set(id, name)
   rows = [...rows, ...fromPages.rows].sort((a, b) => a.position - b.position)
