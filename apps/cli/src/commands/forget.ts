@@ -29,7 +29,10 @@ export const forget = Command.make(
       Argument.variadic()
     ),
     session: Flag.String("session").pipe(Flag.withDescription("Forget a whole session"), Flag.optional),
-    query: Flag.String("query").pipe(Flag.withDescription("Forget every observation this search finds"), Flag.optional),
+    query: Flag.String("query").pipe(
+      Flag.withDescription("Forget what this search finds, and every prompt, reply or note holding all its words"),
+      Flag.optional
+    ),
     confirm: Flag.Boolean("confirm").pipe(
       Flag.withDescription("Really forget (without it, only show what would go)"),
       Flag.withDefault(false)
