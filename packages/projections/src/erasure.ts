@@ -99,7 +99,8 @@ export const removeDamagedCopies = (databasePath: string): number => {
 
 /** Folders of files written from memory (ralph-mem export, ralph plan --out) beside the database. */
 const DERIVED_FOLDERS = ["export", "plans"]
-const SHORTEST_TEXT = 4
+/** Shorter texts are words any file holds: replacing them would mangle exports for nothing. */
+const SHORTEST_TEXT = 6
 
 const filesUnder = (folder: string): Array<string> => {
   if (!existsSync(folder) || !lstatSync(folder).isDirectory()) return []

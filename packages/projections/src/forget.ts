@@ -45,7 +45,7 @@ const COPIED_FIELDS = new Set([
   "rationale",
   "option",
   "rejectedBecause",
-  "reason"
+  "plan"
 ])
 
 const preview = (payload: string) => {
