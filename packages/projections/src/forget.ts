@@ -188,11 +188,13 @@ const choose = (db: SqliteDatabase, selection: ForgetSelection) => {
       selector: `session ${selection.sessionId}`
     }
   }
-  // What search finds (observations and session summaries of the project), and whatever else in the
-  // log holds every word of the query.
+  // What search finds (observations and session summaries of the project) for the words as given, never
+  // what they may also mean (a forget selects only what its query names), and whatever else in the log
+  // holds every word of the query.
   const { hits } = searchIndex(db, {
     query: selection.query,
     limit: 1000,
+    standIns: false,
     ...(selection.project === undefined ? {} : { project: selection.project })
   })
   const observations = liveEvents(
