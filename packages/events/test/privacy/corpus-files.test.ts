@@ -3,10 +3,11 @@
  * no secret comes back unchanged, so the filter is measured for what it keeps as well as what it hides.
  * The figures go to test-results/reliability/secrets.json for the README's reliability section.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { catalogueSource } from "../../src/privacy/catalogue.ts"
+import { writeFigures } from "../../../../tests/support/figures.ts"
 import { redactText } from "../../src/privacy/index.ts"
 
 const CORPUS = join(import.meta.dirname, "corpus")
@@ -54,9 +55,4 @@ describe("the privacy corpus", () => {
   })
 })
 
-afterAll(() => {
-  const folder = join(import.meta.dirname, "..", "..", "..", "..", "test-results", "reliability")
-  mkdirSync(folder, { recursive: true })
-  const all = { ...figures, "catalogue rules": catalogueSource().rules }
-  writeFileSync(join(folder, "secrets.json"), JSON.stringify({ name: "secrets", figures: all }, null, 2) + "\n")
-})
+afterAll(() => writeFigures("secrets", { ...figures, "catalogue rules": catalogueSource().rules }))
