@@ -6,19 +6,25 @@
 import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
   activePlanLoop,
+  activityBetween,
   injectionBudgetTokens,
   listBeliefs,
   type Memory,
   openLoops,
+  positionsOf,
+  projectFailures,
   recentObservations,
-  recentSessionSummaries,
+  recentWorkSessions,
   resumeBrief,
   searchIndex,
   type Settings,
+  estimateTokens,
+  toldInSession,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
-import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
+import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems, untold, withRefs } from "./inject.ts"
+import { currentFailure, recallMatch, recallText, splitFailures } from "./lessons.ts"
+import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
@@ -72,6 +78,17 @@ const inject = (hook: HookName, sessionId: string, reason: string, injection: In
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
 
+/** What is left to tell, each item with the id that opens it, within the budget. */
+const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: ReadonlySet<string>, budget: number) => {
+  const left = untold(items, told)
+  return fitToBudget(withRefs(left, positionsOf(memory.db, left.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : [])))), budget)
+}
+
+/** How many of a project's latest failures SessionStart and the recall look at. */
+const FAILURES_READ = 50
+const LESSONS = 3
+const OPEN_ERRORS = 5
+
 const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {
   const source = SOURCES.find((s) => s === input.source) ?? "startup"
   const started: RalphMemEvent = {
@@ -82,20 +99,27 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path }),
     ...(typeof input.model === "string" ? { model: input.model } : {})
   }
-  const injection = fitToBudget(
-    sessionStartItems({
-      restores: unannouncedRestores(memory.db),
-      // A resumed session is told first where it stopped: its task, step, handoff note and errors.
-      ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
-      beliefs: listBeliefs(memory.db, project),
-      loops: openLoops(memory.db, project),
-      notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
-      summaries: recentSessionSummaries(memory.db, project, 3),
-      errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
-      successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
-    }),
-    injectionBudgetTokens(settings)
-  )
+  const brief = resumeBrief(memory.db, project, { sessionId: input.session_id })
+  const { open, lessons } = splitFailures(projectFailures(memory.db, { project, limit: FAILURES_READ }))
+  const items = sessionStartItems({
+    project,
+    restores: unannouncedRestores(memory.db),
+    // A resumed session is told first where it stopped: its task, step, handoff note and errors.
+    ...(source === "resume" ? { brief } : brief.task === null ? {} : { task: brief.task }),
+    beliefs: listBeliefs(memory.db, project),
+    notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
+    loops: openLoops(memory.db, project),
+    openErrors: open.slice(0, OPEN_ERRORS),
+    lessons: lessons.slice(0, LESSONS).map((lesson) => ({
+      ...lesson,
+      activity: activityBetween(memory.db, { project, after: lesson.failure.position, before: lesson.resolution.position, limit: 3 })
+    })),
+    summaries: recentWorkSessions(memory.db, project, 3),
+    successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
+  })
+  // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
+  const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Set<string>()
+  const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
   const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
@@ -109,17 +133,20 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
   const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
-  const { hits } = searchIndex(memory.db, {
+  // A ralph-mem command prints memory itself: searching its words would only tell the same again.
+  const { hits } = MEMORY_COMMAND.test(input.prompt) ? { hits: [] } : searchIndex(memory.db, {
     query: input.prompt,
     project,
     excludeSessionId: input.session_id,
     limit: 5,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
-  const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
+  const injection = toTell(memory, promptItems(loop, hits), toldInSession(memory.db, input.session_id), injectionBudgetTokens(settings))
   const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
+
+const MEMORY_COMMAND = /^\s*\/ralph-mem:/
 
 const toolKey = (sessionId: string, toolUseId: string | undefined, kind = "tool") =>
   toolUseId === undefined ? {} : { idempotencyKey: `${kind}:${sessionId}:${toolUseId}` }
@@ -144,15 +171,46 @@ const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
   }
 }
 
-const postToolUse: Handler<"PostToolUse"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, settings.memory.maxObservationChars) }],
-  ...toolKey(input.session_id, input.tool_use_id)
-})
+/**
+ * Recall at the moment of failure: a failed command whose failure this project saw before, and saw pass
+ * after, is told that lesson once a session (one item, within RECALL_BUDGET tokens).
+ */
+const recallLesson = (
+  hook: "PostToolUse" | "PostToolUseFailure",
+  sessionId: string,
+  observation: ToolObservation,
+  { memory, project }: HookContext
+) => {
+  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return inject(hook, sessionId, "", undefined)
+  const current = currentFailure(observation.inputSummary, observation.content)
+  const match = recallMatch(current, projectFailures(memory.db, { project, family: current.family, limit: FAILURES_READ }))
+  if (match?.resolution == null || toldInSession(memory.db, sessionId, RECALLING_HOOKS).has(match.eventId)) return inject(hook, sessionId, "", undefined)
+  const resolution = match.resolution
+  const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
+  const text = recallText({ ...match, resolution }, activity, project)
+  const sources = [match.eventId, resolution.eventId, ...Object.values(activity).flatMap((items: ReadonlyArray<{ eventId: string }>) => items.map((i) => i.eventId))]
+  return inject(hook, sessionId, "the same failure, seen before and fixed", { text, tokens: estimateTokens(text), sources, layer: "full" })
+}
 
-const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
-  ...toolKey(input.session_id, input.tool_use_id)
-})
+const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
+
+const postToolUse: Handler<"PostToolUse"> = (input, context) => {
+  const observation = observeToolUse(input, context.settings.memory.maxObservationChars)
+  const recalled = recallLesson("PostToolUse", input.session_id, observation, context)
+  return {
+    ...withOutput([{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }, ...recalled.events], recalled.output),
+    ...toolKey(input.session_id, input.tool_use_id)
+  }
+}
+
+const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, context) => {
+  const observation = observeToolFailure(input, context.settings.memory.maxObservationChars)
+  const recalled = recallLesson("PostToolUseFailure", input.session_id, observation, context)
+  return {
+    ...withOutput([{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }, ...recalled.events], recalled.output),
+    ...toolKey(input.session_id, input.tool_use_id)
+  }
+}
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
 const stop: Handler<"Stop"> = (input, { settings }) => {

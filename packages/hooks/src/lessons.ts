@@ -1,0 +1,126 @@
+/**
+ * Errors that know they were fixed: a project's failures split into open errors and lessons (a failure, the
+ * passing run that resolved it, and what came between), and the recall of a lesson when the same failure
+ * comes back. Pure: the handlers read the read models and pass them in.
+ */
+import {
+  type Activity,
+  type ActivityItem,
+  commandFamily,
+  estimateTokens,
+  failureDigest,
+  type FailureRecord,
+  failureTerms,
+  normalizeCommand,
+  type Resolution,
+  sameTerms
+} from "@ralph-mem/projections"
+
+/** How an injected line names what it came from: the event's position in the log (`ralph-mem show @12`). */
+export const ref = (position: number) => `@${position}`
+
+export const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ")
+
+export const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+/** A path as the project knows it: relative to its root when inside it. */
+export const inProject = (path: string, project: string) => {
+  const root = project.endsWith("/") ? project : `${project}/`
+  return path.startsWith(root) ? path.slice(root.length) : path
+}
+
+export interface OpenError {
+  /** The latest failure of the command. */
+  readonly latest: FailureRecord
+  readonly times: number
+  readonly sources: ReadonlyArray<string>
+}
+
+export interface Lesson {
+  /** The latest failure the passing run resolved. */
+  readonly failure: FailureRecord
+  readonly resolution: Resolution
+  readonly sources: ReadonlyArray<string>
+}
+
+const commandOf = (failure: FailureRecord) => `${failure.family}\u0000${failure.command}`
+
+/**
+ * Failures (newest first) as open errors, one per command, and lessons, one per passing run that resolved
+ * any: the newest first in both.
+ */
+export const splitFailures = (failures: ReadonlyArray<FailureRecord>): { readonly open: Array<OpenError>; readonly lessons: Array<Lesson> } => {
+  const open = new Map<string, { latest: FailureRecord; sources: Array<string> }>()
+  const lessons = new Map<number, { failure: FailureRecord; resolution: Resolution; sources: Array<string> }>()
+  for (const failure of failures) {
+    if (failure.resolution === null) {
+      const group = open.get(commandOf(failure)) ?? open.set(commandOf(failure), { latest: failure, sources: [] }).get(commandOf(failure))!
+      group.sources.push(failure.eventId)
+    } else {
+      const key = failure.resolution.position
+      const group = lessons.get(key) ?? lessons.set(key, { failure, resolution: failure.resolution, sources: [failure.resolution.eventId] }).get(key)!
+      group.sources.push(failure.eventId)
+    }
+  }
+  return {
+    open: [...open.values()].map((g) => ({ latest: g.latest, times: g.sources.length, sources: g.sources })),
+    lessons: [...lessons.values()].sort((a, b) => b.resolution.position - a.resolution.position)
+  }
+}
+
+/** What came between a failure and its passing run, in a few words with ids; empty when nothing was recorded. */
+export const fixParts = (activity: Activity, project: string, limit: number): Array<string> => {
+  const list = (items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
+    items.slice(0, limit).map((i) => `${render(i)} ${ref(i.position)}`).join(", ")
+  return [
+    activity.edits.length === 0 ? undefined : `edited ${list(activity.edits, (i) => inProject(i.text, project))}`,
+    activity.decisions.length === 0 ? undefined : `decided ${list(activity.decisions, (i) => `"${oneLine(i.text, 80)}"`)}`,
+    activity.notes.length === 0 ? undefined : `noted ${list(activity.notes, (i) => `"${oneLine(i.text, 80)}"`)}`,
+    activity.commands.length === 0 ? undefined : `ran ${list(activity.commands, (i) => `\`${oneLine(i.text, 60)}\``)}`
+  ].filter((p): p is string => p !== undefined)
+}
+
+/** The failure being handled, recognised as the read model of failures recognises them. */
+export interface CurrentFailure {
+  readonly family: string
+  readonly command: string
+  readonly digest: string | undefined
+  readonly terms: ReadonlyArray<string>
+}
+
+export const currentFailure = (command: string, output: string): CurrentFailure => {
+  const normalized = normalizeCommand(command)
+  return { family: commandFamily(normalized), command: normalized, digest: failureDigest(output), terms: failureTerms(output) }
+}
+
+/**
+ * The newest earlier failure that is confidently the same and was later resolved: the same family (and, for a
+ * command that is not a check, the same command), and the same digest of what failed or mostly the same
+ * distinctive terms. A failure that names nothing matches nothing.
+ */
+export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<FailureRecord>): FailureRecord | undefined =>
+  past.find((p) =>
+    p.resolution !== null &&
+    p.family === current.family &&
+    (current.family !== "command" || p.command === current.command) &&
+    ((current.digest !== undefined && p.digest === current.digest) || sameTerms(current.terms, p.terms)))
+
+/** At most this many estimated tokens: one item, read at the moment of failure. */
+export const RECALL_BUDGET = 150
+
+/** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
+export const recallText = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
+  const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` failed ${ref(match.position)}: ${oneLine(match.headline, 120)}.`
+  const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`
+  const open = "Open any @id with ralph-mem show <id>."
+  // Fewer items of each kind until it fits: the latest, which is usually what fixed it, stays.
+  for (const limit of [3, 2, 1, 0]) {
+    const parts = limit === 0 ? [] : fixParts(activity, project, limit)
+    const text = `${seen} ${passed}${parts.length === 0 ? "." : ` after: ${parts.join("; ")}.`} ${open}`
+    if (estimateTokens(text) <= RECALL_BUDGET) return text
+  }
+  return oneLine(`${seen} ${passed}. ${open}`, RECALL_BUDGET * 4)
+}
