@@ -78,11 +78,13 @@ const inject = (hook: HookName, sessionId: string, reason: string, injection: In
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
 
+/** Each item with the id that opens it: the position of the event (or session) it came from first. */
+export const withEventRefs = (db: Memory["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
+  withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
+
 /** What is left to tell, each item with the id that opens it, within the budget. */
-const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: ReadonlySet<string>, budget: number) => {
-  const left = untold(items, told)
-  return fitToBudget(withRefs(left, positionsOf(memory.db, left.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : [])))), budget)
-}
+const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: ReadonlySet<string>, budget: number) =>
+  fitToBudget(withEventRefs(memory.db, untold(items, told)), budget)
 
 /** How many of a project's latest failures SessionStart and the recall look at. */
 const FAILURES_READ = 50

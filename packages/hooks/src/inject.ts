@@ -7,6 +7,7 @@ import {
   type Activity,
   type ActivityItem,
   type Belief,
+  failureFacts,
   estimateTokens,
   type IndexHit,
   type ObservationHit,
@@ -148,8 +149,9 @@ const findingItem = (finding: TaskDetail["findings"][number]): InjectionItem => 
   sources: [finding.id]
 })
 
-const lastSummaryItem = (startedAt: number, summary: string): InjectionItem => ({
+const lastSummaryItem = (sessionId: string, startedAt: number, summary: string): InjectionItem => ({
   section: BRIEF,
+  sources: [sessionId],
   full: `- last session (${day(startedAt)}): ${oneLine(summary, 600)}`,
   compact: `- last session: ${oneLine(summary, 120)}`
 })
@@ -162,7 +164,7 @@ export const resumeItems = ({ task, lastSession }: ResumeBrief, resolved: Readon
   ...(task === null ? [] : [taskItem(task), ...(task.handoff === null ? [] : [handoffItem(task.handoff)]), ...task.findings.map(findingItem)]),
   ...(lastSession === null ? [] : [
     ...lastSession.errors.filter((e) => !resolved.has(e.eventId)).map((e) => observationItem(BRIEF, e, "error")),
-    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.startedAt, lastSession.summary)])
+    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
   ])
 ]
 
@@ -188,21 +190,23 @@ export interface ProjectMemory {
 }
 
 const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
+  const { headline } = failureFacts(latest.output)
   const line = (max: number) =>
-    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ${oneLine(latest.headline, max)}`
+    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ${oneLine(headline, max)}`
   return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
 }
 
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
   const { failure, resolution } = lesson
+  const { headline } = failureFacts(failure.output)
   const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
   const fix = fixParts(lesson.activity, project, 3)
   const firstFix = fixParts(lesson.activity, project, 1)[0]
   return {
     section: "Lessons: errors fixed since",
-    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(failure.headline, 200)}; ` +
+    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}; ` +
       `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; passed ${day(resolution.at)} ${ref(resolution.position)}`,
-    compact: `${failed} with ${oneLine(failure.headline, 80)}; passed ${ref(resolution.position)}${firstFix === undefined ? "" : ` after: ${firstFix}`}`,
+    compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}${firstFix === undefined ? "" : ` after: ${firstFix}`}`,
     sources: [...lesson.sources, ...Object.values(lesson.activity).flatMap((items: ReadonlyArray<ActivityItem>) => items.map((i) => i.eventId))],
     ref: failure.position
   }

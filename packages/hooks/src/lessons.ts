@@ -8,9 +8,8 @@ import {
   type ActivityItem,
   commandFamily,
   estimateTokens,
-  failureDigest,
+  failureFacts,
   type FailureRecord,
-  failureTerms,
   normalizeCommand,
   type Resolution,
   sameTerms
@@ -93,7 +92,8 @@ export interface CurrentFailure {
 
 export const currentFailure = (command: string, output: string): CurrentFailure => {
   const normalized = normalizeCommand(command)
-  return { family: commandFamily(normalized), command: normalized, digest: failureDigest(output), terms: failureTerms(output) }
+  const { digest, terms } = failureFacts(output)
+  return { family: commandFamily(normalized), command: normalized, digest, terms }
 }
 
 /**
@@ -102,18 +102,18 @@ export const currentFailure = (command: string, output: string): CurrentFailure 
  * distinctive terms. A failure that names nothing matches nothing.
  */
 export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<FailureRecord>): FailureRecord | undefined =>
-  past.find((p) =>
-    p.resolution !== null &&
-    p.family === current.family &&
-    (current.family !== "command" || p.command === current.command) &&
-    ((current.digest !== undefined && p.digest === current.digest) || sameTerms(current.terms, p.terms)))
+  past.find((p) => {
+    if (p.resolution === null || p.family !== current.family || (current.family === "command" && p.command !== current.command)) return false
+    const facts = failureFacts(p.output)
+    return (current.digest !== undefined && facts.digest === current.digest) || sameTerms(current.terms, facts.terms)
+  })
 
 /** At most this many estimated tokens: one item, read at the moment of failure. */
 export const RECALL_BUDGET = 150
 
 /** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
 export const recallText = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
-  const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` failed ${ref(match.position)}: ${oneLine(match.headline, 120)}.`
+  const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` failed ${ref(match.position)}: ${oneLine(failureFacts(match.output).headline, 120)}.`
   const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`
   const open = "Open any @id with ralph-mem show <id>."
   // Fewer items of each kind until it fits: the latest, which is usually what fixed it, stays.

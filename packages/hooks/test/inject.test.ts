@@ -86,7 +86,7 @@ describe("what a session is told at its start", () => {
   }
   const beliefs = [{ key: "stack", value: "TypeScript on Node 24", eventId: "belief-1", updatedAt: T0 }]
   const failure = (position: number, eventId: string, command: string, headline: string): FailureRecord => ({
-    position, eventId, sessionId: "s1", family: "test", command, digest: null, terms: [], headline, failedAt: T0, resolution: null
+    position, eventId, sessionId: "s1", family: "test", command, output: `Exit code 1\n${headline}`, failedAt: T0, resolution: null
   })
   const base: ProjectMemory = {
     project: "/work/app",
@@ -121,7 +121,7 @@ describe("what a session is told at its start", () => {
       "## Open errors",
       "- 2026-11-20 09:00 `npm test -- db` failed: older failure @2"
     ].join("\n"))
-    expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "belief-1", "err-0"])
+    expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "s1", "belief-1", "err-0"])
   })
 
   it("keeps the task, its step and the handoff note when the budget is tight", () => {

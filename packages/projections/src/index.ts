@@ -22,7 +22,7 @@ export { decisions } from "./working/decisions.ts"
 export { tasks } from "./working/tasks.ts"
 export * from "./working/read.ts"
 export * from "./working/brief.ts"
-export { failureHeadline, failures } from "./failures/projection.ts"
+export { failures } from "./failures/projection.ts"
 export * from "./failures/queries.ts"
 export * from "./failures/identity.ts"
 export {

@@ -9,6 +9,7 @@ import {
   normalizeCommand,
   projectFailures,
   sameTerms,
+  signatureOf,
   verify
 } from "../src/index.ts"
 import { config, observation, started } from "./events.ts"
@@ -38,16 +39,16 @@ describe("recognising a failure again", () => {
   })
 
   it("digests what failed, blind to timings, and has no digest when nothing is named", () => {
-    expect(failureDigest(VITEST_FAIL)).toBe(failureDigest(VITEST_FAIL.replace("12ms", "873ms")))
-    expect(failureDigest(VITEST_FAIL)).not.toBe(failureDigest(VITEST_FAIL.replace("refreshes", "revokes")))
-    expect(failureDigest("Exit code 1\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1")).toBeUndefined()
+    expect(failureDigest(signatureOf(VITEST_FAIL))).toBe(failureDigest(signatureOf(VITEST_FAIL.replace("12ms", "873ms"))))
+    expect(failureDigest(signatureOf(VITEST_FAIL))).not.toBe(failureDigest(signatureOf(VITEST_FAIL.replace("refreshes", "revokes"))))
+    expect(failureDigest(signatureOf("Exit code 1\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1"))).toBeUndefined()
   })
 
   it("matches by distinctive terms only when most are shared", () => {
-    const a = failureTerms("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts")
-    const b = failureTerms("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts")
+    const a = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts"))
+    const b = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts"))
     expect(sameTerms(a, b)).toBe(true)
-    expect(sameTerms(a, failureTerms("SyntaxError: unexpected token in src/parser.ts"))).toBe(false)
+    expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
   })
 })
 
@@ -66,7 +67,7 @@ describe("failures and what resolved them", () => {
       position: 2,
       family: "test",
       command: "npm test -- auth",
-      headline: "FAIL src/auth.test.ts > login > refreshes the token",
+      output: VITEST_FAIL,
       failedAt: at(1),
       resolution: { position: 6, at: at(5), command: "npm test -- auth" }
     })

@@ -39,11 +39,15 @@ export const criterionFamily = (kind: string): string | undefined => CRITERION_K
  * The command as run, without what only shapes its output: a leading `cd <dir> &&`, the commands it is
  * piped into (`| tail -20`), and redirections (`2>&1`, `> out.log`).
  */
-export const normalizeCommand = (command: string): string =>
-  (command.replace(/\s+/g, " ").trim().replace(/^cd \S+ && /, "").split(/\s*(?<!\|)\|(?!\|)\s*/)[0] ?? "")
+export const normalizeCommand = (command: string): string => {
+  const flat = command.replace(/\s+/g, " ").trim()
+  // Most commands have nothing to take off: a replay folds every command run.
+  if (!/[|>]|^cd /.test(flat)) return flat
+  return (flat.replace(/^cd \S+ && /, "").split(/\s*(?<!\|)\|(?!\|)\s*/)[0] ?? "")
     .replace(/\s*\d?>&\d/g, "")
     .replace(/\s*(?:\d|&)?>>?\s*\S+/g, "")
     .trim()
+}
 
 /** The family of a shell command: its check, or `command` (then only the same command resolves it). */
 export const commandFamily = (command: string): string => checkKind(command) ?? "command"
@@ -93,10 +97,20 @@ const GENERIC_LINE = /^\s*(?:(?:npm|pnpm|yarn)(?: ERR!| error|:)|error Command f
 
 const SIGNATURE_HEX = 14
 
+/** What failed, as the lines that name it (see failureSignature), leaving out the lines every failure prints. */
+export const signatureOf = (output: string): Array<string> => failureSignature(output, { generic: GENERIC_LINE })
+
 /** A digest of what failed, or none when the output names nothing (then no two failures match by it). */
-export const failureDigest = (output: string): string | undefined => {
-  const signature = failureSignature(output, { generic: GENERIC_LINE })
-  return signature.length === 0 ? undefined : digest53(signature.join("\n")).toString(16).padStart(SIGNATURE_HEX, "0")
+export const failureDigest = (signature: ReadonlyArray<string>): string | undefined =>
+  signature.length === 0 ? undefined : digest53(signature.join("\n")).toString(16).padStart(SIGNATURE_HEX, "0")
+
+const HEADLINE_CHARS = 200
+
+/** What failed in one line: the first line of its signature, else the output's first line that says something. */
+export const failureHeadline = (signature: ReadonlyArray<string>, output: string): string => {
+  const first = signature[0] ?? output.split("\n").map((l) => l.trim()).find((l) => l !== "" && !/^Exit code \d+$/.test(l)) ?? ""
+  const flat = first.replace(/\s+/g, " ").trim()
+  return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
 }
 
 const STOP_TERMS = new Set([
@@ -105,15 +119,27 @@ const STOP_TERMS = new Set([
 ])
 
 /** The words of what failed that tell one failure from another: error names, files, test names, codes. */
-export const failureTerms = (output: string): Array<string> => {
+export const failureTerms = (signature: ReadonlyArray<string>): Array<string> => {
   const terms = new Set<string>()
-  for (const line of failureSignature(output, { generic: GENERIC_LINE })) {
+  for (const line of signature) {
     for (const word of line.toLowerCase().split(/[^\p{L}\p{N}_./-]+/u)) {
       const term = word.replace(/^[./-]+|[./-]+$/g, "")
       if (term.length >= 4 && /\p{L}/u.test(term) && !STOP_TERMS.has(term)) terms.add(term)
     }
   }
   return [...terms].sort().slice(0, 24)
+}
+
+/** What recognising a failure again takes, from its output: read when needed, never folded (it costs). */
+export interface FailureFacts {
+  readonly digest: string | undefined
+  readonly terms: ReadonlyArray<string>
+  readonly headline: string
+}
+
+export const failureFacts = (output: string): FailureFacts => {
+  const signature = signatureOf(output)
+  return { digest: failureDigest(signature), terms: failureTerms(signature), headline: failureHeadline(signature, output) }
 }
 
 /** Whether two failures are the same by their terms: most of them shared, and at least two. */

@@ -4,39 +4,18 @@
  * shorter run of it (`npm test` after `npm test -- auth`), or of the loop criterion of its check; that is
  * found when read (queries.ts), so every row derives from its own event's stream, as forget and replay need.
  *
- * A failure row keeps what recognising it again takes: the command's family and text, a digest of what
- * failed and its distinctive terms, a one-line headline. A passing run is a key and a position only:
- * there is one for every command that succeeds.
+ * A failure row keeps the command's family and text and the keys of the runs that resolve it; what failed
+ * is read from its event when needed (identity.ts recognises it), which keeps the fold cheap. A passing run is
+ * a key and a position only: there is one for every command that succeeds.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
 import { json, type Projection, type SqlChange, sql } from "../projection.ts"
-import { failureSignature } from "./fingerprint.ts"
-import {
-  commandFamily,
-  criterionFamily,
-  failureDigest,
-  failureTerms,
-  normalizeCommand,
-  passingKeys,
-  resolvingKeys
-} from "./identity.ts"
-
-const HEADLINE_CHARS = 200
-
-/** What failed in one line: the first failure the output names, else its first line that is not empty. */
-export const failureHeadline = (output: string, errorMessage?: string): string => {
-  const named = failureSignature(output)[0]
-  const first = named ?? output.split("\n").map((l) => l.trim()).find((l) => l !== "" && !/^Exit code \d+$/.test(l)) ?? errorMessage ?? ""
-  const flat = first.replace(/\s+/g, " ").trim()
-  return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
-}
+import { commandFamily, criterionFamily, normalizeCommand, passingKeys, resolvingKeys } from "./identity.ts"
 
 interface Failure {
   readonly part: number
   readonly family: string
   readonly command: string
-  readonly output: string
-  readonly errorMessage?: string
 }
 
 // An observation's project and session are its session's; a loop check's are its loop's.
@@ -45,18 +24,14 @@ const FROM_LOOP = `(SELECT l.session_id FROM loop_runs l WHERE l.loop_id = ?), (
 
 const insertFailure = (position: number, owner: string, ownerId: string, failure: Failure): SqlChange =>
   sql(
-    `INSERT INTO failure_rows (position, part, session_id, project_path, family, command, digest, terms, resolving_keys, headline)
-     VALUES (?, ?, ${owner}, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO failure_rows (position, part, session_id, project_path, family, command, resolving_keys) VALUES (?, ?, ${owner}, ?, ?, ?)`,
     position,
     failure.part,
     ownerId,
     ownerId,
     failure.family,
     failure.command,
-    failureDigest(failure.output) ?? null,
-    json(failureTerms(failure.output)),
-    json(resolvingKeys(failure.family, failure.command)),
-    failureHeadline(failure.output, failure.errorMessage)
+    json(resolvingKeys(failure.family, failure.command))
   )
 
 const insertPasses = (position: number, keys: ReadonlyArray<number>, projectOfLoop?: string): Array<SqlChange> =>
@@ -80,8 +55,7 @@ const fold = (event: RalphMemEvent, position: number): Array<SqlChange> => {
       if (command === "") return []
       const family = commandFamily(command)
       if (event.kind !== "error") return insertPasses(position, passingKeys(family, command, false))
-      const failure = { part: 0, family, command, output: event.content, ...(event.errorMessage === undefined ? {} : { errorMessage: event.errorMessage }) }
-      return [insertFailure(position, FROM_SESSION, event.sessionId, failure)]
+      return [insertFailure(position, FROM_SESSION, event.sessionId, { part: 0, family, command })]
     }
     case "LoopCriteriaEvaluated":
       return event.results.flatMap((result, part) => {
@@ -89,8 +63,7 @@ const fold = (event: RalphMemEvent, position: number): Array<SqlChange> => {
         if (family === undefined) return []
         const command = result.command === undefined ? "" : normalizeCommand(result.command.join(" "))
         if (result.passed) return insertPasses(position, passingKeys(family, command, true), event.loopId)
-        const failure = { part, family, command: command === "" ? result.kind : command, output: result.outputTail }
-        return [insertFailure(position, FROM_LOOP, event.loopId, failure)]
+        return [insertFailure(position, FROM_LOOP, event.loopId, { part, family, command: command === "" ? result.kind : command })]
       })
     default:
       return []
@@ -109,10 +82,7 @@ export const failures: Projection = {
       project_path   TEXT,
       family         TEXT NOT NULL,
       command        TEXT NOT NULL,
-      digest         TEXT,
-      terms          TEXT NOT NULL,
       resolving_keys TEXT NOT NULL,
-      headline       TEXT NOT NULL,
       PRIMARY KEY (position, part)
     ) STRICT;
     -- project_path is set for a loop's check only: an observation's project is its observation row's.

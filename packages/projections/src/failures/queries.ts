@@ -18,15 +18,13 @@ export interface FailureRecord {
   readonly sessionId: string | null
   readonly family: string
   readonly command: string
-  readonly digest: string | null
-  readonly terms: ReadonlyArray<string>
-  readonly headline: string
+  /** What the failing run printed (trimmed as recorded): failureFacts recognises it. */
+  readonly output: string
   readonly failedAt: number
   readonly resolution: Resolution | null
 }
 
-interface FailureRow extends Omit<FailureRecord, "terms" | "resolution"> {
-  readonly terms: string
+interface FailureRow extends Omit<FailureRecord, "resolution"> {
   readonly resolvedBy: number | null
 }
 
@@ -47,7 +45,9 @@ export const projectFailures = (
 ): Array<FailureRecord> => {
   const rows = db
     .prepare(
-      `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command, f.digest, f.terms, f.headline,
+      `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command,
+              coalesce(CASE e.type WHEN 'ObservationRecorded' THEN e.payload ->> '$.content'
+                                   ELSE e.payload ->> ('$.results[' || f.part || '].outputTail') END, '') AS output,
               e.occurred_at AS failedAt, ${RESOLVED_BY} AS resolvedBy
        FROM failure_rows f JOIN events e ON e.position = f.position
        WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)
@@ -57,9 +57,8 @@ export const projectFailures = (
   const resolution = db.prepare(
     `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command FROM events WHERE position = ?`
   )
-  return rows.map(({ resolvedBy, terms, ...row }) => ({
+  return rows.map(({ resolvedBy, ...row }) => ({
     ...row,
-    terms: JSON.parse(terms) as Array<string>,
     resolution: resolvedBy === null ? null : (resolution.get(resolvedBy) as Resolution)
   }))
 }
