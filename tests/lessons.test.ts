@@ -174,7 +174,7 @@ describe("recall at the moment of failure", () => {
   it("answers a failure seen and fixed before with when, what fixed it and ids, once a session, recorded", () => {
     const root = project()
     fixingSession(root)
-    hook(root, "SessionStart", "s2", { source: "startup" })
+    // A session that was told nothing yet (its SessionStart said other things, or ran before the fix).
     const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
     expect(recalled).toMatch(/^ralph-mem: this failure was seen before\. \S+ \S+ `npm test -- auth` failed @\d+: /)
     expect(recalled).toMatch(/It passed \S+ \S+ @\d+ after: edited src\/auth\.ts @\d+/)
@@ -183,6 +183,17 @@ describe("recall at the moment of failure", () => {
     expect(output).toEqual({})
     const recorded = injections(root, "s2").filter((i) => i.hook === "PostToolUseFailure")
     expect(recorded.map((i) => i.text)).toEqual([recalled])
+  })
+
+  it("points to the lesson the session was told at its start instead of telling it again", () => {
+    const root = project()
+    fixingSession(root)
+    const atStart = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
+    const lesson = /- `npm test -- auth` failed (@\d+) /.exec(atStart)![1]!
+    const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
+    expect(recalled.startsWith(`ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told (`)).toBe(true)
+    expect(recalled).toMatch(/ \(edited src\/auth\.ts @\d+\); it passed .* @\d+\.$/)
+    expect(recalled).not.toContain("refreshes the token")
   })
 
   it("says nothing for a first occurrence, a different failure, or a failure never fixed", () => {

@@ -23,7 +23,7 @@ import {
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems, untold, withRefs } from "./inject.ts"
-import { currentFailure, recallMatch, recallText, splitFailures } from "./lessons.ts"
+import { currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
 import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
@@ -189,7 +189,8 @@ const recallLesson = (
   if (match?.resolution == null || toldInSession(memory.db, sessionId, RECALLING_HOOKS).has(match.eventId)) return inject(hook, sessionId, "", undefined)
   const resolution = match.resolution
   const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
-  const text = recallText({ ...match, resolution }, activity, project)
+  // Told as a lesson already (at the session's start): said to be that lesson, not told again.
+  const text = (toldInSession(memory.db, sessionId).has(match.eventId) ? recallPointer : recallText)({ ...match, resolution }, activity, project)
   const sources = [match.eventId, resolution.eventId, ...Object.values(activity).flatMap((items: ReadonlyArray<{ eventId: string }>) => items.map((i) => i.eventId))]
   return inject(hook, sessionId, "the same failure, seen before and fixed", { text, tokens: estimateTokens(text), sources, layer: "full" })
 }

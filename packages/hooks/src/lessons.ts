@@ -31,6 +31,9 @@ export const inProject = (path: string, project: string) => {
   return path.startsWith(root) ? path.slice(root.length) : path
 }
 
+/** The end of a long path, where its file's name is. */
+const tail = (path: string, max: number) => (path.length > max ? `…${path.slice(path.length - max + 1)}` : path)
+
 export interface OpenError {
   /** The latest failure of the command. */
   readonly latest: FailureRecord
@@ -75,7 +78,7 @@ export const fixParts = (activity: Activity, project: string, limit: number): Ar
   const list = (items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
     items.slice(0, limit).map((i) => `${render(i)} ${ref(i.position)}`).join(", ")
   return [
-    activity.edits.length === 0 ? undefined : `edited ${list(activity.edits, (i) => inProject(i.text, project))}`,
+    activity.edits.length === 0 ? undefined : `edited ${list(activity.edits, (i) => tail(inProject(i.text, project), 60))}`,
     activity.decisions.length === 0 ? undefined : `decided ${list(activity.decisions, (i) => `"${oneLine(i.text, 80)}"`)}`,
     activity.notes.length === 0 ? undefined : `noted ${list(activity.notes, (i) => `"${oneLine(i.text, 80)}"`)}`,
     activity.commands.length === 0 ? undefined : `ran ${list(activity.commands, (i) => `\`${oneLine(i.text, 60)}\``)}`
@@ -111,16 +114,31 @@ export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<Failure
 /** At most this many estimated tokens: one item, read at the moment of failure. */
 export const RECALL_BUDGET = 150
 
+/**
+ * The recall of a lesson the session was already told (at its start): which lesson it is and its first fix,
+ * not the lesson again.
+ */
+export const recallPointer = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
+  const fix = fixParts(activity, project, 1)[0]
+  return oneLine(
+    `ralph-mem: this failure was seen before and fixed: the lesson ${ref(match.position)} this session was told` +
+      `${fix === undefined ? "" : ` (${fix})`}; it passed ${day(match.resolution.at)} ${ref(match.resolution.position)}.`,
+    RECALL_BUDGET * 4
+  )
+}
+
 /** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
 export const recallText = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
   const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` failed ${ref(match.position)}: ${oneLine(failureFacts(match.output).headline, 120)}.`
   const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`
   const open = "Open any @id with ralph-mem show <id>."
-  // Fewer items of each kind until it fits: the latest, which is usually what fixed it, stays.
-  for (const limit of [3, 2, 1, 0]) {
-    const parts = limit === 0 ? [] : fixParts(activity, project, limit)
-    const text = `${seen} ${passed}${parts.length === 0 ? "." : ` after: ${parts.join("; ")}.`} ${open}`
-    if (estimateTokens(text) <= RECALL_BUDGET) return text
+  // Fewer items of each kind, then fewer kinds, until it fits: the latest edits, usually the fix, stay longest.
+  for (const limit of [3, 2, 1]) {
+    const parts = fixParts(activity, project, limit)
+    for (let kinds = parts.length; kinds >= 1; kinds--) {
+      const text = `${seen} ${passed} after: ${parts.slice(0, kinds).join("; ")}. ${open}`
+      if (estimateTokens(text) <= RECALL_BUDGET) return text
+    }
   }
   return oneLine(`${seen} ${passed}. ${open}`, RECALL_BUDGET * 4)
 }
