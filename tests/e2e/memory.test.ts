@@ -389,11 +389,11 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(bodyContains(firstRequest?.body, `SessionStart hook additional context: ${text}`)).toBe(true)
     })
 
-    it("injects the matching observation as related memory for a prompt that mentions it", () => {
-      const text = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
-      expect(text).toContain("## Related memory")
-      expect(text).toContain(MARKER)
-      expect(bodyContains(second.mock.mainRequests()[0]?.body, `UserPromptSubmit hook additional context: ${text}`)).toBe(true)
+    it("does not tell the prompt the matching observation again: the SessionStart told it already", () => {
+      const injected = eventsOfSession(project, second.sessionId).filter((e) => e.type === "ContextInjected")
+      expect(injected.map((e) => e.payload["hookEvent"])).toEqual(["SessionStart"])
+      const contexts = stringsIn(second.mock.mainRequests()[0]?.body).filter((t) => t.includes(" hook additional context: "))
+      expect(contexts.filter((t) => t.includes(MARKER))).toHaveLength(1)
     })
 
     it("reaches the second session's first model request with the distinctive output", () => {
