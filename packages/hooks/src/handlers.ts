@@ -185,7 +185,7 @@ const recallLesson = (
 ) => {
   if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return inject(hook, sessionId, "", undefined)
   const current = currentFailure(observation.inputSummary, observation.content)
-  const match = recallMatch(current, projectFailures(memory.db, { project, family: current.family, limit: FAILURES_READ }))
+  const match = recallMatch(current, projectFailures(memory.db, { project, family: current.family, resolvedOnly: true, limit: RECALL_CANDIDATES }))
   if (match?.resolution == null || toldInSession(memory.db, sessionId, RECALLING_HOOKS).has(match.eventId)) return inject(hook, sessionId, "", undefined)
   const resolution = match.resolution
   const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
@@ -196,6 +196,8 @@ const recallLesson = (
 }
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
+/** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
+const RECALL_CANDIDATES = 20
 
 const postToolUse: Handler<"PostToolUse"> = (input, context) => {
   const observation = observeToolUse(input, context.settings.memory.maxObservationChars)

@@ -3,7 +3,7 @@
  * output trimmed to a size limit. Pure: the same call gives the same observation.
  */
 import type { ObservationKind } from "@ralph-mem/events"
-import { checkKind, extractFailures, failureHeadline, signatureOf, stripAnsi } from "@ralph-mem/projections"
+import { checkKind, extractFailures, failureHeadline, stripAnsi } from "@ralph-mem/projections"
 import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
 
 export interface ToolObservation {
@@ -128,7 +128,7 @@ export const observeToolUse = (input: PostToolUseInput, limit: number): ToolObse
   const failed = isCheck && namesFailures(output.content)
   return {
     kind: failed ? "error" : isCheck ? "success" : "tool_use",
-    ...optional("errorMessage", failed ? failureHeadline(signatureOf(output.content), output.content) : undefined),
+    ...optional("errorMessage", failed ? failureHeadline(output.content) : undefined),
     toolName: input.tool_name,
     content: output.content,
     files: filesTouched(input.tool_input, input.tool_response),

@@ -3,7 +3,7 @@
  * is `npm test`), its family (the kind of check it runs, or the command itself), a digest of what failed
  * and its distinctive terms. Pure: the fold of failures and the hook that recalls them compute the same.
  */
-import { failureSignature } from "./fingerprint.ts"
+import { extractFailures, failureSignature, stripAnsi } from "./fingerprint.ts"
 
 /** The checks a command can run; a loop's criteria map onto them (test_pass is `test`). */
 export type CheckKind = "test" | "build" | "lint" | "typecheck"
@@ -106,10 +106,11 @@ export const failureDigest = (signature: ReadonlyArray<string>): string | undefi
 
 const HEADLINE_CHARS = 200
 
-/** What failed in one line: the first line of its signature, else the output's first line that says something. */
-export const failureHeadline = (signature: ReadonlyArray<string>, output: string): string => {
-  const first = signature[0] ?? output.split("\n").map((l) => l.trim()).find((l) => l !== "" && !/^Exit code \d+$/.test(l)) ?? ""
-  const flat = first.replace(/\s+/g, " ").trim()
+/** What failed in one line, as the output says it: its first line naming a failure, else its first line that says something. */
+export const failureHeadline = (output: string): string => {
+  const lines = stripAnsi(output).split(/\r?\n/).map((line) => line.trim())
+  const first = lines.find((line) => extractFailures([line]).length > 0) ?? lines.find((line) => line !== "" && !GENERIC_LINE.test(line)) ?? ""
+  const flat = first.replace(/\s+/g, " ")
   return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
 }
 
@@ -139,7 +140,7 @@ export interface FailureFacts {
 
 export const failureFacts = (output: string): FailureFacts => {
   const signature = signatureOf(output)
-  return { digest: failureDigest(signature), terms: failureTerms(signature), headline: failureHeadline(signature, output) }
+  return { digest: failureDigest(signature), terms: failureTerms(signature), headline: failureHeadline(output) }
 }
 
 /** Whether two failures are the same by their terms: most of them shared, and at least two. */

@@ -38,22 +38,24 @@ const RESOLVED_BY = `(SELECT min((
     ORDER BY p.position LIMIT 1))
   FROM json_each(f.resolving_keys) k)`
 
-/** A project's failures, newest first; `family` keeps those of one family. */
+/** A project's failures, newest first; `family` keeps those of one family, `resolvedOnly` those resolved. */
 export const projectFailures = (
   db: SqliteDatabase,
-  options: { readonly project: string; readonly family?: string; readonly limit: number }
+  options: { readonly project: string; readonly family?: string; readonly resolvedOnly?: boolean; readonly limit: number }
 ): Array<FailureRecord> => {
   const rows = db
     .prepare(
       `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command,
               coalesce(CASE e.type WHEN 'ObservationRecorded' THEN e.payload ->> '$.content'
                                    ELSE e.payload ->> ('$.results[' || f.part || '].outputTail') END, '') AS output,
-              e.occurred_at AS failedAt, ${RESOLVED_BY} AS resolvedBy
-       FROM failure_rows f JOIN events e ON e.position = f.position
-       WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)
+              e.occurred_at AS failedAt, f.resolvedBy
+       FROM (SELECT f.*, ${RESOLVED_BY} AS resolvedBy FROM failure_rows f
+             WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)) f
+       JOIN events e ON e.position = f.position
+       WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
        ORDER BY f.position DESC, f.part LIMIT @limit`
     )
-    .all({ project: options.project, family: options.family ?? null, limit: options.limit }) as Array<FailureRow>
+    .all({ project: options.project, family: options.family ?? null, resolvedOnly: options.resolvedOnly === true ? 1 : 0, limit: options.limit }) as Array<FailureRow>
   const resolution = db.prepare(
     `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command FROM events WHERE position = ?`
   )
