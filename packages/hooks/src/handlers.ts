@@ -7,9 +7,11 @@ import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
   activePlanLoop,
   activityBetween,
+  commandFamily,
   injectionBudgetTokens,
   listBeliefs,
   type Memory,
+  normalizeCommand,
   openLoops,
   positionsOf,
   projectFailures,
@@ -22,7 +24,7 @@ import {
   toldInSession,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems, untold, withRefs } from "./inject.ts"
+import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems, type Told, untold, withRefs } from "./inject.ts"
 import { currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
 import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
@@ -83,7 +85,7 @@ export const withEventRefs = (db: Memory["db"], items: ReadonlyArray<InjectionIt
   withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
 
 /** What is left to tell, each item with the id that opens it, within the budget. */
-const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: ReadonlySet<string>, budget: number) =>
+const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) =>
   fitToBudget(withEventRefs(memory.db, untold(items, told)), budget)
 
 /** How many of a project's latest failures SessionStart and the recall look at. */
@@ -120,7 +122,7 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
   })
   // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
-  const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Set<string>()
+  const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Map<string, Set<string>>()
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
   const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
@@ -184,13 +186,18 @@ const recallLesson = (
   { memory, project }: HookContext
 ) => {
   if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return inject(hook, sessionId, "", undefined)
-  const current = currentFailure(observation.inputSummary, observation.content)
-  const match = recallMatch(current, projectFailures(memory.db, { project, family: current.family, resolvedOnly: true, limit: RECALL_CANDIDATES }))
-  if (match?.resolution == null || toldInSession(memory.db, sessionId, RECALLING_HOOKS).has(match.eventId)) return inject(hook, sessionId, "", undefined)
+  const command = normalizeCommand(observation.inputSummary)
+  const candidates = projectFailures(memory.db, { project, family: commandFamily(command), resolvedOnly: true, limit: RECALL_CANDIDATES })
+  // Most failures were never fixed before: what failed is read only when there is a fix to compare with.
+  if (candidates.length === 0) return inject(hook, sessionId, "", undefined)
+  const match = recallMatch(currentFailure(command, observation.content), candidates)
+  if (match?.resolution == null) return inject(hook, sessionId, "", undefined)
+  const toldBy = toldInSession(memory.db, sessionId).get(match.eventId)
+  if (toldBy !== undefined && RECALLING_HOOKS.some((h) => toldBy.has(h))) return inject(hook, sessionId, "", undefined)
   const resolution = match.resolution
   const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
   // Told as a lesson already (at the session's start): said to be that lesson, not told again.
-  const text = (toldInSession(memory.db, sessionId).has(match.eventId) ? recallPointer : recallText)({ ...match, resolution }, activity, project)
+  const text = (toldBy === undefined ? recallText : recallPointer)({ ...match, resolution }, activity, project)
   const sources = [match.eventId, resolution.eventId, ...Object.values(activity).flatMap((items: ReadonlyArray<{ eventId: string }>) => items.map((i) => i.eventId))]
   return inject(hook, sessionId, "the same failure, seen before and fixed", { text, tokens: estimateTokens(text), sources, layer: "full" })
 }

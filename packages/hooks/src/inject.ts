@@ -255,8 +255,13 @@ export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<Inde
   ...hits.map(hitItem)
 ]
 
+/** What a session was told: the sources of its injections. */
+export interface Told {
+  readonly has: (source: string) => boolean
+}
+
 /** What the session was already told is not told again: an item goes when every one of its sources was. */
-export const untold = (items: ReadonlyArray<InjectionItem>, told: ReadonlySet<string>): Array<InjectionItem> =>
+export const untold = (items: ReadonlyArray<InjectionItem>, told: Told): Array<InjectionItem> =>
   items.filter((item) => item.sources === undefined || item.sources.length === 0 || item.sources.some((s) => !told.has(s)))
 
 /** Items without an id get the position of the event they came from, when it has one. */

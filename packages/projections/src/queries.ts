@@ -64,20 +64,23 @@ export const recentWorkSessions = (db: SqliteDatabase, project: string, limit: n
     .all(project, limit) as Array<SessionSummary>
 
 /**
- * What a session has been told (the sources of its injections, from `hooks` only when given) since its
- * context last started afresh: a compaction or a clear (SessionStart with that source) empties it.
+ * What a session has been told since its context last started afresh (a compaction or a clear: SessionStart
+ * with that source), each source with the hooks whose injections named it.
  */
-export const toldInSession = (db: SqliteDatabase, sessionId: string, hooks?: ReadonlyArray<string>): Set<string> => {
+export const toldInSession = (db: SqliteDatabase, sessionId: string): Map<string, Set<string>> => {
   const rows = db
     .prepare(
-      `SELECT e.payload ->> '$.sources' FROM events e
-       WHERE e.stream_id = @stream AND e.type = 'ContextInjected' AND (@hooks IS NULL OR e.payload ->> '$.hookEvent' IN (SELECT value FROM json_each(@hooks)))
+      `SELECT e.payload ->> '$.hookEvent' AS hook, e.payload ->> '$.sources' AS sources FROM events e
+       WHERE e.stream_id = @stream AND e.type = 'ContextInjected'
          AND e.position > coalesce((SELECT max(c.position) FROM events c WHERE c.stream_id = @stream AND c.type = 'SessionStarted'
                                     AND c.payload ->> '$.source' IN ('compact', 'clear')), 0)`
     )
-    .pluck()
-    .all({ stream: `session:${sessionId}`, hooks: hooks === undefined ? null : JSON.stringify(hooks) }) as Array<string>
-  return new Set(rows.flatMap((sources) => JSON.parse(sources) as Array<string>))
+    .all({ stream: `session:${sessionId}` }) as Array<{ readonly hook: string; readonly sources: string }>
+  const told = new Map<string, Set<string>>()
+  for (const { hook, sources } of rows) {
+    for (const source of JSON.parse(sources) as Array<string>) told.set(source, (told.get(source) ?? new Set()).add(hook))
+  }
+  return told
 }
 
 /** The log positions of events, and of sessions (their first event's), by event id or session id. */
