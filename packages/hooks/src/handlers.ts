@@ -24,8 +24,17 @@ import {
   toldInSession,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems, type Told, untold, withRefs } from "./inject.ts"
-import { currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
+import {
+  fitToBudget,
+  type Injection,
+  type InjectionItem,
+  promptItems,
+  sessionStartItems,
+  type Told,
+  untold,
+  withRefs
+} from "./inject.ts"
+import { activityIds, currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
 import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
@@ -116,7 +125,12 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     openErrors: open.slice(0, OPEN_ERRORS),
     lessons: lessons.slice(0, LESSONS).map((lesson) => ({
       ...lesson,
-      activity: activityBetween(memory.db, { project, after: lesson.failure.position, before: lesson.resolution.position, limit: 3 })
+      activity: activityBetween(memory.db, {
+        project,
+        after: lesson.failure.position,
+        before: lesson.resolution.position,
+        limit: 3
+      })
     })),
     summaries: recentWorkSessions(memory.db, project, 3),
     successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
@@ -145,7 +159,8 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     limit: 5,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
-  const injection = toTell(memory, promptItems(loop, hits), toldInSession(memory.db, input.session_id), injectionBudgetTokens(settings))
+  const told = toldInSession(memory.db, input.session_id)
+  const injection = toTell(memory, promptItems(loop, hits), told, injectionBudgetTokens(settings))
   const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
@@ -185,24 +200,29 @@ const recallLesson = (
   observation: ToolObservation,
   { memory, project }: HookContext
 ) => {
-  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return inject(hook, sessionId, "", undefined)
+  const nothing = inject(hook, sessionId, "", undefined)
+  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return nothing
   const command = normalizeCommand(observation.inputSummary)
-  const candidates = projectFailures(memory.db, { project, family: commandFamily(command), resolvedOnly: true, limit: RECALL_CANDIDATES })
+  const family = commandFamily(command)
+  const candidates = projectFailures(memory.db, { project, family, resolvedOnly: true, limit: RECALL_CANDIDATES })
   // Most failures were never fixed before: what failed is read only when there is a fix to compare with.
-  if (candidates.length === 0) return inject(hook, sessionId, "", undefined)
+  if (candidates.length === 0) return nothing
   const match = recallMatch(currentFailure(command, observation.content), candidates)
-  if (match?.resolution == null) return inject(hook, sessionId, "", undefined)
+  if (match?.resolution == null) return nothing
   const toldBy = toldInSession(memory.db, sessionId).get(match.eventId)
-  if (toldBy !== undefined && RECALLING_HOOKS.some((h) => toldBy.has(h))) return inject(hook, sessionId, "", undefined)
+  if (toldBy !== undefined && RECALLING_HOOKS.some((h) => toldBy.has(h))) return nothing
   const resolution = match.resolution
   const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
   // Told as a lesson already (at the session's start): said to be that lesson, not told again.
   const text = (toldBy === undefined ? recallText : recallPointer)({ ...match, resolution }, activity, project)
-  const sources = [match.eventId, resolution.eventId, ...Object.values(activity).flatMap((items: ReadonlyArray<{ eventId: string }>) => items.map((i) => i.eventId))]
-  return inject(hook, sessionId, "the same failure, seen before and fixed", { text, tokens: estimateTokens(text), sources, layer: "full" })
+  const sources = [match.eventId, resolution.eventId, ...activityIds(activity)]
+  const recalled = { text, tokens: estimateTokens(text), sources, layer: "full" } as const
+  return inject(hook, sessionId, "the same failure, seen before and fixed", recalled)
 }
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
+
+const observed = (sessionId: string, observation: ToolObservation): RalphMemEvent => ({ _tag: "ObservationRecorded", sessionId, ...observation })
 /** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
 const RECALL_CANDIDATES = 20
 
@@ -210,7 +230,7 @@ const postToolUse: Handler<"PostToolUse"> = (input, context) => {
   const observation = observeToolUse(input, context.settings.memory.maxObservationChars)
   const recalled = recallLesson("PostToolUse", input.session_id, observation, context)
   return {
-    ...withOutput([{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }, ...recalled.events], recalled.output),
+    ...withOutput([observed(input.session_id, observation), ...recalled.events], recalled.output),
     ...toolKey(input.session_id, input.tool_use_id)
   }
 }
@@ -219,7 +239,7 @@ const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, context) => {
   const observation = observeToolFailure(input, context.settings.memory.maxObservationChars)
   const recalled = recallLesson("PostToolUseFailure", input.session_id, observation, context)
   return {
-    ...withOutput([{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }, ...recalled.events], recalled.output),
+    ...withOutput([observed(input.session_id, observation), ...recalled.events], recalled.output),
     ...toolKey(input.session_id, input.tool_use_id)
   }
 }

@@ -5,7 +5,6 @@
  */
 import {
   type Activity,
-  type ActivityItem,
   type Belief,
   failureFacts,
   estimateTokens,
@@ -17,7 +16,7 @@ import {
   type SessionSummary,
   type TaskDetail
 } from "@ralph-mem/projections"
-import { day, fixParts, type Lesson, oneLine, type OpenError, ref } from "./lessons.ts"
+import { activityIds, day, fixParts, type Lesson, oneLine, type OpenError, ref } from "./lessons.ts"
 
 export interface InjectionItem {
   readonly section: string
@@ -192,7 +191,8 @@ export interface ProjectMemory {
 const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
   const { headline } = failureFacts(latest.output)
   const line = (max: number) =>
-    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ${oneLine(headline, max)}`
+    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
+    oneLine(headline, max)
   return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
 }
 
@@ -205,9 +205,11 @@ const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem 
   return {
     section: "Lessons: errors fixed since",
     full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}; ` +
-      `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; passed ${day(resolution.at)} ${ref(resolution.position)}`,
-    compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}${firstFix === undefined ? "" : ` after: ${firstFix}`}`,
-    sources: [...lesson.sources, ...Object.values(lesson.activity).flatMap((items: ReadonlyArray<ActivityItem>) => items.map((i) => i.eventId))],
+      `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; ` +
+      `passed ${day(resolution.at)} ${ref(resolution.position)}`,
+    compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}` +
+      (firstFix === undefined ? "" : ` after: ${firstFix}`),
+    sources: [...lesson.sources, ...activityIds(lesson.activity)],
     ref: failure.position
   }
 }
@@ -262,10 +264,13 @@ export interface Told {
 
 /** What the session was already told is not told again: an item goes when every one of its sources was. */
 export const untold = (items: ReadonlyArray<InjectionItem>, told: Told): Array<InjectionItem> =>
-  items.filter((item) => item.sources === undefined || item.sources.length === 0 || item.sources.some((s) => !told.has(s)))
+  items.filter((item) => (item.sources ?? []).length === 0 || item.sources!.some((s) => !told.has(s)))
 
 /** Items without an id get the position of the event they came from, when it has one. */
-export const withRefs = (items: ReadonlyArray<InjectionItem>, positions: ReadonlyMap<string, number>): Array<InjectionItem> =>
+export const withRefs = (
+  items: ReadonlyArray<InjectionItem>,
+  positions: ReadonlyMap<string, number>
+): Array<InjectionItem> =>
   items.map((item) => {
     const position = item.ref ?? (item.sources?.[0] === undefined ? undefined : positions.get(item.sources[0]))
     return position === undefined ? item : { ...item, ref: position }

@@ -54,17 +54,22 @@ const commandOf = (failure: FailureRecord) => `${failure.family}\u0000${failure.
  * Failures (newest first) as open errors, one per command, and lessons, one per passing run that resolved
  * any: the newest first in both.
  */
-export const splitFailures = (failures: ReadonlyArray<FailureRecord>): { readonly open: Array<OpenError>; readonly lessons: Array<Lesson> } => {
+export const splitFailures = (
+  failures: ReadonlyArray<FailureRecord>
+): { readonly open: Array<OpenError>; readonly lessons: Array<Lesson> } => {
   const open = new Map<string, { latest: FailureRecord; sources: Array<string> }>()
   const lessons = new Map<number, { failure: FailureRecord; resolution: Resolution; sources: Array<string> }>()
   for (const failure of failures) {
-    if (failure.resolution === null) {
-      const group = open.get(commandOf(failure)) ?? open.set(commandOf(failure), { latest: failure, sources: [] }).get(commandOf(failure))!
+    const { resolution } = failure
+    if (resolution === null) {
+      const key = commandOf(failure)
+      const group = open.get(key) ?? { latest: failure, sources: [] }
       group.sources.push(failure.eventId)
+      open.set(key, group)
     } else {
-      const key = failure.resolution.position
-      const group = lessons.get(key) ?? lessons.set(key, { failure, resolution: failure.resolution, sources: [failure.resolution.eventId] }).get(key)!
+      const group = lessons.get(resolution.position) ?? { failure, resolution, sources: [resolution.eventId] }
       group.sources.push(failure.eventId)
+      lessons.set(resolution.position, group)
     }
   }
   return {
@@ -73,16 +78,22 @@ export const splitFailures = (failures: ReadonlyArray<FailureRecord>): { readonl
   }
 }
 
+/** The events of what came between, for the sources of an injection that tells it. */
+export const activityIds = (activity: Activity): Array<string> =>
+  [activity.edits, activity.decisions, activity.notes, activity.commands].flatMap((items) => items.map((i) => i.eventId))
+
 /** What came between a failure and its passing run, in a few words with ids; empty when nothing was recorded. */
 export const fixParts = (activity: Activity, project: string, limit: number): Array<string> => {
   const list = (items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
     items.slice(0, limit).map((i) => `${render(i)} ${ref(i.position)}`).join(", ")
+  const part = (verb: string, items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
+    items.length === 0 ? [] : [`${verb} ${list(items, render)}`]
   return [
-    activity.edits.length === 0 ? undefined : `edited ${list(activity.edits, (i) => tail(inProject(i.text, project), 60))}`,
-    activity.decisions.length === 0 ? undefined : `decided ${list(activity.decisions, (i) => `"${oneLine(i.text, 80)}"`)}`,
-    activity.notes.length === 0 ? undefined : `noted ${list(activity.notes, (i) => `"${oneLine(i.text, 80)}"`)}`,
-    activity.commands.length === 0 ? undefined : `ran ${list(activity.commands, (i) => `\`${oneLine(i.text, 60)}\``)}`
-  ].filter((p): p is string => p !== undefined)
+    ...part("edited", activity.edits, (i) => tail(inProject(i.text, project), 60)),
+    ...part("decided", activity.decisions, (i) => `"${oneLine(i.text, 80)}"`),
+    ...part("noted", activity.notes, (i) => `"${oneLine(i.text, 80)}"`),
+    ...part("ran", activity.commands, (i) => `\`${oneLine(i.text, 60)}\``)
+  ]
 }
 
 /** The failure being handled, recognised as the read model of failures recognises them. */
@@ -106,7 +117,8 @@ export const currentFailure = (command: string, output: string): CurrentFailure 
  */
 export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<FailureRecord>): FailureRecord | undefined =>
   past.find((p) => {
-    if (p.resolution === null || p.family !== current.family || (current.family === "command" && p.command !== current.command)) return false
+    if (p.resolution === null || p.family !== current.family) return false
+    if (current.family === "command" && p.command !== current.command) return false
     const facts = failureFacts(p.output)
     return (current.digest !== undefined && facts.digest === current.digest) || sameTerms(current.terms, facts.terms)
   })
@@ -114,22 +126,28 @@ export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<Failure
 /** At most this many estimated tokens: one item, read at the moment of failure. */
 export const RECALL_BUDGET = 150
 
+/** A failure with the passing run that resolved it. */
+export type Fixed = FailureRecord & { readonly resolution: Resolution }
+
 /**
  * The recall of a lesson the session was already told (at its start): which lesson it is and its first fix,
  * not the lesson again.
  */
-export const recallPointer = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
+export const recallPointer = (match: Fixed, activity: Activity, project: string): string => {
   const fix = fixParts(activity, project, 1)[0]
+  const passed = `it passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`
   return oneLine(
     `ralph-mem: this failure was seen before and fixed: the lesson ${ref(match.position)} this session was told` +
-      `${fix === undefined ? "" : ` (${fix})`}; it passed ${day(match.resolution.at)} ${ref(match.resolution.position)}.`,
+      `${fix === undefined ? "" : ` (${fix})`}; ${passed}.`,
     RECALL_BUDGET * 4
   )
 }
 
 /** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
-export const recallText = (match: FailureRecord & { readonly resolution: Resolution }, activity: Activity, project: string): string => {
-  const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` failed ${ref(match.position)}: ${oneLine(failureFacts(match.output).headline, 120)}.`
+export const recallText = (match: Fixed, activity: Activity, project: string): string => {
+  const headline = oneLine(failureFacts(match.output).headline, 120).replace(/\.$/, "")
+  const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` ` +
+    `failed ${ref(match.position)}: ${headline}.`
   const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`
   const open = "Open any @id with ralph-mem show <id>."
   // Fewer items of each kind, then fewer kinds, until it fits: the latest edits, usually the fix, stay longest.

@@ -27,6 +27,11 @@ export interface EventDetail {
   }
 }
 
+type EventRow = Omit<EventDetail, "ref" | "payload" | "session"> & {
+  readonly position: number
+  readonly payload: string
+}
+
 /** How many of a session's observations its detail lists (the latest). */
 const SESSION_INDEX = 50
 
@@ -35,15 +40,18 @@ export const eventDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): Ar
   const rows = db
     .prepare(
       `SELECT position, event_id AS id, type, stream_id AS streamId, occurred_at AS createdAt, payload FROM events
-       WHERE redacted_by IS NULL AND (event_id IN (SELECT value FROM json_each(@ids)) OR position IN (SELECT value FROM json_each(@positions)))
+       WHERE redacted_by IS NULL
+         AND (event_id IN (SELECT value FROM json_each(@ids)) OR position IN (SELECT value FROM json_each(@positions)))
        ORDER BY position`
     )
-    .all({ ids: JSON.stringify(ids), positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? [])) }) as Array<
-      Omit<EventDetail, "ref" | "payload" | "session"> & { readonly position: number; readonly payload: string }
-    >
+    .all({
+      ids: JSON.stringify(ids),
+      positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? []))
+    }) as Array<EventRow>
   const session = db.prepare(`SELECT session_id AS sessionId, summary FROM sessions WHERE id = ?`)
   const index = db.prepare(
-    `SELECT '@' || id AS ref, type, trim(coalesce(tool_name || ' ', '') || coalesce(input_summary, substr(content, 1, 120))) AS title
+    `SELECT '@' || id AS ref, type,
+            trim(coalesce(tool_name || ' ', '') || coalesce(input_summary, substr(content, 1, 120))) AS title
      FROM observations WHERE session_id = ? ORDER BY id DESC LIMIT ?`
   )
   return rows.map(({ position, payload, ...row }) => {
@@ -54,7 +62,12 @@ export const eventDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): Ar
       payload: JSON.parse(payload) as Record<string, unknown>,
       ...(started === undefined
         ? {}
-        : { session: { ...started, observations: (index.all(started.sessionId, SESSION_INDEX) as Array<SessionIndexLine>).reverse() } })
+        : {
+          session: {
+            ...started,
+            observations: (index.all(started.sessionId, SESSION_INDEX) as Array<SessionIndexLine>).reverse()
+          }
+        })
     }
   })
 }

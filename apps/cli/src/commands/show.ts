@@ -19,7 +19,8 @@ const answers = (item: { readonly id: string; readonly ref: string }, id: string
 const printEvent = (e: EventDetail) =>
   Console.log(
     e.session === undefined
-      ? [`${e.ref}  ${e.type} (${e.id}, ${e.streamId}, ${formatTime(e.createdAt)})`, JSON.stringify(e.payload, null, 2), ""].join("\n")
+      ? [`${e.ref}  ${e.type} (${e.id}, ${e.streamId}, ${formatTime(e.createdAt)})`, JSON.stringify(e.payload, null, 2)]
+        .join("\n") + "\n"
       : [
         `${e.ref}  session ${e.session.sessionId} (started ${formatTime(e.createdAt)})`,
         ...(e.session.summary === null ? [] : ["", e.session.summary]),

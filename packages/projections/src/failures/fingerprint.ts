@@ -30,7 +30,8 @@ export const failureSignature = (
   const named = uniqueSorted(extractFailures(lines).map(scrub))
   if (named.length > 0) return named
   const generic = options.generic
-  return uniqueSorted(firstErrorLines(generic === undefined ? lines : lines.filter((line) => !generic.test(line))).map(scrub))
+  const candidates = generic === undefined ? lines : lines.filter((line) => !generic.test(line))
+  return uniqueSorted(firstErrorLines(candidates).map(scrub))
 }
 
 /** Builds the fingerprint: `<16 hex of sha-256> <first signature line>`. */

@@ -33,7 +33,8 @@ const CRITERION_KINDS: Readonly<Record<string, CheckKind>> = {
 }
 
 /** The family of a loop criterion: its check, `custom` for a command of the user's, none for the others. */
-export const criterionFamily = (kind: string): string | undefined => CRITERION_KINDS[kind] ?? (kind === "custom" ? "custom" : undefined)
+export const criterionFamily = (kind: string): string | undefined =>
+  CRITERION_KINDS[kind] ?? (kind === "custom" ? "custom" : undefined)
 
 /**
  * The command as run, without what only shapes its output: a leading `cd <dir> &&`, the commands it is
@@ -93,7 +94,15 @@ export const passingKeys = (family: string, command: string | undefined, criteri
 ]
 
 /** Lines every failure of a tool prints: they say nothing about what failed. */
-const GENERIC_LINE = /^\s*(?:(?:npm|pnpm|yarn)(?: ERR!| error|:)|error Command failed|make(?:\[\d+\])?: \*\*\*|Exit code \d+\s*$|Error: Process completed with exit code)/
+const GENERIC_LINE = new RegExp(
+  [
+    String.raw`^\s*(?:npm|pnpm|yarn)(?: ERR!| error|:)`,
+    String.raw`^\s*error Command failed`,
+    String.raw`^\s*make(?:\[\d+\])?: \*\*\*`,
+    String.raw`^\s*Exit code \d+\s*$`,
+    String.raw`^\s*Error: Process completed with exit code`
+  ].join("|")
+)
 
 const SIGNATURE_HEX = 14
 
@@ -106,10 +115,11 @@ export const failureDigest = (signature: ReadonlyArray<string>): string | undefi
 
 const HEADLINE_CHARS = 200
 
-/** What failed in one line, as the output says it: its first line naming a failure, else its first line that says something. */
+/** What failed in one line, as the output says it: its first line naming a failure, else one that says something. */
 export const failureHeadline = (output: string): string => {
   const lines = stripAnsi(output).split(/\r?\n/).map((line) => line.trim())
-  const first = lines.find((line) => extractFailures([line]).length > 0) ?? lines.find((line) => line !== "" && !GENERIC_LINE.test(line)) ?? ""
+  const first = lines.find((line) => extractFailures([line]).length > 0) ??
+    lines.find((line) => line !== "" && !GENERIC_LINE.test(line)) ?? ""
   const flat = first.replace(/\s+/g, " ")
   return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
 }

@@ -20,11 +20,13 @@ interface Failure {
 
 // An observation's project and session are its session's; a loop check's are its loop's.
 const FROM_SESSION = `?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)`
-const FROM_LOOP = `(SELECT l.session_id FROM loop_runs l WHERE l.loop_id = ?), (SELECT l.project_path FROM loop_runs l WHERE l.loop_id = ?)`
+const FROM_LOOP = `(SELECT l.session_id FROM loop_runs l WHERE l.loop_id = ?),
+  (SELECT l.project_path FROM loop_runs l WHERE l.loop_id = ?)`
 
 const insertFailure = (position: number, owner: string, ownerId: string, failure: Failure): SqlChange =>
   sql(
-    `INSERT INTO failure_rows (position, part, session_id, project_path, family, command, resolving_keys) VALUES (?, ?, ${owner}, ?, ?, ?)`,
+    `INSERT INTO failure_rows (position, part, session_id, project_path, family, command, resolving_keys)
+     VALUES (?, ?, ${owner}, ?, ?, ?)`,
     position,
     failure.part,
     ownerId,
@@ -63,7 +65,8 @@ const fold = (event: RalphMemEvent, position: number): Array<SqlChange> => {
         if (family === undefined) return []
         const command = result.command === undefined ? "" : normalizeCommand(result.command.join(" "))
         if (result.passed) return insertPasses(position, passingKeys(family, command, true), event.loopId)
-        return [insertFailure(position, FROM_LOOP, event.loopId, { part, family, command: command === "" ? result.kind : command })]
+        const failure = { part, family, command: command === "" ? result.kind : command }
+        return [insertFailure(position, FROM_LOOP, event.loopId, failure)]
       })
     default:
       return []

@@ -34,14 +34,20 @@ interface FailureRow extends Omit<FailureRecord, "resolution"> {
  */
 const RESOLVED_BY = `(SELECT min((
     SELECT p.position FROM pass_rows p LEFT JOIN observation_rows o ON o.id = p.position
-    WHERE p.command_key = k.value AND p.position > f.position AND coalesce(p.project_path, o.project_path) = f.project_path
+    WHERE p.command_key = k.value AND p.position > f.position
+      AND coalesce(p.project_path, o.project_path) = f.project_path
     ORDER BY p.position LIMIT 1))
   FROM json_each(f.resolving_keys) k)`
 
 /** A project's failures, newest first; `family` keeps those of one family, `resolvedOnly` those resolved. */
 export const projectFailures = (
   db: SqliteDatabase,
-  options: { readonly project: string; readonly family?: string; readonly resolvedOnly?: boolean; readonly limit: number }
+  options: {
+    readonly project: string
+    readonly family?: string
+    readonly resolvedOnly?: boolean
+    readonly limit: number
+  }
 ): Array<FailureRecord> => {
   const rows = db
     .prepare(
@@ -55,9 +61,15 @@ export const projectFailures = (
        WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
        ORDER BY f.position DESC, f.part LIMIT @limit`
     )
-    .all({ project: options.project, family: options.family ?? null, resolvedOnly: options.resolvedOnly === true ? 1 : 0, limit: options.limit }) as Array<FailureRow>
+    .all({
+      project: options.project,
+      family: options.family ?? null,
+      resolvedOnly: options.resolvedOnly === true ? 1 : 0,
+      limit: options.limit
+    }) as Array<FailureRow>
   const resolution = db.prepare(
-    `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command FROM events WHERE position = ?`
+    `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command
+     FROM events WHERE position = ?`
   )
   return rows.map(({ resolvedBy, ...row }) => ({
     ...row,
@@ -97,7 +109,8 @@ export const activityBetween = (
   const commands = db
     .prepare(
       `SELECT id AS position, event_id AS eventId, input_summary AS text FROM observations
-       WHERE project_path = @project AND id > @after AND id < @before AND tool_name = 'Bash' AND input_summary IS NOT NULL
+       WHERE project_path = @project AND id > @after AND id < @before
+         AND tool_name = 'Bash' AND input_summary IS NOT NULL
        ORDER BY id DESC LIMIT @limit`
     )
     .all(params) as Array<ActivityItem>
