@@ -6,7 +6,7 @@
 import {
   type Activity,
   type Belief,
-  failureFacts,
+  failureHeadline,
   estimateTokens,
   type IndexHit,
   type ObservationHit,
@@ -189,7 +189,7 @@ export interface ProjectMemory {
 }
 
 const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
-  const { headline } = failureFacts(latest.output)
+  const headline = failureHeadline(latest.output)
   const line = (max: number) =>
     `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
     oneLine(headline, max)
@@ -198,7 +198,7 @@ const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => 
 
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
   const { failure, resolution } = lesson
-  const { headline } = failureFacts(failure.output)
+  const headline = failureHeadline(failure.output)
   const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
   const fix = fixParts(lesson.activity, project, 3)
   const firstFix = fixParts(lesson.activity, project, 1)[0]

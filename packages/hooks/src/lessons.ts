@@ -9,6 +9,7 @@ import {
   commandFamily,
   estimateTokens,
   failureFacts,
+  failureHeadline,
   type FailureRecord,
   normalizeCommand,
   type Resolution,
@@ -145,7 +146,7 @@ export const recallPointer = (match: Fixed, activity: Activity, project: string)
 
 /** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
 export const recallText = (match: Fixed, activity: Activity, project: string): string => {
-  const headline = oneLine(failureFacts(match.output).headline, 120).replace(/\.$/, "")
+  const headline = oneLine(failureHeadline(match.output), 120).replace(/\.$/, "")
   const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` ` +
     `failed ${ref(match.position)}: ${headline}.`
   const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`

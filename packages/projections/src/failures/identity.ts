@@ -145,12 +145,11 @@ export const failureTerms = (signature: ReadonlyArray<string>): Array<string> =>
 export interface FailureFacts {
   readonly digest: string | undefined
   readonly terms: ReadonlyArray<string>
-  readonly headline: string
 }
 
 export const failureFacts = (output: string): FailureFacts => {
   const signature = signatureOf(output)
-  return { digest: failureDigest(signature), terms: failureTerms(signature), headline: failureHeadline(output) }
+  return { digest: failureDigest(signature), terms: failureTerms(signature) }
 }
 
 /** Whether two failures are the same by their terms: most of them shared, and at least two. */
