@@ -222,27 +222,23 @@ const recallLesson = (
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
 
-const observed = (sessionId: string, observation: ToolObservation): RalphMemEvent => ({ _tag: "ObservationRecorded", sessionId, ...observation })
 /** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
 const RECALL_CANDIDATES = 20
 
-const postToolUse: Handler<"PostToolUse"> = (input, context) => {
-  const observation = observeToolUse(input, context.settings.memory.maxObservationChars)
-  const recalled = recallLesson("PostToolUse", input.session_id, observation, context)
-  return {
-    ...withOutput([observed(input.session_id, observation), ...recalled.events], recalled.output),
-    ...toolKey(input.session_id, input.tool_use_id)
-  }
+/** A tool call recorded as an observation; a failed command this project saw fixed before is answered with the lesson. */
+const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
+  hook: H,
+  observe: (input: HookInput<H>, limit: number) => ToolObservation
+): Handler<H> =>
+(input, context) => {
+  const observation = observe(input, context.settings.memory.maxObservationChars)
+  const recalled = recallLesson(hook, input.session_id, observation, context)
+  const recorded: RalphMemEvent = { _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }
+  return { ...withOutput([recorded, ...recalled.events], recalled.output), ...toolKey(input.session_id, input.tool_use_id) }
 }
 
-const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, context) => {
-  const observation = observeToolFailure(input, context.settings.memory.maxObservationChars)
-  const recalled = recallLesson("PostToolUseFailure", input.session_id, observation, context)
-  return {
-    ...withOutput([observed(input.session_id, observation), ...recalled.events], recalled.output),
-    ...toolKey(input.session_id, input.tool_use_id)
-  }
-}
+const postToolUse = recordTool("PostToolUse", observeToolUse)
+const postToolUseFailure = recordTool("PostToolUseFailure", observeToolFailure)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
 const stop: Handler<"Stop"> = (input, { settings }) => {
