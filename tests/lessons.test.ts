@@ -4,7 +4,8 @@
  * recent sessions; a failure seen and fixed before is recalled the moment it comes back.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { mkdirSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -91,6 +92,40 @@ describe("an error fixed in an earlier session", () => {
     // Told once, as a lesson: the session summaries after it only say what each session did.
     const told = text.slice(0, text.indexOf("## Recent sessions"))
     expect(told.match(/refreshes the token/g)).toHaveLength(1)
+  })
+
+  it("fixed by a Ralph loop (its check passing at Stop) is a lesson at the next SessionStart, not an error", () => {
+    const root = tempFolder()
+    const git = (...args: Array<string>) => execFileSync("git", args, { cwd: root, stdio: "ignore" })
+    git("init", "-q")
+    git("config", "user.email", "dev@example.com")
+    git("config", "user.name", "dev")
+    const check = `if (!require("fs").existsSync("fixed")) { console.log(" FAIL  src/thing.test.ts > the thing is fixed"); process.exit(1) }`
+    writeFileSync(join(root, "check.js"), check)
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
+      tool_use_id: "toolu_1",
+      error: "Exit code 1\n FAIL  src/thing.test.ts > the thing is fixed"
+    })
+    const started = runCli(["ralph", "start", "fix the thing", "--session", "s1", "--criteria", "test_pass=node check.js", "--json"], {
+      cwd: root,
+      env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "" }
+    })
+    expect(started.code, started.stderr).toBe(0)
+    hook(root, "Stop", "s1", { stop_hook_active: false, last_assistant_message: "Trying." })
+    writeFileSync(join(root, "fixed"), "yes")
+    hook(root, "Stop", "s1", { stop_hook_active: true, last_assistant_message: "Fixed." })
+    expect(query(root, "SELECT status FROM loop_runs")).toEqual([{ status: "success" }])
+    hook(root, "SessionEnd", "s1", { reason: "exit" })
+    const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
+    // One lesson for the passing check, which resolved both the npm test run and the loop's own failed check.
+    expect(text).toMatch(/## Lessons: errors fixed since\n- `node check\.js` failed @\d+ .* with FAIL src\/thing\.test\.ts > the thing is fixed; .*passed .* @\d+\n/)
+    expect(text).not.toContain("## Open errors")
+    expect(text).not.toContain("## Recent errors")
   })
 
   it("is an open error, first among what happened, while no run has passed", () => {
