@@ -22,6 +22,7 @@ import {
   type Settings,
   estimateTokens,
   toldInSession,
+  sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import {
@@ -69,8 +70,11 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
-/** Records what was injected and returns the hook output that carries it. */
-const inject = (hook: HookName, sessionId: string, reason: string, injection: Injection | undefined) =>
+/**
+ * Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output
+ * that carries it.
+ */
+const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: string, injection?: Injection) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
@@ -81,7 +85,7 @@ const inject = (hook: HookName, sessionId: string, reason: string, injection: In
         reason: `${reason} (${injection.layer} layer)`,
         text: injection.text,
         tokens: injection.tokens,
-        sources: injection.sources
+        sources: sourceEventIds(db, injection.sources)
       } satisfies RalphMemEvent],
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
@@ -93,9 +97,14 @@ const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | u
 export const withEventRefs = (db: Memory["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
   withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
 
-/** What is left to tell, each item with the id that opens it, within the budget. */
-const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) =>
-  fitToBudget(withEventRefs(memory.db, untold(items, told)), budget)
+/**
+ * What is left to tell, each item with the id that opens it, within the budget. Sources are compared as
+ * injections record them: a session's summary by its event (sourceEventIds).
+ */
+const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) => {
+  const recorded = items.map((item) => (item.sources === undefined ? item : { ...item, sources: sourceEventIds(memory.db, item.sources) }))
+  return fitToBudget(withEventRefs(memory.db, untold(recorded, told)), budget)
+}
 
 /** How many of a project's latest failures SessionStart and the recall look at. */
 const FAILURES_READ = 50
@@ -138,7 +147,7 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
   // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
   const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Map<string, Set<string>>()
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
-  const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  const injected = inject(memory.db, "SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -161,7 +170,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
   })
   const told = toldInSession(memory.db, input.session_id)
   const injection = toTell(memory, promptItems(loop, hits), told, injectionBudgetTokens(settings))
-  const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
+  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
@@ -200,7 +209,7 @@ const recallLesson = (
   observation: ToolObservation,
   { memory, project }: HookContext
 ) => {
-  const nothing = inject(hook, sessionId, "", undefined)
+  const nothing = inject(memory.db, hook, sessionId, "")
   if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return nothing
   const command = normalizeCommand(observation.inputSummary)
   const family = commandFamily(command)
@@ -217,7 +226,7 @@ const recallLesson = (
   const text = (toldBy === undefined ? recallText : recallPointer)({ ...match, resolution }, activity, project)
   const sources = [match.eventId, resolution.eventId, ...activityIds(activity)]
   const recalled = { text, tokens: estimateTokens(text), sources, layer: "full" } as const
-  return inject(hook, sessionId, "the same failure, seen before and fixed", recalled)
+  return inject(memory.db, hook, sessionId, "the same failure, seen before and fixed", recalled)
 }
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]

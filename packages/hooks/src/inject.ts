@@ -103,7 +103,13 @@ const restoreItem = (notice: RestoreNotice): InjectionItem => {
   const what = notice.backup === null
     ? "no backup existed, so memory starts afresh"
     : `the newest good backup was restored (${notice.backup})`
-  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ${what}. The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
+  const salvage = notice.salvaged === null || notice.salvaged === undefined
+    ? ""
+    : ` ${notice.salvaged} event(s) written after it were read back from the damaged file` +
+      `${notice.unreadable ? `; ${notice.unreadable} could not be read and are lost` : ""}.`
+  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ` +
+    `${what}.${salvage} ` +
+    `The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
   return { section: "ralph-mem notice", full: line, compact: line }
 }
 
@@ -148,11 +154,12 @@ const findingItem = (finding: TaskDetail["findings"][number]): InjectionItem => 
   sources: [finding.id]
 })
 
+/** A summary's source is its session: the hook records the summary's event in its place (`sourceEventIds`). */
 const lastSummaryItem = (sessionId: string, startedAt: number, summary: string): InjectionItem => ({
   section: BRIEF,
-  sources: [sessionId],
   full: `- last session (${day(startedAt)}): ${oneLine(summary, 600)}`,
-  compact: `- last session: ${oneLine(summary, 120)}`
+  compact: `- last session: ${oneLine(summary, 120)}`,
+  sources: [sessionId]
 })
 
 /**

@@ -121,6 +121,7 @@ describe("what a session is told at its start", () => {
       "## Open errors",
       "- 2026-11-20 09:00 `npm test -- db` failed: older failure @2"
     ].join("\n"))
+    // The summary is named by its session: the hook records the summary's event in its place.
     expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "s1", "belief-1", "err-0"])
   })
 

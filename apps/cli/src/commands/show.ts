@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { formatTime, printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 import { printDetail } from "./search.ts"
 
 /** Whether an item answers an id as given: its event id, or its short id in any spelling. */
@@ -41,7 +41,7 @@ export const show = Command.make(
     json: flags.json
   },
   (input) =>
-    withStore(input.db, ({ db }) =>
+    withExistingStore(input.db, ({ db }) =>
       Effect.gen(function*() {
         const observations = fullDetails(db, input.ids).map((d) => ({ ...d, ref: `@${d.position}` }))
         const rest = input.ids.filter((id) => !observations.some((d) => answers(d, id)))
