@@ -4,11 +4,12 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs"
-import { basename, dirname, join } from "node:path"
+import { type Stats, statSync } from "node:fs"
+import { dirname } from "node:path"
 import { DatabaseUnusable } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
+import { createPrivateFile, ensureFolder, inspectMemoryFolder, tightenFile } from "./safe-fs.ts"
 
 export type SqliteDatabase = Database.Database
 
@@ -45,40 +46,15 @@ export const releaseForExit = (db: SqliteDatabase, path: string): void => {
   }
 }
 
-/**
- * Creates missing folders as 0700 (never changing folders that already exist); a `.ralph-mem` folder
- * also gets a `.gitignore` of `*`. Hooks of a new project can run at once: a folder another process
- * made in the meantime is left as it is.
- */
-export const ensureFolder = (folder: string): void => {
-  const missing: Array<string> = []
-  for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
-  for (const dir of missing) {
-    try {
-      mkdirSync(dir, { mode: 0o700 })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
-      throw error
-    }
-    chmodSync(dir, 0o700)
-  }
-  // Our own folder keeps memory out of commits even when the project's .gitignore forgets it.
-  const gitignore = join(folder, ".gitignore")
-  if (basename(folder) === ".ralph-mem" && !existsSync(gitignore)) writeFileSync(gitignore, "*\n", { mode: 0o600 })
-}
-
-/** Creates the file as 0600 when it does not exist yet. */
-const createPrivateFile = (path: string): void => {
-  try {
-    closeSync(openSync(path, "wx", 0o600))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-  }
-}
-
-/** Tightens an existing database that others could read; only once it is known to be ours. */
-const tightenPermissions = (path: string): void => {
-  if (path !== ":memory:" && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+/** Refuses a memory folder that is not the user's own, before anything (SQLite included) touches it. */
+const refuseUnsafeFolder = (path: string): Stats | undefined => {
+  const { problem, database } = inspectMemoryFolder(path)
+  if (problem === undefined) return database
+  throw new DatabaseUnusable({
+    path,
+    problem: "unsafe",
+    reason: `memory folder refused, nothing is recorded in it: ${problem.path}: ${problem.reason}. ${problem.fix}`
+  })
 }
 
 const sqliteCode = (error: unknown): string | undefined => {
@@ -161,14 +137,18 @@ const migrate = (db: SqliteDatabase, path: string): void => {
 export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
   Effect.try({
     try: () => {
-      ensureFolder(dirname(path))
-      createPrivateFile(path)
+      const existing = path === ":memory:" ? undefined : refuseUnsafeFolder(path)
+      if (path !== ":memory:") {
+        ensureFolder(dirname(path))
+        if (existing === undefined) createPrivateFile(path)
+      }
       const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
       try {
         const header = readHeader(db)
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
-        tightenPermissions(path)
+        // Tightened (through its descriptor) only once it is known to be ours.
+        if (existing !== undefined && (existing.mode & 0o077) !== 0) tightenFile(path)
         // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a
         // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
         if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")

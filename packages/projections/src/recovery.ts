@@ -4,9 +4,9 @@
  * place (or a new, empty database when there is none), the projections are rebuilt from its log, and a
  * DatabaseRestored event records what happened, so the next SessionStart tells the user once.
  */
-import { newSqliteDatabase, streams } from "@ralph-mem/events"
+import { copyToPrivateFile, ensureMemorySubfolder, newSqliteDatabase, streams } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs"
+import { existsSync, renameSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { replay } from "./replay.ts"
@@ -42,14 +42,14 @@ export interface Recovery {
 /** Sets the damaged database aside and restores the newest good backup. Synchronous file work only. */
 export const restoreFromBackup = (databasePath: string, now = new Date()): Recovery => {
   const folder = join(dirname(databasePath), "damaged")
-  if (!existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 })
+  ensureMemorySubfolder(folder)
   const damagedCopy = join(folder, `memory-${now.toISOString().replace(/[:.]/g, "-")}.db`)
   if (existsSync(databasePath)) renameSync(databasePath, damagedCopy)
   for (const suffix of ["-wal", "-shm"]) {
     if (existsSync(databasePath + suffix)) renameSync(databasePath + suffix, damagedCopy + suffix)
   }
   const good = listBackups(databasePath).find((b) => passesIntegrityCheck(b.path))
-  if (good !== undefined) copyFileSync(good.path, databasePath)
+  if (good !== undefined) copyToPrivateFile(good.path, databasePath)
   return { damagedCopy, backup: good?.path }
 }
 

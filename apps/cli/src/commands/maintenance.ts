@@ -1,5 +1,16 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, openDatabase, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import {
+  compactLog,
+  type CompactOptions,
+  type CompactReport,
+  ensureFolder,
+  inspectMemoryFolder,
+  MEMORY_FOLDER,
+  openDatabase,
+  type SqliteDatabase,
+  storageError,
+  tightenFile
+} from "@ralph-mem/events"
 import {
   backupDue,
   isCorruption,
@@ -18,8 +29,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { CliError, Command, Flag } from "effect/cli"
-import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
 import { databasePath, withStore } from "../store.ts"
@@ -140,14 +151,23 @@ export const doctor = Command.make(
       const path = databasePath(input.db)
       const checks: Array<Check> = []
       const add = (check: Check) => checks.push(check)
+      // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
+      const refused = inspectMemoryFolder(path).problem
+      if (refused !== undefined) {
+        add({ check: "memory folder", ok: false, detail: `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}` })
+        if (input.json) yield* printJson({ database: path, ok: false, checks })
+        else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
+        return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
+      }
       if (!existsSync(path)) {
         add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
       } else {
         // Permissions: only the owner may read memory.
         for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
           const actual = mode(target)
-          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && dirname(path).endsWith(".ralph-mem")
-          if (tooOpen && input.repair) chmodSync(target, wanted)
+          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && basename(dirname(path)) === MEMORY_FOLDER
+          // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
+          if (tooOpen && input.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
           add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
         }
         // Can it be opened at all, and is it sound?

@@ -24,7 +24,11 @@ export const closestName = (name: string, candidates: Iterable<string>): string 
   return best?.name
 }
 
+/** A key as problems name it: a plain word as written, anything else (a file's text) by its length only. */
+const plainKey = /^[A-Za-z0-9_.[\]-]{1,80}$/
+
 export const unknownKeyProblem = (key: string, name: string, siblings: Iterable<string>): string => {
+  if (!plainKey.test(key)) return `an unknown key of ${[...name].length} characters that is not a plain name`
   const suggestion = closestName(name, siblings)
   return suggestion === undefined ? `unknown key ${key}` : `unknown key ${key}; did you mean ${suggestion}?`
 }

@@ -1,0 +1,231 @@
+/**
+ * A cloned repository is hostile: it can commit `.ralph-mem/` with links in it (to the user's shell
+ * start-up, to a folder of theirs) and a config file holding shell text. Real hook processes and the real
+ * CLI run in such a project; nothing outside it may change, and no planted text may reach a log.
+ */
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+import { recordFigures } from "./support/figures.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+/** What a hostile config holds: shell text that would run if it ever reached a shell start-up file. */
+const PLANTED = "$(touch ~/pwned)"
+const isRoot = process.getuid?.() === 0
+const NOBODY = 65534
+
+interface Home {
+  readonly root: string
+  readonly bashrc: string
+  readonly folder: string
+}
+
+/** The user's home: a shell start-up file (0644) and a folder of theirs. */
+const makeHome = (): Home => {
+  const root = tempFolder()
+  const bashrc = join(root, ".bashrc")
+  writeFileSync(bashrc, "# the user's shell start-up\nexport PATH=$HOME/bin:$PATH\n")
+  chmodSync(bashrc, 0o644)
+  const folder = join(root, "documents")
+  mkdirSync(folder)
+  chmodSync(folder, 0o755)
+  writeFileSync(join(folder, "notes.txt"), "mine\n")
+  return { root, bashrc, folder }
+}
+
+/** Every file and folder below `root` with its content (files) and mode. */
+const contents = (root: string): Map<string, string> => {
+  const found = new Map<string, string>()
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      const stats = lstatSync(path)
+      if (stats.isDirectory()) {
+        found.set(path, `folder ${(stats.mode & 0o777).toString(8)}`)
+        walk(path)
+      } else {
+        found.set(path, `${(stats.mode & 0o777).toString(8)} ${stats.isFile() ? readFileSync(path, "latin1") : "link"}`)
+      }
+    }
+  }
+  walk(root)
+  return found
+}
+
+/** Files below `root` (no link followed) whose bytes hold `text`. */
+const filesHolding = (root: string, text: string, except: ReadonlyArray<string> = []): Array<string> => {
+  const found: Array<string> = []
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      const stats = lstatSync(path)
+      if (stats.isDirectory()) walk(path)
+      else if (stats.isFile() && !except.includes(path) && readFileSync(path, "latin1").includes(text)) found.push(path)
+    }
+  }
+  walk(root)
+  return found
+}
+
+const hostileConfig = [
+  "memory:",
+  `  context_window: "${PLANTED}"`,
+  "loop:",
+  "  success_criteria:",
+  "    - type: custom",
+  `      command: "${PLANTED}"`,
+  ""
+].join("\n")
+
+/** A cloned project whose committed .ralph-mem holds the hostile config. */
+const makeProject = (): { readonly root: string; readonly memory: string } => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  const memory = join(root, ".ralph-mem")
+  mkdirSync(memory)
+  writeFileSync(join(memory, "config.yaml"), hostileConfig)
+  return { root, memory }
+}
+
+interface Scenario {
+  readonly name: string
+  /** Plants the hostile content; returns the path the refusal must name. */
+  readonly plant: (project: { readonly root: string; readonly memory: string }, home: Home) => string
+  readonly rootOnly?: boolean
+}
+
+const scenarios: ReadonlyArray<Scenario> = [
+  { name: "hooks.log is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "hooks.log")) },
+  {
+    name: ".ralph-mem is a link to a folder of the user's",
+    plant: ({ root, memory }, home) => {
+      writeFileSync(join(home.folder, "config.yaml"), hostileConfig)
+      replaceWithLink(memory, home.folder)
+      return join(root, ".ralph-mem")
+    }
+  },
+  { name: "memory.db is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db")) },
+  { name: "memory.db-wal is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-wal")) },
+  { name: "memory.db-shm is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-shm")) },
+  { name: "memory.db-journal is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-journal")) },
+  { name: ".gitignore is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, ".gitignore")) },
+  { name: "backups is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "backups")) },
+  {
+    name: "damaged is a link to a folder of the user's, and the database is not SQLite",
+    plant: ({ memory }, home) => {
+      writeFileSync(join(memory, "memory.db"), "not a database at all, so a hook would set it aside")
+      return link(home.folder, join(memory, "damaged"))
+    }
+  },
+  { name: "export is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "export")) },
+  { name: "plans is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "plans")) },
+  { name: "snapshots is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "snapshots")) },
+  { name: "config.yaml is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "config.yaml"), true) },
+  {
+    name: ".ralph-mem belongs to another user",
+    rootOnly: true,
+    plant: ({ memory }) => {
+      chownSync(memory, NOBODY, NOBODY)
+      return memory
+    }
+  },
+  {
+    name: "hooks.log belongs to another user",
+    rootOnly: true,
+    plant: ({ memory }) => {
+      const log = join(memory, "hooks.log")
+      writeFileSync(log, "")
+      chownSync(log, NOBODY, NOBODY)
+      return log
+    }
+  },
+  {
+    name: "memory.db is a folder",
+    plant: ({ memory }) => {
+      mkdirSync(join(memory, "memory.db"))
+      return join(memory, "memory.db")
+    }
+  }
+]
+
+function link(target: string, path: string, replace = false): string {
+  if (replace) replaceWithLink(path, target)
+  else symlinkSync(target, path)
+  return path
+}
+
+function replaceWithLink(path: string, target: string): void {
+  const { rmSync } = process.getBuiltinModule("node:fs")
+  rmSync(path, { recursive: true, force: true })
+  symlinkSync(target, path)
+}
+
+let tried = 0
+let hookRuns = 0
+let cliRuns = 0
+
+afterAll(() => {
+  recordFigures("fs", { "hostile-path scenarios": tried, "hook runs in hostile projects": hookRuns, "CLI runs in hostile projects": cliRuns })
+})
+
+describe("a hostile repository", () => {
+  for (const scenario of scenarios) {
+    it.skipIf(scenario.rootOnly === true && !isRoot)(`${scenario.name}: nothing outside changes, the user is told`, () => {
+      const home = makeHome()
+      const project = makeProject()
+      const refused = scenario.plant(project, home)
+      const before = contents(home.root)
+      const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+      const hook = (event: string, fields: Record<string, unknown>) => {
+        hookRuns++
+        const run = runHookProcess(event, payload(event, "hostile-1", project.root, fields), { cwd: project.root, env })
+        expect(run.code).toBe(0)
+        return run
+      }
+      const start = hook("SessionStart", { source: "startup" })
+      hook("UserPromptSubmit", { prompt: "hello", prompt_id: "p1" })
+      hook("PostToolUse", { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a", stderr: "" }, tool_use_id: "t1" })
+      hook("Stop", { stop_hook_active: false, last_assistant_message: "done" })
+      hook("SessionStart", { source: "compact" })
+      const cli = (...args: Array<string>) => {
+        cliRuns++
+        return runCli(args, { cwd: project.root, env })
+      }
+      const status = cli("status")
+      const doctor = cli("doctor", "--repair")
+      cli("backup")
+      cli("maintain")
+      cli("export")
+      cli("config", "memory.context_window", "5000")
+
+      // The user's files are exactly as they were: contents, modes, nothing added.
+      expect(contents(home.root)).toEqual(before)
+      expect(existsSync(join(home.root, "pwned"))).toBe(false)
+      // No planted text reached any file but the config that carried it.
+      const carriers = [join(project.memory, "config.yaml"), join(home.folder, "config.yaml")]
+      expect(filesHolding(project.root, "touch ~/pwned", carriers)).toEqual([])
+
+      // Told once: at the session's start, not after a compaction.
+      expect(JSON.parse(start.stdout).systemMessage).toContain(refused)
+      expect(status.code).not.toBe(0)
+      expect(status.stderr + status.stdout).toContain(refused)
+      expect(doctor.code).not.toBe(0)
+      expect(doctor.stdout).toContain("FAIL  memory folder")
+      tried++
+    })
+  }
+
+  it("the compaction SessionStart of a refused folder prints nothing (told once a session)", () => {
+    const home = makeHome()
+    const project = makeProject()
+    link(home.bashrc, join(project.memory, "hooks.log"))
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s", project.root, { source: "compact" }), {
+      cwd: project.root,
+      env: { HOME: home.root }
+    })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe("")
+  })
+})
