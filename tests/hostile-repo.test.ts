@@ -229,3 +229,44 @@ describe("a hostile repository", () => {
     expect(run.stdout).toBe("")
   })
 })
+
+describe("a project's config file that came with the clone", () => {
+  it("records the session, logs the file and key of a bad value (never its text), and runs none of its commands until accepted", () => {
+    const home = makeHome()
+    const project = makeProject()
+    const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+    for (const [event, fields] of [
+      ["SessionStart", { source: "startup" }],
+      ["UserPromptSubmit", { prompt: "hello", prompt_id: "p1" }]
+    ] as const) {
+      hookRuns++
+      const run = runHookProcess(event, payload(event, "clone-1", project.root, fields), { cwd: project.root, env })
+      expect(run.code).toBe(0)
+      expect(run.stdout).not.toContain("systemMessage")
+    }
+    const log = readFileSync(join(project.memory, "hooks.log"), "utf8")
+    expect(log).toContain(`${join(project.memory, "config.yaml")}: memory.context_window: expected an integer >= 1000 (tokens), got a string of 16 characters`)
+    expect(filesHolding(project.root, "touch ~/pwned", [join(project.memory, "config.yaml")])).toEqual([])
+
+    const cli = (...args: Array<string>) => {
+      cliRuns++
+      return runCli(args, { cwd: project.root, env })
+    }
+    const finding = "loop.success_criteria sets commands to run, ignored until you accept this file"
+    const config = JSON.parse(cli("config", "--json").stdout) as { settings: Record<string, unknown>; untrusted: Array<string> }
+    expect(config.untrusted[0]).toContain(finding)
+    expect(config.settings["loop.success_criteria"]).toEqual([{ type: "test_pass" }])
+    expect((JSON.parse(cli("status", "--json").stdout) as { config: Array<string> }).config[0]).toContain(finding)
+    expect(cli("doctor").stdout).toContain(`NOTE  config: ${join(project.memory, "config.yaml")}: ${finding}`)
+
+    const accepted = cli("config", "trust")
+    expect(accepted.code).toBe(0)
+    expect(accepted.stdout).toContain(`loop.success_criteria: [{"type":"custom","command":"${PLANTED}"}]`)
+    expect(JSON.parse(cli("config", "loop.success_criteria", "--json").stdout)).toEqual({
+      "loop.success_criteria": [{ type: "custom", command: PLANTED }]
+    })
+    // The record is the user's, outside the project.
+    expect(existsSync(join(home.root, ".config", "ralph-mem", "trusted-projects.json"))).toBe(true)
+    tried++
+  })
+})

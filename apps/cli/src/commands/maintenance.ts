@@ -135,6 +135,8 @@ interface Check {
   readonly ok: boolean
   readonly detail: string
   readonly repaired?: string
+  /** Worth knowing, not a fault: a setting ignored until the user accepts the project's config file. */
+  readonly note?: boolean
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777
@@ -222,12 +224,18 @@ export const doctor = Command.make(
       const recent = existsSync(log)
         ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l) as { time: string; reason: string } } catch { return undefined } }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
         : []
+      // Settings ignored: invalid ones, and commands in a project's file the user has not accepted yet.
+      const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+      for (const finding of [...loaded.untrusted, ...loaded.problems]) add({ check: "config", ok: true, note: true, detail: finding })
       // History, not a current problem: every one of these was handled (failed open, or recovered).
       add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {
-        for (const c of checks) yield* Console.log(`${c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        for (const c of checks) {
+          const label = c.note === true ? "NOTE" : c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"
+          yield* Console.log(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        }
       }
       if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
     }).pipe(

@@ -1,6 +1,7 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
 import { LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
-import { listBackups } from "@ralph-mem/projections"
+import { findProjectRoot } from "@ralph-mem/events"
+import { listBackups, loadSettings } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
@@ -55,6 +56,11 @@ const activeLoops = (db: SqliteDatabase) =>
     )
     .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>
 
+const configFindings = (): ReadonlyArray<string> => {
+  const { untrusted, problems } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+  return [...untrusted, ...problems]
+}
+
 export const status = Command.make("status", { db: flags.db, json: flags.json }, ({ db, json }) =>
   withStore(db, ({ log, db: sqlite, path }) =>
     Effect.gen(function*() {
@@ -76,7 +82,9 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         lastInjection: lastInjection(sqlite),
         activeLoops: activeLoops(sqlite),
         lastBackup: listBackups(path)[0] === undefined ? null : new Date(listBackups(path)[0]!.takenAt).toISOString(),
-        hooks: hookStats(sqlite)
+        hooks: hookStats(sqlite),
+        // Settings ignored: commands in a project's file not accepted yet (`config trust`), invalid values.
+        config: configFindings()
       }
       if (json) return yield* printJson(report)
       yield* printFields([
@@ -105,7 +113,8 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         [
           "hooks",
           `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)`
-        ]
+        ],
+        ["config", report.config.length === 0 ? "ok" : report.config.join("\n")]
       ])
     })
   )

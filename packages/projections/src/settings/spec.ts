@@ -25,6 +25,11 @@ export interface SettingSpec {
   readonly decode: (raw: unknown) => Decoded
   /** `Settings` value -> YAML value (durations back to "30m", criteria back to snake_case). */
   readonly encode: (value: unknown) => unknown
+  /**
+   * Does this value make ralph-mem run a command (or reach outside the project)? Such a value in a
+   * project's file applies only once the user has accepted the file (trust.ts).
+   */
+  readonly needsTrust?: (value: unknown) => boolean
 }
 
 /**

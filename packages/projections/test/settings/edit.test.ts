@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { writeSetting } from "../../src/settings/index.ts"
+import { acceptProjectFile, writeSetting } from "../../src/settings/index.ts"
 import { machine } from "./fixture.ts"
 
 const commented = [
@@ -64,6 +64,8 @@ describe("writeSetting changes one key and keeps the rest of the file", () => {
       ["loop.success_criteria", "[{type: custom, command: [npm, test]}]"]
     ] as const
     for (const [key, value] of writes) expect(writeSetting({ file: m.projectFile, key, value })).toEqual({ problems: [] })
+    // The criteria hold a command: they apply once the user accepts the file (trust.test.ts).
+    acceptProjectFile(m.load().files)
     const { settings, problems } = m.load()
     expect(problems).toEqual([])
     expect(settings.memory.injectedMemory).toBe(0.1)

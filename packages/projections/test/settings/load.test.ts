@@ -134,7 +134,7 @@ describe("success criteria", () => {
   it("read commands, exit codes, markers and timeouts", () => {
     const m = machine()
     m.write(
-      m.projectFile,
+      m.globalFile,
       [
         "loop:",
         "  success_criteria:",
@@ -188,9 +188,9 @@ describe("success criteria", () => {
 
   it("an unknown key inside an item is reported with a suggestion and ignored", () => {
     const m = machine()
-    m.write(m.projectFile, "loop:\n  success_criteria:\n    - {type: custom, command: make check, markr: x}\n")
+    m.write(m.globalFile, "loop:\n  success_criteria:\n    - {type: custom, command: make check, markr: x}\n")
     const { settings, problems } = m.load()
-    expect(problems).toEqual([`${m.projectFile}: unknown key loop.success_criteria[0].markr; did you mean marker?`])
+    expect(problems).toEqual([`${m.globalFile}: unknown key loop.success_criteria[0].markr; did you mean marker?`])
     expect(settings.loop.successCriteria).toEqual([{ type: "custom", command: "make check", expectedExitCode: 0 }])
   })
 })
