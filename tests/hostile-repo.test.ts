@@ -270,3 +270,25 @@ describe("a project's config file that came with the clone", () => {
     tried++
   })
 })
+
+describe("the hooks' code cache in a shared temporary folder", () => {
+  it("is neither read nor written through a link another user planted where it lives", () => {
+    const home = makeHome()
+    const root = tempFolder()
+    mkdirSync(join(root, ".git"))
+    const cache = join(tempFolder(), "node-compile-cache")
+    mkdirSync(cache)
+    symlinkSync(home.folder, join(cache, "ralph-mem"))
+    const before = contents(home.root)
+    for (let i = 0; i < 2; i++) {
+      hookRuns++
+      const run = runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }), {
+        cwd: root,
+        env: { HOME: home.root, NODE_COMPILE_CACHE: cache }
+      })
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+    }
+    expect(contents(home.root)).toEqual(before)
+    tried++
+  })
+})
