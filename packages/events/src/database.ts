@@ -4,7 +4,7 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { type Stats, statSync } from "node:fs"
+import { accessSync, constants, type Stats, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseUnusable } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
@@ -45,6 +45,48 @@ export const releaseForExit = (db: SqliteDatabase, path: string): void => {
     // Not now: a later process checkpoints.
   }
 }
+
+/** Can this process write the database and its folder (where SQLite makes its WAL and shared memory)? */
+export const canWriteDatabase = (path: string): boolean => {
+  try {
+    accessSync(dirname(path), constants.W_OK)
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A database this process may only read (a read-only folder or file: a mounted backup, a shared copy). SQLite
+ * reads a WAL database read-only when its shared-memory file exists; when it does not and cannot be made,
+ * the file is opened as immutable, which is exact as long as no WAL holds writes the file lacks.
+ */
+export const openReadOnly = (path: string, timeout = 5000): SqliteDatabase => {
+  try {
+    const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true, timeout })
+    try {
+      db.prepare("SELECT count(*) FROM sqlite_schema").get()
+      return db
+    } catch (error) {
+      db.close()
+      throw error
+    }
+  } catch (error) {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      throw new DatabaseUnusable({
+        path,
+        problem: "unreachable",
+        reason: `read-only, and its WAL holds writes it cannot read without writing (${sqliteCode(error) ?? "?"}): make the folder writable once`
+      })
+    }
+    return newSqliteDatabase(immutableUri(path), { readonly: true, fileMustExist: true, timeout })
+  }
+}
+
+/** A `file:` URI (SQLite's syntax: `?` and `#` escaped) that opens `path` as a file nothing changes. */
+const immutableUri = (path: string): string =>
+  `file:${encodeURI(path.replace(/\\/g, "/")).replace(/[?#]/g, encodeURIComponent)}?immutable=1`
 
 /** Refuses a memory folder that is not the user's own, before anything (SQLite included) touches it. */
 const refuseUnsafeFolder = (path: string): Stats | undefined => {
@@ -138,15 +180,25 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
   Effect.try({
     try: () => {
       const existing = path === ":memory:" ? undefined : refuseUnsafeFolder(path)
-      if (path !== ":memory:") {
+      const readOnly = existing !== undefined && !canWriteDatabase(path)
+      if (path !== ":memory:" && !readOnly) {
         ensureFolder(dirname(path))
         if (existing === undefined) createPrivateFile(path)
       }
-      const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
+      const timeout = options.busyTimeoutMs ?? 5000
+      const db = readOnly ? openReadOnly(path, timeout) : newSqliteDatabase(path, { timeout })
       try {
         const header = readHeader(db)
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
+        if (readOnly && header.version !== LATEST_SCHEMA_VERSION) {
+          throw new DatabaseUnusable({
+            path,
+            problem: "unreachable",
+            reason: `read-only, and written by an older ralph-mem (schema ${header.version}): make the folder and the file writable once, so it can be brought up to date`
+          })
+        }
+        if (readOnly) return db
         // Tightened (through its descriptor) only once it is known to be ours.
         if (existing !== undefined && (existing.mode & 0o077) !== 0) tightenFile(path)
         // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a

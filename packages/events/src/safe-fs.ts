@@ -161,9 +161,13 @@ const openChecked = (path: string, flags: number, mode = PRIVATE_FILE): number =
   }
 }
 
-/** Sets the mode through the descriptor, only when it differs (a read-only file system refuses any change). */
-const tightenOpen = (fd: number, wanted: number): void => {
-  if ((fstatSync(fd).mode & 0o777) !== wanted) fchmodSync(fd, wanted)
+/**
+ * Takes away what group and others may do, through the descriptor, and only when they may do something:
+ * the owner's bits are never added (a memory folder made read-only on purpose stays read-only), and a
+ * read-only file system is never asked for a change.
+ */
+const tightenOpen = (fd: number, mode = fstatSync(fd).mode): void => {
+  if ((mode & 0o077) !== 0) fchmodSync(fd, mode & 0o700)
 }
 
 const writeAll = (fd: number, data: string | Uint8Array): void => {
@@ -184,7 +188,7 @@ export const createPrivateFile = (path: string, data: string | Uint8Array = ""):
     throw error
   }
   try {
-    tightenOpen(fd, PRIVATE_FILE)
+    tightenOpen(fd)
     writeAll(fd, data)
   } finally {
     closeSync(fd)
@@ -196,7 +200,7 @@ export const createPrivateFile = (path: string, data: string | Uint8Array = ""):
 export const appendPrivateFile = (path: string, data: string): void => {
   const fd = openChecked(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT)
   try {
-    tightenOpen(fd, PRIVATE_FILE)
+    tightenOpen(fd)
     writeAll(fd, data)
   } finally {
     closeSync(fd)
@@ -226,11 +230,11 @@ export const writePrivateFile = (path: string, data: string | Uint8Array, mode =
   }
 }
 
-/** Makes an existing file of this user's 0600, through its descriptor (never following a link). */
+/** Takes group and other access away from a file of this user's, through its descriptor (never following a link). */
 export const tightenFile = (path: string): void => {
   const fd = openChecked(path, constants.O_RDONLY)
   try {
-    tightenOpen(fd, PRIVATE_FILE)
+    tightenOpen(fd)
   } finally {
     closeSync(fd)
   }
@@ -242,7 +246,7 @@ export const copyToPrivateFile = (from: string, to: string): void => {
   tightenFile(to)
 }
 
-/** Opens a folder without following a link, checks it is this user's, and tightens it to 0700 if asked. */
+/** Opens a folder without following a link, checks it is this user's, and takes group and other access away if asked. */
 const checkFolder = (folder: string, tighten: boolean): void => {
   let fd: number
   try {
@@ -257,7 +261,7 @@ const checkFolder = (folder: string, tighten: boolean): void => {
     const stats = fstatSync(fd)
     const problem = problemOf(folder, stats, "folder")
     if (problem !== undefined) throw problem
-    if (tighten && (stats.mode & 0o777) !== PRIVATE_FOLDER) fchmodSync(fd, PRIVATE_FOLDER)
+    if (tighten) tightenOpen(fd, stats.mode)
   } finally {
     closeSync(fd)
   }

@@ -1,5 +1,6 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
 import {
+  canWriteDatabase,
   compactLog,
   type CompactOptions,
   type CompactReport,
@@ -188,9 +189,18 @@ export const doctor = Command.make(
         } else {
           add({ check: "database", ok: true, detail: "integrity check passed" })
         }
+        // A read-only folder or file: reads work, the hooks cannot record (and verify needs to write).
+        const writable = canWriteDatabase(path)
+        if (!writable) {
+          add({
+            check: "write access",
+            ok: false,
+            detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, but nothing is recorded until both are writable`
+          })
+        }
         // The read models against the log, whenever the database (as found, or as repaired) opens.
-        const memory = yield* Effect.result(openMemory({ path }))
-        if (memory._tag === "Success") {
+        const memory = writable ? yield* Effect.result(openMemory({ path })) : undefined
+        if (memory?._tag === "Success") {
           try {
             const report = yield* verify(memory.success)
             if (!report.ok && input.repair) {
