@@ -77,7 +77,7 @@ const problemOf = (path: string, stats: Stats, kind: "file" | "folder"): UnsafeP
       path,
       problem: "wrong_type",
       reason: `it is not a ${kind === "folder" ? "folder" : "regular file"}`,
-      fix: `Move it away: ralph-mem then makes its own.`
+      fix: `ralph-mem needs a ${kind} there: choose another path, or move this one away.`
     })
   }
   if (kind === "file" && stats.nlink > 1) {
