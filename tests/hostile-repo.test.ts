@@ -3,7 +3,17 @@
  * start-up, to a folder of theirs) and a config file holding shell text. Real hook processes and the real
  * CLI run in such a project; nothing outside it may change, and no planted text may reach a log.
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -96,8 +106,20 @@ interface Scenario {
   readonly rootOnly?: boolean
 }
 
+/** A link in .ralph-mem, where ralph-mem keeps `name`, to the user's shell start-up. */
+const linkedFile = (name: string): Scenario => ({
+  name: `${name} is a link to ~/.bashrc`,
+  plant: ({ memory }, home) => link(home.bashrc, join(memory, name), existsSync(join(memory, name)))
+})
+
+/** A link in .ralph-mem, where ralph-mem keeps its folder `name`, to a folder of the user's. */
+const linkedFolder = (name: string): Scenario => ({
+  name: `${name} is a link to a folder of the user's`,
+  plant: ({ memory }, home) => link(home.folder, join(memory, name))
+})
+
 const scenarios: ReadonlyArray<Scenario> = [
-  { name: "hooks.log is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "hooks.log")) },
+  linkedFile("hooks.log"),
   {
     name: ".ralph-mem is a link to a folder of the user's",
     plant: ({ root, memory }, home) => {
@@ -106,12 +128,8 @@ const scenarios: ReadonlyArray<Scenario> = [
       return join(root, ".ralph-mem")
     }
   },
-  { name: "memory.db is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db")) },
-  { name: "memory.db-wal is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-wal")) },
-  { name: "memory.db-shm is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-shm")) },
-  { name: "memory.db-journal is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "memory.db-journal")) },
-  { name: ".gitignore is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, ".gitignore")) },
-  { name: "backups is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "backups")) },
+  ...["memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal", ".gitignore"].map(linkedFile),
+  linkedFolder("backups"),
   {
     name: "damaged is a link to a folder of the user's, and the database is not SQLite",
     plant: ({ memory }, home) => {
@@ -119,10 +137,8 @@ const scenarios: ReadonlyArray<Scenario> = [
       return link(home.folder, join(memory, "damaged"))
     }
   },
-  { name: "export is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "export")) },
-  { name: "plans is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "plans")) },
-  { name: "snapshots is a link to a folder of the user's", plant: ({ memory }, home) => link(home.folder, join(memory, "snapshots")) },
-  { name: "config.yaml is a link to ~/.bashrc", plant: ({ memory }, home) => link(home.bashrc, join(memory, "config.yaml"), true) },
+  ...["export", "plans", "snapshots"].map(linkedFolder),
+  linkedFile("config.yaml"),
   {
     name: ".ralph-mem belongs to another user",
     rootOnly: true,
@@ -167,12 +183,17 @@ let hookRuns = 0
 let cliRuns = 0
 
 afterAll(() => {
-  recordFigures("fs", { "hostile-path scenarios": tried, "hook runs in hostile projects": hookRuns, "CLI runs in hostile projects": cliRuns })
+  recordFigures("fs", {
+    "hostile-path scenarios": tried,
+    "hook runs in hostile projects": hookRuns,
+    "CLI runs in hostile projects": cliRuns
+  })
 })
 
 describe("a hostile repository", () => {
   for (const scenario of scenarios) {
-    it.skipIf(scenario.rootOnly === true && !isRoot)(`${scenario.name}: nothing outside changes, the user is told`, () => {
+    const title = `${scenario.name}: nothing outside changes, the user is told`
+    it.skipIf(scenario.rootOnly === true && !isRoot)(title, () => {
       const home = makeHome()
       const project = makeProject()
       const refused = scenario.plant(project, home)
@@ -186,7 +207,7 @@ describe("a hostile repository", () => {
       }
       const start = hook("SessionStart", { source: "startup" })
       hook("UserPromptSubmit", { prompt: "hello", prompt_id: "p1" })
-      hook("PostToolUse", { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a", stderr: "" }, tool_use_id: "t1" })
+      hook("PostToolUse", { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a" } })
       hook("Stop", { stop_hook_active: false, last_assistant_message: "done" })
       hook("SessionStart", { source: "compact" })
       const cli = (...args: Array<string>) => {
@@ -231,7 +252,7 @@ describe("a hostile repository", () => {
 })
 
 describe("a project's config file that came with the clone", () => {
-  it("records the session, logs the file and key of a bad value (never its text), and runs none of its commands until accepted", () => {
+  it("records, logs the file and key of a bad value (never its text), runs no command until accepted", () => {
     const home = makeHome()
     const project = makeProject()
     const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
@@ -245,7 +266,9 @@ describe("a project's config file that came with the clone", () => {
       expect(run.stdout).not.toContain("systemMessage")
     }
     const log = readFileSync(join(project.memory, "hooks.log"), "utf8")
-    expect(log).toContain(`${join(project.memory, "config.yaml")}: memory.context_window: expected an integer >= 1000 (tokens), got a string of 16 characters`)
+    const file = join(project.memory, "config.yaml")
+    const expected = "memory.context_window: expected an integer >= 1000 (tokens), got a string of 16 characters"
+    expect(log).toContain(`${file}: ${expected}`)
     expect(filesHolding(project.root, "touch ~/pwned", [join(project.memory, "config.yaml")])).toEqual([])
 
     const cli = (...args: Array<string>) => {
@@ -253,7 +276,8 @@ describe("a project's config file that came with the clone", () => {
       return runCli(args, { cwd: project.root, env })
     }
     const finding = "loop.success_criteria sets commands to run, ignored until you accept this file"
-    const config = JSON.parse(cli("config", "--json").stdout) as { settings: Record<string, unknown>; untrusted: Array<string> }
+    type Listing = { settings: Record<string, unknown>; untrusted: Array<string> }
+    const config = JSON.parse(cli("config", "--json").stdout) as Listing
     expect(config.untrusted[0]).toContain(finding)
     expect(config.settings["loop.success_criteria"]).toEqual([{ type: "test_pass" }])
     expect((JSON.parse(cli("status", "--json").stdout) as { config: Array<string> }).config[0]).toContain(finding)
@@ -282,10 +306,9 @@ describe("the hooks' code cache in a shared temporary folder", () => {
     const before = contents(home.root)
     for (let i = 0; i < 2; i++) {
       hookRuns++
-      const run = runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }), {
-        cwd: root,
-        env: { HOME: home.root, NODE_COMPILE_CACHE: cache }
-      })
+      const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
+      const env = { HOME: home.root, NODE_COMPILE_CACHE: cache }
+      const run = runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, fields), { cwd: root, env })
       expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
     }
     expect(contents(home.root)).toEqual(before)

@@ -3,7 +3,17 @@
  * 0700 folders and 0600 files; and a memory folder made read-only still answers every read command.
  */
 import { spawnSync } from "node:child_process"
-import { chmodSync, chownSync, copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -26,7 +36,8 @@ const hook = (root: string, event: string, fields: Record<string, unknown>) => {
 /** A session with a note, an observation and a summary. */
 const session = (root: string) => {
   hook(root, "SessionStart", { source: "startup" })
-  hook(root, "PostToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_response: { stdout: "TokenExpiredError in refreshSession", stderr: "" }, tool_use_id: "t1" })
+  const output = { stdout: "TokenExpiredError in refreshSession", stderr: "" }
+  hook(root, "PostToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_response: output })
   expect(runCli(["inject", "use pnpm, never npm"], { cwd: root }).code).toBe(0)
 }
 
@@ -56,7 +67,8 @@ describe("everything ralph-mem writes under .ralph-mem", () => {
     hook(root, "SessionStart", { source: "startup" })
     const all = modes(join(root, ".ralph-mem")).filter(([path]) => !path.endsWith("config.yaml"))
     const names = all.map(([path]) => path.slice(root.length + 1))
-    for (const expected of ["memory.db", "memory.db-wal", "hooks.log", ".gitignore", "backups", "damaged", "export", "export/beliefs.md", "export/beliefs.json"]) {
+    const written = ["memory.db", "memory.db-wal", "hooks.log", ".gitignore", "backups", "damaged", "export"]
+    for (const expected of [...written, "export/beliefs.md", "export/beliefs.json"]) {
       expect(names).toContain(`.ralph-mem/${expected}`)
     }
     expect(names.some((name) => name.startsWith(".ralph-mem/backups/memory-"))).toBe(true)
@@ -97,7 +109,10 @@ const asReader = (root: string) => {
     })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
-  return { cli: (...args: Array<string>) => spawn([CLI, ...args]), hook: (event: string, stdin: string) => spawn([HOOK, event], stdin) }
+  return {
+    cli: (...args: Array<string>) => spawn([CLI, ...args]),
+    hook: (event: string, stdin: string) => spawn([HOOK, event], stdin)
+  }
 }
 
 /** Makes the project the reader's (as root: nobody's), then the memory folder 0500 and its files 0400. */
@@ -115,7 +130,8 @@ const makeReadOnly = (root: string) => {
 }
 
 describe("a read-only memory folder (0500, database 0400)", () => {
-  for (const [label, leaveWal] of [["closed cleanly (no WAL)", false], ["with a hook's WAL beside it", true]] as const) {
+  const states = [["closed cleanly (no WAL)", false], ["with a hook's WAL beside it", true]] as const
+  for (const [label, leaveWal] of states) {
     it(`${label}: status, search, timeline and doctor work; writes fail clearly; nothing is chmodded`, () => {
       const root = project()
       session(root)
@@ -133,12 +149,13 @@ describe("a read-only memory folder (0500, database 0400)", () => {
       expect(reader.cli("timeline").code).toBe(0)
       const doctor = reader.cli("doctor")
       expect(doctor.stdout).toContain("ok    database: integrity check passed")
-      expect(doctor.stdout).toMatch(/FAIL {2}write access: .* read-only: status, search and the other read commands work/)
+      expect(doctor.stdout).toMatch(/FAIL {2}write access: .* read-only: status, search and the other read commands/)
 
       const write = reader.cli("inject", "one more note")
       expect(write.code).not.toBe(0)
       expect(write.stderr).toMatch(/readonly database/)
-      const failed = reader.hook("PostToolUse", payload("PostToolUse", "s2", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }))
+      const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
+      const failed = reader.hook("PostToolUse", payload("PostToolUse", "s2", root, fields))
       expect([failed.code, failed.stdout]).toEqual([0, ""])
 
       expect(statSync(join(root, ".ralph-mem")).mode & 0o777).toBe(0o500)

@@ -114,7 +114,8 @@ const requireFor = (file: string) => {
  * existing link already; O_NOFOLLOW says so where the platform has it). The folder is checked private first.
  */
 const writeNewFile = (fs: Fs, path: string, data: string | Uint8Array): void => {
-  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600)
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants
+  const fd = fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600)
   try {
     fs.writeFileSync(fd, data)
   } finally {

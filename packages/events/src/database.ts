@@ -77,7 +77,8 @@ export const openReadOnly = (path: string, timeout = 5000): SqliteDatabase => {
       throw new DatabaseUnusable({
         path,
         problem: "unreachable",
-        reason: `read-only, and its WAL holds writes it cannot read without writing (${sqliteCode(error) ?? "?"}): make the folder writable once`
+        reason: `read-only, and its WAL holds writes it cannot read without writing (${sqliteCode(error) ?? "?"}): ` +
+          "make the folder writable once"
       })
     }
     return newSqliteDatabase(immutableUri(path), { readonly: true, fileMustExist: true, timeout })
@@ -195,7 +196,8 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
           throw new DatabaseUnusable({
             path,
             problem: "unreachable",
-            reason: `read-only, and written by an older ralph-mem (schema ${header.version}): make the folder and the file writable once, so it can be brought up to date`
+            reason: `read-only, and written by an older ralph-mem (schema ${header.version}): ` +
+              "make the folder and the file writable once, so it can be brought up to date"
           })
         }
         if (readOnly) return db

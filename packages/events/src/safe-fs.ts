@@ -56,7 +56,8 @@ const refuseLink = (path: string): UnsafePath =>
   new UnsafePath({
     path,
     problem: "link",
-    reason: `it is a symbolic link (to ${linkTarget(path)}), where ralph-mem keeps its own files; a repository may have planted it`,
+    reason: `it is a symbolic link (to ${linkTarget(path)}), where ralph-mem keeps its own files; ` +
+      "a repository may have planted it",
     fix: `Remove it (rm ${JSON.stringify(path)}): ralph-mem then makes its own.`
   })
 
@@ -246,7 +247,7 @@ export const copyToPrivateFile = (from: string, to: string): void => {
   tightenFile(to)
 }
 
-/** Opens a folder without following a link, checks it is this user's, and takes group and other access away if asked. */
+/** Opens a folder without following a link, checks it is this user's, and takes others' access away if asked. */
 const checkFolder = (folder: string, tighten: boolean): void => {
   let fd: number
   try {

@@ -1,5 +1,15 @@
 /** The one way ralph-mem writes under a memory folder: never through a link, never another user's file. */
-import { chmodSync, chownSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  chownSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import {
@@ -91,7 +101,8 @@ describe("folders under the memory folder", () => {
   it("a link on the way stops the walk before anything is created through it", () => {
     const { home, memory } = planted()
     symlinkSync(home, join(memory, "snapshots"))
-    expect(thrown(() => ensureMemorySubfolder(join(memory, "snapshots", "loop", "start")))).toMatchObject({ problem: "link" })
+    const walk = () => ensureMemorySubfolder(join(memory, "snapshots", "loop", "start"))
+    expect(thrown(walk)).toMatchObject({ problem: "link" })
     expect(readdirSync(home)).toEqual([".bashrc"])
   })
 
@@ -100,7 +111,8 @@ describe("folders under the memory folder", () => {
     mkdirSync(join(memory, "export"), { mode: 0o755 })
     chmodSync(join(memory, "export"), 0o755)
     ensureMemorySubfolder(join(memory, "export", "deep"))
-    expect([statSync(join(memory, "export")).mode & 0o777, statSync(join(memory, "export", "deep")).mode & 0o777]).toEqual([0o700, 0o700])
+    const mode = (path: string) => statSync(path).mode & 0o777
+    expect([mode(join(memory, "export")), mode(join(memory, "export", "deep"))]).toEqual([0o700, 0o700])
   })
 })
 

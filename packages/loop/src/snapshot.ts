@@ -61,7 +61,8 @@ export const takeSnapshot = (projectRoot: string, loopId: string, label: string)
       return `git:${commit}`
     })
   }
-  return `files:${relative(projectRoot, copySnapshot(projectRoot, join(projectRoot, ".ralph-mem", "snapshots", safeLabel(loopId), safeLabel(label))))}`
+  const target = join(projectRoot, ".ralph-mem", "snapshots", safeLabel(loopId), safeLabel(label))
+  return `files:${relative(projectRoot, copySnapshot(projectRoot, target))}`
 }
 
 /**
@@ -144,11 +145,13 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   const source = join(projectRoot, ref.slice(6))
   if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
   if (!existsSync(join(source, MANIFEST))) {
-    throw new Error(`snapshot ${ref} was taken by an older ralph-mem (no manifest): copy its files back by hand from ${source}`)
+    throw new Error(`snapshot ${ref} was taken by an older ralph-mem (no manifest): copy its files back from ${source}`)
   }
   const manifest = JSON.parse(readFileSync(join(source, MANIFEST), "utf8")) as Manifest
   const kept = new Set([...Object.keys(manifest.files), ...Object.keys(manifest.links), ...manifest.skipped])
-  for (const entry of entriesBelow(projectRoot)) if (!kept.has(entry.path)) rmSync(join(projectRoot, entry.path), { force: true })
+  for (const entry of entriesBelow(projectRoot)) {
+    if (!kept.has(entry.path)) rmSync(join(projectRoot, entry.path), { force: true })
+  }
   for (const [file, mode] of Object.entries(manifest.files)) {
     const to = join(projectRoot, file)
     mkdirSync(dirname(to), { recursive: true })

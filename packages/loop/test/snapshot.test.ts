@@ -2,7 +2,18 @@
  * File-copy snapshots (projects outside git): private modes, nothing the privacy rules would mask, links
  * kept as links, and a rollback that restores the rest and leaves the masked files as they are.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { restoreSnapshot, takeSnapshot } from "../src/snapshot.ts"
@@ -44,7 +55,8 @@ describe("a file-copy snapshot", () => {
     const entries = walk(memory)
     expect(entries.filter((e) => e.folder && e.mode !== 0o700)).toEqual([])
     expect(entries.filter((e) => !e.folder && e.mode !== 0o600)).toEqual([])
-    const copied = walk(join(memory, "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder).map((e) => e.path)
+    const copied = walk(join(memory, "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder)
+      .map((e) => e.path)
     expect(copied.map((path) => path.split("/files/")[1]).sort()).toEqual(["run.sh", "src/app.ts"])
     for (const entry of entries.filter((e) => !e.folder)) {
       for (const secret of SECRETS) expect(readFileSync(entry.path, "utf8")).not.toContain(secret)

@@ -28,7 +28,8 @@ const trust = (loaded: LoadedSettings, json: boolean) =>
     const { acceptance, problem } = acceptProjectFile(loaded.files)
     if (acceptance === undefined) return yield* flags.failWith(problem ?? "nothing to accept")
     if (json) return yield* printJson(acceptance)
-    yield* Console.log(`Accepted ${acceptance.file} as it is now (sha256 ${acceptance.sha256.slice(0, 16)}...); a later change needs accepting again.`)
+    const hash = acceptance.sha256.slice(0, 16)
+    yield* Console.log(`Accepted ${acceptance.file} as it is now (sha256 ${hash}...); a change needs accepting again.`)
     if (acceptance.accepted.length === 0) return yield* Console.log("It sets nothing that runs a command.")
     yield* Console.log("These settings now apply:")
     for (const { key, value } of acceptance.accepted) yield* Console.log(`  ${key}: ${JSON.stringify(value)}`)
@@ -37,7 +38,10 @@ const trust = (loaded: LoadedSettings, json: boolean) =>
 export const config = Command.make(
   "config",
   {
-    key: Argument.String("key").pipe(Argument.withDescription("A dotted key, e.g. memory.context_window; or trust, to accept the project's file"), Argument.optional),
+    key: Argument.String("key").pipe(
+      Argument.withDescription("A dotted key, e.g. memory.context_window; or trust, to accept the project's file"),
+      Argument.optional
+    ),
     value: Argument.String("value").pipe(Argument.withDescription("A new value (YAML: 0.2, 30m, [a, b], null)"), Argument.optional),
     global: Flag.Boolean("global").pipe(Flag.withDescription("Write the global file instead of the project's"), Flag.withDefault(false)),
     json: flags.json
@@ -46,7 +50,8 @@ export const config = Command.make(
     Effect.gen(function*() {
       const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
       for (const problem of [...loaded.problems, ...loaded.untrusted]) yield* Console.error(`warning: ${problem}`)
-      if (Option.isSome(input.key) && input.key.value === "trust" && Option.isNone(input.value)) return yield* trust(loaded, input.json)
+      const trusting = Option.isSome(input.key) && input.key.value === "trust" && Option.isNone(input.value)
+      if (trusting) return yield* trust(loaded, input.json)
       if (Option.isNone(input.key)) {
         const all = listSettings(loaded.settings)
         if (input.json) {
@@ -73,5 +78,6 @@ export const config = Command.make(
       yield* input.json ? printJson({ file, key, value: input.value.value }) : Console.log(`${key} = ${input.value.value} (in ${file})`)
     })
 ).pipe(Command.withDescription(
-    "Show or change settings (defaults < global < project < environment); `config trust` accepts the project's file, whose commands are ignored until then"
+    "Show or change settings (defaults < global < project < environment); " +
+      "`config trust` accepts the project's file, whose commands are ignored until then"
   ))

@@ -157,7 +157,8 @@ export const doctor = Command.make(
       // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
       const refused = inspectMemoryFolder(path).problem
       if (refused !== undefined) {
-        add({ check: "memory folder", ok: false, detail: `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}` })
+        const detail = `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}`
+        add({ check: "memory folder", ok: false, detail })
         if (input.json) yield* printJson({ database: path, ok: false, checks })
         else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
         return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
@@ -168,7 +169,8 @@ export const doctor = Command.make(
         // Permissions: only the owner may read memory.
         for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
           const actual = mode(target)
-          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && basename(dirname(path)) === MEMORY_FOLDER
+          const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
+          const tooOpen = ours && (actual & 0o077) !== 0
           // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
           if (tooOpen && input.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
           add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
@@ -195,7 +197,8 @@ export const doctor = Command.make(
           add({
             check: "write access",
             ok: false,
-            detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, but nothing is recorded until both are writable`
+            detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, ` +
+              "but nothing is recorded until both are writable"
           })
         }
         // The read models against the log, whenever the database (as found, or as repaired) opens.
@@ -236,7 +239,9 @@ export const doctor = Command.make(
         : []
       // Settings ignored: invalid ones, and commands in a project's file the user has not accepted yet.
       const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
-      for (const finding of [...loaded.untrusted, ...loaded.problems]) add({ check: "config", ok: true, note: true, detail: finding })
+      for (const detail of [...loaded.untrusted, ...loaded.problems]) {
+        add({ check: "config", ok: true, note: true, detail })
+      }
       // History, not a current problem: every one of these was handled (failed open, or recovered).
       add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)

@@ -110,6 +110,6 @@ export const successCriteriaSpec = (): SettingSpec => {
     },
     encode: (value) => (value as ReadonlyArray<SuccessCriterion>).map(criterionToYaml),
     // A criterion's own command runs in the user's shell account at every Stop of a loop.
-    needsTrust: (value) => (value as ReadonlyArray<SuccessCriterion>).some((criterion) => criterion.command !== undefined)
+    needsTrust: (value) => (value as ReadonlyArray<SuccessCriterion>).some((item) => item.command !== undefined)
   }
 }

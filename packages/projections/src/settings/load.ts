@@ -93,7 +93,8 @@ export const keysNeedingTrust = (layer: Layer): Array<string> =>
 const acceptedLayer = (files: SettingsFiles): { readonly layer: Layer; readonly untrusted: ReadonlyArray<string> } => {
   const { layer, text } = readLayer(files.project)
   const needing = keysNeedingTrust(layer)
-  if (needing.length === 0 || text === undefined || isTrusted(files.global, files.project, text)) return { layer, untrusted: [] }
+  const accepted = needing.length === 0 || text === undefined || isTrusted(files.global, files.project, text)
+  if (accepted) return { layer, untrusted: [] }
   const values = new Map(layer.values)
   for (const key of needing) values.delete(key)
   return { layer: { ...layer, values }, untrusted: [untrustedFinding(files.project, needing)] }
@@ -144,7 +145,9 @@ export interface Acceptance {
  * Accepts the project's config file as it is now (trust.ts). Fails with a problem when there is no file,
  * or it cannot be read as settings (accepting what cannot be shown would accept blindly).
  */
-export const acceptProjectFile = (files: SettingsFiles): { readonly acceptance?: Acceptance; readonly problem?: string } => {
+export const acceptProjectFile = (
+  files: SettingsFiles
+): { readonly acceptance?: Acceptance; readonly problem?: string } => {
   const { layer, text } = readLayer(files.project)
   if (text === undefined) return { problem: layer.problems[0] ?? `${files.project}: no such file; nothing to accept` }
   const accepted = keysNeedingTrust(layer).map((key) => ({ key, value: findSpec(key)!.encode(layer.values.get(key)) }))

@@ -44,5 +44,6 @@ export const recordTrust = (globalFile: string, projectFile: string, text: strin
 
 /** The finding for keys ignored because the file that sets them is not accepted yet. */
 export const untrustedFinding = (projectFile: string, keys: ReadonlyArray<string>): string =>
-  `${projectFile}: ${keys.join(", ")} ${keys.length === 1 ? "sets" : "set"} commands to run, ignored until you accept ` +
+  `${projectFile}: ${keys.join(", ")} ${keys.length === 1 ? "sets" : "set"} commands to run, ` +
+  "ignored until you accept " +
   "this file (it may have come with the repository): review it, then run `ralph-mem config trust`"

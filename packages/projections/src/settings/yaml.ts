@@ -26,7 +26,8 @@ export type ParsedConfig =
   | { readonly ok: true; readonly document: Yaml.Document; readonly mapping: Readonly<Record<string, unknown>> }
   | { readonly ok: false; readonly problem: string }
 
-const describe = (value: unknown): string => (Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`)
+const describe = (value: unknown): string =>
+  Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`
 
 /** Parses a config file's text; a problem names the file and concerns all of it. */
 export const parseConfigText = (file: string, text: string): ParsedConfig => {
@@ -36,14 +37,16 @@ export const parseConfigText = (file: string, text: string): ParsedConfig => {
   if (error !== undefined) {
     // Where and what kind, never the message: yaml quotes the offending text in it.
     const at = error.linePos?.[0]
-    return { ok: false, problem: `${file}: not valid YAML (${error.code}${at === undefined ? "" : ` at line ${at.line}, column ${at.col}`})` }
+    const where = at === undefined ? "" : ` at line ${at.line}, column ${at.col}`
+    return { ok: false, problem: `${file}: not valid YAML (${error.code}${where})` }
   }
   let top: unknown
   try {
     // The alias limit stops "billion laughs" documents from expanding without bound.
     top = document.toJS({ maxAliasCount: 100 })
   } catch (cause) {
-    return { ok: false, problem: `${file}: not usable YAML (${(cause as Error).name}: too many aliases, or aliases that cannot be resolved)` }
+    const kind = (cause as Error).name
+    return { ok: false, problem: `${file}: not usable YAML (${kind}: too many aliases, or aliases it cannot resolve)` }
   }
   // An empty file (or one with only comments) is an empty configuration.
   if (top === null || top === undefined) return { ok: true, document, mapping: {} }

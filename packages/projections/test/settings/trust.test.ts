@@ -4,7 +4,13 @@
  */
 import { appendFileSync, readFileSync, statSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { acceptProjectFile, defaultSettings, keepAccepted, trustStorePath, writeSetting } from "../../src/settings/index.ts"
+import {
+  acceptProjectFile,
+  defaultSettings,
+  keepAccepted,
+  trustStorePath,
+  writeSetting
+} from "../../src/settings/index.ts"
 import { machine } from "./fixture.ts"
 
 const PLANTED = "$(touch ~/pwned)"
@@ -27,10 +33,11 @@ describe("a project's config file the user has not accepted", () => {
     expect(loaded.settings.memory.contextWindow).toBe(5000)
     expect(loaded.settings.loop.successCriteria).toEqual(defaultSettings.loop.successCriteria)
     expect(loaded.untrusted).toEqual([
-      `${m.projectFile}: loop.success_criteria sets commands to run, ignored until you accept this file (it may have come with ` +
-      "the repository): review it, then run `ralph-mem config trust`"
+      `${m.projectFile}: loop.success_criteria sets commands to run, ignored until you accept this file ` +
+      "(it may have come with the repository): review it, then run `ralph-mem config trust`"
     ])
-    expect(loaded.problems).toEqual([`${m.projectFile}: memory.system: expected a number between 0 and 1, got a string of 16 characters`])
+    const expected = "memory.system: expected a number between 0 and 1, got a string of 16 characters"
+    expect(loaded.problems).toEqual([`${m.projectFile}: ${expected}`])
     expect(JSON.stringify(loaded)).not.toContain("touch ~/pwned")
   })
 
@@ -56,7 +63,8 @@ describe("accepting a project's config file", () => {
     const m = machine()
     m.write(m.projectFile, withCommand)
     const { acceptance } = acceptProjectFile(m.load().files)
-    expect(acceptance?.accepted).toEqual([{ key: "loop.success_criteria", value: [{ type: "custom", command: "make deploy" }] }])
+    const criteria = [{ type: "custom", command: "make deploy" }]
+    expect(acceptance?.accepted).toEqual([{ key: "loop.success_criteria", value: criteria }])
     const store = trustStorePath(m.globalFile)
     expect(JSON.parse(readFileSync(store, "utf8"))).toEqual({ [m.projectFile]: acceptance?.sha256 })
     expect(statSync(store).mode & 0o777).toBe(0o600)
