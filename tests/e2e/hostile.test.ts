@@ -19,7 +19,14 @@ import {
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { createSandbox, describeRun, findClaudeBinary, hookResponses, MISSING_CLAUDE_MESSAGE, runClaude } from "./claude.ts"
+import {
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  hookResponses,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude
+} from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
@@ -47,7 +54,8 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     const mock = await startMockAnthropic({ script: ["Nothing to do."] })
     cleanups.push(() => mock.close())
-    const run = await runClaude({ prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 })
+    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 }
+    const run = await runClaude(options)
     expect(run.code, describeRun(run)).toBe(0)
 
     expect(readFileSync(bashrc, "utf8")).toBe("# the user's shell start-up\n")
