@@ -82,9 +82,14 @@ const FILES = "files"
 /** `.env`, `.env.local`, ...: files of secrets by name, whatever they hold. */
 const SECRET_FILE = /^\.env(?:\..+)?$/
 
-/** Would the privacy filter change this file (a `<private>` block, a secret in any shape it knows)? */
-const isPrivate = (name: string, content: Buffer): boolean =>
-  SECRET_FILE.test(name) || redactText(content.toString("utf8")).redactions > 0
+/**
+ * Would the privacy filter change this file (a `<private>` block, a secret in any shape it knows)? A binary
+ * file (a NUL in its first 8000 bytes, git's test) is not text the filter reads, and is copied as it is.
+ */
+const isPrivate = (name: string, content: Buffer): boolean => {
+  if (SECRET_FILE.test(name)) return true
+  return !content.subarray(0, 8000).includes(0) && redactText(content.toString("utf8")).redactions > 0
+}
 
 /** Copies the project into `target` (0700 folders, 0600 files), leaving out what the privacy rules mask. */
 const copySnapshot = (projectRoot: string, target: string): string => {

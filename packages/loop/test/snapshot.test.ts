@@ -33,6 +33,8 @@ const project = () => {
     "config/deploy.js": `module.exports = { token: "${TOKEN}" }\n`
   })
   chmodSync(join(root, "run.sh"), 0o755)
+  // Binary (a NUL early on): not text the filter reads, so copied as it is.
+  writeFileSync(join(root, "logo.bin"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]))
   symlinkSync("/etc/hostname", join(root, "outside-link"))
   return root
 }
@@ -57,7 +59,7 @@ describe("a file-copy snapshot", () => {
     expect(entries.filter((e) => !e.folder && e.mode !== 0o600)).toEqual([])
     const copied = walk(join(memory, "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder)
       .map((e) => e.path)
-    expect(copied.map((path) => path.split("/files/")[1]).sort()).toEqual(["run.sh", "src/app.ts"])
+    expect(copied.map((path) => path.split("/files/")[1]).sort()).toEqual(["logo.bin", "run.sh", "src/app.ts"])
     for (const entry of entries.filter((e) => !e.folder)) {
       for (const secret of SECRETS) expect(readFileSync(entry.path, "utf8")).not.toContain(secret)
     }
@@ -70,12 +72,14 @@ describe("a file-copy snapshot", () => {
     writeFileSync(join(root, "src/app.ts"), "broken\n")
     rmSync(join(root, "run.sh"))
     rmSync(join(root, "outside-link"))
+    rmSync(join(root, "logo.bin"))
     writeFileSync(join(root, ".env"), "DB_PASSWORD=rotated-since\n")
     writeFileSync(join(root, "src/new.ts"), "made after the snapshot\n")
     restoreSnapshot(root, ref)
     expect(readFileSync(join(root, "src/app.ts"), "utf8")).toBe("export const answer = 42\n")
     expect(lstatSync(join(root, "run.sh")).mode & 0o777).toBe(0o755)
     expect(readlinkSync(join(root, "outside-link"))).toBe("/etc/hostname")
+    expect([...readFileSync(join(root, "logo.bin"))]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02])
     expect(readFileSync(join(root, ".env"), "utf8")).toBe("DB_PASSWORD=rotated-since\n")
     expect(readFileSync(join(root, "notes.md"), "utf8")).toContain("<private>")
     expect(existsSync(join(root, "src/new.ts"))).toBe(false)
