@@ -86,7 +86,7 @@ const readLayer = (file: string): { readonly layer: Layer; readonly text?: strin
 }
 
 /** The keys of a layer whose values need the file to be accepted (commands to run). */
-export const keysNeedingTrust = (layer: Layer): Array<string> =>
+const keysNeedingTrust = (layer: Layer): Array<string> =>
   [...layer.values].filter(([key, value]) => findSpec(key)?.needsTrust?.(value) === true).map(([key]) => key)
 
 /** The project's layer without what needs accepting, unless the user accepted the file as it is. */
