@@ -97,6 +97,8 @@ const copySnapshot = (projectRoot: string, target: string): string => {
   rmSync(target, { recursive: true, force: true })
   ensureMemorySubfolder(join(target, FILES))
   const manifest: Manifest = { files: {}, links: {}, skipped: [] }
+  // Each folder is walked down to (and checked) once, not once for every file in it.
+  const made = new Set<string>()
   for (const entry of entriesBelow(projectRoot)) {
     const from = join(projectRoot, entry.path)
     if (entry.kind === "link") {
@@ -108,7 +110,9 @@ const copySnapshot = (projectRoot: string, target: string): string => {
       ;(manifest.skipped as Array<string>).push(entry.path)
       continue
     }
-    ensureMemorySubfolder(dirname(join(target, FILES, entry.path)))
+    const folder = dirname(join(target, FILES, entry.path))
+    if (!made.has(folder)) ensureMemorySubfolder(folder)
+    made.add(folder)
     createPrivateFile(join(target, FILES, entry.path), content)
     manifest.files[entry.path] = entry.mode
   }
