@@ -18,6 +18,7 @@ const withCommand = [
   "memory:",
   "  context_window: 5000",
   `  system: "${PLANTED}"`,
+  `  "${PLANTED}": 3`,
   "loop:",
   "  success_criteria:",
   "    - type: custom",
@@ -37,7 +38,10 @@ describe("a project's config file the user has not accepted", () => {
       "(it may have come with the repository): review it, then run `ralph-mem config trust`"
     ])
     const expected = "memory.system: expected a number between 0 and 1, got a string of 16 characters"
-    expect(loaded.problems).toEqual([`${m.projectFile}: ${expected}`])
+    expect(loaded.problems).toEqual([
+      `${m.projectFile}: ${expected}`,
+      `${m.projectFile}: memory: an unknown key of 16 characters, not a plain name`
+    ])
     expect(JSON.stringify(loaded)).not.toContain("touch ~/pwned")
   })
 
