@@ -6,8 +6,9 @@
  * The rules: files are opened with O_NOFOLLOW (a link is never written through) and created with
  * O_CREAT|O_EXCL where they are new; modes are set with fchmod on the open descriptor, never by path;
  * an opened file must be a regular file owned by this user with one name. A `.ralph-mem` folder must be a
- * real folder owned by this user and hold no links at all; anything else makes the whole memory folder
- * refused (`inspectMemoryFolder`): nothing is recorded there, and the refusal says why and how to fix it.
+ * real folder owned by this user with no link where ralph-mem keeps its files; anything else makes the
+ * whole memory folder refused (`inspectMemoryFolder`): nothing is recorded there, and the refusal says why
+ * and how to fix it.
  * SQLite opens the database, its WAL and shared memory itself, so those are checked with lstat first.
  *
  * The attacker this stops is a repository's content, fixed before ralph-mem runs; a local user racing
@@ -104,15 +105,30 @@ export const assertSafePath = (path: string, kind: "file" | "folder"): void => {
   if (problem !== undefined) throw problem
 }
 
+/**
+ * What ralph-mem keeps in a memory folder besides the database and its companions: a link at any of these
+ * names makes the folder refused. A writer that adds a name adds it here.
+ */
+export const MEMORY_FOLDER_ENTRIES: ReadonlyArray<string> = [
+  "hooks.log",
+  ".gitignore",
+  "config.yaml",
+  "backups",
+  "damaged",
+  "export",
+  "plans",
+  "snapshots"
+]
+
 /** The files SQLite keeps beside a database (it opens them itself, following links). */
 export const databaseCompanions = (databasePath: string): ReadonlyArray<string> =>
   [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
 
 /**
  * Whether the memory folder of `databasePath` may be used, and its database file's stats when it exists.
- * A `.ralph-mem` folder must be a real folder of this user's holding no links; a folder the user chose
- * (RALPH_MEM_DB, --db) may itself be a link of theirs, but must be theirs. In both, the database, its
- * companions and hooks.log must be this user's regular files. A missing folder is fine.
+ * A `.ralph-mem` folder must be a real folder of this user's with no link at a name ralph-mem uses; a
+ * folder the user chose (RALPH_MEM_DB, --db) may itself be a link of theirs, but must be theirs. In both,
+ * the database, its companions and hooks.log must be this user's regular files. A missing folder is fine.
  */
 export const inspectMemoryFolder = (
   databasePath: string
@@ -124,9 +140,11 @@ export const inspectMemoryFolder = (
   if (!ours && stats.isSymbolicLink()) stats = statSync(folder)
   const folderProblem = problemOf(folder, stats, "folder")
   if (folderProblem !== undefined) return { problem: folderProblem }
-  // One readdir finds every link in our own folder; elsewhere only ralph-mem's own names are looked at.
+  // One readdir finds a link at any name ralph-mem keeps in its own folder (an editor's lock link beside
+  // config.yaml harms nothing); elsewhere the database's own names are looked at one by one.
   const present = ours ? readdirSync(folder, { withFileTypes: true }) : undefined
-  const link = present?.find((entry) => entry.isSymbolicLink())
+  const kept = new Set([...databaseCompanions(databasePath).map((path) => basename(path)), ...MEMORY_FOLDER_ENTRIES])
+  const link = present?.find((entry) => entry.isSymbolicLink() && kept.has(entry.name))
   if (link !== undefined) return { problem: refuseLink(join(folder, link.name)) }
   const names = new Set(present?.map((entry) => entry.name))
   let database: Stats | undefined

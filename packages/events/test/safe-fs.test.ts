@@ -117,9 +117,12 @@ describe("folders under the memory folder", () => {
 })
 
 describe("inspecting a memory folder", () => {
-  it("refuses a .ralph-mem folder that is a link, or holds one anywhere at its top", () => {
+  it("refuses a .ralph-mem folder that is a link, or holds one where ralph-mem keeps its files", () => {
     const { home, memory } = planted()
-    symlinkSync(join(home, "nowhere"), join(memory, "stray"))
+    // An editor's lock link beside the config is no name ralph-mem uses.
+    symlinkSync("user@host.1234", join(memory, ".#config.yaml"))
+    expect(inspectMemoryFolder(join(memory, "memory.db")).problem).toBeUndefined()
+    symlinkSync(join(home, "nowhere"), join(memory, "plans"))
     expect(inspectMemoryFolder(join(memory, "memory.db")).problem).toMatchObject({ problem: "link" })
     const linked = join(tempFolder(), ".ralph-mem")
     symlinkSync(home, linked)
