@@ -39,6 +39,8 @@ export const MEMORY_FOLDER = ".ralph-mem"
 
 // Zero where the platform has no such flag (Windows: no symlinks to plant without privileges there).
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0
+// A FIFO where a file belongs would otherwise block the open until a reader comes.
+const NO_BLOCK = constants.O_NONBLOCK ?? 0
 const DIRECTORY = constants.O_DIRECTORY ?? 0
 const PRIVATE_FILE = 0o600
 const PRIVATE_FOLDER = 0o700
@@ -143,7 +145,8 @@ export const inspectMemoryFolder = (
   // One readdir finds a link at any name ralph-mem keeps in its own folder (an editor's lock link beside
   // config.yaml harms nothing); elsewhere the database's own names are looked at one by one.
   const present = ours ? readdirSync(folder, { withFileTypes: true }) : undefined
-  const kept = new Set([...databaseCompanions(databasePath).map((path) => basename(path)), ...MEMORY_FOLDER_ENTRIES])
+  const companions = databaseCompanions(databasePath).map((path) => basename(path))
+  const kept = new Set([...companions, ...MEMORY_FOLDER_ENTRIES])
   const link = present?.find((entry) => entry.isSymbolicLink() && kept.has(entry.name))
   if (link !== undefined) return { problem: refuseLink(join(folder, link.name)) }
   const names = new Set(present?.map((entry) => entry.name))
@@ -163,7 +166,7 @@ export const inspectMemoryFolder = (
 const openChecked = (path: string, flags: number, mode = PRIVATE_FILE): number => {
   let fd: number
   try {
-    fd = openSync(path, flags | NO_FOLLOW, mode)
+    fd = openSync(path, flags | NO_FOLLOW | NO_BLOCK, mode)
   } catch (error) {
     // ELOOP: the last component is a link (EMLINK on some BSDs).
     const code = (error as NodeJS.ErrnoException).code
@@ -249,7 +252,7 @@ export const writePrivateFile = (path: string, data: string | Uint8Array, mode =
   }
 }
 
-/** Takes group and other access away from a file of this user's, through its descriptor (never following a link). */
+/** Takes others' access away from a file of this user's, through its descriptor (never following a link). */
 export const tightenFile = (path: string): void => {
   const fd = openChecked(path, constants.O_RDONLY)
   try {

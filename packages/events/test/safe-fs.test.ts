@@ -1,4 +1,5 @@
 /** The one way ralph-mem writes under a memory folder: never through a link, never another user's file. */
+import { execFileSync } from "node:child_process"
 import {
   chmodSync,
   chownSync,
@@ -67,6 +68,14 @@ describe("writing a file under the memory folder", () => {
     symlinkSync(target, join(memory, ".gitignore"))
     expect(createPrivateFile(join(memory, ".gitignore"), "*\n")).toBe(false)
     untouched(target)
+  })
+
+  it("a FIFO where the log belongs fails at once instead of waiting for a reader", () => {
+    const { memory } = planted()
+    const log = join(memory, "hooks.log")
+    execFileSync("mkfifo", [log])
+    expect(() => appendPrivateFile(log, "x")).toThrow()
+    expect(inspectMemoryFolder(join(memory, "memory.db")).problem).toMatchObject({ problem: "wrong_type" })
   })
 
   it("a hard link (another name for a file elsewhere) is refused", () => {
