@@ -62,7 +62,7 @@ export const canWriteDatabase = (path: string): boolean => {
  * reads a WAL database read-only when its shared-memory file exists; when it does not and cannot be made,
  * the file is opened as immutable, which is exact as long as no WAL holds writes the file lacks.
  */
-export const openReadOnly = (path: string, timeout = 5000): SqliteDatabase => {
+export const readOnlyConnection = (path: string, timeout = 5000): SqliteDatabase => {
   try {
     const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true, timeout })
     try {
@@ -187,7 +187,7 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
         if (existing === undefined) createPrivateFile(path)
       }
       const timeout = options.busyTimeoutMs ?? 5000
-      const db = readOnly ? openReadOnly(path, timeout) : newSqliteDatabase(path, { timeout })
+      const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
       try {
         const header = readHeader(db)
         checkOwnership(header, path)

@@ -137,6 +137,17 @@ const entriesBelow = (root: string, dir = root): Array<Entry> =>
     return kind === undefined ? [] : [{ path: relative(root, path), kind, mode: stats.mode & 0o7777 }]
   })
 
+/** A file-copy snapshot's folder and manifest. */
+const readManifest = (projectRoot: string, ref: string): { readonly source: string; readonly manifest: Manifest } => {
+  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
+  const source = join(projectRoot, ref.slice(6))
+  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
+  if (!existsSync(join(source, MANIFEST))) {
+    throw new Error(`snapshot ${ref} was taken by an older ralph-mem (no manifest): copy its files back from ${source}`)
+  }
+  return { source, manifest: JSON.parse(readFileSync(join(source, MANIFEST), "utf8")) as Manifest }
+}
+
 /** Makes the working tree what the snapshot holds: its files written back, files it did not have removed. */
 export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   if (ref.startsWith("git:")) {
@@ -150,13 +161,7 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
     })
     return
   }
-  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
-  const source = join(projectRoot, ref.slice(6))
-  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
-  if (!existsSync(join(source, MANIFEST))) {
-    throw new Error(`snapshot ${ref} was taken by an older ralph-mem (no manifest): copy its files back from ${source}`)
-  }
-  const manifest = JSON.parse(readFileSync(join(source, MANIFEST), "utf8")) as Manifest
+  const { source, manifest } = readManifest(projectRoot, ref)
   const kept = new Set([...Object.keys(manifest.files), ...Object.keys(manifest.links), ...manifest.skipped])
   for (const entry of entriesBelow(projectRoot)) {
     if (!kept.has(entry.path)) rmSync(join(projectRoot, entry.path), { force: true })
@@ -173,6 +178,30 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
     rmSync(to, { force: true })
     symlinkSync(target, to)
   }
+}
+
+/**
+ * Whether the working tree holds exactly what the snapshot holds (files skipped by snapshots aside). A
+ * rollback after a loop ended refuses to overwrite work done since unless told to go ahead.
+ */
+export const workingTreeMatches = (projectRoot: string, ref: string): boolean => {
+  if (ref.startsWith("git:")) {
+    return withTemporaryIndex(projectRoot, (env) => {
+      git(projectRoot, ["add", "-A", "--", "."], env)
+      return git(projectRoot, ["write-tree"], env) === git(projectRoot, ["rev-parse", `${ref.slice(4)}^{tree}`])
+    })
+  }
+  const { source, manifest } = readManifest(projectRoot, ref)
+  const present = entriesBelow(projectRoot).filter((entry) => !manifest.skipped.includes(entry.path))
+  const held = Object.keys(manifest.files).length + Object.keys(manifest.links).length
+  return present.length === held && present.every((entry) => {
+    const from = join(projectRoot, entry.path)
+    if (entry.kind === "link") {
+      return Object.hasOwn(manifest.links, entry.path) && manifest.links[entry.path] === readlinkSync(from)
+    }
+    if (!Object.hasOwn(manifest.files, entry.path)) return false
+    return readFileSync(join(source, FILES, entry.path)).equals(readFileSync(from))
+  })
 }
 
 /** Files that differ between two snapshots (git snapshots only; a file-copy snapshot reports none). */

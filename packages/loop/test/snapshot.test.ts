@@ -16,7 +16,7 @@ import {
 } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { restoreSnapshot, takeSnapshot } from "../src/snapshot.ts"
+import { restoreSnapshot, takeSnapshot, workingTreeMatches } from "../src/snapshot.ts"
 import { recordFigures } from "../../../tests/support/figures.ts"
 import { tempProject } from "./criteria/helpers.ts"
 
@@ -83,6 +83,20 @@ describe("a file-copy snapshot", () => {
     expect(readFileSync(join(root, ".env"), "utf8")).toBe("DB_PASSWORD=rotated-since\n")
     expect(readFileSync(join(root, "notes.md"), "utf8")).toContain("<private>")
     expect(existsSync(join(root, "src/new.ts"))).toBe(false)
+  })
+
+  it("tells whether the working tree still holds what it holds, the masked files aside", () => {
+    const root = project()
+    const ref = takeSnapshot(root, "loop-1", "end")
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, ".env"), "DB_PASSWORD=rotated-since\n")
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, "src/app.ts"), "changed\n")
+    expect(workingTreeMatches(root, ref)).toBe(false)
+    restoreSnapshot(root, ref)
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, "constructor"), "a new file named like an Object property\n")
+    expect(workingTreeMatches(root, ref)).toBe(false)
   })
 
   it("refuses a snapshots folder that is a link, creating nothing through it", () => {

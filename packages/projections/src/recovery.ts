@@ -4,7 +4,7 @@
  * place (or a new, empty database when there is none), the projections are rebuilt from its log, and a
  * DatabaseRestored event records what happened, so the next SessionStart tells the user once.
  */
-import { copyToPrivateFile, ensureMemorySubfolder, openReadOnly, streams } from "@ralph-mem/events"
+import { copyToPrivateFile, ensureMemorySubfolder, readOnlyConnection, streams } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { existsSync, renameSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -23,7 +23,7 @@ export const isCorruption = (error: unknown): boolean => {
 /** Runs SQLite's own check on a file; true when it reports nothing wrong. */
 export const passesIntegrityCheck = (path: string): boolean => {
   try {
-    const db = openReadOnly(path)
+    const db = readOnlyConnection(path)
     try {
       return db.pragma("integrity_check", { simple: true }) === "ok"
     } finally {
