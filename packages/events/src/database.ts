@@ -4,12 +4,18 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { accessSync, constants, type Stats, statSync } from "node:fs"
+import { accessSync, constants, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseUnusable } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
-import { createPrivateFile, ensureFolder, inspectMemoryFolder, tightenFile } from "./safe-fs.ts"
+import {
+  createPrivateFile,
+  ensureFolder,
+  inspectMemoryFolder,
+  type MemoryFolderInspection,
+  tightenFile
+} from "./safe-fs.ts"
 
 export type SqliteDatabase = Database.Database
 
@@ -90,9 +96,10 @@ const immutableUri = (path: string): string =>
   `file:${encodeURI(path.replace(/\\/g, "/")).replace(/[?#]/g, encodeURIComponent)}?immutable=1`
 
 /** Refuses a memory folder that is not the user's own, before anything (SQLite included) touches it. */
-const refuseUnsafeFolder = (path: string): Stats | undefined => {
-  const { problem, database } = inspectMemoryFolder(path)
-  if (problem === undefined) return database
+const refuseUnsafeFolder = (path: string): MemoryFolderInspection => {
+  const inspection = inspectMemoryFolder(path)
+  const { problem } = inspection
+  if (problem === undefined) return inspection
   throw new DatabaseUnusable({
     path,
     problem: "unsafe",
@@ -180,10 +187,13 @@ const migrate = (db: SqliteDatabase, path: string): void => {
 export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
   Effect.try({
     try: () => {
-      const existing = path === ":memory:" ? undefined : refuseUnsafeFolder(path)
-      const readOnly = existing !== undefined && !canWriteDatabase(path)
+      const folder: MemoryFolderInspection = path === ":memory:" ? {} : refuseUnsafeFolder(path)
+      const existing = folder.database
+      // A hook (released at exit) only writes: in a folder it cannot write, its append fails and is logged.
+      const readOnly = existing !== undefined && options.releasedAtExit !== true && !canWriteDatabase(path)
       if (path !== ":memory:" && !readOnly) {
-        ensureFolder(dirname(path))
+        // Nearly every open finds the folder ready (inspected just now): no more system calls for it.
+        if (folder.ready !== true) ensureFolder(dirname(path))
         if (existing === undefined) createPrivateFile(path)
       }
       const timeout = options.busyTimeoutMs ?? 5000

@@ -126,15 +126,21 @@ export const MEMORY_FOLDER_ENTRIES: ReadonlyArray<string> = [
 export const databaseCompanions = (databasePath: string): ReadonlyArray<string> =>
   [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
 
+export interface MemoryFolderInspection {
+  readonly problem?: UnsafePath
+  /** The database file's stats, when it exists. */
+  readonly database?: Stats
+  /** The folder exists and needs nothing of `ensureFolder` (mode, .gitignore): an open can skip it. */
+  readonly ready?: boolean
+}
+
 /**
  * Whether the memory folder of `databasePath` may be used, and its database file's stats when it exists.
  * A `.ralph-mem` folder must be a real folder of this user's with no link at a name ralph-mem uses; a
  * folder the user chose (RALPH_MEM_DB, --db) may itself be a link of theirs, but must be theirs. In both,
  * the database, its companions and hooks.log must be this user's regular files. A missing folder is fine.
  */
-export const inspectMemoryFolder = (
-  databasePath: string
-): { readonly problem?: UnsafePath; readonly database?: Stats } => {
+export const inspectMemoryFolder = (databasePath: string): MemoryFolderInspection => {
   const folder = dirname(databasePath)
   const ours = basename(folder) === MEMORY_FOLDER
   let stats = lstatSync(folder, { throwIfNoEntry: false })
@@ -159,7 +165,9 @@ export const inspectMemoryFolder = (
     if (problem !== undefined) return { problem }
     if (path === databasePath) database = file
   }
-  return database === undefined ? {} : { database }
+  // Ready as it is: ours and private, with its .gitignore; or a folder the user chose, which is theirs.
+  const ready = !ours || ((stats.mode & 0o077) === 0 && names.has(".gitignore"))
+  return database === undefined ? { ready } : { ready, database }
 }
 
 /** Opens with O_NOFOLLOW and checks what was opened is this user's regular file; a link is an UnsafePath. */
