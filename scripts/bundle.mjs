@@ -4,7 +4,7 @@
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
@@ -20,8 +20,29 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
   copyFileSync(join(prebuilds, file), join(next, "native", file))
 }
 
+// The search's lexicon (packages/projections/src/search/lexicon/) is data the source reads from beside its
+// module; a bundle holds its link index instead, built here by the same code, so an installed plugin has no
+// extra file to find and a hook only parses the parts of it that its prompt's words start with.
+const { buildLinkIndex, linkIndexParts } = await import("../packages/projections/src/search/lexicon.ts")
+const inlineLexicon = {
+  name: "inline-lexicon",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]search[\\/]lexicon[\\/]files\.ts$/ }, () => {
+      const parts = JSON.stringify(linkIndexParts(buildLinkIndex()))
+      return {
+        contents: [
+          'export const lexiconText = () => { throw new Error("a bundle holds the lexicon built, not its files"); };',
+          `export const prebuiltLinkParts = () => (${parts});`
+        ].join("\n"),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const common = {
   absWorkingDir: root,
+  plugins: [inlineLexicon],
   bundle: true,
   platform: "node",
   target: "node22",
@@ -120,6 +141,9 @@ await Promise.all([bundle(), bundleViewer()]).catch((error) => {
   rmSync(next, { recursive: true, force: true })
   throw error
 })
+// The executables stay executable (git keeps the mode): a global install from a clone (`npm install -g
+// <clone>`) links its `ralph-mem` command to dist/ralph-mem.mjs, and a rebuild must not break that link.
+for (const entry of ["ralph-mem.mjs", "hook.mjs"]) chmodSync(join(next, entry), 0o755)
 
 const old = join(root, `.dist-old-${process.pid}`)
 rmSync(old, { recursive: true, force: true })
