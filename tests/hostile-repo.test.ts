@@ -18,7 +18,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
-import { recordFigures } from "./support/figures.ts"
+import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 /** What a hostile config holds: shell text that would run if it ever reached a shell start-up file. */
@@ -183,7 +183,7 @@ let hookRuns = 0
 let cliRuns = 0
 
 afterAll(() => {
-  recordFigures("fs", {
+  writeFigures("fs", {
     "hostile-path scenarios": tried,
     "hook runs in hostile projects": hookRuns,
     "CLI runs in hostile projects": cliRuns

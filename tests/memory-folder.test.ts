@@ -18,7 +18,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, HOOK, runCli } from "./support/cli.ts"
-import { recordFigures } from "./support/figures.ts"
+import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const project = () => {
@@ -75,7 +75,7 @@ describe("everything ralph-mem writes under .ralph-mem", () => {
     expect(names.some((name) => name.startsWith(".ralph-mem/damaged/memory-"))).toBe(true)
     expect(statSync(join(root, ".ralph-mem")).mode & 0o777).toBe(0o700)
     expect(all.filter(([, mode, folder]) => mode !== (folder ? 0o700 : 0o600))).toEqual([])
-    recordFigures("fs", { "paths under .ralph-mem checked for 0700/0600": all.length + 1 })
+    writeFigures("fs", { "paths under .ralph-mem checked for 0700/0600": all.length + 1 })
   })
 })
 

@@ -1,4 +1,9 @@
-/** Figures a test establishes, for the README's reliability section: test-results/reliability/<name>.json. */
+/**
+ * Figures the README's reliability section quotes, written by the tests that measure them to
+ * `test-results/reliability/<name>.json` as `{"name", "figures": {label: number}}`. Several test files
+ * add to one file, in parallel workers: each merges its labels into what is there under a lock file (one
+ * left by a killed run is taken over after 10 s).
+ */
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -6,14 +11,10 @@ const folder = join(import.meta.dirname, "..", "..", "test-results", "reliabilit
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
-/**
- * Merges `figures` into the file's figures. Test files run in parallel workers and several add to one
- * name, so the read-merge-write holds a lock file (one left by a killed run is taken over after 10 s).
- */
-export const recordFigures = (name: string, figures: Readonly<Record<string, number>>): void => {
+export const writeFigures = (name: string, figures: Readonly<Record<string, number>>): void => {
   mkdirSync(folder, { recursive: true })
-  const file = join(folder, `${name}.json`)
-  const lock = `${file}.lock`
+  const path = join(folder, `${name}.json`)
+  const lock = `${path}.lock`
   for (;;) {
     try {
       writeFileSync(lock, String(process.pid), { flag: "wx" })
@@ -27,12 +28,13 @@ export const recordFigures = (name: string, figures: Readonly<Record<string, num
   try {
     let existing: Record<string, number> = {}
     try {
-      existing = (JSON.parse(readFileSync(file, "utf8")) as { figures: Record<string, number> }).figures
+      existing = (JSON.parse(readFileSync(path, "utf8")) as { figures: Record<string, number> }).figures
     } catch {
-      // First figures of this run.
+      // First to write.
     }
-    writeFileSync(`${file}.tmp`, `${JSON.stringify({ name, figures: { ...existing, ...figures } }, null, 2)}\n`)
-    renameSync(`${file}.tmp`, file)
+    const temporary = `${path}.${process.pid}`
+    writeFileSync(temporary, `${JSON.stringify({ name, figures: { ...existing, ...figures } }, null, 2)}\n`)
+    renameSync(temporary, path)
   } finally {
     rmSync(lock, { force: true })
   }

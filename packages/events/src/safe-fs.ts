@@ -126,6 +126,10 @@ export const MEMORY_FOLDER_ENTRIES: ReadonlyArray<string> = [
 export const databaseCompanions = (databasePath: string): ReadonlyArray<string> =>
   [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
 
+/** ralph-mem's own files beside a database: hooks that could not record, the head mark, a pending erasure. */
+const sideFiles = (databasePath: string): ReadonlyArray<string> =>
+  [`${databasePath}.spill`, `${databasePath}.head`, `${databasePath}.erasure-pending`]
+
 export interface MemoryFolderInspection {
   readonly problem?: UnsafePath
   /** The database file's stats, when it exists. */
@@ -151,13 +155,13 @@ export const inspectMemoryFolder = (databasePath: string): MemoryFolderInspectio
   // One readdir finds a link at any name ralph-mem keeps in its own folder (an editor's lock link beside
   // config.yaml harms nothing); elsewhere the database's own names are looked at one by one.
   const present = ours ? readdirSync(folder, { withFileTypes: true }) : undefined
-  const companions = databaseCompanions(databasePath).map((path) => basename(path))
+  const companions = [...databaseCompanions(databasePath), ...sideFiles(databasePath)].map((path) => basename(path))
   const kept = new Set([...companions, ...MEMORY_FOLDER_ENTRIES])
   const link = present?.find((entry) => entry.isSymbolicLink() && kept.has(entry.name))
   if (link !== undefined) return { problem: refuseLink(join(folder, link.name)) }
   const names = new Set(present?.map((entry) => entry.name))
   let database: Stats | undefined
-  for (const path of [...databaseCompanions(databasePath), join(folder, "hooks.log")]) {
+  for (const path of [...databaseCompanions(databasePath), ...sideFiles(databasePath), join(folder, "hooks.log")]) {
     if (present !== undefined && !names.has(basename(path))) continue
     const file = lstatSync(path, { throwIfNoEntry: false })
     if (file === undefined) continue

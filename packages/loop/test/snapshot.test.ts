@@ -17,7 +17,7 @@ import {
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { restoreSnapshot, takeSnapshot, workingTreeMatches } from "../src/snapshot.ts"
-import { recordFigures } from "../../../tests/support/figures.ts"
+import { writeFigures } from "../../../tests/support/figures.ts"
 import { tempProject } from "./criteria/helpers.ts"
 
 const TOKEN = `ghp_${"a1B2".repeat(9)}`
@@ -63,7 +63,7 @@ describe("a file-copy snapshot", () => {
     for (const entry of entries.filter((e) => !e.folder)) {
       for (const secret of SECRETS) expect(readFileSync(entry.path, "utf8")).not.toContain(secret)
     }
-    recordFigures("fs", { "snapshot files left out by the privacy rules": 4 })
+    writeFigures("fs", { "snapshot files left out by the privacy rules": 4 })
   })
 
   it("rolls back the files it holds (with their modes and links) and leaves the masked ones as they are now", () => {
