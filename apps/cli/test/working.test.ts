@@ -232,7 +232,7 @@ describe("ralph-mem export", () => {
     expect(JSON.parse(readFileSync(join(folder, "task-fix-the-login.json"), "utf8"))).toMatchObject({ title: "Fix the login", steps: [{ text: "Patch refresh()" }], decisions: [{ decision: "Use ms everywhere" }] })
     expect(refused(root, "export", "--task", "nope")).toMatch(/unknown task nope/)
     expect(refused(root, "export", "--format", "pdf")).toMatch(/Invalid value for flag --format/)
-    expect(refused(root, "export", "--out", join(root, ".ralph-mem", "memory.db", "x"))).toMatch(/cannot write to .*memory\.db\/x: ENOTDIR/)
+    expect(refused(root, "export", "--out", join(root, ".ralph-mem", "memory.db", "x"))).toMatch(/cannot write to .*memory\.db\/x: .*memory\.db: it is not a folder/)
   })
 })
 

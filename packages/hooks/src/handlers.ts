@@ -48,8 +48,12 @@ export interface HookContext {
   readonly settings: Settings
 }
 
-/** Context for Claude (SessionStart, UserPromptSubmit), or a refused tool call (PreToolUse). */
+/**
+ * Context for Claude (SessionStart, UserPromptSubmit), a refused tool call (PreToolUse), or a message shown
+ * to the user only (a refused memory folder).
+ */
 export type HookOutput =
+  | { readonly systemMessage: string }
   | { readonly hookSpecificOutput: { readonly hookEventName: string; readonly additionalContext: string } }
   | {
     readonly hookSpecificOutput: {

@@ -6,6 +6,7 @@
  */
 import {
   boundForScan,
+  DatabaseUnusable,
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
@@ -128,6 +129,22 @@ const recordFailure = (
     Effect.catchCause(() => Effect.succeed(false))
   )
 
+const isRefusedFolder = (error: unknown): error is DatabaseUnusable =>
+  error instanceof DatabaseUnusable && error.problem === "unsafe"
+
+/** What a SessionStart tells the user about a refused memory folder (not after a compaction: once a session). */
+const refusalNotice = (hook: HookName, stdin: string | undefined, error: DatabaseUnusable): HookOutput | undefined => {
+  if (hook !== "SessionStart") return undefined
+  let source: unknown
+  try {
+    source = (JSON.parse(stdin ?? "{}") as { source?: unknown }).source
+  } catch {
+    return undefined
+  }
+  if (source === "compact") return undefined
+  return { systemMessage: `ralph-mem is not recording this session. ${error.reason}` }
+}
+
 export const runHook = (
   hook: HookName,
   stdin: string | undefined,
@@ -222,7 +239,11 @@ export const runHook = (
   return program.pipe(
     Effect.catchCause((cause) =>
       Effect.gen(function*() {
-        const reason = describe(Cause.squash(cause))
+        const error = Cause.squash(cause)
+        // A refused memory folder (a planted link, another user's files) is never written to, not even
+        // to log the refusal: the user is told once a session, and status and doctor say why.
+        if (isRefusedFolder(error)) return refusalNotice(hook, stdin, error)
+        const reason = describe(error)
         logFailure(failureLogPath(databasePath()), {
           time: new Date().toISOString(),
           hook,

@@ -1,5 +1,17 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, openDatabase, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import {
+  canWriteDatabase,
+  compactLog,
+  type CompactOptions,
+  type CompactReport,
+  ensureFolder,
+  inspectMemoryFolder,
+  MEMORY_FOLDER,
+  openDatabase,
+  type SqliteDatabase,
+  storageError,
+  tightenFile
+} from "@ralph-mem/events"
 import {
   backupDue,
   isCorruption,
@@ -24,8 +36,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { CliError, Command, Flag } from "effect/cli"
-import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
@@ -142,6 +154,8 @@ interface Check {
   readonly ok: boolean
   readonly detail: string
   readonly repaired?: string
+  /** Worth knowing, not a fault: a setting ignored until the user accepts the project's config file. */
+  readonly note?: boolean
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777
@@ -158,14 +172,25 @@ export const doctor = Command.make(
       const path = databasePath(input.db)
       const checks: Array<Check> = []
       const add = (check: Check) => checks.push(check)
+      // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
+      const refused = inspectMemoryFolder(path).problem
+      if (refused !== undefined) {
+        const detail = `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}`
+        add({ check: "memory folder", ok: false, detail })
+        if (input.json) yield* printJson({ database: path, ok: false, checks })
+        else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
+        return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
+      }
       if (!existsSync(path)) {
         add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
       } else {
         // Permissions: only the owner may read memory.
         for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
           const actual = mode(target)
-          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && dirname(path).endsWith(".ralph-mem")
-          if (tooOpen && input.repair) chmodSync(target, wanted)
+          const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
+          const tooOpen = ours && (actual & 0o077) !== 0
+          // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
+          if (tooOpen && input.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
           add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
         }
         // Can it be opened at all, and is it sound?
@@ -189,9 +214,19 @@ export const doctor = Command.make(
         } else {
           add({ check: "database", ok: true, detail: "integrity check passed" })
         }
+        // A read-only folder or file: reads work, the hooks cannot record (and verify needs to write).
+        const writable = canWriteDatabase(path)
+        if (!writable) {
+          add({
+            check: "write access",
+            ok: false,
+            detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, ` +
+              "but nothing is recorded until both are writable"
+          })
+        }
         // The read models against the log, whenever the database (as found, or as repaired) opens.
-        const memory = yield* Effect.result(openMemory({ path }))
-        if (memory._tag === "Success") {
+        const memory = writable ? yield* Effect.result(openMemory({ path })) : undefined
+        if (memory?._tag === "Success") {
           try {
             yield* detectLostEvents(memory.success)
             yield* foldSpill(memory.success)
@@ -269,12 +304,20 @@ export const doctor = Command.make(
       const recent = existsSync(log)
         ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l) as { time: string; reason: string } } catch { return undefined } }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
         : []
+      // Settings ignored: invalid ones, and commands in a project's file the user has not accepted yet.
+      const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+      for (const detail of [...loaded.untrusted, ...loaded.problems]) {
+        add({ check: "config", ok: true, note: true, detail })
+      }
       // History, not a current problem: every one of these was handled (failed open, or recovered).
       add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {
-        for (const c of checks) yield* Console.log(`${c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        for (const c of checks) {
+          const label = c.note === true ? "NOTE" : c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"
+          yield* Console.log(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        }
       }
       if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
     }).pipe(
