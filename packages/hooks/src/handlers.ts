@@ -14,6 +14,7 @@ import {
   recentSessionSummaries,
   resumeBrief,
   searchIndex,
+  sessionRecord,
   type Settings,
   unannouncedRestores
 } from "@ralph-mem/projections"
@@ -28,6 +29,8 @@ export interface HookContext {
   /** The project root the session works in; memory is scoped to it. */
   readonly project: string
   readonly settings: Settings
+  /** The user's home folder: never shown in what Claude is told (paths under it are written `~/...`). */
+  readonly home?: string | undefined
 }
 
 /** Context for Claude (SessionStart, UserPromptSubmit), or a refused tool call (PreToolUse). */
@@ -53,13 +56,14 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
 /** Records what was injected and returns the hook output that carries it. */
-const inject = (hook: HookName, sessionId: string, reason: string, injection: Injection | undefined) =>
+const inject = (hook: HookName, sessionId: string, projectPath: string, reason: string, injection: Injection | undefined) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
       events: [{
         _tag: "ContextInjected",
         sessionId,
+        projectPath,
         hookEvent: hook,
         reason: `${reason} (${injection.layer} layer)`,
         text: injection.text,
@@ -96,7 +100,7 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     }),
     injectionBudgetTokens(settings)
   )
-  const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  const injected = inject("SessionStart", input.session_id, project, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -105,6 +109,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
   const submitted: RalphMemEvent = {
     _tag: "PromptSubmitted",
     sessionId: input.session_id,
+    projectPath: project,
     prompt,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
@@ -117,7 +122,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
-  const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
+  const injected = inject("UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
@@ -144,56 +149,48 @@ const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
   }
 }
 
-const postToolUse: Handler<"PostToolUse"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, settings.memory.maxObservationChars) }],
+const postToolUse: Handler<"PostToolUse"> = (input, { project, settings }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: project, ...observeToolUse(input, settings.memory.maxObservationChars) }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
-const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
+const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { project, settings }) => ({
+  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: project, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
-const stop: Handler<"Stop"> = (input, { settings }) => {
+const stop: Handler<"Stop"> = (input, { project, settings }) => {
   const message = input.last_assistant_message ?? ""
   return {
     events: message.trim() === ""
       ? []
-      : [{ _tag: "AssistantReplied", sessionId: input.session_id, message: trim(message, settings.memory.maxPromptChars).content }]
+      : [{ _tag: "AssistantReplied", sessionId: input.session_id, projectPath: project, message: trim(message, settings.memory.maxPromptChars).content }]
   }
 }
 
-const preCompact: Handler<"PreCompact"> = (input) => ({
+const preCompact: Handler<"PreCompact"> = (input, { project }) => ({
   events: [{
     _tag: "SessionCompacted",
     sessionId: input.session_id,
+    projectPath: project,
     trigger: input.trigger === "manual" ? "manual" : "auto",
     ...(input.custom_instructions ? { customInstructions: input.custom_instructions } : {})
   }]
 })
 
-const sessionEnd: Handler<"SessionEnd"> = (input, { memory }) => {
-  const goal = memory.db
-    .prepare(
-      `SELECT json_extract(payload, '$.prompt') FROM events
-       WHERE stream_id = ? AND type = 'PromptSubmitted' AND redacted_by IS NULL ORDER BY position LIMIT 1`
-    )
-    .pluck()
-    .get(`session:${input.session_id}`) as string | undefined
-  const observations = memory.db
-    .prepare(
-      `SELECT id, event_id AS eventId, session_id AS sessionId, type, tool_name AS toolName, input_summary AS inputSummary,
-              content, error_message AS errorMessage, created_at AS createdAt, files
-       FROM observations WHERE session_id = ? ORDER BY id`
-    )
-    .all(input.session_id) as Parameters<typeof summarizeSession>[0]["observations"]
-  const summary = summarizeSession({ goal, observations })
+const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => {
+  const result = summarizeSession(sessionRecord(memory.db, input.session_id), { project, home })
+  const summarized: ReadonlyArray<RalphMemEvent> = result === undefined ? [] : [{
+    _tag: "SessionSummarized",
+    sessionId: input.session_id,
+    projectPath: project,
+    summary: result.summary,
+    summarizer: LOCAL_SUMMARIZER,
+    ...(result.memoryOnly ? { memoryOnly: true } : {})
+  }]
   return {
-    events: [
-      ...(summary === undefined ? [] : [{ _tag: "SessionSummarized", sessionId: input.session_id, summary, summarizer: LOCAL_SUMMARIZER } as const]),
-      { _tag: "SessionEnded", sessionId: input.session_id, reason: input.reason ?? "unknown" }
-    ]
+    events: [...summarized, { _tag: "SessionEnded", sessionId: input.session_id, projectPath: project, reason: input.reason ?? "unknown" }]
   }
 }
 
