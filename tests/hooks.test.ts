@@ -97,9 +97,9 @@ describe("hooks record a session", () => {
     const [session] = query(root, "SELECT source, ended_at IS NOT NULL AS ended, end_reason, compactions, prompts, summary FROM sessions") as Array<Record<string, unknown>>
     expect(session).toMatchObject({ source: "startup", ended: 1, end_reason: "prompt_input_exit", compactions: 1, prompts: 1 })
     expect(session!["summary"]).toBe(
-      "Asked: The login test fails with TokenExpiredError; fix it. " +
+      "Asked: The login test fails with TokenExpiredError; fix it. Outcome: Fixed: the token now lives an hour. " +
         "Errors (1 command, 1 fixed): `npm test -- auth` failed (TokenExpiredError: jwt expired at refreshSession), fixed later. " +
-        "Passed: `npm test -- auth`. Changed: src/auth.ts. Outcome: Fixed: the token now lives an hour."
+        "Passed: `npm test -- auth`. Changed: src/auth.ts."
     )
   })
 

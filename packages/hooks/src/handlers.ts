@@ -12,13 +12,14 @@ import {
   openLoops,
   recentObservations,
   recentSessionSummaries,
+  relativeText,
   resumeBrief,
   searchIndex,
   sessionRecord,
   type Settings,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
+import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
@@ -73,10 +74,15 @@ const inject = (hook: HookName, sessionId: string, projectPath: string, reason: 
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
 
+/** What Claude reads names paths relative to the project, and never the home folder (the log keeps them whole). */
+const relativeItems = (items: ReadonlyArray<InjectionItem>, { project, home }: HookContext): Array<InjectionItem> =>
+  items.map((item) => ({ ...item, full: relativeText(item.full, { project, home }), compact: relativeText(item.compact, { project, home }) }))
+
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
 
-const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {
+const sessionStart: Handler<"SessionStart"> = (input, context) => {
+  const { memory, project, settings } = context
   const source = SOURCES.find((s) => s === input.source) ?? "startup"
   const started: RalphMemEvent = {
     _tag: "SessionStarted",
@@ -87,7 +93,7 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     ...(typeof input.model === "string" ? { model: input.model } : {})
   }
   const injection = fitToBudget(
-    sessionStartItems({
+    relativeItems(sessionStartItems({
       restores: unannouncedRestores(memory.db),
       // A resumed session is told first where it stopped: its task, step, handoff note and errors.
       ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
@@ -97,14 +103,15 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
       summaries: recentSessionSummaries(memory.db, project, 3),
       errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
       successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
-    }),
+    }), context),
     injectionBudgetTokens(settings)
   )
   const injected = inject("SessionStart", input.session_id, project, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
-const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project, settings }) => {
+const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
+  const { memory, project, settings } = context
   const prompt = trim(input.prompt, settings.memory.maxPromptChars).content
   const submitted: RalphMemEvent = {
     _tag: "PromptSubmitted",
@@ -121,7 +128,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     limit: 5,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
-  const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
+  const injection = fitToBudget(relativeItems(promptItems(loop, hits), context), injectionBudgetTokens(settings))
   const injected = inject("UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }

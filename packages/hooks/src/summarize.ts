@@ -113,12 +113,13 @@ export const summarizeSession = (record: SessionRecord, paths: Partial<PathConte
 
   const parts = [
     asked === undefined ? undefined : `Asked: ${withoutFinalStop(oneLine(show(asked.text), 200))}`,
+    // How it ended, in Claude's words, comes before the details: a summary cut short still says it.
+    outcome === "" ? undefined : `Outcome: ${withoutFinalStop(outcome)}`,
     errors.length === 0
       ? undefined
       : `Errors (${count(lastFailures.length, "command")}, ${fixed.length} fixed): ${[...open, ...fixed].slice(0, 4).map(describeError).join("; ")}`,
     checks.length === 0 ? undefined : `Passed: ${checks.slice(-4).map((c) => `\`${c}\``).join(", ")}`,
-    changed.length === 0 ? undefined : `Changed: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`,
-    outcome === "" ? undefined : `Outcome: ${withoutFinalStop(outcome)}`
+    changed.length === 0 ? undefined : `Changed: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`
   ].filter((p): p is string => p !== undefined)
   return parts.length === 0 ? undefined : { summary: `${parts.join(". ")}.`, memoryOnly: false }
 }

@@ -41,10 +41,10 @@ describe("summaries v2", () => {
     expect(summary).toEqual({
       memoryOnly: false,
       summary: "Asked: The login test fails with TokenExpiredError; fix it. " +
+        "Outcome: Fixed: the token in src/auth.ts now lives an hour. The lint error is still there. " +
         "Errors (2 commands, 1 fixed): `npm run lint` failed (src/auth.ts:3 error no-unused-vars), still failing; " +
         "`npm test -- auth` failed (TokenExpiredError: jwt expired), fixed later. " +
-        "Passed: `npm test -- auth`. Changed: src/auth.ts. " +
-        "Outcome: Fixed: the token in src/auth.ts now lives an hour. The lint error is still there."
+        "Passed: `npm test -- auth`. Changed: src/auth.ts."
     })
   })
 
