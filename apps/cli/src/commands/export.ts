@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import * as flags from "../flags.ts"
 import { beliefsMarkdown, decisionsMarkdown, taskMarkdown } from "../markdown.ts"
-import { printJson } from "../output.ts"
+import { forReading, printJson } from "../output.ts"
 import { withStore } from "../store.ts"
 import { existingTask } from "./task.ts"
 
@@ -28,9 +28,10 @@ const files = ({ beliefs, decisions, tasks }: Exported, format: "md" | "json"): 
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
   return format === "md"
     ? [
-      ["beliefs.md", beliefsMarkdown(beliefs)],
-      ["decisions.md", decisionsMarkdown(decisions)],
-      ...tasks.map((task) => [`task-${task.taskId}.md`, taskMarkdown(task, decisionsOf(task))] as const)
+      // Markdown is for reading: paths relative to the project, as everywhere a person reads them.
+      ["beliefs.md", forReading(beliefsMarkdown(beliefs))],
+      ["decisions.md", forReading(decisionsMarkdown(decisions))],
+      ...tasks.map((task) => [`task-${task.taskId}.md`, forReading(taskMarkdown(task, decisionsOf(task)))] as const)
     ]
     : [
       ["beliefs.json", json(beliefs)],

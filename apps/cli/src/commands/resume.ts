@@ -6,7 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText } from "../output.ts"
 import { withStore } from "../store.ts"
 
 export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
@@ -18,6 +18,6 @@ export const resume = Command.make("resume", { db: flags.db, json: flags.json },
       if (input.json) return yield* printJson(brief)
       const items = resumeItems(brief)
       if (items.length === 0) return yield* Console.log("Nothing to resume: no open task and no earlier session in this project.")
-      yield* Console.log(renderSections(items, "full"))
+      yield* printText(renderSections(items, "full"))
     })
   )).pipe(Command.withDescription("Where the last session stopped: the current task and step, the handoff note, that session's errors and summary"))

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, oneLine, printJson } from "../output.ts"
+import { formatTime, oneLine, printJson, printText } from "../output.ts"
 import { withStore } from "../store.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
@@ -18,7 +18,7 @@ const detailLine = (d: ObservationDetail) =>
   `      ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)}`
 
 export const printDetail = (d: ObservationDetail) =>
-  Console.log(
+  printText(
     [
       `${d.id}  (${d.type}, session ${d.sessionId ?? "-"}, ${formatTime(d.createdAt)}, ~${d.tokens} tokens)`,
       ...(d.toolName ? [`tool:    ${d.toolName}`] : []),
@@ -66,7 +66,7 @@ export const search = Command.make(
           if (input.layer === "1") {
             if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
-            for (const [i, hit] of hits.entries()) yield* Console.log(hitLine(hit, i + 1))
+            for (const [i, hit] of hits.entries()) yield* printText(hitLine(hit, i + 1))
             return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`)
           }
           if (input.layer === "2") {
@@ -75,9 +75,9 @@ export const search = Command.make(
             if (input.json) return yield* printJson({ layer: 2, query, entries, totalTokens: tokens })
             if (entries.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             for (const [i, entry] of entries.entries()) {
-              for (const d of entry.before) yield* Console.log(detailLine(d))
-              yield* Console.log(hitLine(entry.hit, i + 1))
-              for (const d of entry.after) yield* Console.log(detailLine(d))
+              for (const d of entry.before) yield* printText(detailLine(d))
+              yield* printText(hitLine(entry.hit, i + 1))
+              for (const d of entry.after) yield* printText(detailLine(d))
             }
             return yield* Console.log(`${entries.length} result(s) with their neighbours, ~${tokens} tokens.`)
           }
