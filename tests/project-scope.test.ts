@@ -53,7 +53,8 @@ describe("a session with no SessionStart", () => {
     expect(found.code).toBe(0)
     expect(JSON.parse(found.stdout).hits[0]).toMatchObject({ type: "error", title: expect.stringContaining("Bash npm run migrate") })
     expect(query(root, "SELECT DISTINCT project_path AS p FROM observation_rows")).toEqual([{ p: root }])
-    // The session is known too, with its project, so its summary and injections are scoped.
+    // Once its turn ends, the session is known too, with its project, so its summary is scoped.
+    hook(root, "Stop", "mid-session", { stop_hook_active: false, last_assistant_message: "The migration waits for the lock now." })
     expect(query(root, "SELECT project_path AS p FROM sessions WHERE session_id = 'mid-session'")).toEqual([{ p: root }])
   })
 

@@ -325,7 +325,13 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
       expect(onlyEvent(project, session.sessionId, "AssistantReplied").payload).toMatchObject({ message: REPLY })
       expect(onlyEvent(project, session.sessionId, "SessionEnded").payload["reason"]).toEqual(expect.any(String))
-      expect(String(onlyEvent(project, session.sessionId, "SessionSummarized").payload["summary"])).toContain(`Goal: ${PROMPT}`)
+      const summarized = onlyEvent(project, session.sessionId, "SessionSummarized").payload
+      expect(String(summarized["summary"])).toContain(`Asked: ${PROMPT}`)
+      expect(String(summarized["summary"])).toContain(`Outcome: ${REPLY.replace(/[.!?]+$/, "")}`)
+      // Every event of the session names its project, so search finds it whatever hooks ran.
+      for (const type of ["PromptSubmitted", "ObservationRecorded", "AssistantReplied", "SessionSummarized", "SessionEnded"]) {
+        expect(onlyEvent(project, session.sessionId, type).payload["projectPath"]).toBe(project)
+      }
     })
 
     it("projects the observation and the session into the read models", () => {

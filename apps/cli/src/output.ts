@@ -40,8 +40,10 @@ let pathContext: PathContext | undefined
  * Text as the user (or Claude, running a command) reads it: paths relative to the project the command
  * runs in, the home folder as `~`. The log and `--json` keep full paths.
  */
-export const forReading = (text: string): string =>
-  relativeText(text, (pathContext ??= { project: findProjectRoot(process.cwd()), home: process.env["HOME"] ?? process.env["USERPROFILE"] }))
+export const forReading = (text: string): string => {
+  pathContext ??= { project: findProjectRoot(process.cwd()), home: process.env["HOME"] ?? process.env["USERPROFILE"] }
+  return relativeText(text, pathContext)
+}
 
 /** Console.log of text for reading (see `forReading`). */
 export const printText = (text: string) => Console.log(forReading(text))

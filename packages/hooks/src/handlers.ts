@@ -57,7 +57,13 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
 /** Records what was injected and returns the hook output that carries it. */
-const inject = (hook: HookName, sessionId: string, projectPath: string, reason: string, injection: Injection | undefined) =>
+const inject = (
+  hook: HookName,
+  sessionId: string,
+  projectPath: string,
+  reason: string,
+  injection: Injection | undefined
+) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
@@ -76,7 +82,11 @@ const inject = (hook: HookName, sessionId: string, projectPath: string, reason: 
 
 /** What Claude reads names paths relative to the project, and never the home folder (the log keeps them whole). */
 const relativeItems = (items: ReadonlyArray<InjectionItem>, { project, home }: HookContext): Array<InjectionItem> =>
-  items.map((item) => ({ ...item, full: relativeText(item.full, { project, home }), compact: relativeText(item.compact, { project, home }) }))
+  items.map((item) => ({
+    ...item,
+    full: relativeText(item.full, { project, home }),
+    compact: relativeText(item.compact, { project, home })
+  }))
 
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
@@ -106,7 +116,8 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
     }), context),
     injectionBudgetTokens(settings)
   )
-  const injected = inject("SessionStart", input.session_id, project, `recent context of the project at ${source}`, injection)
+  const reason = `recent context of the project at ${source}`
+  const injected = inject("SessionStart", input.session_id, project, reason, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -157,12 +168,22 @@ const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
 }
 
 const postToolUse: Handler<"PostToolUse"> = (input, { project, settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: project, ...observeToolUse(input, settings.memory.maxObservationChars) }],
+  events: [{
+    _tag: "ObservationRecorded",
+    sessionId: input.session_id,
+    projectPath: project,
+    ...observeToolUse(input, settings.memory.maxObservationChars)
+  }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
 const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { project, settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: project, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
+  events: [{
+    _tag: "ObservationRecorded",
+    sessionId: input.session_id,
+    projectPath: project,
+    ...observeToolFailure(input, settings.memory.maxObservationChars)
+  }],
   ...toolKey(input.session_id, input.tool_use_id)
 })
 
@@ -172,7 +193,12 @@ const stop: Handler<"Stop"> = (input, { project, settings }) => {
   return {
     events: message.trim() === ""
       ? []
-      : [{ _tag: "AssistantReplied", sessionId: input.session_id, projectPath: project, message: trim(message, settings.memory.maxPromptChars).content }]
+      : [{
+        _tag: "AssistantReplied",
+        sessionId: input.session_id,
+        projectPath: project,
+        message: trim(message, settings.memory.maxPromptChars).content
+      }]
   }
 }
 
@@ -197,7 +223,10 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => 
     ...(result.memoryOnly ? { memoryOnly: true } : {})
   }]
   return {
-    events: [...summarized, { _tag: "SessionEnded", sessionId: input.session_id, projectPath: project, reason: input.reason ?? "unknown" }]
+    events: [
+      ...summarized,
+      { _tag: "SessionEnded", sessionId: input.session_id, projectPath: project, reason: input.reason ?? "unknown" }
+    ]
   }
 }
 

@@ -13,7 +13,10 @@ export interface ResummarizeReport {
   readonly summarizer: string
 }
 
-export const resummarizeSessions = (memory: Memory, options: { readonly home?: string | undefined; readonly writer: string }) =>
+export const resummarizeSessions = (
+  memory: Memory,
+  options: { readonly home?: string | undefined; readonly writer: string }
+) =>
   Effect.gen(function*() {
     let summarized = 0
     for (const sessionId of sessionsSummarizedBefore(memory.db, LOCAL_SUMMARIZER)) {

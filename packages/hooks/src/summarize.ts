@@ -6,7 +6,13 @@
  * A new version of it is a new `summarizer` name: sessions summarised by an older one are summarised
  * again (`resummarize.ts`), as a new event.
  */
-import { type PathContext, type RecordedObservation, relativePath, relativeText, type SessionRecord } from "@ralph-mem/projections"
+import {
+  type PathContext,
+  type RecordedObservation,
+  relativePath,
+  relativeText,
+  type SessionRecord
+} from "@ralph-mem/projections"
 
 export const LOCAL_SUMMARIZER = "local-v2"
 
@@ -32,7 +38,8 @@ const SLASH_COMMAND = /^\/[\w:-]+(?:\s|$)/
 /** Text Claude Code inserts around commands, never typed by the user. */
 const COMMAND_NOISE = /^<(?:local-command-[\w-]+|command-(?:message|name|args|stdout|stderr))>/
 /** The expansion of one of ralph-mem's command files: it runs the CLI of the plugin. */
-const MEMORY_CLI = /ralph-mem\.mjs["']?\s|\bralph-mem\s+(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b/
+const MEMORY_CLI =
+  /ralph-mem\.mjs["']?\s|\bralph-mem\s+(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b/
 
 export type PromptKind =
   | { readonly kind: "real"; readonly text: string }
@@ -57,7 +64,9 @@ export const classifyPrompt = (prompt: string): PromptKind => {
   if (wrapped !== null) {
     const name = wrapped[1]!
     const args = WRAPPED_ARGS.exec(text)?.[1] ?? ""
-    return name.startsWith("ralph-mem:") ? pluginCommand(name.slice("ralph-mem:".length), args) : { kind: "command", text: `/${name} ${args}`.trim() }
+    return name.startsWith("ralph-mem:")
+      ? pluginCommand(name.slice("ralph-mem:".length), args)
+      : { kind: "command", text: `/${name} ${args}`.trim() }
   }
   if (COMMAND_NOISE.test(text)) return { kind: "command", text: "" }
   if (MEMORY_CLI.test(text)) return { kind: "memory" }
@@ -67,7 +76,8 @@ export const classifyPrompt = (prompt: string): PromptKind => {
 
 /** A tool call that only used ralph-mem itself (its CLI, its MCP server). */
 const isMemoryTool = (o: RecordedObservation) =>
-  /^mcp__plugin_ralph-mem_/.test(o.toolName ?? "") || (o.toolName === "Bash" && MEMORY_CLI.test(`${o.inputSummary ?? ""} `))
+  /^mcp__plugin_ralph-mem_/.test(o.toolName ?? "") ||
+  (o.toolName === "Bash" && MEMORY_CLI.test(`${o.inputSummary ?? ""} `))
 
 const EDITING_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"])
 
@@ -76,7 +86,10 @@ const runKey = (o: RecordedObservation) => `${o.toolName ?? ""}\u0000${oneLine(o
 
 const firstErrorLine = (o: RecordedObservation) => {
   // The content keeps the output's lines; the error message is the same text on one line.
-  const lines = (o.content.trim() === "" ? o.errorMessage ?? "" : o.content).split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^exit code \d+$/i.test(l))
+  const lines = (o.content.trim() === "" ? o.errorMessage ?? "" : o.content)
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !/^exit code \d+$/i.test(l))
   // The line that names the error, else one that says something failed, beats the first line of the
   // output (Korean: "error", "failure").
   return lines.find((l) => /error|exception|panic|\uc624\ub958/i.test(l)) ??
@@ -90,7 +103,8 @@ export const summarizeSession = (record: SessionRecord, paths: Partial<PathConte
   const show = (text: string) => relativeText(text, context)
   const prompts = record.prompts.map(classifyPrompt)
   const withText = prompts.filter((p): p is Exclude<PromptKind, { kind: "memory" }> => p.kind !== "memory")
-  const asked = withText.find((p) => p.kind === "real" || p.kind === "goal") ?? withText.find((p) => p.kind === "command" && p.text !== "")
+  const asked = withText.find((p) => p.kind === "real" || p.kind === "goal") ??
+    withText.find((p) => p.kind === "command" && p.text !== "")
   const work = record.observations.filter((o) => !isMemoryTool(o))
   const memoryOnly = asked === undefined && work.length === 0 && prompts.some((p) => p.kind === "memory")
   if (memoryOnly) return { summary: "Only ran ralph-mem's memory commands.", memoryOnly: true }
@@ -101,14 +115,17 @@ export const summarizeSession = (record: SessionRecord, paths: Partial<PathConte
   const describeError = (error: { o: RecordedObservation; at: number }) => {
     const what = error.o.inputSummary ?? error.o.toolName ?? "a tool"
     const fixed = resolvedAt(error) >= 0
-    return `\`${oneLine(show(what), 80)}\` failed (${oneLine(show(firstErrorLine(error.o)), 140)})${fixed ? ", fixed later" : ", still failing"}`
+    const why = oneLine(show(firstErrorLine(error.o)), 140)
+    return `\`${oneLine(show(what), 80)}\` failed (${why})${fixed ? ", fixed later" : ", still failing"}`
   }
   // One line per failing command: its last failure says whether it was fixed.
   const lastFailures = [...new Map(errors.map((e) => [runKey(e.o), e])).values()]
   const open = lastFailures.filter((e) => resolvedAt(e) < 0)
   const fixed = lastFailures.filter((e) => resolvedAt(e) >= 0)
-  const checks = [...new Set(work.filter((o) => o.type === "success").map((o) => oneLine(show(o.inputSummary ?? o.toolName ?? ""), 80)))]
-  const changed = [...new Set(work.filter((o) => EDITING_TOOLS.has(o.toolName ?? "")).flatMap((o) => o.files).map((f) => relativePath(f, context)))]
+  const passed = work.filter((o) => o.type === "success")
+  const checks = [...new Set(passed.map((o) => oneLine(show(o.inputSummary ?? o.toolName ?? ""), 80)))]
+  const edited = work.filter((o) => EDITING_TOOLS.has(o.toolName ?? "")).flatMap((o) => o.files)
+  const changed = [...new Set(edited.map((f) => relativePath(f, context)))]
   const outcome = record.lastReply === null ? "" : oneLine(show(record.lastReply), 300)
 
   const parts = [
@@ -117,9 +134,13 @@ export const summarizeSession = (record: SessionRecord, paths: Partial<PathConte
     outcome === "" ? undefined : `Outcome: ${withoutFinalStop(outcome)}`,
     errors.length === 0
       ? undefined
-      : `Errors (${count(lastFailures.length, "command")}, ${fixed.length} fixed): ${[...open, ...fixed].slice(0, 4).map(describeError).join("; ")}`,
+      : `Errors (${count(lastFailures.length, "command")}, ${fixed.length} fixed): ${
+        [...open, ...fixed].slice(0, 4).map(describeError).join("; ")
+      }`,
     checks.length === 0 ? undefined : `Passed: ${checks.slice(-4).map((c) => `\`${c}\``).join(", ")}`,
-    changed.length === 0 ? undefined : `Changed: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`
+    changed.length === 0
+      ? undefined
+      : `Changed: ${changed.slice(0, 10).join(", ")}${changed.length > 10 ? ` and ${changed.length - 10} more` : ""}`
   ].filter((p): p is string => p !== undefined)
   return parts.length === 0 ? undefined : { summary: `${parts.join(". ")}.`, memoryOnly: false }
 }

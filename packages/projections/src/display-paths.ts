@@ -14,7 +14,8 @@ export interface PathContext {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** A path ends where a character that cannot continue a folder's name follows (or the text ends). */
-const folderPattern = (folder: string) => new RegExp(`${escape(folder)}(?:[/\\\\](?=[^\\s/\\\\])|(?![^\\s"'\`:;,)\\]}>]))`, "g")
+const folderPattern = (folder: string) =>
+  new RegExp(`${escape(folder)}(?:[/\\\\](?=[^\\s/\\\\])|(?![^\\s"'\`:;,)\\]}>]))`, "g")
 
 const usable = (folder: string | undefined): folder is string =>
   folder !== undefined && isAbsolute(folder) && folder.replace(/[/\\]+$/, "").length > 1

@@ -45,7 +45,10 @@ export const sessionRecord = (db: SqliteDatabase, sessionId: string): SessionRec
        FROM observations WHERE session_id = ? ORDER BY id`
     )
     .all(sessionId) as Array<Omit<RecordedObservation, "files"> & { files: string }>
-  const project = db.prepare(`SELECT project_path FROM sessions WHERE session_id = ?`).pluck().get(sessionId) as string | null | undefined
+  const project = db.prepare(`SELECT project_path FROM sessions WHERE session_id = ?`).pluck().get(sessionId) as
+    | string
+    | null
+    | undefined
   return {
     sessionId,
     project: project ?? null,
@@ -63,7 +66,8 @@ export const sessionsSummarizedBefore = (db: SqliteDatabase, current: string): A
   db
     .prepare(
       `SELECT session_id FROM sessions
-       WHERE summary IS NOT NULL AND (summarizer IS NULL OR summarizer LIKE 'local%') AND summarizer IS NOT ? ORDER BY id`
+       WHERE summary IS NOT NULL AND (summarizer IS NULL OR summarizer LIKE 'local%') AND summarizer IS NOT ?
+       ORDER BY id`
     )
     .pluck()
     .all(current) as Array<string>

@@ -24,10 +24,15 @@ const SUMMARIZED = upsert(
   "project_path, summary, summarizer, memory_only",
   `${PROJECT}, summary = excluded.summary, summarizer = excluded.summarizer, memory_only = excluded.memory_only`
 )
-const ENDED = upsert("project_path, ended_at, end_reason", `${PROJECT}, ended_at = excluded.ended_at, end_reason = excluded.end_reason`)
-// Tool observations, replies and injections leave a known session's row as it is (no write: the fold
-// stays cheap); they create the row of a session no lifecycle event has named, or give it its project.
-const SEEN = `INSERT INTO sessions (id, session_id, stream_id, started_at, last_event_at, project_path) VALUES (?, ?, ?, ?, ?, ?)
+const ENDED = upsert(
+  "project_path, ended_at, end_reason",
+  `${PROJECT}, ended_at = excluded.ended_at, end_reason = excluded.end_reason`
+)
+// Replies and injections leave a known session's row as it is (no write); they create the row of a
+// session no lifecycle event has named, or give it its project. Tool observations carry their project
+// themselves and leave the row alone: they are most of the log, and a replay folds each one.
+const SEEN = `INSERT INTO sessions (id, session_id, stream_id, started_at, last_event_at, project_path)
+  VALUES (?, ?, ?, ?, ?, ?)
   ON CONFLICT (session_id) DO UPDATE SET project_path = excluded.project_path WHERE project_path IS NULL`
 
 export const sessions: Projection = {
@@ -90,10 +95,16 @@ export const sessions: Projection = {
       case "SessionCompacted":
         return [sql(COMPACTED, ...row(event.sessionId), event.projectPath ?? null, 1)]
       case "SessionSummarized":
-        return [sql(SUMMARIZED, ...row(event.sessionId), event.projectPath ?? null, event.summary, event.summarizer, event.memoryOnly === true ? 1 : 0)]
+        return [sql(
+          SUMMARIZED,
+          ...row(event.sessionId),
+          event.projectPath ?? null,
+          event.summary,
+          event.summarizer,
+          event.memoryOnly ? 1 : 0
+        )]
       case "SessionEnded":
         return [sql(ENDED, ...row(event.sessionId), event.projectPath ?? null, occurredAt, event.reason)]
-      case "ObservationRecorded":
       case "AssistantReplied":
       case "ContextInjected":
         return event.projectPath === undefined ? [] : [sql(SEEN, ...row(event.sessionId), event.projectPath)]

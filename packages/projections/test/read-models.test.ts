@@ -71,6 +71,7 @@ describe("sessions", () => {
     const memory = given([
       ["session:c", observation("c", "ls", { projectPath: "/work/app" })],
       ["session:c", observation("c", "ls", { projectPath: "/elsewhere" })],
+      ["session:c", { _tag: "AssistantReplied", sessionId: "c", projectPath: "/work/app", message: "done" }],
       ["session:d", prompt("d", "hello")],
       ["session:d", { _tag: "AssistantReplied", sessionId: "d", projectPath: "/work/app", message: "hi" }],
       ["session:d", { _tag: "SessionSummarized", sessionId: "d", projectPath: "/work/app", summary: "s", summarizer: "local-v2", memoryOnly: true }]
