@@ -12,14 +12,14 @@ import {
   openLoops,
   recentObservations,
   recentSessionSummaries,
-  relativeText,
+  relativeValues,
   resumeBrief,
   searchIndex,
   sessionRecord,
   type Settings,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, type InjectionItem, promptItems, sessionStartItems } from "./inject.ts"
+import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
 import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
@@ -80,13 +80,11 @@ const inject = (
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
 
-/** What Claude reads names paths relative to the project, and never the home folder (the log keeps them whole). */
-const relativeItems = (items: ReadonlyArray<InjectionItem>, { project, home }: HookContext): Array<InjectionItem> =>
-  items.map((item) => ({
-    ...item,
-    full: relativeText(item.full, { project, home }),
-    compact: relativeText(item.compact, { project, home })
-  }))
+/**
+ * What Claude reads names paths relative to the project, and never the home folder (the log keeps them
+ * whole): the memory is made relative before it is rendered, so no line cut short keeps part of a path.
+ */
+const relative = <T>(memory: T, { project, home }: HookContext): T => relativeValues(memory, { project, home })
 
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
   output === undefined ? { events } : { events, output }
@@ -103,7 +101,7 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
     ...(typeof input.model === "string" ? { model: input.model } : {})
   }
   const injection = fitToBudget(
-    relativeItems(sessionStartItems({
+    sessionStartItems(relative({
       restores: unannouncedRestores(memory.db),
       // A resumed session is told first where it stopped: its task, step, handoff note and errors.
       ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
@@ -113,7 +111,7 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
       summaries: recentSessionSummaries(memory.db, project, 3),
       errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
       successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
-    }), context),
+    }, context)),
     injectionBudgetTokens(settings)
   )
   const reason = `recent context of the project at ${source}`
@@ -139,7 +137,8 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
     limit: 5,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
-  const injection = fitToBudget(relativeItems(promptItems(loop, hits), context), injectionBudgetTokens(settings))
+  const items = promptItems(relative(loop, context), relative(hits, context))
+  const injection = fitToBudget(items, injectionBudgetTokens(settings))
   const injected = inject("UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }

@@ -13,9 +13,9 @@ export interface PathContext {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** A path ends where a character that cannot continue a folder's name follows (or the text ends). */
+/** A path ends where a character that cannot continue a folder's name follows (or the text ends, or is cut: `…`). */
 const folderPattern = (folder: string) =>
-  new RegExp(`${escape(folder)}(?:[/\\\\](?=[^\\s/\\\\])|(?![^\\s"'\`:;,)\\]}>]))`, "g")
+  new RegExp(`${escape(folder)}(?:[/\\\\](?=[^\\s/\\\\])|(?![^\\s"'\`:;,)\\]}>\u2026]))`, "g")
 
 const usable = (folder: string | undefined): folder is string =>
   folder !== undefined && isAbsolute(folder) && folder.replace(/[/\\]+$/, "").length > 1
@@ -35,6 +35,19 @@ export const relativeText = (text: string, context: PathContext): string => {
     out = out.replace(folderPattern(home), (match) => (match.length > home.length ? "~/" : "~"))
   }
   return out
+}
+
+/**
+ * Every string in a value of plain data (objects, arrays) made relative: what a renderer will shorten or
+ * cut is relative before it is cut, so no cut can leave part of a folder behind.
+ */
+export const relativeValues = <T>(value: T, context: PathContext): T => {
+  if (typeof value === "string") return relativeText(value, context) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => relativeValues(item, context)) as T
+  if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, relativeValues(item, context)])) as T
+  }
+  return value
 }
 
 /** One path, relative to the project when inside it, else with the home folder as `~`. */

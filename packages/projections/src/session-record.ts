@@ -3,15 +3,10 @@
  * its observations (from the `observations` read model), and its project (from `sessions`).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
+import type { ObservationDetail } from "./search/engine.ts"
 
-export interface RecordedObservation {
-  readonly type: string
-  readonly toolName: string | null
-  readonly inputSummary: string | null
-  readonly content: string
-  readonly errorMessage: string | null
-  readonly files: ReadonlyArray<string>
-}
+/** What a summariser reads of an observation. */
+export type RecordedObservation = Pick<ObservationDetail, "type" | "toolName" | "inputSummary" | "content" | "errorMessage" | "files">
 
 export interface SessionRecord {
   readonly sessionId: string

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { relativePath, relativeText } from "../src/display-paths.ts"
+import { relativePath, relativeText, relativeValues } from "../src/display-paths.ts"
 
 const context = { project: "/home/me/work/app", home: "/home/me" }
 
@@ -31,5 +31,11 @@ describe("paths as they are read", () => {
     expect(relativePath("/home/me/.config/x.json", context)).toBe("~/.config/x.json")
     expect(relativePath("/opt/tool/bin", context)).toBe("/opt/tool/bin")
     expect(relativePath("src/already.ts", context)).toBe("src/already.ts")
+  })
+
+  it("makes every string of plain data relative, so a line cut short afterwards keeps no part of a folder", () => {
+    const hit = { id: "e1", score: 1.5, title: `Grep x in /home/me/work/app: ["/home/me/work/app/src/a.ts"]`, nested: [{ at: "/home/me/x" }] }
+    expect(relativeValues(hit, context)).toEqual({ id: "e1", score: 1.5, title: `Grep x in .: ["src/a.ts"]`, nested: [{ at: "~/x" }] })
+    expect(relativeText("read /home/me\u2026", context)).toBe("read ~\u2026")
   })
 })

@@ -6,7 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
-import { printJson, printText } from "../output.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
 import { withStore } from "../store.ts"
 
 export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
@@ -16,7 +16,7 @@ export const resume = Command.make("resume", { db: flags.db, json: flags.json },
       const current = process.env["CLAUDE_CODE_SESSION_ID"]
       const brief = resumeBrief(db, findProjectRoot(process.cwd()), current === undefined || current === "" ? {} : { excludeSessionId: current })
       if (input.json) return yield* printJson(brief)
-      const items = resumeItems(brief)
+      const items = resumeItems(valuesForReading(brief))
       if (items.length === 0) return yield* Console.log("Nothing to resume: no open task and no earlier session in this project.")
       yield* printText(renderSections(items, "full"))
     })

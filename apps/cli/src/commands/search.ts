@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, oneLine, printJson, printText } from "../output.ts"
+import { formatTime, oneLine, printJson, printText, valuesForReading } from "../output.ts"
 import { withStore } from "../store.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
@@ -17,8 +17,9 @@ const hitLine = (hit: IndexHit, rank: number) =>
 const detailLine = (d: ObservationDetail) =>
   `      ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)}`
 
-export const printDetail = (d: ObservationDetail) =>
-  printText(
+export const printDetail = (detail: ObservationDetail) => {
+  const d = valuesForReading(detail)
+  return printText(
     [
       `${d.id}  (${d.type}, session ${d.sessionId ?? "-"}, ${formatTime(d.createdAt)}, ~${d.tokens} tokens)`,
       ...(d.toolName ? [`tool:    ${d.toolName}`] : []),
@@ -31,6 +32,7 @@ export const printDetail = (d: ObservationDetail) =>
       ""
     ].join("\n")
   )
+}
 
 export const search = Command.make(
   "search",
@@ -66,7 +68,7 @@ export const search = Command.make(
           if (input.layer === "1") {
             if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
-            for (const [i, hit] of hits.entries()) yield* printText(hitLine(hit, i + 1))
+            for (const [i, hit] of hits.entries()) yield* printText(hitLine(valuesForReading(hit), i + 1))
             return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`)
           }
           if (input.layer === "2") {
@@ -75,9 +77,9 @@ export const search = Command.make(
             if (input.json) return yield* printJson({ layer: 2, query, entries, totalTokens: tokens })
             if (entries.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             for (const [i, entry] of entries.entries()) {
-              for (const d of entry.before) yield* printText(detailLine(d))
-              yield* printText(hitLine(entry.hit, i + 1))
-              for (const d of entry.after) yield* printText(detailLine(d))
+              for (const d of entry.before) yield* printText(detailLine(valuesForReading(d)))
+              yield* printText(hitLine(valuesForReading(entry.hit), i + 1))
+              for (const d of entry.after) yield* printText(detailLine(valuesForReading(d)))
             }
             return yield* Console.log(`${entries.length} result(s) with their neighbours, ~${tokens} tokens.`)
           }
