@@ -343,7 +343,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         source: "startup",
         prompts: 1,
         ended_at: expect.any(Number),
-        summary: expect.stringContaining(`Goal: ${PROMPT}`)
+        summary: expect.stringContaining(`Asked: ${PROMPT}`)
       })
     })
 
@@ -384,7 +384,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       const injected = onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload
       const text = String(injected["text"])
       expect(text).toContain("## Recent sessions")
-      expect(text).toContain(`Goal: ${FIRST_PROMPT}`)
+      expect(text).toContain(`Asked: ${FIRST_PROMPT}`)
       expect(text).toContain("## Recent successes")
       expect(text).toContain(MARKER)
       const [firstObservation] = observationsOf(project, first.sessionId)
@@ -449,7 +449,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(main).toHaveLength(3)
       expect(lastToolResults(main[1] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_noisy", isError: true })])
       expect(lastToolResults(main[2] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_silent", isError: true })])
-      expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2)")
+      expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2 commands, 0 fixed)")
     })
   })
 
@@ -512,7 +512,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("injects the redacted memory into the second session, and neither secret reaches any of its requests", () => {
       expectHooksSucceeded(second.run)
       const atStart = String(onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload["text"])
-      expect(atStart).toContain("Goal: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
+      expect(atStart).toContain("Asked: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
       const related = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
       expect(related).toContain("otter deploy used [secret:anthropic-key]")
       expect(requestsWithMemory(second.mock.requests).length).toBeGreaterThan(0)
