@@ -18,6 +18,8 @@ export interface SessionSummary {
   readonly startedAt: number
   readonly endedAt: number | null
   readonly summary: string
+  /** The session only ran memory commands: no "recent session" worth showing (absent: it did work). */
+  readonly memoryOnly?: boolean
 }
 
 export interface OpenLoop {
@@ -39,12 +41,13 @@ const OBSERVATION_COLUMNS = `o.id, o.event_id AS eventId, o.session_id AS sessio
 const IN_PROJECT = `o.project_path = @project`
 
 export const recentSessionSummaries = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
-  db
+  (db
     .prepare(
-      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, summary FROM sessions
-       WHERE project_path = ? AND summary IS NOT NULL ORDER BY started_at DESC LIMIT ?`
+      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, summary, memory_only AS memoryOnly
+       FROM sessions WHERE project_path = ? AND summary IS NOT NULL ORDER BY started_at DESC LIMIT ?`
     )
-    .all(project, limit) as Array<SessionSummary>
+    .all(project, limit) as Array<Omit<SessionSummary, "memoryOnly"> & { readonly memoryOnly: number }>)
+    .map((row) => ({ ...row, memoryOnly: row.memoryOnly === 1 }))
 
 export const recentObservations = (
   db: SqliteDatabase,
