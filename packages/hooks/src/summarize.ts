@@ -37,9 +37,11 @@ const WRAPPED_ARGS = /<command-args>([\s\S]*?)<\/command-args>/
 const SLASH_COMMAND = /^\/[\w:-]+(?:\s|$)/
 /** Text Claude Code inserts around commands, never typed by the user. */
 const COMMAND_NOISE = /^<(?:local-command-[\w-]+|command-(?:message|name|args|stdout|stderr))>/
-/** The expansion of one of ralph-mem's command files: it runs the CLI of the plugin. */
+/** The expansion of one of ralph-mem's command files: it runs the plugin's CLI bundle. */
+const COMMAND_EXPANSION = /ralph-mem\.mjs["']?\s+[a-z]/
+/** A shell command that runs ralph-mem's memory commands (the bundle, or `ralph-mem` on the PATH). */
 const MEMORY_CLI =
-  /ralph-mem\.mjs["']?\s|\bralph-mem\s+(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b/
+  /ralph-mem\.mjs["']?\s|(?:^|[\s;&|])(?:npx\s+)?ralph-mem\s+(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b/
 
 export type PromptKind =
   | { readonly kind: "real"; readonly text: string }
@@ -69,7 +71,7 @@ export const classifyPrompt = (prompt: string): PromptKind => {
       : { kind: "command", text: `/${name} ${args}`.trim() }
   }
   if (COMMAND_NOISE.test(text)) return { kind: "command", text: "" }
-  if (MEMORY_CLI.test(text)) return { kind: "memory" }
+  if (COMMAND_EXPANSION.test(text)) return { kind: "memory" }
   if (SLASH_COMMAND.test(text)) return { kind: "command", text }
   return { kind: "real", text }
 }

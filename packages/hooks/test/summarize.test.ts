@@ -68,6 +68,9 @@ describe("summaries v2", () => {
     expect(classifyPrompt("<command-name>/clear</command-name>")).toEqual({ kind: "command", text: "/clear" })
     expect(classifyPrompt("<local-command-stdout>Compacted</local-command-stdout>")).toEqual({ kind: "command", text: "" })
     expect(classifyPrompt("로그인 테스트가 실패해요. 고쳐 주세요")).toEqual({ kind: "real", text: "로그인 테스트가 실패해요. 고쳐 주세요" })
+    // Talking about ralph-mem is work; only a command file's expansion (it runs the bundle) is a memory command.
+    expect(classifyPrompt("why does ralph-mem search miss Korean words?").kind).toBe("real")
+    expect(classifyPrompt("!`node \"/plugins/ralph-mem/dist/ralph-mem.mjs\" status`\n\nSummarise the status above").kind).toBe("memory")
   })
 
   it("writes paths outside the project with ~ for the home folder, and never the home folder itself", () => {
