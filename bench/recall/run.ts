@@ -3,6 +3,8 @@
  * ralph-mem, the newest-50 baseline and no memory would inject into the later session.
  *   node bench/recall/run.ts                 all scenarios, results to bench/results/recall.json
  *   node bench/recall/run.ts --only a,b      some scenarios (results not written)
+ *   node bench/recall/run.ts --later N       N unrelated sessions after the relevant ones in every scenario
+ *                                            (default 3), results to bench/results/recall-later-N.json
  * Needs dist/ (npm run build).
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -11,8 +13,12 @@ import { machine } from "../measure.ts"
 import { corpus } from "./corpus.ts"
 import { runScenario, type ScenarioResult, SYSTEMS, totals } from "./harness.ts"
 
-const only = process.argv.indexOf("--only") >= 0 ? process.argv[process.argv.indexOf("--only") + 1]?.split(",") : undefined
-const scenarios = only === undefined ? corpus : corpus.filter((s) => only.includes(s.id))
+const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
+const only = option("--only")?.split(",")
+const later = option("--later") === undefined ? undefined : Number(option("--later"))
+if (later !== undefined && !(Number.isInteger(later) && later >= 0)) throw new Error("--later takes a whole number")
+const scenarios = (only === undefined ? corpus : corpus.filter((s) => only.includes(s.id)))
+  .map((s) => (later === undefined ? s : { ...s, laterSessions: later }))
 
 const results: Array<ScenarioResult> = []
 for (const scenario of scenarios) {
@@ -51,7 +57,7 @@ const table = [
 
 const report = {
   date: new Date().toISOString(),
-  command: `node bench/recall/run.ts${only === undefined ? "" : ` --only ${only.join(",")}`}`,
+  command: `node bench/recall/run.ts${only === undefined ? "" : ` --only ${only.join(",")}`}${later === undefined ? "" : ` --later ${later}`}`,
   machine: machine(),
   scenarios: results.length,
   summary,
@@ -61,6 +67,6 @@ const report = {
 if (only === undefined) {
   const folder = join(import.meta.dirname, "..", "results")
   mkdirSync(folder, { recursive: true })
-  writeFileSync(join(folder, "recall.json"), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(folder, later === undefined ? "recall.json" : `recall-later-${later}.json`), `${JSON.stringify(report, null, 2)}\n`)
 }
 process.stdout.write(`${table}\n\ntargets: ${JSON.stringify(targets)}\n`)
