@@ -34,8 +34,17 @@ export const relativeText = (text: string, context: PathContext): string => {
   if (usable(home) && out.includes(home)) {
     out = out.replace(folderPattern(home), (match) => (match.length > home.length ? "~/" : "~"))
   }
-  return out
+  // Text cut short upstream (a search title) can end inside one of the folders: its start goes too.
+  return out.includes("\u2026")
+    ? out.replace(CUT_PATH, (cut, start: string) => (insideFolder(start, project, home) ? "~\u2026" : cut))
+    : out
 }
+
+/** A path cut short by an ellipsis: a run from a slash that starts a word up to the ellipsis. */
+const CUT_PATH = /(?<![^\s"'`([{<=])([/\\][^\s"'`([{<]*)\u2026/g
+
+const insideFolder = (start: string, ...folders: ReadonlyArray<string | undefined>) =>
+  folders.some((folder) => usable(folder) && folder.startsWith(start))
 
 /**
  * Every string in a value of plain data (objects, arrays) made relative: what a renderer will shorten or

@@ -37,5 +37,11 @@ describe("paths as they are read", () => {
     const hit = { id: "e1", score: 1.5, title: `Grep x in /home/me/work/app: ["/home/me/work/app/src/a.ts"]`, nested: [{ at: "/home/me/x" }] }
     expect(relativeValues(hit, context)).toEqual({ id: "e1", score: 1.5, title: `Grep x in .: ["src/a.ts"]`, nested: [{ at: "~/x" }] })
     expect(relativeText("read /home/me\u2026", context)).toBe("read ~\u2026")
+    // Cut upstream inside a folder: what is left of it goes too.
+    expect(relativeText(`read ["/home/me/wo\u2026`, context)).toBe(`read ["~/wo\u2026`)
+    expect(relativeText(`read ["/home/m\u2026`, context)).toBe(`read ["~\u2026`)
+    expect(relativeText("see /ho\u2026 and /opt/x\u2026", context)).toBe("see ~\u2026 and /opt/x\u2026")
+    // Only a path that starts a word: `src/h…` is the project's own relative path.
+    expect(relativeText("edit src/h\u2026", context)).toBe("edit src/h\u2026")
   })
 })
