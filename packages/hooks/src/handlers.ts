@@ -201,6 +201,9 @@ const stop: Handler<"Stop"> = (input, { project, settings }) => {
   }
 }
 
+/** A turn cut off by an API error: nothing to remember of the session; the loop takes note (packages/loop). */
+const stopFailure: Handler<"StopFailure"> = () => ({ events: [] })
+
 const preCompact: Handler<"PreCompact"> = (input, { project }) => ({
   events: [{
     _tag: "SessionCompacted",
@@ -236,6 +239,7 @@ export const handlers: { readonly [H in HookName]: Handler<H> } = {
   PostToolUse: postToolUse,
   PostToolUseFailure: postToolUseFailure,
   Stop: stop,
+  StopFailure: stopFailure,
   PreCompact: preCompact,
   SessionEnd: sessionEnd
 }

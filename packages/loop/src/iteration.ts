@@ -4,7 +4,7 @@
  * snapshot). Never the model's word alone: `passed` comes from the criteria. A PRD loop also runs the
  * story's own criteria and rewrites prd.json's flags; a plan loop saves its plan when it succeeds.
  */
-import { redactText } from "@ralph-mem/events"
+import { type IterationUsage, redactText } from "@ralph-mem/events"
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { mkdirSync, renameSync, writeFileSync } from "node:fs"
@@ -19,7 +19,7 @@ import { execute } from "./store.ts"
 export const closeIteration = (
   memory: Memory,
   loop: Loop,
-  options: { readonly writer: string; readonly lastAssistantMessage?: string }
+  options: { readonly writer: string; readonly lastAssistantMessage?: string; readonly usage?: IterationUsage }
 ) =>
   Effect.gen(function*() {
     const current = loop.iterations.at(-1)!
@@ -39,7 +39,8 @@ export const closeIteration = (
       _tag: "CompleteIteration",
       passed,
       filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
-      ...(snapshotRef === undefined ? {} : { snapshotRef })
+      ...(snapshotRef === undefined ? {} : { snapshotRef }),
+      ...(options.usage === undefined ? {} : { usage: options.usage })
     }, options.writer)
     syncPrdFile(completed)
     return { loop: completed, results, passed, iteration }

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import { decide, IllegalTransition, type LoopCommand } from "./decide.ts"
 import { fold, type Loop, type LoopState } from "./state.ts"
 
-export const loadLoop = (memory: Memory, loopId: string): { readonly state: LoopState; readonly version: number } => {
+export const loadLoop = (memory: Pick<Memory, "log">, loopId: string): { readonly state: LoopState; readonly version: number } => {
   const events = []
   let version = 0
   for (const recorded of eventsAfter(memory.log, 0, { streamId: streams.loop(loopId) })) {

@@ -57,7 +57,9 @@ describe("the loop decider", () => {
       { _tag: "Fail", reason: "x" },
       { _tag: "Stop", reason: "x", requestedBy: "cli" },
       { _tag: "ChangeConfig", config },
-      { _tag: "Resume", driver: "session" }
+      { _tag: "Resume", driver: "session" },
+      { _tag: "WaitForLimit", limit: "rate_limit", until: 1, resetReported: false, message: "429" },
+      { _tag: "Interrupt", error: "rate_limit", message: "429" }
     ]
 
     it.each(commands.map((c) => [c._tag, c] as const))("%s on a loop that does not exist", (_, command) => {
@@ -89,6 +91,56 @@ describe("the loop decider", () => {
 
     it("rolling back to an iteration that never was", () => {
       expect(refusal(given(started, iteration(1)).when({ _tag: "Stop", reason: "x", requestedBy: "cli", rollback: { toIteration: 5, snapshotRef: "s", rescueSnapshotRef: "r" } }))).toMatch(/no iteration 5/)
+      expect(refusal(given(started, iteration(1), { _tag: "LoopFailed", loopId: L, reason: "r" }).when({ _tag: "RollBack", toIteration: 2, snapshotRef: "s", rescueSnapshotRef: "r" }))).toMatch(/no iteration 2/)
+    })
+
+    it("waiting for a limit with no iteration open", () => {
+      const wait: LoopCommand = { _tag: "WaitForLimit", limit: "usage_limit", until: 5000, resetReported: true, message: "limit" }
+      expect(refusal(given(started).when(wait))).toMatch(/no iteration is open/)
+      expect(refusal(given(started, iteration(1), evaluated(1), completed(1)).when(wait))).toMatch(/no iteration is open/)
+    })
+  })
+
+  describe("after the end", () => {
+    const ended = [
+      ["failed", { _tag: "LoopFailed", loopId: L, reason: "max iterations" }],
+      ["stopped", { _tag: "LoopStopped", loopId: L, reason: "u", requestedBy: "cli" }],
+      ["succeeded", { _tag: "LoopSucceeded", loopId: L, iteration: 2 }]
+    ] as const
+
+    it.each(ended)("a %s loop can still be rolled back, to any iteration it reached", (_, end) => {
+      const history = given(started, iteration(1), evaluated(1), completed(1), iteration(2), evaluated(2), completed(2), end)
+      expect(history.when({ _tag: "RollBack", toIteration: 1, snapshotRef: "s1", rescueSnapshotRef: "r" })).toEqual([
+        { _tag: "LoopRolledBack", loopId: L, toIteration: 1, snapshotRef: "s1", rescueSnapshotRef: "r" }
+      ])
+      expect(history.when({ _tag: "RollBack", toIteration: 0, snapshotRef: "s0", rescueSnapshotRef: "r" })).toHaveLength(1)
+    })
+  })
+
+  describe("limits", () => {
+    it("records a wait for a limit's reset on the open iteration, and the iteration stays open", () => {
+      const open = given(started, iteration(1))
+      const wait = { limit: "usage_limit", until: 9000, resetReported: true, message: "Claude AI usage limit reached|9" } as const
+      const waited = open.when({ _tag: "WaitForLimit", ...wait })
+      expect(waited).toEqual([{ _tag: "LoopWaited", loopId: L, iteration: 1, ...wait }])
+      const after = fold([started, iteration(1), ...(waited as ReadonlyArray<RalphMemEvent>)].map((event, i) => ({ event, occurredAt: 1000 * i })))!
+      expect(after.waits).toEqual([{ iteration: 1, at: 2000, ...wait }])
+      expect(after.iterations.at(-1)?.completedAt).toBeUndefined()
+    })
+
+    it("records an interruption (StopFailure), cleared once the iteration completes", () => {
+      const interrupted = given(started, iteration(1)).when({ _tag: "Interrupt", error: "rate_limit", message: "API Error: 429" })
+      expect(interrupted).toEqual([{ _tag: "LoopInterrupted", loopId: L, iteration: 1, error: "rate_limit", message: "API Error: 429" }])
+      const events = [started, iteration(1), ...(interrupted as ReadonlyArray<RalphMemEvent>)]
+      expect(fold(events.map((event, i) => ({ event, occurredAt: i })))!.interruption).toEqual({ iteration: 1, error: "rate_limit", message: "API Error: 429" })
+      expect(fold([...events, evaluated(1), completed(1)].map((event, i) => ({ event, occurredAt: i })))!.interruption).toBeUndefined()
+    })
+
+    it("keeps the usage an iteration reported", () => {
+      const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheCreationTokens: 1, costUsd: 0.5 }
+      expect(given(started, iteration(1), evaluated(1)).when({ _tag: "CompleteIteration", passed: false, filesChanged: [], usage })).toEqual([
+        { _tag: "LoopIterationCompleted", loopId: L, iteration: 1, passed: false, filesChanged: [], usage }
+      ])
     })
   })
 })
@@ -106,6 +158,32 @@ describe("stop conditions", () => {
     const loop = state({ ...started, config: { ...config, maxDurationMs: 60_000 } } as RalphMemEvent, iteration(1), evaluated(1), completed(1, false, ["a"]))
     expect(stopCondition(loop, 59_000)).toBeUndefined()
     expect(stopCondition(loop, 61_000)).toBe("max duration (60 s) reached")
+  })
+
+  const used = (n: number, tokens: number, costUsd?: number): RalphMemEvent => ({
+    _tag: "LoopIterationCompleted",
+    loopId: L,
+    iteration: n,
+    passed: false,
+    filesChanged: [`f${n}`],
+    usage: { inputTokens: tokens, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, ...(costUsd === undefined ? {} : { costUsd }) }
+  })
+
+  it("max tokens: every token the iterations reported, cache included", () => {
+    const budget = { ...started, config: { ...config, maxIterations: 10, maxTokens: 1000 } } as RalphMemEvent
+    expect(stopCondition(state(budget, iteration(1), evaluated(1), used(1, 600)), 5000)).toBeUndefined()
+    expect(stopCondition(state(budget, iteration(1), evaluated(1), used(1, 600), iteration(2), evaluated(2), used(2, 400)), 5000)).toBe(
+      "max tokens (1000) reached: 1000 used"
+    )
+  })
+
+  it("max cost: only what was reported counts, and nothing reported never stops the loop", () => {
+    const budget = { ...started, config: { ...config, maxIterations: 10, maxCostUsd: 1 } } as RalphMemEvent
+    const twice = (a?: number, b?: number) =>
+      stopCondition(state(budget, iteration(1), evaluated(1), used(1, 10, a), iteration(2), evaluated(2), used(2, 10, b)), 5000)
+    expect(twice(0.4, 0.4)).toBeUndefined()
+    expect(twice(0.6, 0.4)).toBe("max cost ($1) reached: $1.0000 spent")
+    expect(twice(undefined, undefined)).toBeUndefined()
   })
 
   it("no progress: the same fingerprint and no file change, N times in a row", () => {
