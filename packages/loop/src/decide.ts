@@ -3,8 +3,8 @@
  * refused. Pure: no clock, no I/O (times and snapshot refs arrive in the commands).
  */
 import type { CriterionResult, IterationUsage, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
-import * as Schema from "effect/Schema"
-import { currentIteration, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
+import { type Decider, refuse as refused, type Refused } from "@ralph-mem/projections"
+import { currentIteration, evolve, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
 
 export type LoopCommand =
   | {
@@ -53,17 +53,8 @@ export type LoopCommand =
   | { readonly _tag: "ChangeConfig"; readonly config: LoopConfig }
   | { readonly _tag: "Resume"; readonly driver: "session" | "external" }
 
-/** A command that does not fit the loop's state; nothing is written. */
-export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("IllegalTransition", {
-  command: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `cannot ${this.command}: ${this.reason}`
-  }
-}
-
-const refuse = (command: LoopCommand, reason: string) => new IllegalTransition({ command: command._tag, reason })
+/** A command that does not fit the loop's state is refused, naming the command; nothing is written. */
+const refuse = (command: LoopCommand, reason: string) => refused(reason, command._tag)
 
 type Rollback = { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
 
@@ -73,7 +64,7 @@ const rollbackTarget = (rollback: Rollback, lastIteration: number): Rollback | s
     ? `there is no iteration ${rollback.toIteration} to roll back to`
     : { toIteration: rollback.toIteration, snapshotRef: rollback.snapshotRef, rescueSnapshotRef: rollback.rescueSnapshotRef }
 
-export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | IllegalTransition => {
+export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(command, `loop ${state.loopId} already exists`)
     if (command.goal.trim() === "") return refuse(command, "the goal is empty")
@@ -155,3 +146,6 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       return [{ _tag: "LoopResumed", loopId, iteration: current?.iteration ?? 0, driver: command.driver }]
   }
 }
+
+/** The loop as a decider: its state is the fold of its stream (`undefined` before it starts). */
+export const loopDecider: Decider<LoopState, LoopCommand> = { initialState: undefined, evolve, decide }

@@ -11,12 +11,12 @@ import { estimateTokens, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableOutput } from "./agent-report.ts"
 import { type CommandOutcome, runCommand } from "./criteria/index.ts"
-import { stopCondition } from "./conditions.ts"
 import { closeIteration, settleOrBegin, succeed } from "./iteration.ts"
 import { agentSession, loopMemory } from "./loop-memory.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { goalMet, iterationOpen, type Loop, storyOf } from "./state.ts"
-import { execute, loadLoop } from "./store.ts"
+import { iterationOpen, type Loop, storyOf } from "./state.ts"
+import { execute, loadLoop } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
 
 export interface ExternalOptions {
   readonly agent: ReadonlyArray<string>
@@ -169,9 +169,9 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
     loop = closed.loop
     yield* record(learning(loop, closed.results, closed.passed, report.lastMessage))
     options.onIteration?.(loop)
-    if (goalMet(loop)) return (yield* succeed(memory, loop, WRITER, report.lastMessage)).loop
-    const ending = stopCondition(loop, Date.now())
-    if (ending !== undefined) return yield* run({ _tag: "Fail", reason: ending })
+    const verdict = nextStep(loop, { now: Date.now() })
+    if (verdict._tag === "Succeed") return (yield* succeed(memory, loop, WRITER, report.lastMessage)).loop
+    if (verdict._tag === "Fail") return yield* run({ _tag: "Fail", reason: verdict.reason })
     yield* Effect.sleep(loop.config.cooldownMs)
     return yield* iterate
   })

@@ -10,11 +10,11 @@ import * as Effect from "effect/Effect"
 import { mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { evaluateCriteria } from "./criteria/index.ts"
-import { stopCondition } from "./conditions.ts"
 import { syncPrdFile } from "./prd.ts"
 import { changedFiles, takeSnapshot } from "./snapshot.ts"
-import { goalMet, type Loop, storyOf } from "./state.ts"
-import { execute } from "./store.ts"
+import { execute } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
+import { type Loop, storyOf } from "./state.ts"
 
 export const closeIteration = (
   memory: Memory,
@@ -80,11 +80,13 @@ export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistan
  * a stop condition holds: failure), instead of beginning an iteration the limits forbid.
  */
 export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number, lastAssistantMessage?: string) => {
-  const last = loop.iterations.at(-1)
-  if (last?.completedAt !== undefined) {
-    if (goalMet(loop)) return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)
-    const ending = stopCondition(loop, now)
-    if (ending !== undefined) return execute(memory, loop.loopId, { _tag: "Fail", reason: ending }, writer)
+  const verdict = loop.iterations.at(-1)?.completedAt === undefined ? { _tag: "Continue" as const } : nextStep(loop, { now })
+  switch (verdict._tag) {
+    case "Succeed":
+      return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)
+    case "Fail":
+      return execute(memory, loop.loopId, { _tag: "Fail", reason: verdict.reason }, writer)
+    case "Continue":
+      return execute(memory, loop.loopId, { _tag: "BeginIteration" }, writer)
   }
-  return execute(memory, loop.loopId, { _tag: "BeginIteration" }, writer)
 }

@@ -10,14 +10,14 @@
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult } from "@ralph-mem/events"
-import { estimateTokens, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { stopCondition } from "./conditions.ts"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"
+import { execute, loadLoop } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { goalMet, iterationOpen, type Loop, totalTokens } from "./state.ts"
-import { activeLoopForSession, execute, loadLoop } from "./store.ts"
+import { iterationOpen, type Loop, totalTokens } from "./state.ts"
 import { transcriptUsage } from "./transcript-usage.ts"
 
 /** What the Stop hook answers: nothing lets Claude stop; additionalContext continues the turn with it. */
@@ -35,17 +35,6 @@ export const blockCap = (env: Readonly<Record<string, string | undefined>>): num
   const raw = Number(env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"])
   return Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_BLOCK_CAP
 }
-
-/** Blocks since the user last typed a prompt: each one started an iteration from this hook. */
-const consecutiveBlocks = (memory: Memory, loop: Loop, sessionId: string): number =>
-  memory.db
-    .prepare(
-      `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'
-         AND json_extract(metadata, '$.writer') = ?
-         AND position > coalesce((SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
-    )
-    .pluck()
-    .get(`loop:${loop.loopId}`, WRITER, `session:${sessionId}`) as number
 
 const summary = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
@@ -73,7 +62,7 @@ export const continueAtStop = (
     readonly transcriptPath?: string
   }
 ): Effect.Effect<StopOutput | undefined> => {
-  const loopId = activeLoopForSession(memory, input.sessionId)
+  const loopId = activeLoopForSession(memory.db, input.sessionId)
   if (loopId === undefined) return Effect.succeed(undefined)
   const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
   return Effect.gen(function*() {
@@ -90,19 +79,17 @@ export const continueAtStop = (
     })
     const { results, iteration } = closed
     loop = closed.loop
-    if (goalMet(loop)) {
+    const verdict = nextStep(loop, {
+      now: input.now,
+      continuations: { cap: blockCap(input.env), used: iterationsBegunSincePrompt(memory.db, loop.loopId, input.sessionId, WRITER) }
+    })
+    if (verdict._tag === "Succeed") {
       const success = yield* succeed(memory, loop, WRITER, input.lastAssistantMessage)
       return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${planNote(success)}` }
     }
-    const cap = blockCap(input.env)
-    const ending =
-      stopCondition(loop, input.now) ??
-      (cap > 0 && consecutiveBlocks(memory, loop, input.sessionId) >= cap
-        ? `Claude Code allows ${cap} consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume`
-        : undefined)
-    if (ending !== undefined) {
-      yield* run({ _tag: "Fail", reason: ending })
-      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${ending}. Last checks: ${summary(results)}.` }
+    if (verdict._tag === "Fail") {
+      yield* run({ _tag: "Fail", reason: verdict.reason })
+      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${verdict.reason}. Last checks: ${summary(results)}.` }
     }
     loop = yield* run({ _tag: "BeginIteration" })
     const prompt = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: promptChars(loop, input.injectionBudgetTokens) })
@@ -112,9 +99,12 @@ export const continueAtStop = (
       systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${summary(results)}${used}; ~${estimateTokens(prompt)} tokens of context).`
     }
   }).pipe(
-    // The loop ended under us (stopped from another process): let Claude stop, and say so.
-    Effect.catchTag("IllegalTransition", (error) =>
-      Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
+    // The loop ended under us (stopped from another process): let Claude stop, and say so. Any other
+    // refusal is a defect, and the hook's failure is logged.
+    Effect.catchTag("Refused", (error) =>
+      loadLoop(memory, loopId).state?.status === "running"
+        ? Effect.die(error)
+        : Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
     ),
     Effect.catch((error) => Effect.die(error))
   )
@@ -129,13 +119,13 @@ export const interruptAtStopFailure = (
   memory: Memory,
   input: { readonly sessionId: string; readonly error: string; readonly message: string }
 ): Effect.Effect<StopOutput | undefined> => {
-  const loopId = activeLoopForSession(memory, input.sessionId)
+  const loopId = activeLoopForSession(memory.db, input.sessionId)
   if (loopId === undefined) return Effect.succeed(undefined)
   return execute(memory, loopId, { _tag: "Interrupt", error: input.error, message: input.message }, "hook:StopFailure").pipe(
     Effect.map((loop) => ({
       systemMessage: `ralph-mem: the loop's iteration ${loop.iterations.at(-1)?.iteration ?? 0} was cut off (${input.error}); it goes on with your next prompt, or stop it with /ralph-mem:ralph stop.`
     })),
-    Effect.catchTag("IllegalTransition", () => Effect.succeed(undefined)),
+    Effect.catchTag("Refused", () => Effect.succeed(undefined)),
     Effect.catch((error) => Effect.die(error))
   )
 }

@@ -177,3 +177,20 @@ export const listLoopRuns = (db: SqliteDatabase, limit: number): Array<LoopRunRo
        FROM loop_runs ORDER BY started_at DESC LIMIT ?`
     )
     .all(limit) as Array<LoopRunRow>
+
+/** The running loop bound to a session, if any: a loop never bleeds into another session. */
+export const activeLoopForSession = (db: SqliteDatabase, sessionId: string): string | undefined =>
+  db
+    .prepare("SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1")
+    .pluck()
+    .get(sessionId) as string | undefined
+
+/** The most recent loop of a project (running first), for commands that name none. */
+export const latestLoop = (db: SqliteDatabase, projectPath: string): string | undefined =>
+  db
+    .prepare(
+      `SELECT loop_id FROM loop_runs WHERE project_path = ?
+       ORDER BY status = 'running' DESC, started_at DESC LIMIT 1`
+    )
+    .pluck()
+    .get(projectPath) as string | undefined

@@ -170,3 +170,18 @@ export const sessionObservations = (db: SqliteDatabase, sessionId: string, limit
     )
     .all(sessionId, limit) as Array<Omit<ObservationEntry, "files"> & { files: string }>)
     .map((row) => ({ ...row, files: JSON.parse(row.files) as Array<string> }))
+
+/** The newest observations of some sessions since a time (a loop's session and its agent runs), newest first. */
+export const observationsOfSessionsSince = (
+  db: SqliteDatabase,
+  sessionIds: ReadonlyArray<string>,
+  since: number,
+  limit: number
+): Array<{ readonly id: string; readonly type: string; readonly sessionId: string; readonly createdAt: number; readonly text: string }> =>
+  db
+    .prepare(
+      `SELECT event_id AS id, type, session_id AS sessionId, created_at AS createdAt,
+              coalesce(tool_name || ' ' || coalesce(input_summary, '') || ': ', '') || content AS text
+       FROM observations WHERE session_id IN (SELECT value FROM json_each(?)) AND created_at >= ? ORDER BY id DESC LIMIT ?`
+    )
+    .all(JSON.stringify(sessionIds), since, limit) as Array<{ id: string; type: string; sessionId: string; createdAt: number; text: string }>

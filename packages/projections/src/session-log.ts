@@ -3,7 +3,7 @@
  * every injection (the text Claude was told, its tokens and sources) and Claude's replies. These live
  * only in the log (no read model repeats them), so they are read from the session's stream.
  */
-import type { SqliteDatabase } from "@ralph-mem/events"
+import { type SqliteDatabase, streams } from "@ralph-mem/events"
 
 export type SessionLogEntry =
   | { readonly kind: "prompt"; readonly position: number; readonly at: number; readonly prompt: string }
@@ -27,7 +27,7 @@ export const sessionLog = (db: SqliteDatabase, sessionId: string, limit = 500): 
        WHERE stream_id = ? AND redacted_by IS NULL AND type IN ('PromptSubmitted', 'ContextInjected', 'AssistantReplied')
        ORDER BY position LIMIT ?`
     )
-    .all(`session:${sessionId}`, limit) as Array<{ position: number; at: number; type: string; payload: string }>)
+    .all(streams.session(sessionId), limit) as Array<{ position: number; at: number; type: string; payload: string }>)
     .map((row): SessionLogEntry => {
       const p = JSON.parse(row.payload) as Record<string, unknown>
       const text = (key: string) => (typeof p[key] === "string" ? (p[key] as string) : "")
@@ -48,3 +48,17 @@ export const sessionLog = (db: SqliteDatabase, sessionId: string, limit = 500): 
 /** The log's head position, read cheaply: the live view polls it. */
 export const headPosition = (db: SqliteDatabase): number =>
   (db.prepare(`SELECT coalesce(max(position), 0) FROM event_rows`).pluck().get() as number)
+
+/**
+ * Iterations a writer (the Stop hook) began on a loop since the user last typed a prompt in the session:
+ * Claude Code's count of consecutive Stop-hook continuations, which its block cap applies to.
+ */
+export const iterationsBegunSincePrompt = (db: SqliteDatabase, loopId: string, sessionId: string, writer: string): number =>
+  db
+    .prepare(
+      `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'
+         AND json_extract(metadata, '$.writer') = ?
+         AND position > coalesce((SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
+    )
+    .pluck()
+    .get(streams.loop(loopId), writer, streams.session(sessionId)) as number

@@ -1,7 +1,7 @@
 /** `ralph-mem decide`: record a decision, why it was taken, and the alternatives it rejected. */
 import { DecisionImpact, findProjectRoot, monotonicUlid, streams } from "@ralph-mem/events"
-import { currentTaskId } from "@ralph-mem/projections"
-import { decideDecision, Refused } from "@ralph-mem/working"
+import { currentTaskId, Refused } from "@ralph-mem/projections"
+import { decideDecision } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

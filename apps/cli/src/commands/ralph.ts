@@ -5,13 +5,11 @@
  */
 import { type Criterion, findProjectRoot, type LoopConfig, monotonicUlid } from "@ralph-mem/events"
 import {
-  activeLoopForSession,
   DEFAULT_MIN_PLAN_ITERATIONS,
   DEFAULT_PLAN_MARKER,
   DEFAULT_PLAN_SECTIONS,
   driveExternally,
   execute,
-  latestLoop,
   type LimitWaitProgress,
   loadLoop,
   type Loop,
@@ -27,7 +25,7 @@ import {
   totalTokens,
   workingTreeMatches
 } from "@ralph-mem/loop"
-import { injectionBudgetTokens, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import { activeLoopForSession, injectionBudgetTokens, latestLoop, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -122,7 +120,7 @@ const configFromFlags = (input: {
 
 /** Resolves the loop a command is about: --loop, else the latest of this project. */
 const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
-  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory, project())
+  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory.db, project())
   if (loopId === undefined) return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")
   const { state } = loadLoop(memory, loopId)
   return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
@@ -316,7 +314,7 @@ const startInSession = (
     const { loopId } = loop
     yield* withStore(input.db, (memory) =>
       Effect.gen(function*() {
-        const running = activeLoopForSession(memory, sessionId)
+        const running = activeLoopForSession(memory.db, sessionId)
         if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
         const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
         yield* execute(memory, loopId, {
