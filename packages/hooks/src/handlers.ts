@@ -17,6 +17,7 @@ import {
   searchIndex,
   sessionRecord,
   type Settings,
+  sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
@@ -56,13 +57,17 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
-/** Records what was injected and returns the hook output that carries it. */
+/**
+ * Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output
+ * that carries it.
+ */
 const inject = (
+  db: Memory["db"],
   hook: HookName,
   sessionId: string,
   projectPath: string,
   reason: string,
-  injection: Injection | undefined
+  injection?: Injection
 ) =>
   injection === undefined
     ? { events: [], output: undefined }
@@ -75,7 +80,7 @@ const inject = (
         reason: `${reason} (${injection.layer} layer)`,
         text: injection.text,
         tokens: injection.tokens,
-        sources: injection.sources
+        sources: sourceEventIds(db, injection.sources)
       } satisfies RalphMemEvent],
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
@@ -115,7 +120,7 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
     injectionBudgetTokens(settings)
   )
   const reason = `recent context of the project at ${source}`
-  const injected = inject("SessionStart", input.session_id, project, reason, injection)
+  const injected = inject(memory.db, "SessionStart", input.session_id, project, reason, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -139,7 +144,8 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
   })
   const items = promptItems(relative(loop, context), relative(hits, context))
   const injection = fitToBudget(items, injectionBudgetTokens(settings))
-  const injected = inject("UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
+  const reason = "memory relevant to the prompt"
+  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, reason, injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
