@@ -182,7 +182,7 @@ export const runHook = (
       // A broken config never stops a hook: its problems are logged and the valid layers apply.
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
       for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
-      const context = { memory, project, settings }
+      const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
       const decision = handlers[hook](input as never, context)
       if (decision.events.length > 0) {
         pendingAppend = {

@@ -39,3 +39,5 @@ export {
   stripAnsi
 } from "./failures/fingerprint.ts"
 export * from "./memory-items.ts"
+export * from "./session-record.ts"
+export * from "./display-paths.ts"

@@ -31,7 +31,7 @@ import {
   verify
 } from "@ralph-mem/projections"
 import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, foldSpill, logFailure, spillPath, spillState } from "@ralph-mem/hooks"
+import { failureLogPath, foldSpill, logFailure, resummarizeSessions, spillPath, spillState } from "@ralph-mem/hooks"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -129,16 +129,23 @@ export const maintain = Command.make(
   "maintain",
   { db: flags.db, json: flags.json },
   (input) =>
-    withStore(input.db, ({ db, path }) =>
+    withStore(input.db, (memory) =>
       Effect.gen(function*() {
+        const { db, path } = memory
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+        // Sessions an older summariser summarised get a new summary first, so it is packed with them.
+        const summaries = yield* resummarizeSessions(memory, { home: process.env["HOME"], writer: "maintain" })
         const compaction = yield* pack(db, { idleMs: MAINTAIN_IDLE_MS })
         const backup = yield* Effect.try({
           try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
           catch: (error) => storageError("back up the database", error)
         })
-        if (input.json) return yield* printJson({ compaction, backup })
-        yield* Console.log(`${describeCompaction(compaction)}\n${backup === null ? "A recent backup exists." : `Backed up to ${backup}.`}`)
+        if (input.json) return yield* printJson({ summaries, compaction, backup })
+        yield* Console.log([
+          ...(summaries.summarized === 0 ? [] : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
+          describeCompaction(compaction),
+          backup === null ? "A recent backup exists." : `Backed up to ${backup}.`
+        ].join("\n"))
       })
     ).pipe(
       Effect.tapError((error) =>
@@ -147,7 +154,11 @@ export const maintain = Command.make(
         )
       )
     )
-).pipe(Command.withDescription("Pack streams idle for 10 minutes, then back up if due (runs after each session)"))
+).pipe(
+  Command.withDescription(
+    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, then back up if due (runs after each session)"
+  )
+)
 
 interface Check {
   readonly check: string
