@@ -11,4 +11,7 @@ if (major < 22 || (major === 22 && minor < 19)) {
   process.exit(1)
 }
 nodeModule.enableCompileCache?.()
-await import("./main.ts")
+// The memory server as the plugin's .mcp.json starts it goes straight to its code: Claude Code waits for it
+// at every session start, and the command tree has nothing to add to a bare `ralph-mem mcp`.
+if (process.argv.length === 3 && process.argv[2] === "mcp") await import("./mcp/main.ts").then(({ startMemoryServer }) => startMemoryServer())
+else await import("./main.ts")

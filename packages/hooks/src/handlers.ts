@@ -18,7 +18,7 @@ import {
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
-import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
+import { isMemoryToolCall, observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
@@ -197,12 +197,16 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory }) => {
   }
 }
 
+/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
+const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
+  isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+
 export const handlers: { readonly [H in HookName]: Handler<H> } = {
   SessionStart: sessionStart,
   UserPromptSubmit: userPromptSubmit,
   PreToolUse: preToolUse,
-  PostToolUse: postToolUse,
-  PostToolUseFailure: postToolUseFailure,
+  PostToolUse: unlessMemoryTool(postToolUse),
+  PostToolUseFailure: unlessMemoryTool(postToolUseFailure),
   Stop: stop,
   PreCompact: preCompact,
   SessionEnd: sessionEnd

@@ -19,7 +19,7 @@ import {
   LoopSucceeded,
   LoopToolBlocked
 } from "./loop.ts"
-import { MemoryForgotten, NoteInjected } from "./memory.ts"
+import { MemoryForgotten, MemoryToolCalled, NoteInjected } from "./memory.ts"
 import { ObservationRecorded } from "./observation.ts"
 import {
   AssistantReplied,
@@ -53,6 +53,7 @@ export const definitions = [
   ObservationRecorded,
   NoteInjected,
   MemoryForgotten,
+  MemoryToolCalled,
   LoopStarted,
   LoopIterationStarted,
   LoopCriteriaEvaluated,
