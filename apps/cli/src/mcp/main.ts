@@ -7,7 +7,7 @@ import { findProjectRoot, resolveDatabasePath, useBundledNativeBinding } from "@
 import { statSync } from "node:fs"
 import { serveMemoryTools } from "./server.ts"
 
-export const startMemoryServer = (options: { readonly db?: string | undefined } = {}): Promise<void> => {
+export const startMemoryServer = (options: { readonly db?: string | undefined; readonly parentPid?: number } = {}): Promise<void> => {
   useBundledNativeBinding(import.meta.url)
   const env = process.env
   const given = env["CLAUDE_PROJECT_DIR"]
@@ -17,6 +17,7 @@ export const startMemoryServer = (options: { readonly db?: string | undefined } 
     databasePath: resolveDatabasePath({ cwd: folder, env: options.db === undefined ? env : { ...env, RALPH_MEM_DB: options.db } }),
     project: findProjectRoot(folder),
     sessionId: sessionId === undefined || sessionId === "" ? undefined : sessionId,
-    env
+    env,
+    parentPid: options.parentPid ?? process.ppid
   })
 }

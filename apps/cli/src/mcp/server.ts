@@ -29,6 +29,8 @@ export interface MemoryServerOptions {
   /** Claude Code's session (CLAUDE_CODE_SESSION_ID): calls are recorded in its stream, loop_status reads its loop. */
   readonly sessionId: string | undefined
   readonly env: Environment
+  /** The process that started the server (Claude Code), read as early as the process could: once it is gone, so is the server. */
+  readonly parentPid: number
 }
 
 const INSTRUCTIONS =
@@ -41,11 +43,15 @@ const byName = new Map(memoryTools.map((tool) => [tool.name, tool]))
 
 /** The tools as Claude Code lists them: the JSON Schema of each is made from the Schema that decodes its input. */
 export const toolList = (): Array<Tool> =>
-  memoryTools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: Schema.toJsonSchemaDocument(tool.input as unknown as Schema.Top).schema as Tool["inputSchema"]
-  }))
+  memoryTools.map((tool) => {
+    const { schema } = Schema.toJsonSchemaDocument(tool.input as unknown as Schema.Top)
+    return {
+      name: tool.name,
+      description: tool.description,
+      // A struct with no fields comes out as "anything but null"; a tool's input must say it is an object.
+      inputSchema: (schema["type"] === "object" ? schema : { type: "object", properties: {} }) as Tool["inputSchema"]
+    }
+  })
 
 /** How a call ended: answered, refused (Claude asked for something that cannot be given), or failed (ralph-mem's fault). */
 type Outcome =
@@ -185,8 +191,8 @@ export const serveMemoryTools = async (options: MemoryServerOptions): Promise<vo
   process.stdout.once("error", stop)
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop)
   // Orphaned (the parent died while something else still holds our stdin open): the parent changes.
-  const parent = process.ppid
-  setInterval(() => process.ppid !== parent && stop(), PARENT_CHECK_MS).unref()
+  setInterval(() => process.ppid !== options.parentPid && stop(), PARENT_CHECK_MS).unref()
+  if (process.ppid !== options.parentPid) stop()
   server.onclose = stop
   await server.connect(new StdioServerTransport())
 }
