@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
 import { machine } from "./measure.ts"
+import { mcpBench } from "./mcp.ts"
 import { replayBench } from "./replay.ts"
 import { searchBench } from "./search.ts"
 
@@ -19,7 +20,8 @@ const results = {
   eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
   hooks: hooksBench(quick ? 10 : 30),
   search: searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
-  replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000])
+  replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
+  mcp: await mcpBench(quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 })
 }
 
 const folder = join(import.meta.dirname, "results")
