@@ -234,6 +234,16 @@ describe("ralph-mem mcp: the memory tools", () => {
     expect(events(root, "ObservationRecorded").filter((e) => e.payload["sessionId"] === SESSION)).toEqual([])
   })
 
+  it("serves the database --db names, through the command tree (ralph-mem mcp --db <file>)", async () => {
+    const root = project()
+    const elsewhere = tempFolder()
+    mkdirSync(join(elsewhere, ".git"))
+    const server = await startMcp({ cwd: elsewhere, args: ["--db", join(root, ".ralph-mem", "memory.db")], env: { CLAUDE_CODE_SESSION_ID: SESSION, CLAUDE_PROJECT_DIR: root } })
+    servers.push(server)
+    expect((await server.call("search", { query: PLANTED })).text).toContain(`CheckoutTimeoutError ${PLANTED}`)
+    expect(await server.close()).toEqual({ code: 0, signal: null })
+  })
+
   it("creates no database for reads of a project with no memory, and says so", async () => {
     const root = tempFolder()
     mkdirSync(join(root, ".git"))

@@ -12,6 +12,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { failureLogPath, logFailure } from "@ralph-mem/hooks"
 import { type Environment, loadSettings, type Memory } from "@ralph-mem/projections"
@@ -162,17 +163,31 @@ const record = (
   )
 }
 
+/**
+ * The SDK validates JSON Schemas only for what a client answers to elicitation, which this server never
+ * asks for; its default validator (ajv) would compile its meta-schemas at every start, for nothing.
+ */
+const noElicitation: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "ralph-mem asks Claude Code for no input" })
+}
+
 /** How often the server checks that the process that started it is still there. */
 const PARENT_CHECK_MS = 1000
 
 /** Serves the memory tools on stdio until Claude Code goes away; then closes the database and exits. */
 export const serveMemoryTools = async (options: MemoryServerOptions): Promise<void> => {
   const connection = memoryConnection(options.databasePath)
-  const server = new Server({ name: "ralph-mem", version: VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const server = new Server({ name: "ralph-mem", version: VERSION }, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: noElicitation
+  })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const toolUseId = request.params._meta?.["claudecode/toolUseId"]
-    return Effect.runPromise(callTool(connection, options, {
+    // Synchronously, start to end: calls Claude Code makes at once never interleave (one could otherwise
+    // close the connection another is reading through, when it finds the file replaced).
+    return Effect.runSync(callTool(connection, options, {
       name: request.params.name,
       arguments: request.params.arguments,
       toolUseId: typeof toolUseId === "string" ? toolUseId : undefined
