@@ -21,7 +21,9 @@ const CLI = join(import.meta.dirname, "..", "dist", "ralph-mem.mjs")
 const seed = (project: string, observations: number) => {
   const memory = Effect.runSync(openMemory({ path: join(project, ".ralph-mem", "memory.db") }))
   for (let s = 0; s * 20 < observations; s++) {
-    Effect.runSync(memory.log.append(`session:s${s}`, sessionEvents(s, project).events, { expectedVersion: "any", writer: "bench" }))
+    Effect.runSync(
+      memory.log.append(`session:s${s}`, sessionEvents(s, project).events, { expectedVersion: "any", writer: "bench" })
+    )
   }
   compactLog(memory.db, { idleMs: 0 })
   memory.db.close()
@@ -45,7 +47,11 @@ const coldStart = (project: string, env: Record<string, string>): Promise<number
       child.stdin.end()
     })
     child.once("error", reject)
-    child.once("exit", (code) => (answered === undefined || code !== 0 ? reject(new Error(`the server exited with ${code} before answering`)) : resolve(answered)))
+    child.once("exit", (code) =>
+      answered === undefined || code !== 0
+        ? reject(new Error(`the server exited with ${code} before answering`))
+        : resolve(answered)
+    )
     child.stdin.write(`${INITIALIZE}\n`)
   })
 
@@ -55,12 +61,21 @@ const nodeBaseline = (): number => {
   return elapsedMs(started)
 }
 
-export const mcpBench = async (options: { readonly observations: number; readonly starts: number; readonly searches: number }) => {
+export const mcpBench = async (options: {
+  readonly observations: number
+  readonly starts: number
+  readonly searches: number
+}) => {
   const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-bench-mcp-")))
   try {
     mkdirSync(join(project, ".git"))
     seed(project, options.observations)
-    const env = { PATH: process.env["PATH"] ?? "", HOME: project, CLAUDE_PROJECT_DIR: project, CLAUDE_CODE_SESSION_ID: "bench" }
+    const env = {
+      PATH: process.env["PATH"] ?? "",
+      HOME: project,
+      CLAUDE_PROJECT_DIR: project,
+      CLAUDE_CODE_SESSION_ID: "bench"
+    }
     // Interleaved with `node -e 0`, so both see the same machine.
     const starts: Array<number> = []
     const baseline: Array<number> = []
@@ -98,6 +113,8 @@ export const mcpBench = async (options: { readonly observations: number; readonl
 // `node bench/mcp.ts` runs this benchmark alone.
 if (import.meta.main) {
   const quick = process.argv.includes("--quick")
-  const result = await mcpBench(quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 })
+  const result = await mcpBench(
+    quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 }
+  )
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
 }

@@ -44,17 +44,40 @@ const project = () => {
   mkdirSync(join(root, ".git"))
   hook(root, "SessionStart", "s1", { source: "startup" })
   hook(root, "UserPromptSubmit", "s1", { prompt: "make the checkout tests pass" })
-  hook(root, "PostToolUse", "s1", { tool_name: "Read", tool_input: { file_path: `${root}/src/payment_gateway.ts` }, tool_use_id: "t0", tool_response: { file: { filePath: `${root}/src/payment_gateway.ts`, numLines: 80 } } })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Read",
+    tool_input: { file_path: `${root}/src/payment_gateway.ts` },
+    tool_use_id: "t0",
+    tool_response: { file: { filePath: `${root}/src/payment_gateway.ts`, numLines: 80 } }
+  })
   hook(root, "PostToolUseFailure", "s1", {
     tool_name: "Bash",
     tool_input: { command: "npm test -- checkout" },
     tool_use_id: "t1",
     error: `Exit code 1\nCheckoutTimeoutError ${PLANTED} in payment_gateway.ts`
   })
-  hook(root, "PostToolUse", "s1", { tool_name: "Edit", tool_input: { file_path: `${root}/src/payment_gateway.ts`, old_string: "timeout: 5", new_string: "timeout: 30" }, tool_use_id: "t2", tool_response: {} })
-  hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "npm test -- checkout" }, tool_use_id: "t3", tool_response: { stdout: "PASS checkout (3 tests)" } })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Edit",
+    tool_input: { file_path: `${root}/src/payment_gateway.ts`, old_string: "timeout: 5", new_string: "timeout: 30" },
+    tool_use_id: "t2",
+    tool_response: {}
+  })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test -- checkout" },
+    tool_use_id: "t3",
+    tool_response: { stdout: "PASS checkout (3 tests)" }
+  })
   hook(root, "SessionEnd", "s1", { reason: "exit" })
-  cli(root, "decide", "Retry the payment gateway with exponential backoff", "--why", "the gateway drops one call in fifty under load", "--alternative", "a fixed 30 s timeout: still fails under load")
+  cli(
+    root,
+    "decide",
+    "Retry the payment gateway with exponential backoff",
+    "--why",
+    "the gateway drops one call in fifty under load",
+    "--alternative",
+    "a fixed 30 s timeout: still fails under load"
+  )
   cli(root, "belief", "set", "stack", "TypeScript on Node 24 with vitest")
   cli(root, "task", "start", "Fix the checkout timeout", "--id", "checkout")
   cli(root, "task", "plan", "Reproduce", "Patch the gateway")
@@ -64,7 +87,10 @@ const project = () => {
 }
 
 const serve = async (root: string, env: Record<string, string> = {}) => {
-  const server = await startMcp({ cwd: root, env: { CLAUDE_CODE_SESSION_ID: SESSION, CLAUDE_PROJECT_DIR: root, ...env } })
+  const server = await startMcp({
+    cwd: root,
+    env: { CLAUDE_CODE_SESSION_ID: SESSION, CLAUDE_PROJECT_DIR: root, ...env }
+  })
   servers.push(server)
   return server
 }
@@ -79,11 +105,16 @@ interface LoggedEvent {
 const events = (root: string, type?: string): Array<LoggedEvent> => {
   const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true, fileMustExist: true })
   try {
-    const rows = db.prepare("SELECT stream_id AS streamId, type, metadata, payload FROM events ORDER BY position").all() as Array<
-      { streamId: string; type: string; metadata: string; payload: string }
-    >
+    const rows = db
+      .prepare("SELECT stream_id AS streamId, type, metadata, payload FROM events ORDER BY position")
+      .all() as Array<{ streamId: string; type: string; metadata: string; payload: string }>
     return rows
-      .map((r) => ({ streamId: r.streamId, type: r.type, writer: String(JSON.parse(r.metadata).writer), payload: JSON.parse(r.payload) as Record<string, unknown> }))
+      .map((r) => ({
+        streamId: r.streamId,
+        type: r.type,
+        writer: String(JSON.parse(r.metadata).writer),
+        payload: JSON.parse(r.payload) as Record<string, unknown>
+      }))
       .filter((e) => type === undefined || e.type === type)
   } finally {
     db.close()
@@ -91,7 +122,9 @@ const events = (root: string, type?: string): Array<LoggedEvent> => {
 }
 
 /** The event ids in an answer, each once, in the order they first appear. */
-const ids = (text: string): Array<string> => [...new Set([...text.matchAll(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g)].map((m) => m[0]))]
+const ids = (text: string): Array<string> => [
+  ...new Set([...text.matchAll(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g)].map((m) => m[0]))
+]
 
 /** The ids of a search answer's hits (observations and sessions), in rank order. */
 const hitIds = (text: string): Array<string> => [...text.matchAll(/^\d+\. (\S+) /gm)].map((m) => m[1]!)
@@ -100,14 +133,28 @@ describe("ralph-mem mcp: the memory tools", () => {
   it("lists eight tools a model finds by the words it searches with, each with an object input schema", async () => {
     const server = await serve(project())
     const listed = await server.request("tools/list")
-    const tools = (listed.result?.["tools"] ?? []) as Array<{ name: string; description: string; inputSchema: { type: string; properties: object } }>
-    expect(tools.map((t) => t.name)).toEqual(["search", "timeline", "get", "why", "beliefs", "task", "remember", "loop_status"])
+    const tools = (listed.result?.["tools"] ?? []) as Array<{
+      name: string
+      description: string
+      inputSchema: { type: string; properties: object }
+    }>
+    expect(tools.map((t) => t.name)).toEqual([
+      "search",
+      "timeline",
+      "get",
+      "why",
+      "beliefs",
+      "task",
+      "remember",
+      "loop_status"
+    ])
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe("object")
       expect(tool.description, tool.name).toMatch(/memory/i)
     }
     const all = tools.map((t) => t.description).join(" ")
-    for (const word of ["past", "sessions", "errors", "decisions", "notes", "remember"]) expect(all.toLowerCase()).toContain(word)
+    for (const word of ["past", "sessions", "errors", "decisions", "notes", "remember"])
+      expect(all.toLowerCase()).toContain(word)
     expect(server.stderr()).toBe("")
   })
 
@@ -159,7 +206,16 @@ describe("ralph-mem mcp: the memory tools", () => {
     const root = project()
     // A loop bound to this session; its first iteration's check fails with a line it can be told by.
     writeFileSync(join(root, "fail.js"), `console.error("GATEWAY-STILL-BROKEN"); process.exit(1)\n`)
-    cli(root, "ralph", "start", "make the gateway tests pass", "--session", SESSION, "--criteria", "custom=node fail.js")
+    cli(
+      root,
+      "ralph",
+      "start",
+      "make the gateway tests pass",
+      "--session",
+      SESSION,
+      "--criteria",
+      "custom=node fail.js"
+    )
     hook(root, "Stop", SESSION, { stop_hook_active: false, last_assistant_message: "I tried." })
     const server = await serve(root)
     const status = await server.call("loop_status")
@@ -169,47 +225,87 @@ describe("ralph-mem mcp: the memory tools", () => {
     expect(status.text).toContain("GATEWAY-STILL-BROKEN")
     // Another session's server does not see it as its own.
     const other = await serve(root, { CLAUDE_CODE_SESSION_ID: "someone-else" })
-    expect((await other.call("loop_status")).text).toMatch(/^No Ralph loop is running in this session\.\n- loop \S+ \(session s3\): make the gateway tests pass/)
+    expect((await other.call("loop_status")).text).toMatch(
+      /^No Ralph loop is running in this session\.\n- loop \S+ \(session s3\): make the gateway tests pass/
+    )
   })
 
   it("remembers a note through the privacy filter, returns its id, and the next session is told it", async () => {
     const root = project()
     const server = await serve(root)
     const key = `sk-ant-api03-${"Q".repeat(40)}`
-    const saved = await server.call("remember", { kind: "note", text: `Deploys go through ops-gateway-7 <private>pin 4417</private> with ${key}` })
+    const saved = await server.call("remember", {
+      kind: "note",
+      text: `Deploys go through ops-gateway-7 <private>pin 4417</private> with ${key}`
+    })
     expect(saved.isError).toBe(false)
-    expect(saved.text).toContain('Stored with private text or secrets filtered out: "Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"')
+    expect(saved.text).toContain(
+      "Stored with private text or secrets filtered out: " +
+        '"Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"'
+    )
     const [noteId] = ids(saved.text)
     const stored = events(root, "NoteInjected")
-    expect(stored.map((e) => e.payload["text"])).toEqual(["Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"])
+    expect(stored.map((e) => e.payload["text"])).toEqual([
+      "Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"
+    ])
     expect(stored[0]?.payload).toMatchObject({ sessionId: SESSION, noteType: "note" })
     expect(stored[0]?.writer).toBe("mcp:remember")
     expect(readFileSync(join(root, ".ralph-mem", "memory.db")).toString("latin1")).not.toContain("4417")
     // The next session's SessionStart injects it, and it is one search away.
-    const next = runHookProcess("SessionStart", payload("SessionStart", "s4", root, { source: "startup" }), { cwd: root })
-    expect(JSON.parse(next.stdout).hookSpecificOutput.additionalContext).toContain("Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]")
+    const next = runHookProcess("SessionStart", payload("SessionStart", "s4", root, { source: "startup" }), {
+      cwd: root
+    })
+    expect(JSON.parse(next.stdout).hookSpecificOutput.additionalContext).toContain(
+      "Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"
+    )
     expect(ids((await server.call("search", { query: "ops-gateway-7" })).text)[0]).toBe(noteId)
   })
 
   it("remembers a decision, a belief and a task finding, and refuses what is incomplete", async () => {
     const root = project()
     const server = await serve(root)
-    const decision = await server.call("remember", { kind: "decision", text: "Keep SQLite", why: "one file, no server", alternatives: ["Postgres: a server to run"], impact: "high" })
+    const decision = await server.call("remember", {
+      kind: "decision",
+      text: "Keep SQLite",
+      why: "one file, no server",
+      alternatives: ["Postgres: a server to run"],
+      impact: "high"
+    })
     expect(decision.text).toMatch(/^Decision recorded for task checkout: the why tool finds it\. Its id: \w{26}/)
     expect((await server.call("why", { query: "sqlite" })).text).toContain("rejected: Postgres (a server to run)")
-    expect((await server.call("remember", { kind: "belief", key: "focus", text: "the checkout flow" })).text).toMatch(/^Belief focus set/)
-    expect((await server.call("remember", { kind: "belief", key: "focus", text: "the checkout flow" })).text).toMatch(/already says exactly this/)
-    expect((await server.call("remember", { kind: "finding", text: "backoff fixes it" })).text).toMatch(/^Finding recorded for task checkout/)
+    expect((await server.call("remember", { kind: "belief", key: "focus", text: "the checkout flow" })).text).toMatch(
+      /^Belief focus set/
+    )
+    expect((await server.call("remember", { kind: "belief", key: "focus", text: "the checkout flow" })).text).toMatch(
+      /already says exactly this/
+    )
+    expect((await server.call("remember", { kind: "finding", text: "backoff fixes it" })).text).toMatch(
+      /^Finding recorded for task checkout/
+    )
     expect((await server.call("task")).text).toContain("- backoff fixes it")
-    expect(await server.call("remember", { kind: "decision", text: "Keep SQLite" })).toEqual({ isError: true, text: expect.stringContaining("A decision needs `why`") })
-    expect(await server.call("remember", { kind: "belief", text: "no key" })).toEqual({ isError: true, text: expect.stringContaining("A belief needs `key`") })
-    expect(await server.call("remember", { kind: "belief", key: "../../etc", text: "x" })).toMatchObject({ isError: true })
-    expect(await server.call("remember", { kind: "finding", text: "x", task: "no-such-task" })).toEqual({ isError: true, text: expect.stringContaining("No task") })
+    expect(await server.call("remember", { kind: "decision", text: "Keep SQLite" })).toEqual({
+      isError: true,
+      text: expect.stringContaining("A decision needs `why`")
+    })
+    expect(await server.call("remember", { kind: "belief", text: "no key" })).toEqual({
+      isError: true,
+      text: expect.stringContaining("A belief needs `key`")
+    })
+    expect(await server.call("remember", { kind: "belief", key: "../../etc", text: "x" })).toMatchObject({
+      isError: true
+    })
+    expect(await server.call("remember", { kind: "finding", text: "x", task: "no-such-task" })).toEqual({
+      isError: true,
+      text: expect.stringContaining("No task")
+    })
     cli(root, "task", "done")
-    expect(await server.call("remember", { kind: "finding", text: "x" })).toEqual({ isError: true, text: expect.stringContaining("no open task") })
+    expect(await server.call("remember", { kind: "finding", text: "x" })).toEqual({
+      isError: true,
+      text: expect.stringContaining("no open task")
+    })
   })
 
-  it("records every call as a MemoryToolCalled event in the session's stream: tool, query or ids, what it returned", async () => {
+  it("records every call as a MemoryToolCalled event in the session's stream: tool, query, ids", async () => {
     const root = project()
     const server = await serve(root)
     const found = await server.call("search", { query: "checkout timeout" }, { "claudecode/toolUseId": "toolu_42" })
@@ -224,13 +320,37 @@ describe("ralph-mem mcp: the memory tools", () => {
       [`session:${SESSION}`, "mcp:get"],
       [`session:${SESSION}`, "mcp:search"]
     ])
-    expect(recorded[0]?.payload).toMatchObject({ tool: "search", query: "checkout timeout", toolUseId: "toolu_42", sessionId: SESSION, returned: shown })
+    expect(recorded[0]?.payload).toMatchObject({
+      tool: "search",
+      query: "checkout timeout",
+      toolUseId: "toolu_42",
+      sessionId: SESSION,
+      returned: shown
+    })
     expect(recorded[0]?.payload["tokens"]).toBe(estimateTokens(found.text))
-    expect(recorded[1]?.payload).toMatchObject({ tool: "get", ids: [shown[0], "01ZZZZZZZZZZZZZZZZZZZZZZZZ"], returned: [shown[0]] })
-    expect(recorded[2]?.payload).toMatchObject({ tool: "search", returned: [], error: expect.stringContaining("Invalid input for search") })
+    expect(recorded[1]?.payload).toMatchObject({
+      tool: "get",
+      ids: [shown[0], "01ZZZZZZZZZZZZZZZZZZZZZZZZ"],
+      returned: [shown[0]]
+    })
+    expect(recorded[2]?.payload).toMatchObject({
+      tool: "search",
+      returned: [],
+      error: expect.stringContaining("Invalid input for search")
+    })
     // The calls are not recorded a second time as observations by the PostToolUse hook.
-    hook(root, "PostToolUse", SESSION, { tool_name: "mcp__plugin_ralph-mem_memory__get", tool_input: { ids: [shown[0]] }, tool_use_id: "toolu_43", tool_response: [{ type: "text", text: found.text }] })
-    hook(root, "PostToolUseFailure", SESSION, { tool_name: "mcp__plugin_ralph-mem_memory__get", tool_input: { ids: ["x"] }, tool_use_id: "toolu_44", error: "No observation with id x" })
+    hook(root, "PostToolUse", SESSION, {
+      tool_name: "mcp__plugin_ralph-mem_memory__get",
+      tool_input: { ids: [shown[0]] },
+      tool_use_id: "toolu_43",
+      tool_response: [{ type: "text", text: found.text }]
+    })
+    hook(root, "PostToolUseFailure", SESSION, {
+      tool_name: "mcp__plugin_ralph-mem_memory__get",
+      tool_input: { ids: ["x"] },
+      tool_use_id: "toolu_44",
+      error: "No observation with id x"
+    })
     expect(events(root, "ObservationRecorded").filter((e) => e.payload["sessionId"] === SESSION)).toEqual([])
   })
 
@@ -238,7 +358,11 @@ describe("ralph-mem mcp: the memory tools", () => {
     const root = project()
     const elsewhere = tempFolder()
     mkdirSync(join(elsewhere, ".git"))
-    const server = await startMcp({ cwd: elsewhere, args: ["--db", join(root, ".ralph-mem", "memory.db")], env: { CLAUDE_CODE_SESSION_ID: SESSION, CLAUDE_PROJECT_DIR: root } })
+    const server = await startMcp({
+      cwd: elsewhere,
+      args: ["--db", join(root, ".ralph-mem", "memory.db")],
+      env: { CLAUDE_CODE_SESSION_ID: SESSION, CLAUDE_PROJECT_DIR: root }
+    })
     servers.push(server)
     expect((await server.call("search", { query: PLANTED })).text).toContain(`CheckoutTimeoutError ${PLANTED}`)
     expect(await server.close()).toEqual({ code: 0, signal: null })
@@ -248,7 +372,10 @@ describe("ralph-mem mcp: the memory tools", () => {
     const root = tempFolder()
     mkdirSync(join(root, ".git"))
     const server = await serve(root)
-    expect(await server.call("search", { query: "anything" })).toEqual({ isError: false, text: expect.stringContaining("no memory yet") })
+    expect(await server.call("search", { query: "anything" })).toEqual({
+      isError: false,
+      text: expect.stringContaining("no memory yet")
+    })
     expect(await server.call("search", { limit: 5 })).toMatchObject({ isError: true })
     expect(existsSync(join(root, ".ralph-mem"))).toBe(false)
     expect((await server.call("remember", { kind: "note", text: "the first memory" })).isError).toBe(false)
@@ -257,7 +384,7 @@ describe("ralph-mem mcp: the memory tools", () => {
 })
 
 describe("ralph-mem mcp against hostile input", () => {
-  it("answers malformed arguments, unknown tools, unknown ids and huge limits with tool errors, and keeps serving", async () => {
+  it("answers malformed arguments, unknown tools and ids, huge limits with tool errors; keeps serving", async () => {
     const root = project()
     const server = await serve(root)
     // Arguments that are not an object are refused by the protocol layer (the SDK) before any tool runs.
@@ -291,7 +418,10 @@ describe("ralph-mem mcp against hostile input", () => {
     ]
     for (const [tool, args, expected] of refusals) {
       const answer = await server.call(tool, args)
-      expect(answer, `${tool} ${String(JSON.stringify(args)).slice(0, 80)}`).toEqual({ isError: true, text: expect.stringMatching(expected) })
+      expect(answer, `${tool} ${String(JSON.stringify(args)).slice(0, 80)}`).toEqual({
+        isError: true,
+        text: expect.stringMatching(expected)
+      })
     }
     // Lines that are not JSON-RPC at all: the protocol's error or nothing, and the server goes on.
     server.send("{not json")
@@ -305,7 +435,12 @@ describe("ralph-mem mcp against hostile input", () => {
   it("keeps every answer within the configured token budget and says how to get the rest", async () => {
     const root = project()
     for (let i = 0; i < 30; i++) {
-      hook(root, "PostToolUseFailure", SESSION, { tool_name: "Bash", tool_input: { command: `npm test -- budget ${i}` }, tool_use_id: `b${i}`, error: `Exit code 1\nBudgetOverflowError ${"stack frame line\n".repeat(200)}` })
+      hook(root, "PostToolUseFailure", SESSION, {
+        tool_name: "Bash",
+        tool_input: { command: `npm test -- budget ${i}` },
+        tool_use_id: `b${i}`,
+        error: `Exit code 1\nBudgetOverflowError ${"stack frame line\n".repeat(200)}`
+      })
     }
     const server = await serve(root, { RALPH_MEM_TOOL_RESULT_TOKENS: "300" })
     const found = await server.call("search", { query: "BudgetOverflowError", limit: 50 })
@@ -327,7 +462,12 @@ describe("ralph-mem mcp against hostile input", () => {
     const server = await serve(root)
     const [errorId] = ids((await server.call("search", { query: PLANTED })).text)
     cli(root, "forget", errorId!, "--confirm")
-    expect(await server.call("get", { ids: [errorId] })).toEqual({ isError: true, text: expect.stringContaining(`Forgotten (erased from memory by ralph-mem forget; nothing of them is left): ${errorId}`) })
+    expect(await server.call("get", { ids: [errorId] })).toEqual({
+      isError: true,
+      text: expect.stringContaining(
+        `Forgotten (erased from memory by ralph-mem forget; nothing of them is left): ${errorId}`
+      )
+    })
     expect((await server.call("search", { query: PLANTED })).text).toMatch(/^Nothing in this project's memory matches/)
   })
 
@@ -342,7 +482,9 @@ describe("ralph-mem mcp against hostile input", () => {
     const path = join(root, ".ralph-mem", "memory.db")
     const restored = restoreFromBackup(path)
     expect(restored.backup).toBeDefined()
-    expect((await server.call("search", { query: "marmot" })).text).toMatch(/^Nothing in this project's memory matches "marmot"/)
+    expect((await server.call("search", { query: "marmot" })).text).toMatch(
+      /^Nothing in this project's memory matches "marmot"/
+    )
     expect((await server.call("search", { query: "checkout" })).text).toContain("CheckoutTimeoutError")
     expect((await server.call("remember", { kind: "note", text: "AFTER-THE-RESTORE otter" })).isError).toBe(false)
     // It wrote into the file that is there now, not into the one set aside.
@@ -382,15 +524,29 @@ describe("ralph-mem mcp lifetime", () => {
     // A parent that starts the server with a pipe on its stdin, hands the pipe's writing end to a third
     // process (which keeps it open after the parent is gone), waits for the server to answer initialize,
     // prints both pids, and waits.
-    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
-    const parent = spawn(process.execPath, ["-e", `
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+    })
+    const parent = spawn(
+      process.execPath,
+      [
+        "-e",
+        `
       const { spawn } = require("node:child_process")
       const server = spawn(process.execPath, [${JSON.stringify(CLI)}, "mcp"], { stdio: ["pipe", "pipe", "ignore"] })
-      const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: ["ignore", "ignore", "ignore", server.stdin] })
+      const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], {
+        stdio: ["ignore", "ignore", "ignore", server.stdin]
+      })
       server.stdout.once("data", () => process.stdout.write(server.pid + " " + holder.pid + "\\n"))
       server.stdin.write(${JSON.stringify(initialize)} + "\\n")
       setInterval(() => {}, 1000)
-    `], { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { PATH: process.env["PATH"] ?? "", HOME: root } })
+    `
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { PATH: process.env["PATH"] ?? "", HOME: root } }
+    )
     const [serverPid, holderPid] = await new Promise<Array<number>>((resolve) =>
       parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim().split(" ").map(Number)))
     )
@@ -423,4 +579,3 @@ const waitFor = async (condition: () => boolean, timeoutMs: number): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
-

@@ -14,8 +14,22 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createSandbox, describeRun, findClaudeBinary, isolatedEnv, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
-import { bodyContains, lastToolResults, type RecordedRequest, type Reply, startMockAnthropic } from "./mock-anthropic.ts"
+import {
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  isolatedEnv,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude,
+  type Sandbox
+} from "./claude.ts"
+import {
+  bodyContains,
+  lastToolResults,
+  type RecordedRequest,
+  type Reply,
+  startMockAnthropic
+} from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/mcp skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -44,14 +58,29 @@ const newSandbox = (): Sandbox => {
 }
 
 /** One `claude -p` session in `project` against its own scripted mock; it must run cleanly. */
-const session = async (project: string, sandbox: Sandbox, prompt: string, script: ReadonlyArray<Reply> | ((request: RecordedRequest, index: number) => Reply)) => {
+const session = async (
+  project: string,
+  sandbox: Sandbox,
+  prompt: string,
+  script: ReadonlyArray<Reply> | ((request: RecordedRequest, index: number) => Reply)
+) => {
   const mock = await startMockAnthropic({ script })
   cleanups.push(() => mock.close())
-  const run = await runClaude({ prompt, cwd: project, mock, pluginDir: REPO_ROOT, maxTurns: 10, timeoutMs: RUN_TIMEOUT_MS, sandbox })
+  const run = await runClaude({
+    prompt,
+    cwd: project,
+    mock,
+    pluginDir: REPO_ROOT,
+    maxTurns: 10,
+    timeoutMs: RUN_TIMEOUT_MS,
+    sandbox
+  })
   expect(run.code, describeRun(run)).toBe(0)
   expect(run.pluginErrors).toEqual([])
   expect(mock.scriptErrors).toEqual([])
-  expect(run.init?.["mcp_servers"]).toEqual(expect.arrayContaining([{ name: "plugin:ralph-mem:memory", status: "connected", source: "plugin" }]))
+  expect(run.init?.["mcp_servers"]).toEqual(
+    expect.arrayContaining([{ name: "plugin:ralph-mem:memory", status: "connected", source: "plugin" }])
+  )
   if (run.sessionId === undefined) throw new Error(`no session id: ${describeRun(run)}`)
   return { run, mock, sessionId: run.sessionId, main: mock.mainRequests() }
 }
@@ -66,15 +95,27 @@ interface LoggedEvent {
 const loggedEvents = (project: string): Array<LoggedEvent> => {
   const db = newSqliteDatabase(join(project, ".ralph-mem", "memory.db"), { readonly: true, fileMustExist: true })
   try {
-    return (db.prepare("SELECT stream_id AS streamId, type, metadata, payload FROM events ORDER BY position").all() as Array<
-      { streamId: string; type: string; metadata: string; payload: string }
-    >).map((r) => ({ streamId: r.streamId, type: r.type, writer: String(JSON.parse(r.metadata).writer), payload: JSON.parse(r.payload) as Record<string, unknown> }))
+    return (
+      db.prepare("SELECT stream_id AS streamId, type, metadata, payload FROM events ORDER BY position").all() as Array<{
+        streamId: string
+        type: string
+        metadata: string
+        payload: string
+      }>
+    ).map((r) => ({
+      streamId: r.streamId,
+      type: r.type,
+      writer: String(JSON.parse(r.metadata).writer),
+      payload: JSON.parse(r.payload) as Record<string, unknown>
+    }))
   } finally {
     db.close()
   }
 }
 
-const ulids = (text: string): Array<string> => [...new Set([...text.matchAll(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g)].map((m) => m[0]))]
+const ulids = (text: string): Array<string> => [
+  ...new Set([...text.matchAll(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g)].map((m) => m[0]))
+]
 
 /** The text of the tool result for `toolUseId` in the last message of `request`. */
 const toolResult = (request: RecordedRequest | undefined, toolUseId: string) => {
@@ -89,17 +130,19 @@ const toolResult = (request: RecordedRequest | undefined, toolUseId: string) => 
  * (exited, not yet reaped) left out.
  */
 const ralphMemProcesses = (sandbox: Sandbox): Array<string> =>
-  readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).flatMap((pid) => {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
-      if (!cmdline.includes(join(REPO_ROOT, "dist"))) return []
-      if (!readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`HOME=${sandbox.home}`)) return []
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return []
-      return [`${pid}: ${cmdline}`]
-    } catch {
-      return [] // gone meanwhile
-    }
-  })
+  readdirSync("/proc")
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
+        if (!cmdline.includes(join(REPO_ROOT, "dist"))) return []
+        if (!readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`HOME=${sandbox.home}`)) return []
+        if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) return []
+        return [`${pid}: ${cmdline}`]
+      } catch {
+        return [] // gone meanwhile
+      }
+    })
 
 const waitFor = async (what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
@@ -121,11 +164,19 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
       project = newProject()
       sandbox = newSandbox()
       await session(project, sandbox, "Parse the pelican feed", [
-        { toolUses: [{ name: "Bash", input: { command: `echo "${MARKER}: unexpected token at line 3" >&2; exit 1`, description: "parse" } }] },
+        {
+          toolUses: [
+            {
+              name: "Bash",
+              input: { command: `echo "${MARKER}: unexpected token at line 3" >&2; exit 1`, description: "parse" }
+            }
+          ]
+        },
         "It failed."
       ])
       second = await session(project, sandbox, "What went wrong with the pelican feed last time?", (request, index) => {
-        if (index === 0) return { toolUses: [{ id: "toolu_mcp_search", name: TOOL("search"), input: { query: MARKER } }] }
+        if (index === 0)
+          return { toolUses: [{ id: "toolu_mcp_search", name: TOOL("search"), input: { query: MARKER } }] }
         if (index === 1) {
           // The model opens the first hit it was given.
           errorId = ulids(toolResult(request, "toolu_mcp_search").text)[0]!
@@ -140,7 +191,7 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
       expect(result.isError).toBe(false)
       expect(result.text).toContain(`${errorId} `)
       expect(result.text).toContain(MARKER)
-      expect(result.text).toContain("More: get {\"ids\": [")
+      expect(result.text).toContain('More: get {"ids": [')
     })
 
     it("gives the observation in full in the tool_result after get", () => {
@@ -163,16 +214,24 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
       expect(events.filter((e) => e.type === "ObservationRecorded")).toEqual([])
     })
 
-    it("runs ralph-mem show <id> from Claude's Bash tool: the plugin's bin/ is on its PATH", async () => {
-      const shown = await session(project, sandbox, "Show that memory in full", [
-        { toolUses: [{ id: "toolu_show", name: "Bash", input: { command: `ralph-mem show ${errorId}`, description: "show" } }] },
-        "Shown."
-      ])
-      const result = toolResult(shown.main[1], "toolu_show")
-      expect(result.isError, result.text).toBe(false)
-      expect(result.text).toContain(`${errorId}  (error, session `)
-      expect(result.text).toContain(`${MARKER}: unexpected token at line 3`)
-    }, SCENARIO_TIMEOUT_MS)
+    it(
+      "runs ralph-mem show <id> from Claude's Bash tool: the plugin's bin/ is on its PATH",
+      async () => {
+        const shown = await session(project, sandbox, "Show that memory in full", [
+          {
+            toolUses: [
+              { id: "toolu_show", name: "Bash", input: { command: `ralph-mem show ${errorId}`, description: "show" } }
+            ]
+          },
+          "Shown."
+        ])
+        const result = toolResult(shown.main[1], "toolu_show")
+        expect(result.isError, result.text).toBe(false)
+        expect(result.text).toContain(`${errorId}  (error, session `)
+        expect(result.text).toContain(`${MARKER}: unexpected token at line 3`)
+      },
+      SCENARIO_TIMEOUT_MS
+    )
 
     it("leaves no ralph-mem process of the sessions behind once Claude Code has exited", async () => {
       await waitFor("the sandbox's ralph-mem processes to end", () => ralphMemProcesses(sandbox).length === 0)
@@ -197,41 +256,72 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
     }, SCENARIO_TIMEOUT_MS)
 
     it("answers with the new memory's id", () => {
-      expect(saved).toMatch(/Remembered as a note: later sessions of this project are told it at their start\. Its id: \w{26}/)
+      expect(saved).toMatch(
+        /Remembered as a note: later sessions of this project are told it at their start\. Its id: \w{26}/
+      )
       const notes = loggedEvents(project).filter((e) => e.type === "NoteInjected")
       expect(notes.map((e) => [e.payload["text"], e.writer])).toEqual([[NOTE, "mcp:remember"]])
     })
 
     it("is injected at the next session's start", () => {
-      const injected = loggedEvents(project).find((e) => e.type === "ContextInjected" && e.streamId === `session:${next.sessionId}` && e.payload["hookEvent"] === "SessionStart")
+      const injected = loggedEvents(project).find(
+        (e) =>
+          e.type === "ContextInjected" &&
+          e.streamId === `session:${next.sessionId}` &&
+          e.payload["hookEvent"] === "SessionStart"
+      )
       expect(String(injected?.payload["text"])).toContain(NOTE)
       expect(injected?.payload["sources"]).toEqual(expect.arrayContaining([ulids(saved)[0]]))
       expect(bodyContains(next.main[0]?.body, NOTE)).toBe(true)
     })
   })
 
-  it("leaves no ralph-mem process behind when Claude Code is SIGKILLed mid-session", async () => {
-    const project = newProject()
-    const sandbox = newSandbox()
-    // An API that accepts the request and never answers: Claude Code waits, its MCP server is up.
-    const hanging = createServer(() => {})
-    await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r))
-    cleanups.push(() => new Promise<void>((r) => {
-      hanging.closeAllConnections()
-      hanging.close(() => r())
-    }))
-    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
-    const claude = spawn(claudeBin!, ["-p", "Wait for me", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions", "--plugin-dir", REPO_ROOT], {
-      cwd: project,
-      env: isolatedEnv(sandbox, url),
-      stdio: ["ignore", "ignore", "ignore"]
-    })
-    try {
-      await waitFor("the memory server to start", () => ralphMemProcesses(sandbox).some((p) => p.includes("ralph-mem.mjs mcp")), 60_000)
-      claude.kill("SIGKILL")
-      await waitFor("the sandbox's ralph-mem processes to end", () => ralphMemProcesses(sandbox).length === 0)
-    } finally {
-      if (claude.exitCode === null && claude.signalCode === null) claude.kill("SIGKILL")
-    }
-  }, SCENARIO_TIMEOUT_MS)
+  it(
+    "leaves no ralph-mem process behind when Claude Code is SIGKILLed mid-session",
+    async () => {
+      const project = newProject()
+      const sandbox = newSandbox()
+      // An API that accepts the request and never answers: Claude Code waits, its MCP server is up.
+      const hanging = createServer(() => {})
+      await new Promise<void>((r) => hanging.listen(0, "127.0.0.1", r))
+      cleanups.push(
+        () =>
+          new Promise<void>((r) => {
+            hanging.closeAllConnections()
+            hanging.close(() => r())
+          })
+      )
+      const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`
+      const claude = spawn(
+        claudeBin!,
+        [
+          "-p",
+          "Wait for me",
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          "--dangerously-skip-permissions",
+          "--plugin-dir",
+          REPO_ROOT
+        ],
+        {
+          cwd: project,
+          env: isolatedEnv(sandbox, url),
+          stdio: ["ignore", "ignore", "ignore"]
+        }
+      )
+      try {
+        await waitFor(
+          "the memory server to start",
+          () => ralphMemProcesses(sandbox).some((p) => p.includes("ralph-mem.mjs mcp")),
+          60_000
+        )
+        claude.kill("SIGKILL")
+        await waitFor("the sandbox's ralph-mem processes to end", () => ralphMemProcesses(sandbox).length === 0)
+      } finally {
+        if (claude.exitCode === null && claude.signalCode === null) claude.kill("SIGKILL")
+      }
+    },
+    SCENARIO_TIMEOUT_MS
+  )
 })

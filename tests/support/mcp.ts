@@ -8,7 +8,11 @@ import { CLI } from "./cli.ts"
 
 export interface RpcResponse {
   readonly id: number | string | null
-  readonly result?: { readonly content?: ReadonlyArray<{ readonly type: string; readonly text?: string }>; readonly isError?: boolean; readonly [key: string]: unknown }
+  readonly result?: {
+    readonly content?: ReadonlyArray<{ readonly type: string; readonly text?: string }>
+    readonly isError?: boolean
+    readonly [key: string]: unknown
+  }
   readonly error?: { readonly code: number; readonly message: string }
 }
 
@@ -68,11 +72,23 @@ export const startMcp = async (options: {
       send(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }))
     })
   const call = async (name: string, args?: unknown, meta?: Record<string, unknown>): Promise<ToolAnswer> => {
-    const response = await request("tools/call", { name, ...(args === undefined ? {} : { arguments: args }), ...(meta === undefined ? {} : { _meta: meta }) })
-    if (response.result === undefined) throw new Error(`tools/call ${name} answered with a protocol error: ${JSON.stringify(response.error)}`)
-    return { text: (response.result.content ?? []).map((c) => c.text ?? "").join("\n"), isError: response.result.isError === true }
+    const response = await request("tools/call", {
+      name,
+      ...(args === undefined ? {} : { arguments: args }),
+      ...(meta === undefined ? {} : { _meta: meta })
+    })
+    if (response.result === undefined)
+      throw new Error(`tools/call ${name} answered with a protocol error: ${JSON.stringify(response.error)}`)
+    return {
+      text: (response.result.content ?? []).map((c) => c.text ?? "").join("\n"),
+      isError: response.result.isError === true
+    }
   }
-  const initialized = await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "ralph-mem-tests", version: "1" } })
+  const initialized = await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "ralph-mem-tests", version: "1" }
+  })
   if (initialized.result === undefined) throw new Error(`initialize failed: ${JSON.stringify(initialized.error)}`)
   send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))
   return {

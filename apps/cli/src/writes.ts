@@ -18,21 +18,25 @@ export interface NoteToWrite {
   readonly writer: string
 }
 
-/** A note, injected at the start of later sessions of the project; `stored` is its event (its id is what forget takes). */
+/** A note, injected at the start of later sessions of the project; `stored` is its event (forget takes its id). */
 export const writeNote = (memory: Memory, note: NoteToWrite) => {
   const noteId = monotonicUlid()()
-  return memory.log.append(
-    streams.note(noteId),
-    [{
-      _tag: "NoteInjected",
-      noteId,
-      projectPath: note.project,
-      noteType: note.noteType,
-      text: note.text,
-      ...(note.sessionId === undefined ? {} : { sessionId: note.sessionId })
-    }],
-    { expectedVersion: "no_stream", writer: note.writer }
-  ).pipe(Effect.map(({ events }) => ({ noteId, stored: events[0]! })))
+  return memory.log
+    .append(
+      streams.note(noteId),
+      [
+        {
+          _tag: "NoteInjected",
+          noteId,
+          projectPath: note.project,
+          noteType: note.noteType,
+          text: note.text,
+          ...(note.sessionId === undefined ? {} : { sessionId: note.sessionId })
+        }
+      ],
+      { expectedVersion: "no_stream", writer: note.writer }
+    )
+    .pipe(Effect.map(({ events }) => ({ noteId, stored: events[0]! })))
 }
 
 export interface DecisionToWrite {
@@ -47,12 +51,15 @@ export interface DecisionToWrite {
 }
 
 /** A decision with its rationale and the alternatives it rejected; refused when one of them is empty. */
-export const writeDecision = (memory: Memory, input: DecisionToWrite): Effect.Effect<RecordedEvent, Refused | AppendError> =>
+export const writeDecision = (
+  memory: Memory,
+  input: DecisionToWrite
+): Effect.Effect<RecordedEvent, Refused | AppendError> =>
   Effect.suspend(() => {
     const decisionId = monotonicUlid()()
     const events = decideDecision({ decisionId, projectPath: input.project, ...input })
     if (events instanceof Refused) return Effect.fail<Refused | AppendError>(events)
-    return memory.log.append(streams.decision(decisionId), events, { expectedVersion: "no_stream", writer: input.writer }).pipe(
-      Effect.map(({ events }) => events[0]!)
-    )
+    return memory.log
+      .append(streams.decision(decisionId), events, { expectedVersion: "no_stream", writer: input.writer })
+      .pipe(Effect.map(({ events }) => events[0]!))
   })

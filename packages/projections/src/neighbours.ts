@@ -1,6 +1,6 @@
 /**
  * Layer 2 by id or by session, for the memory tools: an observation with its neighbours in its session, a
- * session's observations page by page, what the session row says about it, and which ids were forgotten.
+ * session's observations, what the session row says about it, and which ids were forgotten.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import { fullDetails, type ObservationDetail } from "./search/engine.ts"
@@ -13,22 +13,41 @@ export interface Neighbourhood {
 }
 
 const eventIds = (db: SqliteDatabase, sql: string, ...params: ReadonlyArray<string | number>): Array<string> =>
-  db.prepare(sql).pluck().all(...params) as Array<string>
+  db
+    .prepare(sql)
+    .pluck()
+    .all(...params) as Array<string>
 
 /** An observation (by event id) with up to `before` earlier and `after` later observations of its session. */
-export const observationNeighbours = (db: SqliteDatabase, eventId: string, before: number, after: number): Neighbourhood | undefined => {
+export const observationNeighbours = (
+  db: SqliteDatabase,
+  eventId: string,
+  before: number,
+  after: number
+): Neighbourhood | undefined => {
   const [target] = fullDetails(db, [eventId])
   if (target === undefined) return undefined
   // A note written outside a session has no neighbours.
-  const around = (sql: string, count: number) => target.sessionId === null || count === 0 ? [] : eventIds(db, sql, target.sessionId, target.position, count)
-  const earlier = around(`SELECT event_id FROM observations WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, before)
+  const around = (sql: string, count: number) =>
+    target.sessionId === null || count === 0 ? [] : eventIds(db, sql, target.sessionId, target.position, count)
+  const earlier = around(
+    `SELECT event_id FROM observations WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+    before
+  )
   const later = around(`SELECT event_id FROM observations WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, after)
   return { target, before: fullDetails(db, earlier), after: fullDetails(db, later) }
 }
 
-/** A session's observations in order, from after the observation at `afterPosition` (0: from the start). */
-export const sessionObservations = (db: SqliteDatabase, sessionId: string, afterPosition: number, limit: number): ReadonlyArray<ObservationDetail> =>
-  fullDetails(db, eventIds(db, `SELECT event_id FROM observations WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, sessionId, afterPosition, limit))
+/** A session's first `limit` observations, in order. */
+export const sessionObservations = (
+  db: SqliteDatabase,
+  sessionId: string,
+  limit: number
+): ReadonlyArray<ObservationDetail> =>
+  fullDetails(
+    db,
+    eventIds(db, `SELECT event_id FROM observations WHERE session_id = ? ORDER BY id LIMIT ?`, sessionId, limit)
+  )
 
 export interface SessionOverview {
   readonly sessionId: string
@@ -53,4 +72,10 @@ export const sessionOverview = (db: SqliteDatabase, sessionId: string): SessionO
 
 /** Which of these event ids name events that a forget redacted. */
 export const forgottenEventIds = (db: SqliteDatabase, ids: ReadonlyArray<string>): Set<string> =>
-  new Set(eventIds(db, `SELECT event_id FROM events WHERE event_id IN (SELECT value FROM json_each(?)) AND redacted_by IS NOT NULL`, JSON.stringify(ids)))
+  new Set(
+    eventIds(
+      db,
+      `SELECT event_id FROM events WHERE event_id IN (SELECT value FROM json_each(?)) AND redacted_by IS NOT NULL`,
+      JSON.stringify(ids)
+    )
+  )

@@ -7,11 +7,17 @@ import * as flags from "../flags.ts"
 export const mcp = Command.make("mcp", { db: flags.db }, (input) =>
   Effect.andThen(
     // Imported here: the MCP SDK is most of the server's code, and no other command needs it.
-    Effect.promise(() => import("../mcp/main.ts").then(({ startMemoryServer }) => startMemoryServer({ db: Option.getOrUndefined(input.db) }))),
+    Effect.promise(() =>
+      import("../mcp/main.ts").then(({ startMemoryServer }) =>
+        startMemoryServer({ db: Option.getOrUndefined(input.db) })
+      )
+    ),
     // Served until Claude Code goes away: the server exits the process then.
     Effect.never
-  )).pipe(
-    Command.withDescription(
-      "Serve the memory tools to Claude Code over MCP on stdio: search, timeline, get, why, beliefs, task, remember, loop_status"
-    )
   )
+).pipe(
+  Command.withDescription(
+    "Serve the memory tools to Claude Code over MCP on stdio: search, timeline, get, why, beliefs, task, remember, " +
+      "loop_status"
+  )
+)

@@ -40,7 +40,11 @@ export interface AnswerParts {
  * The longest head and tail of `text` (head first, where the command and the error are) that fit
  * `tokens`, with a marker that says how much was cut.
  */
-export const clipToTokens = (text: string, tokens: number, marker = (cut: number) => `\n… [${cut} characters cut] …\n`): string => {
+const clipToTokens = (
+  text: string,
+  tokens: number,
+  marker = (cut: number) => `\n… [${cut} characters cut] …\n`
+): string => {
   if (estimateTokens(text) <= tokens) return text
   let keep = Math.max(0, Math.min(text.length - 1, tokens * 4))
   for (;;) {
@@ -51,10 +55,13 @@ export const clipToTokens = (text: string, tokens: number, marker = (cut: number
   }
 }
 
-const join = (lines: ReadonlyArray<string | undefined>) => lines.filter((l): l is string => l !== undefined && l !== "").join("\n")
+const join = (lines: ReadonlyArray<string | undefined>) =>
+  lines.filter((l): l is string => l !== undefined && l !== "").join("\n")
 
 export const fitAnswer = ({ header, items, more }: AnswerParts, budget: number): Answer => {
-  const byImportance = items.map((item, place) => ({ item, place })).sort((a, b) => (a.item.priority ?? a.place) - (b.item.priority ?? b.place))
+  const byImportance = items
+    .map((item, place) => ({ item, place }))
+    .sort((a, b) => (a.item.priority ?? a.place) - (b.item.priority ?? b.place))
   const kept = new Map<number, AnswerItem>()
   // What the closing line can cost at most: it is the longest with every item left out.
   const reserve = estimateTokens(more({ omitted: items.length, clipped: true }) ?? "") + 1
@@ -68,7 +75,8 @@ export const fitAnswer = ({ header, items, more }: AnswerParts, budget: number):
   // Not even the most important item fits: it is shown cut, rather than nothing.
   const first = byImportance[0]
   const clipped = kept.size === 0 && first !== undefined
-  if (clipped) kept.set(first.place, { ...first.item, text: clipToTokens(first.item.text, Math.max(1, budget - used - 1)) })
+  if (clipped)
+    kept.set(first.place, { ...first.item, text: clipToTokens(first.item.text, Math.max(1, budget - used - 1)) })
   const shown = [...kept].sort(([a], [b]) => a - b).map(([, item]) => item)
   const text = join([header, ...shown.map((i) => i.text), more({ omitted: items.length - shown.length, clipped })])
   return { text, returned: [...new Set(shown.flatMap((i) => i.ids))], tokens: estimateTokens(text) }

@@ -40,7 +40,8 @@ export const memoryConnection = (path: string): MemoryConnection => {
     current: ({ create }) =>
       Effect.suspend(() => {
         const identity = identityOf(path)
-        if (held !== undefined && identity !== undefined && held.identity === identity) return Effect.succeed(held.memory)
+        if (held !== undefined && identity !== undefined && held.identity === identity)
+          return Effect.succeed(held.memory)
         close()
         if (identity === undefined && !create) return Effect.succeed(undefined)
         return Effect.map(openMemory({ path }), (memory) => {

@@ -7,14 +7,22 @@ import { findProjectRoot, resolveDatabasePath, useBundledNativeBinding } from "@
 import { statSync } from "node:fs"
 import { serveMemoryTools } from "./server.ts"
 
-export const startMemoryServer = (options: { readonly db?: string | undefined; readonly parentPid?: number } = {}): Promise<void> => {
+export const startMemoryServer = (
+  options: { readonly db?: string | undefined; readonly parentPid?: number } = {}
+): Promise<void> => {
   useBundledNativeBinding(import.meta.url)
   const env = process.env
   const given = env["CLAUDE_PROJECT_DIR"]
-  const folder = given !== undefined && given !== "" && statSync(given, { throwIfNoEntry: false })?.isDirectory() === true ? given : process.cwd()
+  const folder =
+    given !== undefined && given !== "" && statSync(given, { throwIfNoEntry: false })?.isDirectory() === true
+      ? given
+      : process.cwd()
   const sessionId = env["CLAUDE_CODE_SESSION_ID"]
   return serveMemoryTools({
-    databasePath: resolveDatabasePath({ cwd: folder, env: options.db === undefined ? env : { ...env, RALPH_MEM_DB: options.db } }),
+    databasePath: resolveDatabasePath({
+      cwd: folder,
+      env: options.db === undefined ? env : { ...env, RALPH_MEM_DB: options.db }
+    }),
     project: findProjectRoot(folder),
     sessionId: sessionId === undefined || sessionId === "" ? undefined : sessionId,
     env,

@@ -11,7 +11,12 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool
+} from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { failureLogPath, logFailure } from "@ralph-mem/hooks"
@@ -30,7 +35,7 @@ export interface MemoryServerOptions {
   /** Claude Code's session (CLAUDE_CODE_SESSION_ID): calls are recorded in its stream, loop_status reads its loop. */
   readonly sessionId: string | undefined
   readonly env: Environment
-  /** The process that started the server (Claude Code), read as early as the process could: once it is gone, so is the server. */
+  /** The process that started the server (Claude Code), read as early as possible: the server ends with it. */
   readonly parentPid: number
 }
 
@@ -54,20 +59,23 @@ export const toolList = (): Array<Tool> =>
     }
   })
 
-/** How a call ended: answered, refused (Claude asked for something that cannot be given), or failed (ralph-mem's fault). */
+/** How a call ended: answered, refused (what Claude asked for cannot be given), or failed (ralph-mem's fault). */
 type Outcome =
   | { readonly _tag: "answered"; readonly answer: Answer }
   | { readonly _tag: "refused"; readonly reason: string }
   | { readonly _tag: "failed"; readonly reason: string }
 
 const describe = (error: unknown): string =>
-  typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : String(error)
+  typeof error === "object" && error !== null && "message" in error
+    ? String((error as { message: unknown }).message)
+    : String(error)
 
 /** Runs reads in one short transaction: one consistent view of the database, never held past the call. */
 const inReadTransaction = <A, E>(memory: Memory, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.suspend(() => memory.db.transaction(() => Effect.runSyncExit(effect))())
 
-const NO_MEMORY = "This project has no memory yet: ralph-mem records sessions as they happen, so later sessions can search them."
+const NO_MEMORY =
+  "This project has no memory yet: ralph-mem records sessions as they happen, so later sessions can search them."
 
 export interface CallRequest {
   readonly name: string
@@ -77,16 +85,28 @@ export interface CallRequest {
 }
 
 /** One tool call, start to end: decode, open, answer, record. Never fails: every problem is a tool error. */
-export const callTool = (connection: MemoryConnection, options: MemoryServerOptions, request: CallRequest): Effect.Effect<CallToolResult> =>
-  Effect.gen(function*() {
+export const callTool = (
+  connection: MemoryConnection,
+  options: MemoryServerOptions,
+  request: CallRequest
+): Effect.Effect<CallToolResult> =>
+  Effect.gen(function* () {
     const tool = byName.get(request.name)
     if (tool === undefined) {
-      return { isError: true, content: [{ type: "text", text: `Unknown tool ${JSON.stringify(request.name)}; the memory tools are ${[...byName.keys()].join(", ")}.` }] }
+      return {
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: `Unknown tool ${JSON.stringify(request.name)}; the memory tools are ${[...byName.keys()].join(", ")}.`
+          }
+        ]
+      }
     }
     const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
     let memory: Memory | undefined
-    const outcome: Outcome = yield* Effect.gen(function*() {
+    const outcome: Outcome = yield* Effect.gen(function* () {
       if (decoded._tag === "Failure") {
         // Recorded in the memory there is, if any; a malformed call makes no database.
         memory = yield* connection.current({ create: false })
@@ -94,9 +114,15 @@ export const callTool = (connection: MemoryConnection, options: MemoryServerOpti
       }
       memory = yield* connection.current({ create: tool.writes })
       asked = tool.asked(decoded.success)
-      if (memory === undefined) return { _tag: "answered", answer: { text: NO_MEMORY, returned: [], tokens: 0 } } as const
+      if (memory === undefined)
+        return { _tag: "answered", answer: { text: NO_MEMORY, returned: [], tokens: 0 } } as const
       const { settings, problems } = loadSettings({ projectRoot: options.project, env: options.env })
-      for (const problem of problems) logFailure(failureLogPath(options.databasePath), { time: new Date().toISOString(), hook: `mcp:${tool.name}`, reason: `config: ${problem}` })
+      for (const problem of problems)
+        logFailure(failureLogPath(options.databasePath), {
+          time: new Date().toISOString(),
+          hook: `mcp:${tool.name}`,
+          reason: `config: ${problem}`
+        })
       const context: ToolContext = {
         memory,
         project: options.project,
@@ -106,12 +132,16 @@ export const callTool = (connection: MemoryConnection, options: MemoryServerOpti
         now: Date.now()
       }
       const run = tool.run(decoded.success, context)
-      const answer = yield* (tool.writes ? run : inReadTransaction(memory, run))
+      const answer = yield* tool.writes ? run : inReadTransaction(memory, run)
       return { _tag: "answered", answer } as const
     }).pipe(
       Effect.catchCause((cause): Effect.Effect<Outcome> => {
         const error = Cause.squash(cause)
-        return Effect.succeed(error instanceof ToolRefused ? { _tag: "refused", reason: error.reason } : { _tag: "failed", reason: describe(error) })
+        return Effect.succeed(
+          error instanceof ToolRefused
+            ? { _tag: "refused", reason: error.reason }
+            : { _tag: "failed", reason: describe(error) }
+        )
       })
     )
     if (outcome._tag === "failed") {
@@ -122,11 +152,13 @@ export const callTool = (connection: MemoryConnection, options: MemoryServerOpti
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
       })
     }
-    if (memory !== undefined) yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
+    if (memory !== undefined)
+      yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
     if (outcome._tag === "answered") return { content: [{ type: "text", text: outcome.answer.text }] }
-    const text = outcome._tag === "refused"
-      ? outcome.reason
-      : `ralph-mem could not answer: ${outcome.reason}. \`ralph-mem doctor\` (Bash) checks the memory database.`
+    const text =
+      outcome._tag === "refused"
+        ? outcome.reason
+        : `ralph-mem could not answer: ${outcome.reason}. \`ralph-mem doctor\` (Bash) checks the memory database.`
     return { isError: true, content: [{ type: "text", text }] }
   })
 
@@ -134,7 +166,12 @@ export const callTool = (connection: MemoryConnection, options: MemoryServerOpti
 const record = (
   memory: Memory,
   options: MemoryServerOptions,
-  call: { readonly tool: string; readonly toolUseId: string | undefined; readonly asked: Asked; readonly outcome: Outcome }
+  call: {
+    readonly tool: string
+    readonly toolUseId: string | undefined
+    readonly asked: Asked
+    readonly outcome: Outcome
+  }
 ) => {
   const { asked, outcome } = call
   const event: RalphMemEvent = {
@@ -177,21 +214,26 @@ const PARENT_CHECK_MS = 1000
 /** Serves the memory tools on stdio until Claude Code goes away; then closes the database and exits. */
 export const serveMemoryTools = async (options: MemoryServerOptions): Promise<void> => {
   const connection = memoryConnection(options.databasePath)
-  const server = new Server({ name: "ralph-mem", version: VERSION }, {
-    capabilities: { tools: {} },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: noElicitation
-  })
+  const server = new Server(
+    { name: "ralph-mem", version: VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: noElicitation
+    }
+  )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }))
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const toolUseId = request.params._meta?.["claudecode/toolUseId"]
     // Synchronously, start to end: calls Claude Code makes at once never interleave (one could otherwise
     // close the connection another is reading through, when it finds the file replaced).
-    return Effect.runSync(callTool(connection, options, {
-      name: request.params.name,
-      arguments: request.params.arguments,
-      toolUseId: typeof toolUseId === "string" ? toolUseId : undefined
-    }))
+    return Effect.runSync(
+      callTool(connection, options, {
+        name: request.params.name,
+        arguments: request.params.arguments,
+        toolUseId: typeof toolUseId === "string" ? toolUseId : undefined
+      })
+    )
   })
   let stopping = false
   const stop = () => {

@@ -39,7 +39,7 @@ describe("listSettings", () => {
   it("lists every known key once, in order, with its value", () => {
     const listed = listSettings(defaultSettings)
     expect(listed.map((entry) => entry.key)).toEqual(settingKeys())
-    expect(listed).toHaveLength(17)
+    expect(listed).toHaveLength(18)
     expect(listed[0]).toEqual({ key: "memory.context_window", value: 200_000 })
     expect(listed.at(-1)).toEqual({ key: "backup.interval", value: "1h" })
   })
