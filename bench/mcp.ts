@@ -9,11 +9,11 @@ import { compactLog } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { startMcp } from "../tests/support/mcp.ts"
-import { elapsedMs, round, summarize } from "./measure.ts"
+import { elapsedMs, machine, round, summarize } from "./measure.ts"
 import { QUERIES, sessionEvents } from "./search.ts"
 
 const CLI = join(import.meta.dirname, "..", "dist", "ralph-mem.mjs")
@@ -110,11 +110,20 @@ export const mcpBench = async (options: {
   }
 }
 
-// `node bench/mcp.ts` runs this benchmark alone.
+// `node bench/mcp.ts` runs this benchmark alone and writes bench/results/mcp.json; the machine's load
+// average goes with it, since a busy machine moves these figures far more than the code does.
 if (import.meta.main) {
   const quick = process.argv.includes("--quick")
-  const result = await mcpBench(
-    quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 }
-  )
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+  const result = {
+    date: new Date().toISOString(),
+    command: `node bench/mcp.ts${quick ? " --quick" : ""}`,
+    machine: machine(),
+    loadAverage: loadavg().map((l) => round(l, 2)),
+    mcp: await mcpBench(
+      quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 }
+    )
+  }
+  const file = join(import.meta.dirname, "results", quick ? "mcp-quick.json" : "mcp.json")
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`)
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${file}\n`)
 }
