@@ -383,6 +383,36 @@ describe("ralph-mem mcp: the memory tools", () => {
   })
 })
 
+describe("ralph-mem mcp and the network", () => {
+  it("opens no socket and resolves no name: every tool called with the network tripwire preloaded", async () => {
+    const root = project()
+    const log = join(tempFolder(), "network.log")
+    const processes = join(tempFolder(), "processes.log")
+    const server = await serve(root, {
+      NODE_OPTIONS: `--require "${join(import.meta.dirname, "support", "network-tripwire.cjs")}"`,
+      RALPH_MEM_TRIPWIRE_LOG: log,
+      RALPH_MEM_TRIPWIRE_PROCESSES: processes
+    })
+    await server.request("tools/list")
+    const [errorId] = ids((await server.call("search", { query: "checkout timeout" })).text)
+    for (const [tool, args] of [
+      ["timeline", { around: errorId }],
+      ["get", { ids: [errorId] }],
+      ["why", { query: "gateway" }],
+      ["beliefs", {}],
+      ["task", {}],
+      ["remember", { kind: "note", text: "no network here" }],
+      ["loop_status", {}]
+    ] as const) {
+      expect((await server.call(tool, args)).isError, tool).toBe(false)
+    }
+    expect(await server.close()).toEqual({ code: 0, signal: null })
+    // The tripwire was loaded in the server, and recorded nothing.
+    expect(readFileSync(processes, "utf8")).toContain('"event":"loaded"')
+    expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("")
+  })
+})
+
 describe("ralph-mem mcp against hostile input", () => {
   it("answers malformed arguments, unknown tools and ids, huge limits with tool errors; keeps serving", async () => {
     const root = project()
