@@ -117,11 +117,16 @@ const ulids = (text: string): Array<string> => [
   ...new Set([...text.matchAll(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g)].map((m) => m[0]))
 ]
 
-/** The text of the tool result for `toolUseId` in the last message of `request`. */
+/**
+ * The tool result for `toolUseId` in `request`: in its last message that has one (Claude Code may append a
+ * system message after it).
+ */
 const toolResult = (request: RecordedRequest | undefined, toolUseId: string) => {
-  const found = request === undefined ? undefined : lastToolResults(request).find((r) => r.toolUseId === toolUseId)
-  if (found === undefined) throw new Error(`no tool_result for ${toolUseId}`)
-  return found
+  for (const message of [...(request?.body?.messages ?? [])].reverse()) {
+    const found = lastToolResults({ ...request!, body: { messages: [message] } }).find((r) => r.toolUseId === toolUseId)
+    if (found !== undefined) return found
+  }
+  throw new Error(`no tool_result for ${toolUseId}`)
 }
 
 /**
@@ -153,6 +158,36 @@ const waitFor = async (what: string, condition: () => boolean, timeoutMs = 30_00
 }
 
 describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real Claude Code", () => {
+  it(
+    "is found by Claude Code's ToolSearch with the words a model would search with",
+    async () => {
+      // Claude Code lists MCP tools only by name and defers their schemas: a model finds them with ToolSearch.
+      const expected: ReadonlyArray<[string, string]> = [
+        ["how was this error fixed before", "search"],
+        ["decision rationale why", "why"],
+        ["save a note for later sessions", "remember"],
+        ["ralph loop iteration failing checks", "loop_status"],
+        ["task handoff", "task"]
+      ]
+      const found = await session(newProject(), newSandbox(), "Find the memory tools", (_, index) =>
+        index < expected.length
+          ? {
+              toolUses: [
+                { id: `toolu_find_${index}`, name: "ToolSearch", input: { query: expected[index]![0], max_results: 3 } }
+              ]
+            }
+          : "Found them."
+      )
+      expected.forEach(([query, tool], index) => {
+        const names = toolResult(found.main[index + 1], `toolu_find_${index}`)
+          .text.split("\n")
+          .filter((l) => l.startsWith("mcp__"))
+        expect(names[0], query).toBe(TOOL(tool))
+      })
+    },
+    SCENARIO_TIMEOUT_MS
+  )
+
   describe("search, then get, through direct tool calls", () => {
     const MARKER = "PELICAN-9931-PARSE"
     let project: string

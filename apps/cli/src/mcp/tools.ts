@@ -142,12 +142,12 @@ const missingLine = (db: Memory["db"], missing: ReadonlyArray<string>) => {
 const search = tool({
   name: "search",
   description:
-    "Search this project's memory of past Claude Code sessions (ralph-mem): earlier errors and how they were fixed, " +
-    "commands and test runs, files edited, notes to remember, and session summaries. Step 1 of 3: one line per hit, " +
-    "each with an id; then `timeline` shows what happened before and after a hit, and `get` gives hits in full. " +
-    "Any word may match and more matching words rank higher; identifiers match by their parts " +
-    "(`TokenExpiredError` by " +
-    '"token expired"); recent memories weigh more.',
+    "Search this project's memory of past Claude Code sessions (ralph-mem) to recall what happened before: an " +
+    "error seen before and how it was fixed, earlier errors and failures, commands and test runs, files edited, " +
+    "notes to remember, and session summaries. Step 1 of 3: one line per hit, each with an id; then `timeline` " +
+    "shows what happened before and after a hit, and `get` gives hits in full. Any word may match and more " +
+    'matching words rank higher; identifiers match by their parts (`TokenExpiredError` by "token expired"); ' +
+    "recent memories weigh more.",
   input: Schema.Struct({
     query: described(text(2000), "What to look for: words, an error message, an identifier, a command, a file name"),
     types: optional(
