@@ -473,6 +473,12 @@ describe("ralph-mem mcp against hostile input", () => {
       })
     }
     const server = await serve(root, { RALPH_MEM_TOOL_RESULT_TOKENS: "300" })
+    // Refusals quote what was asked: they keep to the budget too.
+    const unknown = Array.from({ length: 20 }, (_, i) => `${"x".repeat(190)}${i}`)
+    const refused = await server.call("get", { ids: unknown })
+    expect(refused.isError).toBe(true)
+    expect(estimateTokens(refused.text)).toBeLessThanOrEqual(300)
+    expect(refused.text).toMatch(/^No observation with id x+0, x+1, /)
     const found = await server.call("search", { query: "BudgetOverflowError", limit: 50 })
     expect(estimateTokens(found.text)).toBeLessThanOrEqual(300)
     expect(found.text).toMatch(/more hit\(s\) left out to keep this answer within 300 tokens/)

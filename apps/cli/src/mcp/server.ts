@@ -24,7 +24,7 @@ import { type Environment, loadSettings, type Memory } from "@ralph-mem/projecti
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Answer } from "./budget.ts"
+import { type Answer, plainAnswer } from "./budget.ts"
 import { type MemoryConnection, memoryConnection } from "./connection.ts"
 import { type Asked, memoryTools, type ToolContext, ToolRefused } from "./tools.ts"
 
@@ -93,16 +93,14 @@ export const callTool = (
   Effect.gen(function* () {
     const tool = byName.get(request.name)
     if (tool === undefined) {
-      return {
-        isError: true,
-        content: [
-          {
-            type: "text",
-            text: `Unknown tool ${JSON.stringify(request.name)}; the memory tools are ${[...byName.keys()].join(", ")}.`
-          }
-        ]
-      }
+      const named = JSON.stringify(request.name.slice(0, 100))
+      const text = `Unknown tool ${named}; the memory tools are ${[...byName.keys()].join(", ")}.`
+      return { isError: true, content: [{ type: "text", text }] }
     }
+    // A broken config never stops a call: its problems are logged and the valid layers apply.
+    const { settings, problems } = loadSettings({ projectRoot: options.project, env: options.env })
+    for (const problem of problems) logProblem(options, tool.name, `config: ${problem}`)
+    const budget = settings.memory.toolResultTokens
     const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
     let memory: Memory | undefined
@@ -114,26 +112,17 @@ export const callTool = (
       }
       memory = yield* connection.current({ create: tool.writes })
       asked = tool.asked(decoded.success)
-      if (memory === undefined)
-        return { _tag: "answered", answer: { text: NO_MEMORY, returned: [], tokens: 0 } } as const
-      const { settings, problems } = loadSettings({ projectRoot: options.project, env: options.env })
-      for (const problem of problems)
-        logFailure(failureLogPath(options.databasePath), {
-          time: new Date().toISOString(),
-          hook: `mcp:${tool.name}`,
-          reason: `config: ${problem}`
-        })
+      if (memory === undefined) return { _tag: "answered", answer: plainAnswer(NO_MEMORY, budget) } as const
       const context: ToolContext = {
         memory,
         project: options.project,
         sessionId: options.sessionId,
         settings,
-        budget: settings.memory.toolResultTokens,
+        budget,
         now: Date.now()
       }
       const run = tool.run(decoded.success, context)
-      const answer = yield* tool.writes ? run : inReadTransaction(memory, run)
-      return { _tag: "answered", answer } as const
+      return { _tag: "answered", answer: yield* tool.writes ? run : inReadTransaction(memory, run) } as const
     }).pipe(
       Effect.catchCause((cause): Effect.Effect<Outcome> => {
         const error = Cause.squash(cause)
@@ -144,22 +133,26 @@ export const callTool = (
         )
       })
     )
-    if (outcome._tag === "failed") {
-      logFailure(failureLogPath(options.databasePath), {
-        time: new Date().toISOString(),
-        hook: `mcp:${tool.name}`,
-        reason: outcome.reason.slice(0, 1000),
-        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
-      })
-    }
-    if (memory !== undefined)
+    if (outcome._tag === "failed") logProblem(options, tool.name, outcome.reason)
+    if (memory !== undefined) {
       yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
+    }
     if (outcome._tag === "answered") return { content: [{ type: "text", text: outcome.answer.text }] }
-    const text =
+    const said =
       outcome._tag === "refused"
         ? outcome.reason
         : `ralph-mem could not answer: ${outcome.reason}. \`ralph-mem doctor\` (Bash) checks the memory database.`
-    return { isError: true, content: [{ type: "text", text }] }
+    // A refusal quotes what was asked (ids, a time): it keeps to the budget like any answer.
+    return { isError: true, content: [{ type: "text", text: plainAnswer(said, budget).text }] }
+  })
+
+/** A problem the server could not turn into an answer, where `doctor` finds hook failures. */
+const logProblem = (options: MemoryServerOptions, tool: string, reason: string) =>
+  logFailure(failureLogPath(options.databasePath), {
+    time: new Date().toISOString(),
+    hook: `mcp:${tool}`,
+    reason: reason.slice(0, 1000),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId })
   })
 
 /** The call's record. Best effort: a call whose record cannot be written is still answered, and the reason logged. */
@@ -188,13 +181,7 @@ const record = (
   const stream = options.sessionId === undefined ? streams.memoryTools : streams.session(options.sessionId)
   return memory.log.append(stream, [event], { expectedVersion: "any", writer: `mcp:${call.tool}` }).pipe(
     Effect.catchCause((cause) =>
-      Effect.sync(() =>
-        logFailure(failureLogPath(options.databasePath), {
-          time: new Date().toISOString(),
-          hook: `mcp:${call.tool}`,
-          reason: `could not record the call: ${describe(Cause.squash(cause))}`.slice(0, 1000)
-        })
-      )
+      Effect.sync(() => logProblem(options, call.tool, `could not record the call: ${describe(Cause.squash(cause))}`))
     ),
     Effect.asVoid
   )
