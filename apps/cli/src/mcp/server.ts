@@ -26,7 +26,8 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { type Answer, plainAnswer } from "./budget.ts"
 import { type MemoryConnection, memoryConnection } from "./connection.ts"
-import { type Asked, memoryTools, type ToolContext, ToolRefused } from "./tools.ts"
+import { type Asked, type ToolContext, ToolRefused } from "./tool.ts"
+import { memoryTools } from "./tools.ts"
 
 export interface MemoryServerOptions {
   readonly databasePath: string
