@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { progress } from "../apps/cli/src/progress.ts"
 import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
 import { machine } from "./measure.ts"
@@ -13,16 +14,27 @@ import { replayBench } from "./replay.ts"
 import { searchBench } from "./search.ts"
 
 const quick = process.argv.includes("--quick")
-const results = {
-  date: new Date().toISOString(),
-  command: `npm run bench${quick ? " -- --quick" : ""}`,
-  machine: machine(),
-  eventLog: eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
-  hooks: hooksBench(quick ? 10 : 30),
-  search: searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
-  replay: replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
-  mcp: await mcpBench(quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 })
+const stages = {
+  eventLog: () => eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
+  hooks: () => hooksBench(quick ? 10 : 30),
+  search: () => searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
+  replay: () => replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
+  mcp: () =>
+    mcpBench(
+      quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 }
+    )
 }
+// The benchmarks run for minutes: a bar over them (on stderr) says which one runs and about how long is left.
+const names = Object.keys(stages) as Array<keyof typeof stages>
+const bar = progress({ label: "benchmarks", unit: "done", lineEveryMs: 0 })
+const measured: Partial<{ [K in keyof typeof stages]: Awaited<ReturnType<(typeof stages)[K]>> }> = {}
+for (const [i, name] of names.entries()) {
+  process.stderr.write(`bench: ${name} (${i + 1} of ${names.length})\n`)
+  ;(measured as Record<string, unknown>)[name] = await stages[name]()
+  bar.update(i + 1, names.length)
+}
+bar.finish()
+const results = { date: new Date().toISOString(), command: `npm run bench${quick ? " -- --quick" : ""}`, machine: machine(), ...measured }
 
 const folder = join(import.meta.dirname, "results")
 mkdirSync(folder, { recursive: true })

@@ -96,7 +96,27 @@ const bundle = async () => {
     }
   })
 }
-await bundle().catch((error) => {
+/**
+ * The web viewer's assets (`ralph-mem ui` serves them; nothing is loaded from the network): its browser
+ * script, its style, and uPlot, the chart library, as its package ships it.
+ */
+const bundleViewer = async () => {
+  const ui = join(next, "ui")
+  mkdirSync(ui, { recursive: true })
+  await build({
+    ...common,
+    entryPoints: ["apps/cli/ui/client.ts"],
+    outfile: join(ui, "app.js"),
+    platform: "browser",
+    target: "es2022",
+    format: "iife"
+  })
+  copyFileSync(join(root, "apps", "cli", "ui", "style.css"), join(ui, "style.css"))
+  const uplot = join(root, "node_modules", "uplot", "dist")
+  for (const file of ["uPlot.iife.min.js", "uPlot.min.css"]) copyFileSync(join(uplot, file), join(ui, file))
+}
+
+await Promise.all([bundle(), bundleViewer()]).catch((error) => {
   rmSync(next, { recursive: true, force: true })
   throw error
 })

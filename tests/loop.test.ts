@@ -49,6 +49,12 @@ const loopRuns = (root: string) => {
   }
 }
 const fast = ["--criteria", "custom=node check.js"]
+/** The next iteration's prompt a Stop hook continued the turn with, or undefined when it let Claude stop. */
+const continuation = (output: { hookSpecificOutput?: { hookEventName: string; additionalContext: string } }) => {
+  if (output.hookSpecificOutput === undefined) return undefined
+  expect(output.hookSpecificOutput.hookEventName).toBe("Stop")
+  return output.hookSpecificOutput.additionalContext
+}
 
 describe("ralph run: a fresh agent per iteration", () => {
   it("succeeds when the harness's check passes at iteration 3, and status agrees with loop_runs", () => {
@@ -127,13 +133,15 @@ describe("the in-session driver at Stop", () => {
   const stop = (root: string, session: string, env: Record<string, string> = {}) =>
     runHookProcess("Stop", payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: "I tried." }), { cwd: root, env })
 
-  it("blocks with a re-anchoring prompt while the check fails, and lets Claude stop once it passes", () => {
+  it("continues the turn with a re-anchoring prompt while the check fails, and lets Claude stop once it passes", () => {
     const root = project()
     json(root, "start", "fix", "the", "thing", "--session", "s1", ...fast)
     const first = stop(root, "s1")
     const decision = JSON.parse(first.stdout)
-    expect(decision).toMatchObject({ decision: "block" })
-    expect(decision.reason).toMatch(/Goal: fix the thing[\s\S]*iteration 2 of at most 10[\s\S]*FAIL check > the thing is fixed/)
+    // Sent once, as additional context: never a `decision: block`, which Claude Code repeats and flags as an error.
+    expect(decision.decision).toBeUndefined()
+    expect(decision.reason).toBeUndefined()
+    expect(continuation(decision)).toMatch(/Goal: fix the thing[\s\S]*iteration 2 of at most 10[\s\S]*FAIL check > the thing is fixed/)
     expect(decision.systemMessage).toMatch(/iteration 2 of 10/)
     writeFileSync(join(root, "fixed"), "yes")
     const second = stop(root, "s1")
@@ -157,10 +165,10 @@ describe("the in-session driver at Stop", () => {
       writeFileSync(join(root, "work.txt"), `turn ${n}\n`)
       return JSON.parse(stop(root, "s1", env).stdout)
     }
-    expect(turn(1).decision).toBe("block")
-    expect(turn(2).decision).toBe("block")
+    expect(continuation(turn(1))).toBeDefined()
+    expect(continuation(turn(2))).toBeDefined()
     const third = turn(3)
-    expect(third.decision).toBeUndefined()
+    expect(continuation(third)).toBeUndefined()
     expect(third.systemMessage).toMatch(/ended without success[\s\S]*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
     expect(json(root, "status")).toMatchObject({ status: "failed", endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/) })
   })
@@ -173,11 +181,11 @@ describe("the in-session driver at Stop", () => {
       writeFileSync(join(root, "work.txt"), `turn ${n}\n`)
       return JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: active, last_assistant_message: "tried" }), { cwd: root, env }).stdout)
     }
-    expect(turn(1, false).decision).toBe("block")
-    expect(turn(2, true).decision).toBe("block")
+    expect(continuation(turn(1, false))).toBeDefined()
+    expect(continuation(turn(2, true))).toBeDefined()
     // The user speaks: Claude Code's count of consecutive blocks starts again, and so does ours.
     runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, { prompt: "keep going" }), { cwd: root })
-    expect(turn(3, false).decision).toBe("block")
+    expect(continuation(turn(3, false))).toBeDefined()
     expect(json(root, "status")).toMatchObject({ status: "running", iteration: 4 })
   })
 
@@ -185,9 +193,7 @@ describe("the in-session driver at Stop", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "survive compaction", "--session", "s1", ...fast)
     runHookProcess("PreCompact", payload("PreCompact", "s1", root, { trigger: "auto", custom_instructions: null }), { cwd: root })
-    const decision = JSON.parse(stop(root, "s1").stdout)
-    expect(decision.decision).toBe("block")
-    expect(decision.reason).toMatch(/^\[ralph-mem loop \w+\] Goal: survive compaction/)
+    expect(continuation(JSON.parse(stop(root, "s1").stdout))).toMatch(/^\[ralph-mem loop \w+\] Goal: survive compaction/)
   })
 
   it("lets Claude stop after ralph stop, without running the checks again", () => {
@@ -244,5 +250,140 @@ describe("ralph flags are strict", () => {
     expect(json(root, "status")).toMatchObject({ maxIterations: 4 })
     expect(ralph(root, "config", "cooldown_ms", "-5").stderr).toMatch(/whole number >= 0/)
     expect(ralph(root, "config", "nope", "1").stderr).toMatch(/unknown loop setting nope/)
+  })
+})
+
+describe("a loop that respects the user's money and limits", () => {
+  /** A git project whose check passes once `fixed` exists, and an agent script (`agent.js`) given as its body. */
+  const projectWithAgent = (agentBody: string) => {
+    const root = project({ fixAt: 99 })
+    writeFileSync(join(root, "agent.js"), `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
+      fs.writeFileSync("count", String(n)); fs.appendFileSync("work.txt", "iteration " + n + "\\n")
+      ${agentBody}`)
+    return root
+  }
+  /** What Claude Code's `-p --output-format json` prints at the end of a run. */
+  const claudeResult = (fields: string) =>
+    `console.log(JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "run " + n, ${fields} }))`
+
+  it("stops at --max-cost at the iteration whose reported cost reaches it, with tokens per iteration in status", () => {
+    const root = projectWithAgent(claudeResult(
+      `total_cost_usd: 0.4, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 300, cache_creation_input_tokens: 50 }`
+    ))
+    const result = ralph(root, "run", "spend carefully", "--agent", "node agent.js", "--max-cost", "1", ...fast)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/iteration 1: failed \(custom failed\); 1550 tokens \(in 1000, out 200, cache read 300, cache write 50\), \$0\.4000/)
+    const status = json(root, "status")
+    expect(status).toMatchObject({ status: "failed", iteration: 3, endReason: "max cost ($1) reached: $1.2000 spent" })
+    expect(status.spend).toEqual({ tokens: 4650, costUsd: expect.closeTo(1.2, 6) })
+    expect(status.iterations.map((it: { usage: { outputTokens: number } }) => it.usage.outputTokens)).toEqual([200, 200, 200])
+    expect(ralph(root, "status").stdout).toMatch(/spent\s+4650 tokens, \$1\.2000[\s\S]*iteration 1\s+failed, \d+ s, 1550 tokens/)
+  })
+
+  it("says tokens are not reported (never 0) for an agent that reports nothing, and --max-tokens cannot stop it", () => {
+    const root = projectWithAgent(`console.log("did things")`)
+    const result = ralph(root, "run", "quiet agent", "--agent", "node agent.js", "--max-tokens", "10", "--max-iterations", "2", ...fast)
+    expect(result.stdout).toMatch(/iteration 1: failed \(custom failed\); tokens not reported/)
+    const status = json(root, "status")
+    expect(status).toMatchObject({ status: "failed", endReason: "max iterations (2) reached", spend: { tokens: null, costUsd: null } })
+    expect(ralph(root, "status").stdout).toMatch(/spent\s+not reported/)
+  })
+
+  it("waits for a usage limit's reported reset, then runs the same iteration again: nothing is lost or counted twice", () => {
+    // The first run hits the limit with a reset 3 s ahead; the second fixes the check.
+    const root = projectWithAgent(`
+      fs.appendFileSync("runs.log", Date.now() + "\\n")
+      if (n === 1) { console.log("Claude AI usage limit reached|" + Math.ceil(Date.now() / 1000 + 3)); process.exit(1) }
+      fs.writeFileSync("fixed", "yes"); console.log("fixed it")`)
+    const result = ralph(root, "run", "wait for me", "--agent", "node agent.js", ...fast)
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toMatch(/iteration 1 hit a usage limit \(Claude AI usage limit reached\|\d+\); waiting until .*left; ralph-mem ralph stop ends it/)
+    const status = json(root, "status")
+    expect(status).toMatchObject({ status: "success", iteration: 1 })
+    expect(status.waits).toEqual([expect.objectContaining({ iteration: 1, limit: "usage_limit", resetReported: true })])
+    const [first, second] = readFileSync(join(root, "runs.log"), "utf8").trim().split("\n").map(Number)
+    // The second run started no earlier than the reset the agent named.
+    expect(second!).toBeGreaterThanOrEqual(Date.parse(status.waits[0].until))
+    expect(second! - first!).toBeGreaterThanOrEqual(1_000)
+  })
+
+  it("ends a wait at once when ralph stop comes from another process", async () => {
+    const root = projectWithAgent(`console.log("Claude AI usage limit reached|" + Math.ceil(Date.now() / 1000 + 3600)); process.exit(1)`)
+    const child = spawn(process.execPath, [CLI, "ralph", "run", "limited", "--agent", "node agent.js", ...fast], { cwd: root, stdio: "ignore" })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
+    const waiting = () => {
+      try {
+        return json(root, "status").waits.length > 0
+      } catch {
+        return false
+      }
+    }
+    for (let i = 0; i < 400 && !waiting(); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(ralph(root, "stop", "--reason", "not now").code).toBe(0)
+    expect(await exited).toBe(1)
+    expect(json(root, "status")).toMatchObject({ status: "stopped", endReason: "not now", iteration: 1 })
+  })
+
+  it("rolls a failed loop back to iteration 1, after a rescue snapshot of the tree it left", () => {
+    const root = project({ fixAt: 99 })
+    expect(ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "3", ...fast).stdout).toMatch(
+      /The loop ended: failed \(max iterations \(3\) reached\) after 3 iteration\(s\)\. To undo its changes: ralph-mem ralph stop --loop \S+ --rollback --to N \(0-3\)/
+    )
+    const afterThree = readFileSync(join(root, "work.txt"), "utf8")
+    const stopped = json(root, "stop", "--rollback", "--to", "1")
+    expect(stopped).toMatchObject({ status: "failed", rollbacks: [{ toIteration: 1 }] })
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\niteration 1\n")
+    const rescue = stopped.rollbacks[0].rescueSnapshotRef.slice(4)
+    expect(execFileSync("git", ["show", `${rescue}:work.txt`], { cwd: root, encoding: "utf8" })).toBe(afterThree)
+    const audit = runCli(["audit", "--type", "LoopRolledBack", "--json"], { cwd: root, env: { RALPH_MEM_DB: "" } })
+    expect(JSON.parse(audit.stdout)).toHaveLength(1)
+  })
+
+  it("refuses to roll back an ended loop over work done since, unless told to go ahead", () => {
+    const root = project({ fixAt: 99 })
+    ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "2", ...fast)
+    writeFileSync(join(root, "mine.txt"), "written after the loop\n")
+    const refused = ralph(root, "stop", "--rollback", "--to", "1")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/files changed since loop \S+ ended; roll back anyway with --force/)
+    expect(readFileSync(join(root, "mine.txt"), "utf8")).toBe("written after the loop\n")
+    const forced = json(root, "stop", "--rollback", "--to", "1", "--force")
+    expect(existsSync(join(root, "mine.txt"))).toBe(false)
+    const rescue = forced.rollbacks[0].rescueSnapshotRef.slice(4)
+    expect(execFileSync("git", ["show", `${rescue}:mine.txt`], { cwd: root, encoding: "utf8" })).toBe("written after the loop\n")
+    // A second rollback from where the first left the tree needs no --force.
+    expect(ralph(root, "stop", "--rollback", "--to", "0").code).toBe(0)
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+  })
+
+  it("in a session: counts the iteration's tokens from the transcript, each message once", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "count my tokens", "--session", "s1", ...fast)
+    const now = new Date(Date.now() + 1_000).toISOString()
+    const message = (id: string, output: number) =>
+      JSON.stringify({ type: "assistant", timestamp: now, message: { id, model: "claude-x", usage: { input_tokens: 100, output_tokens: output, cache_read_input_tokens: 10, cache_creation_input_tokens: 5 } } })
+    // A reply of two blocks is written as two lines with the same message id and usage.
+    writeFileSync(join(root, "t.jsonl"), [message("m1", 7), message("m1", 7), message("m2", 3), JSON.stringify({ type: "user", timestamp: now })].join("\n"))
+    const out = JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "tried" }), { cwd: root }).stdout)
+    expect(out.systemMessage).toMatch(/iteration 1 used 240 tokens/)
+    expect(json(root, "status").iterations[0].usage).toEqual({ inputTokens: 200, outputTokens: 10, cacheReadTokens: 20, cacheCreationTokens: 10 })
+  })
+
+  it("in a session: a turn cut off by a rate limit (StopFailure) is recorded, and the next Stop goes on with the loop", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "survive a 429", "--session", "s1", ...fast)
+    const failure = runHookProcess(
+      "StopFailure",
+      payload("StopFailure", "s1", root, { error: "rate_limit", last_assistant_message: "API Error: Request rejected (429) · rate limited" }),
+      { cwd: root }
+    )
+    expect(JSON.parse(failure.stdout).systemMessage).toMatch(/iteration 1 was cut off \(rate_limit\); it goes on with your next prompt/)
+    expect(json(root, "status")).toMatchObject({ status: "running", iteration: 1, interruption: { iteration: 1, error: "rate_limit" } })
+    // Another session's failure does not touch this loop.
+    expect(runHookProcess("StopFailure", payload("StopFailure", "s2", root, { error: "rate_limit" }), { cwd: root }).stdout).toBe("")
+    runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, { prompt: "continue" }), { cwd: root })
+    const next = JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "ok" }), { cwd: root }).stdout)
+    expect(continuation(next)).toMatch(/Goal: survive a 429[\s\S]*iteration 2/)
+    expect(json(root, "status")).toMatchObject({ status: "running", iteration: 2, interruption: null })
   })
 })

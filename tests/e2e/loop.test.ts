@@ -39,7 +39,13 @@ const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
 const RUN_TIMEOUT_MS = 60_000
 const SCENARIO_TIMEOUT_MS = 150_000
 
-const FEEDBACK = "Stop hook feedback"
+/**
+ * How Claude Code 2.1.330 puts a Stop hook's additionalContext into the conversation: once, in a user
+ * message, as `<system-reminder>\nStop hook additional context: <text>\n</system-reminder>`.
+ */
+const FEEDBACK = "Stop hook additional context"
+/** What a `decision: block` would add (twice the prompt, and a "stop hook problem" for the user): never sent. */
+const BLOCK_ERROR = "Stop hook blocking error"
 /** What check.js prints when it fails: the re-fed prompt must carry it to the model. */
 const FAIL_LINE = "FAIL: fixed.txt is missing"
 const CRITERIA = `--criteria "custom=node check.js"`
@@ -86,17 +92,18 @@ const refeedsIn = (request: RecordedRequest): number =>
 /** Whether a request answers a tool call (the model then just finishes its turn). */
 const answersTool = (request: RecordedRequest): boolean => lastToolResults(request).length > 0
 
-/**
- * The text of a request's last `user` message. Claude Code follows a re-feed ("Stop hook feedback:\n<reason>",
- * a user message) with a `role: "system"` note ("Stop hook blocking error from command: ..."), so the very last
- * message is not always the user's.
- */
+/** The text of a request's last `user` message. */
 const lastUserText = (request: RecordedRequest): string =>
   stringsIn((request.body?.messages ?? []).findLast((m) => m.role === "user")?.content).join("\n")
 
+const REFEED = new RegExp(`<system-reminder>\\n${FEEDBACK}: ([\\s\\S]*?)\\n</system-reminder>`)
+
+/** The prompt a re-feed carried, from the last user message of the request that answers it. */
+const refeedText = (request: RecordedRequest): string | undefined => REFEED.exec(lastUserText(request))?.[1]
+
 /** Main requests that answer a Stop-hook re-feed (one per re-feed; the requests after a tool call are not). */
 const refeedRequests = (mock: MockAnthropic): Array<RecordedRequest> =>
-  mock.mainRequests().filter((r) => lastUserText(r).startsWith(`${FEEDBACK}:\n`))
+  mock.mainRequests().filter((r) => refeedText(r) !== undefined)
 
 /** Everything the conversation of a request holds, as one text. */
 const conversationText = (request: RecordedRequest): string => stringsIn(request.body?.messages).join("\n")
@@ -122,9 +129,12 @@ const runSession = (options: {
 
 interface StopOutput {
   readonly decision?: string
-  readonly reason?: string
+  readonly hookSpecificOutput?: { readonly hookEventName: string; readonly additionalContext: string }
   readonly systemMessage?: string
 }
+
+/** "continue" when the Stop hook continued the turn (never with a `decision: block`), "stop" when it let Claude stop. */
+const verdict = (o: StopOutput): string => (o.decision !== undefined ? `decision:${o.decision}` : o.hookSpecificOutput === undefined ? "stop" : "continue")
 
 /** What each Stop hook printed (`{}` for nothing: Claude may stop). */
 const stopOutputs = (run: ClaudeRun): Array<StopOutput> =>
@@ -254,7 +264,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     it("blocks twice, then lets Claude stop saying the loop succeeded at iteration 3", () => {
       const outputs = stopOutputs(run)
-      expect(outputs.map((o) => o.decision ?? "stop")).toEqual(["block", "block", "stop"])
+      expect(outputs.map((o) => verdict(o))).toEqual(["continue", "continue", "stop"])
       expect(outputs[0]?.systemMessage).toMatch(/iteration 2 of 10 \(custom failed/)
       expect(outputs[1]?.systemMessage).toMatch(/iteration 3 of 10 \(custom failed/)
       expect(outputs[2]?.systemMessage).toMatch(/the loop succeeded at iteration 3 \(custom passed\)/)
@@ -286,17 +296,37 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
     })
 
+    it("shows the tokens each iteration used, read from the transcript (the mock reports 10 in and 5 out a request)", () => {
+      const iterations = (JSON.parse(ralphCli(project, "status", "--json")) as {
+        iterations: ReadonlyArray<{ iteration: number; usage: { inputTokens: number; outputTokens: number } | null }>
+      }).iterations
+      const reported = iterations.filter((it) => it.usage !== null)
+      // The transcript lags the hooks by the last reply, so an iteration may miss its final message; the
+      // iterations after the first hold at least the reply that came before their Stop.
+      expect(reported.map((it) => it.iteration)).toEqual(expect.arrayContaining([2, 3]))
+      for (const { usage } of reported) {
+        expect(usage!.outputTokens % 5).toBe(0)
+        expect(usage!.inputTokens % 10).toBe(0)
+        expect(usage!.outputTokens).toBeGreaterThan(0)
+      }
+      expect(ralphCli(project, "status")).toMatch(/iteration 2\s+failed, \d+ s, \d+ tokens \(in \d+, out \d+/)
+    })
+
     it("re-feeds the model the goal, the iteration number and the failing check's output, once per block", () => {
       const refeeds = refeedRequests(mock)
       expect(refeeds).toHaveLength(2)
       refeeds.forEach((request, i) => {
-        const text = lastUserText(request)
+        const text = refeedText(request)!
         expect(text).toContain(`Goal: ${GOAL}`)
         expect(text).toContain(`This is iteration ${i + 2} of at most 10.`)
         expect(text).toContain(`after iteration ${i + 1} and they did not pass`)
         expect(text).toContain("node check.js")
         expect(text).toContain(FAIL_LINE)
-        expect(text).toBe(`${FEEDBACK}:\n${stopOutputs(run)[i]?.reason ?? "<no reason>"}`)
+        expect(text).toBe(stopOutputs(run)[i]?.hookSpecificOutput?.additionalContext)
+        // Sent once: the prompt's goal line appears in this re-feed only, and no "blocking error" copy follows it.
+        const conversation = conversationText(request)
+        expect(conversation.split(`This is iteration ${i + 2} of at most 10.`)).toHaveLength(2)
+        expect(conversation).not.toContain(BLOCK_ERROR)
       })
       // The model wrote the file during the 2nd re-feed, then finished that turn.
       const writes = mock.mainRequests().filter(answersTool)
@@ -330,7 +360,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     })
 
     it("blocks once, then lets Claude stop without another block and without running the check again", () => {
-      expect(stopOutputs(run).map((o) => o.decision ?? "stop")).toEqual(["block", "stop"])
+      expect(stopOutputs(run).map((o) => verdict(o))).toEqual(["continue", "stop"])
       expect(refeedRequests(mock)).toHaveLength(1)
       expect(mock.mainRequests()).toHaveLength(2)
       // Iteration 2 was opened by the block and never evaluated: the stop ended the loop first.
@@ -373,7 +403,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     it("blocks exactly CAP times, then ends the loop itself and says why", () => {
       const outputs = stopOutputs(run)
-      expect(outputs.map((o) => o.decision ?? "stop")).toEqual([...Array.from({ length: CAP }, () => "block"), "stop"])
+      expect(outputs.map((o) => verdict(o))).toEqual([...Array.from({ length: CAP }, () => "continue"), "stop"])
       expect(refeedRequests(mock)).toHaveLength(CAP)
       const last = outputs.at(-1)!
       expect(last.systemMessage).toMatch(/the loop ended without success after iteration 3: .*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
@@ -414,7 +444,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(first.mock.scriptErrors).toEqual([])
       expect(first.run.result?.["subtype"], describeRun(first.run)).toBe("error_max_turns")
       expect(hookFailureLog(project)).toEqual([])
-      expect(stopOutputs(first.run).map((o) => o.decision ?? "stop")).toEqual(["block"])
+      expect(stopOutputs(first.run).map((o) => verdict(o))).toEqual(["continue"])
       expect(before.runs).toEqual([expect.objectContaining({ status: "running", session_id: first.run.sessionId, iterations: 2 })])
     })
 
@@ -476,10 +506,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     it("re-feeds the first reply as a draft to critique, then accepts the complete plan and saves it", () => {
       const outputs = stopOutputs(run)
-      expect(outputs.map((o) => o.decision ?? "stop")).toEqual(["block", "stop"])
+      expect(outputs.map((o) => verdict(o))).toEqual(["continue", "stop"])
       expect(outputs[1]?.systemMessage).toMatch(/the loop succeeded at iteration 2[\s\S]*The plan is saved to /)
       const [refeed] = refeedRequests(mock)
-      expect(lastUserText(refeed!)).toMatch(/\[ralph-mem plan loop \S+\] Goal: design a catalog cache[\s\S]*Critique the previous draft first[\s\S]*lacks a heading for: Risks, Verification/)
+      expect(refeedText(refeed!)).toMatch(/\[ralph-mem plan loop \S+\] Goal: design a catalog cache[\s\S]*Critique the previous draft first[\s\S]*lacks a heading for: Risks, Verification/)
       const status = JSON.parse(ralphCli(project, "status", "--json")) as { status: string; mode: string; planPath: string }
       expect(status).toMatchObject({ status: "success", mode: "plan" })
       expect(readFileSync(status.planPath, "utf8")).toBe(`${FULL_PLAN}\n`)

@@ -9,7 +9,7 @@
  */
 import { gzipSync } from "node:zlib"
 
-export const HOOKS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"] as const
+export const HOOKS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "StopFailure", "PreCompact", "SessionEnd"] as const
 export type Hook = (typeof HOOKS)[number]
 export const isHook = (name: string): name is Hook => (HOOKS as ReadonlyArray<string>).includes(name)
 
@@ -201,6 +201,7 @@ const TEXT_SLOTS: Record<Hook, ReadonlyArray<string>> = {
   PostToolUse: ["tool_name", "tool_input.command", "tool_input.file_path", "tool_input.pattern", "tool_response.stdout", "tool_response.stderr", "tool_response.filePath", "tool_use_id"],
   PostToolUseFailure: ["tool_name", "tool_input.command", "tool_input.file_path", "error", "error", "tool_use_id"],
   Stop: ["last_assistant_message", "last_assistant_message", "transcript_path"],
+  StopFailure: ["error", "last_assistant_message", "transcript_path"],
   PreCompact: ["custom_instructions", "trigger", "transcript_path"],
   SessionEnd: ["reason", "transcript_path"]
 }
@@ -213,6 +214,7 @@ const DEEP_FIELDS: Record<Hook, ReadonlyArray<string>> = {
   PostToolUse: ["tool_input", "tool_response", "tool_response", "future_field", "session_id", "tool_name"],
   PostToolUseFailure: ["tool_input", "tool_input", "error", "future_field", "session_id", "tool_name"],
   Stop: ["future_field", "future_field", "last_assistant_message", "session_id"],
+  StopFailure: ["future_field", "error", "last_assistant_message", "session_id"],
   PreCompact: ["future_field", "future_field", "custom_instructions", "session_id"],
   SessionEnd: ["future_field", "future_field", "reason", "session_id"]
 }
@@ -226,6 +228,7 @@ const TYPED_OPTIONAL: Record<Hook, ReadonlyArray<string>> = {
   PostToolUse: ["cwd", "tool_use_id", "duration_ms"],
   PostToolUseFailure: ["cwd", "tool_use_id", "duration_ms", "is_interrupt", "error"],
   Stop: ["cwd", "stop_hook_active", "last_assistant_message"],
+  StopFailure: ["cwd", "error", "last_assistant_message"],
   PreCompact: ["cwd", "trigger", "custom_instructions"],
   SessionEnd: ["cwd", "reason", "transcript_path"]
 }
@@ -298,6 +301,10 @@ export const generateHookCases = ({ seed, projects, perProject }: GenerateOption
         case "Stop":
           e.push(["stop_hook_active", rng.chance(0.3)])
           e.push(["last_assistant_message", rng.pick(REPLIES)])
+          break
+        case "StopFailure":
+          e.push(["error", rng.pick<J>(["rate_limit", "overloaded", "authentication_failed", null])])
+          e.push(["last_assistant_message", rng.pick<J>(["API Error: Request rejected (429) · rate limited", "", null])])
           break
         case "PreCompact":
           e.push(["trigger", rng.pick(["manual", "auto"])])
@@ -609,6 +616,8 @@ export const expectationOf = (c: HookCase, toolKeys: Set<string>): Expectation =
   }
   // No plan loop runs in the fuzzed projects: a valid tool call is let through, with nothing recorded.
   if (hook === "PreToolUse") return { kind: "valid", writes: false, sessionId: sid }
+  // A cut-off turn records nothing of the session (no loop runs in the fuzzed projects).
+  if (hook === "StopFailure") return { kind: "valid", writes: false, sessionId: sid }
   if (hook === "Stop") {
     const message = json["last_assistant_message"]
     return { kind: "valid", writes: typeof message === "string" && message.trim() !== "", sessionId: sid }

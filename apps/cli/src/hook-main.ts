@@ -8,7 +8,7 @@
 import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
 import { injectionBudgetTokens } from "@ralph-mem/projections"
-import { continueAtStop } from "@ralph-mem/loop"
+import { continueAtStop, interruptAtStopFailure } from "@ralph-mem/loop"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
 import { join } from "node:path"
@@ -71,7 +71,15 @@ export const main = async (hook: string | undefined, readStdin: () => string | u
           lastAssistantMessage: input.last_assistant_message ?? "",
           env,
           now: Date.now(),
-          injectionBudgetTokens: injectionBudgetTokens(settings)
+          injectionBudgetTokens: injectionBudgetTokens(settings),
+          ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path })
+        })),
+    stopFailure: ({ memory, input }) =>
+      Effect.suspend(() =>
+        interruptAtStopFailure(memory, {
+          sessionId: input.session_id,
+          error: input.error ?? "unknown",
+          message: (input.last_assistant_message ?? "").slice(0, 300)
         }))
   }
   const output = await Effect.runPromise(runHook(hook, stdin, { env: process.env, cwd: process.cwd(), exitsAfter: true }, extensions))

@@ -18,9 +18,11 @@ import { replay } from "./commands/replay.ts"
 import { resume } from "./commands/resume.ts"
 import { search } from "./commands/search.ts"
 import { show } from "./commands/show.ts"
+import { stats } from "./commands/stats.ts"
 import { status } from "./commands/status.ts"
 import { task } from "./commands/task.ts"
 import { timeline } from "./commands/timeline.ts"
+import { ui } from "./commands/ui.ts"
 import { verify } from "./commands/verify.ts"
 import { why } from "./commands/why.ts"
 
@@ -30,6 +32,8 @@ const root = Command.make("ralph-mem").pipe(
   Command.withDescription("Memory and Ralph loops for Claude Code, on an event-sourced SQLite log"),
   Command.withSubcommands([
     status,
+    stats,
+    ui,
     search,
     show,
     inject,

@@ -4,8 +4,8 @@
  * passes the privacy filter before it is stored.
  */
 import { type AppendError, type DecisionImpact, monotonicUlid, type RecordedEvent, streams } from "@ralph-mem/events"
-import type { Memory } from "@ralph-mem/projections"
-import { decideDecision, Refused } from "@ralph-mem/working"
+import { type Memory, Refused } from "@ralph-mem/projections"
+import { decideDecision } from "@ralph-mem/working"
 import * as Effect from "effect/Effect"
 
 export interface NoteToWrite {

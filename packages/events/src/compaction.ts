@@ -21,6 +21,8 @@ export interface CompactOptions {
   readonly idleMs: number
   readonly now?: number
   readonly maxBlockBytes?: number
+  /** Called after each transaction: settled streams packed so far, of all. */
+  readonly onProgress?: (doneStreams: number, totalStreams: number) => void
 }
 
 export interface CompactReport {
@@ -128,6 +130,11 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
     totals.streams += packedStreams.size
   })
   // Streams go in groups about a block's worth: one transaction each.
-  for (const streams of chunk(settled, maxBlockBytes, (stream) => stream.bytes)) compactStreams.immediate(streams)
+  let done = 0
+  for (const streams of chunk(settled, maxBlockBytes, (stream) => stream.bytes)) {
+    compactStreams.immediate(streams)
+    done += streams.length
+    options.onProgress?.(done, settled.length)
+  }
   return totals
 }

@@ -164,6 +164,9 @@ const stop: Handler<"Stop"> = (input, { settings }) => {
   }
 }
 
+/** A turn cut off by an API error: nothing to remember of the session; the loop takes note (packages/loop). */
+const stopFailure: Handler<"StopFailure"> = () => ({ events: [] })
+
 const preCompact: Handler<"PreCompact"> = (input) => ({
   events: [{
     _tag: "SessionCompacted",
@@ -208,6 +211,7 @@ export const handlers: { readonly [H in HookName]: Handler<H> } = {
   PostToolUse: unlessMemoryTool(postToolUse),
   PostToolUseFailure: unlessMemoryTool(postToolUseFailure),
   Stop: stop,
+  StopFailure: stopFailure,
   PreCompact: preCompact,
   SessionEnd: sessionEnd
 }

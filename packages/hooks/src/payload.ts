@@ -52,6 +52,9 @@ const StopInput = () =>
   stop_hook_active: Schema.optionalKey(Schema.Boolean),
   last_assistant_message: OptionalText()
 })
+/** A turn that ended on an API error (`error`: rate_limit, overloaded, ...); Claude Code 2.1.330 fires it interactively. */
+const StopFailureInput = () =>
+  Schema.Struct({ ...base(), error: OptionalText(), last_assistant_message: OptionalText() })
 const PreCompactInput = () =>
   Schema.Struct({ ...base(), trigger: Schema.optionalKey(Schema.String), custom_instructions: OptionalText() })
 const SessionEndInput = () =>
@@ -63,6 +66,7 @@ export type PreToolUseInput = ReturnType<typeof PreToolUseInput>["Type"]
 export type PostToolUseInput = ReturnType<typeof PostToolUseInput>["Type"]
 export type PostToolUseFailureInput = ReturnType<typeof PostToolUseFailureInput>["Type"]
 export type StopInput = ReturnType<typeof StopInput>["Type"]
+export type StopFailureInput = ReturnType<typeof StopFailureInput>["Type"]
 export type PreCompactInput = ReturnType<typeof PreCompactInput>["Type"]
 export type SessionEndInput = ReturnType<typeof SessionEndInput>["Type"]
 
@@ -80,6 +84,7 @@ export const inputs = {
   PostToolUse: lazy(PostToolUseInput),
   PostToolUseFailure: lazy(PostToolUseFailureInput),
   Stop: lazy(StopInput),
+  StopFailure: lazy(StopFailureInput),
   PreCompact: lazy(PreCompactInput),
   SessionEnd: lazy(SessionEndInput)
 } as const

@@ -39,10 +39,9 @@ export interface HookEnvironment {
   readonly exitsAfter?: boolean
 }
 
-/** What a Stop hook may answer: let Claude stop (nothing), or block with the next prompt. */
+/** What a Stop hook may answer: let Claude stop (nothing), or continue the turn with the next prompt. */
 export interface StopOutput {
-  readonly decision?: "block"
-  readonly reason?: string
+  readonly hookSpecificOutput?: { readonly hookEventName: "Stop"; readonly additionalContext: string }
   readonly systemMessage?: string
 }
 
@@ -52,6 +51,8 @@ export interface StopOutput {
  */
 export interface HookExtensions {
   readonly stop?: (context: HookContext & { readonly input: HookInput<"Stop">; readonly env: HookEnvironment["env"] }) => Effect.Effect<StopOutput | undefined>
+  /** A turn ended on an API error: the loop records the interruption. */
+  readonly stopFailure?: (context: HookContext & { readonly input: HookInput<"StopFailure"> }) => Effect.Effect<StopOutput | undefined>
   /** After a hook's events are recorded (the app starts a backup after SessionEnd). */
   readonly afterRecorded?: (hook: HookName, context: HookContext & { readonly databasePath: string }) => void
 }
@@ -129,6 +130,9 @@ export const runHook = (
       extensions.afterRecorded?.(hook, { ...context, databasePath: databasePath() })
       if (hook === "Stop" && extensions.stop !== undefined) {
         return yield* extensions.stop({ ...context, input: input as HookInput<"Stop">, env: environment.env })
+      }
+      if (hook === "StopFailure" && extensions.stopFailure !== undefined) {
+        return yield* extensions.stopFailure({ ...context, input: input as HookInput<"StopFailure"> })
       }
       return decision.output
     })

@@ -40,14 +40,20 @@ export const parseCriterion = (text: string): Criterion | string => {
 export interface LoopOverrides {
   readonly maxIterations?: number
   readonly maxDurationMs?: number
+  readonly maxTokens?: number
+  readonly maxCostUsd?: number
   readonly criteria?: ReadonlyArray<Criterion>
 }
 
 export const loopConfig = (settings: Settings, overrides: LoopOverrides = {}): LoopConfig => {
   const maxDurationMs = overrides.maxDurationMs ?? settings.loop.maxDurationMs ?? undefined
+  const maxTokens = overrides.maxTokens ?? settings.loop.maxTokens ?? undefined
+  const maxCostUsd = overrides.maxCostUsd ?? settings.loop.maxCostUsd ?? undefined
   return {
     maxIterations: overrides.maxIterations ?? settings.loop.maxIterations,
     ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     noProgressThreshold: settings.loop.noProgressThreshold,
     cooldownMs: settings.loop.cooldownMs,
     contextBudget: settings.loop.contextBudget,

@@ -2,9 +2,9 @@
  * The loop's decider: `decide(state, command)` says which events a command produces, or why it is
  * refused. Pure: no clock, no I/O (times and snapshot refs arrive in the commands).
  */
-import type { CriterionResult, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
-import * as Schema from "effect/Schema"
-import { currentIteration, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
+import type { CriterionResult, IterationUsage, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
+import { type Decider, refuse as refused, type Refused } from "@ralph-mem/projections"
+import { currentIteration, evolve, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
 
 export type LoopCommand =
   | {
@@ -21,7 +21,26 @@ export type LoopCommand =
   }
   | { readonly _tag: "BeginIteration" }
   | { readonly _tag: "RecordCriteria"; readonly results: ReadonlyArray<CriterionResult> }
-  | { readonly _tag: "CompleteIteration"; readonly passed: boolean; readonly filesChanged: ReadonlyArray<string>; readonly snapshotRef?: string }
+  | {
+    readonly _tag: "CompleteIteration"
+    readonly passed: boolean
+    readonly filesChanged: ReadonlyArray<string>
+    readonly snapshotRef?: string
+    readonly usage?: IterationUsage
+  }
+  /** The agent hit a usage or rate limit: wait, then run the same iteration again. */
+  | {
+    readonly _tag: "WaitForLimit"
+    readonly limit: "rate_limit" | "usage_limit"
+    readonly until: number
+    readonly resetReported: boolean
+    readonly message: string
+    readonly usage?: IterationUsage
+  }
+  /** The session's turn ended on an API error (Claude Code's StopFailure). */
+  | { readonly _tag: "Interrupt"; readonly error: string; readonly message: string }
+  /** Restores a snapshot, running or ended: the one moment a user wants a rollback may come after the end. */
+  | { readonly _tag: "RollBack"; readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
   /** A plan loop succeeds with its final plan, saved in the same append. */
   | { readonly _tag: "Succeed"; readonly plan?: { readonly path: string; readonly text: string } }
   | { readonly _tag: "Fail"; readonly reason: string }
@@ -34,19 +53,18 @@ export type LoopCommand =
   | { readonly _tag: "ChangeConfig"; readonly config: LoopConfig }
   | { readonly _tag: "Resume"; readonly driver: "session" | "external" }
 
-/** A command that does not fit the loop's state; nothing is written. */
-export class IllegalTransition extends Schema.TaggedError<IllegalTransition>()("IllegalTransition", {
-  command: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `cannot ${this.command}: ${this.reason}`
-  }
-}
+/** A command that does not fit the loop's state is refused, naming the command; nothing is written. */
+const refuse = (command: LoopCommand, reason: string) => refused(reason, command._tag)
 
-const refuse = (command: LoopCommand, reason: string) => new IllegalTransition({ command: command._tag, reason })
+type Rollback = { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
 
-export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | IllegalTransition => {
+/** A rollback's target must be an iteration the loop reached (0: before the loop). */
+const rollbackTarget = (rollback: Rollback, lastIteration: number): Rollback | string =>
+  rollback.toIteration < 0 || rollback.toIteration > lastIteration
+    ? `there is no iteration ${rollback.toIteration} to roll back to`
+    : { toIteration: rollback.toIteration, snapshotRef: rollback.snapshotRef, rescueSnapshotRef: rollback.rescueSnapshotRef }
+
+export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(command, `loop ${state.loopId} already exists`)
     if (command.goal.trim() === "") return refuse(command, "the goal is empty")
@@ -56,9 +74,13 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
     return [{ _tag: "LoopStarted", ...started }]
   }
   if (state === undefined) return refuse(command, "there is no such loop")
-  if (state.status !== "running") return refuse(command, `the loop has ended (${state.status})`)
   const loopId = state.loopId
   const current = currentIteration(state)
+  if (command._tag === "RollBack") {
+    const rollback = rollbackTarget(command, current?.iteration ?? 0)
+    return typeof rollback === "string" ? refuse(command, rollback) : [{ _tag: "LoopRolledBack", loopId, ...rollback }]
+  }
+  if (state.status !== "running") return refuse(command, `the loop has ended (${state.status})`)
   switch (command._tag) {
     case "BeginIteration": {
       if (iterationOpen(state)) return refuse(command, `iteration ${current!.iteration} is still open`)
@@ -82,7 +104,8 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
           iteration: current!.iteration,
           passed: command.passed,
           filesChanged: command.filesChanged,
-          ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef })
+          ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef }),
+          ...(command.usage === undefined ? {} : { usage: command.usage })
         },
         // The harness's criteria passed while the agent worked on this story: it passes (and only then).
         ...(command.passed && current!.storyId !== undefined
@@ -104,13 +127,18 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       ]
     case "Fail":
       return [{ _tag: "LoopFailed", loopId, reason: command.reason }]
+    case "WaitForLimit": {
+      if (!iterationOpen(state)) return refuse(command, "no iteration is open")
+      const { _tag, ...wait } = command
+      return [{ _tag: "LoopWaited", loopId, iteration: current!.iteration, ...wait }]
+    }
+    case "Interrupt":
+      return [{ _tag: "LoopInterrupted", loopId, iteration: current?.iteration ?? 0, error: command.error, message: command.message }]
     case "Stop": {
       const stopped: RalphMemEvent = { _tag: "LoopStopped", loopId, reason: command.reason, requestedBy: command.requestedBy }
       if (command.rollback === undefined) return [stopped]
-      if (command.rollback.toIteration < 0 || command.rollback.toIteration > (current?.iteration ?? 0)) {
-        return refuse(command, `there is no iteration ${command.rollback.toIteration} to roll back to`)
-      }
-      return [stopped, { _tag: "LoopRolledBack", loopId, ...command.rollback }]
+      const rollback = rollbackTarget(command.rollback, current?.iteration ?? 0)
+      return typeof rollback === "string" ? refuse(command, rollback) : [stopped, { _tag: "LoopRolledBack", loopId, ...rollback }]
     }
     case "ChangeConfig":
       return [{ _tag: "LoopConfigChanged", loopId, config: command.config }]
@@ -118,3 +146,6 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       return [{ _tag: "LoopResumed", loopId, iteration: current?.iteration ?? 0, driver: command.driver }]
   }
 }
+
+/** The loop as a decider: its state is the fold of its stream (`undefined` before it starts). */
+export const loopDecider: Decider<LoopState, LoopCommand> = { initialState: undefined, evolve, decide }

@@ -5,17 +5,18 @@
  * log, so a stop issued from another process ends it. In a PRD loop each iteration works on one story,
  * and what it learned is recorded for the iterations after it (the role progress.txt plays elsewhere).
  */
-import type { CriterionResult, RalphMemEvent } from "@ralph-mem/events"
+import type { CriterionResult, IterationUsage, RalphMemEvent } from "@ralph-mem/events"
 import { streams } from "@ralph-mem/events"
 import { estimateTokens, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
+import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableOutput } from "./agent-report.ts"
 import { type CommandOutcome, runCommand } from "./criteria/index.ts"
-import { stopCondition } from "./conditions.ts"
 import { closeIteration, settleOrBegin, succeed } from "./iteration.ts"
 import { agentSession, loopMemory } from "./loop-memory.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { goalMet, iterationOpen, type Loop, storyOf } from "./state.ts"
-import { execute, loadLoop } from "./store.ts"
+import { iterationOpen, type Loop, storyOf } from "./state.ts"
+import { execute, loadLoop } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
 
 export interface ExternalOptions {
   readonly agent: ReadonlyArray<string>
@@ -25,6 +26,18 @@ export interface ExternalOptions {
   readonly injectionBudgetTokens: number
   /** Called after each iteration, for progress output. */
   readonly onIteration?: (loop: Loop) => void
+  /** Called when a wait for a limit starts and about once a second while it lasts, for a countdown. */
+  readonly onWait?: (wait: LimitWaitProgress) => void
+}
+
+export interface LimitWaitProgress {
+  readonly loopId: string
+  readonly iteration: number
+  readonly limit: "rate_limit" | "usage_limit"
+  readonly until: number
+  readonly resetReported: boolean
+  readonly message: string
+  readonly remainingMs: number
 }
 
 const WRITER = "cli:ralph-run"
@@ -35,16 +48,40 @@ const failureOf = (outcome: CommandOutcome) =>
   outcome.startError ?? (outcome.timedOut ? "timed out" : `exit ${outcome.exitCode ?? outcome.signal}`)
 
 /** The agent's run, remembered like a session's tool use. */
-const agentRun = (loopId: string, agent: ReadonlyArray<string>, iteration: number, prompt: string, outcome: CommandOutcome): RalphMemEvent => ({
+const agentRun = (
+  loopId: string,
+  agent: ReadonlyArray<string>,
+  iteration: number,
+  prompt: string,
+  outcome: CommandOutcome,
+  report: AgentReport
+): RalphMemEvent => ({
   _tag: "ObservationRecorded",
   sessionId: agentSession(loopId),
   kind: outcome.exitCode === 0 ? "tool_use" : "error",
   toolName: "agent",
   inputSummary: `${agent.join(" ")} (iteration ${iteration}, ~${estimateTokens(prompt)} prompt tokens)`,
-  content: outcome.output.slice(-AGENT_OUTPUT_CHARS) || outcome.startError || "(no output)",
+  content: report.lastMessage.slice(-AGENT_OUTPUT_CHARS) || outcome.startError || "(no output)",
   files: [],
-  ...(outcome.exitCode === 0 ? {} : { errorMessage: failureOf(outcome) })
+  ...(outcome.exitCode === 0 ? {} : { errorMessage: report.limit?.message ?? failureOf(outcome) })
 })
+
+const POLL_MS = 1_000
+
+/**
+ * Waits until `until`, re-reading the loop every second: a `ralph stop` from another process ends the wait
+ * (and the loop) at once. Returns the loop as it stands when the wait ends.
+ */
+const waitUntil = (memory: Memory, loopId: string, until: number, tick: (remainingMs: number) => void) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const loop = loadLoop(memory, loopId).state!
+      const remainingMs = until - Date.now()
+      if (loop.status !== "running" || remainingMs <= 0) return loop
+      tick(remainingMs)
+      yield* Effect.sleep(Math.min(POLL_MS, remainingMs))
+    }
+  })
 
 const checks = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : `failed${r.fingerprint ? ` (${r.fingerprint})` : ""}`}`).join(", ")
@@ -72,11 +109,31 @@ const learning = (loop: Loop, results: ReadonlyArray<CriterionResult>, passed: b
 }
 
 export const driveExternally = (memory: Memory, loopId: string, options: ExternalOptions) => {
+  const agent = withMachineReadableOutput(options.agent)
   const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
   const record = (event: RalphMemEvent | undefined) =>
     event === undefined
       ? Effect.void
       : memory.log.append(streams.session(agentSession(loopId)), [event], { expectedVersion: "any", writer: WRITER }).pipe(Effect.asVoid, Effect.orDie)
+  /**
+   * The agent ended on a usage or rate limit: the run does not count. Wait until the reset it reported (else
+   * a doubling backoff), recorded first so status and a crash recovery know, then run the iteration again.
+   */
+  const waitForLimit = (loop: Loop, iteration: number, limit: AgentReport["limit"] & {}, usage: IterationUsage | undefined) =>
+    Effect.gen(function*() {
+      const earlier = loop.waits.filter((w) => w.iteration === iteration).length
+      const until = Math.max(Date.now(), limit.resetAt ?? Date.now() + limitBackoffMs(earlier))
+      const deadline = loop.config.maxDurationMs === undefined ? undefined : loop.startedAt + loop.config.maxDurationMs
+      if (deadline !== undefined && until >= deadline) {
+        return yield* run({
+          _tag: "Fail",
+          reason: `max duration (${Math.round(loop.config.maxDurationMs! / 1000)} s) would pass while waiting for the ${limit.kind.replace("_", " ")} to reset (${new Date(until).toISOString()})`
+        })
+      }
+      const wait = { limit: limit.kind, until: Math.round(until), resetReported: limit.resetAt !== undefined, message: limit.message }
+      yield* run({ _tag: "WaitForLimit", ...wait, ...(usage === undefined ? {} : { usage }) })
+      return yield* waitUntil(memory, loopId, until, (remainingMs) => options.onWait?.({ loopId, iteration, ...wait, remainingMs }))
+    })
   const iterate: Effect.Effect<Loop, Effect.Error<ReturnType<typeof run>>> = Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
     if (loop.status !== "running") return loop
@@ -89,18 +146,28 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
       memoryLines: loopMemory(memory, loop),
       maxChars: Math.max(2_000, Math.floor(options.injectionBudgetTokens * loop.config.contextBudget * 4))
     })
-    const outcome = yield* runCommand([...options.agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
-    yield* record(agentRun(loopId, options.agent, iteration, prompt, outcome))
+    const outcome = yield* runCommand([...agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
+    const report = readAgentReport(outcome, Date.now())
+    yield* record(agentRun(loopId, agent, iteration, prompt, outcome, report))
     // A stop may have come while the agent worked: it ends the loop before anything else is recorded.
     if (loadLoop(memory, loopId).state!.status !== "running") return loadLoop(memory, loopId).state!
-    // The agent's output is its last message: a marker criterion looks for the marker there.
-    const closed = yield* closeIteration(memory, loop, { writer: WRITER, lastAssistantMessage: outcome.output })
+    if (report.limit !== undefined) {
+      const waited = yield* waitForLimit(loop, iteration, report.limit, report.usage)
+      if (waited.status !== "running") return waited
+      return yield* iterate
+    }
+    // The agent's last message: a marker criterion looks for the marker there.
+    const closed = yield* closeIteration(memory, loop, {
+      writer: WRITER,
+      lastAssistantMessage: report.lastMessage,
+      ...(report.usage === undefined ? {} : { usage: report.usage })
+    })
     loop = closed.loop
-    yield* record(learning(loop, closed.results, closed.passed, outcome.output))
+    yield* record(learning(loop, closed.results, closed.passed, report.lastMessage))
     options.onIteration?.(loop)
-    if (goalMet(loop)) return (yield* succeed(memory, loop, WRITER, outcome.output)).loop
-    const ending = stopCondition(loop, Date.now())
-    if (ending !== undefined) return yield* run({ _tag: "Fail", reason: ending })
+    const verdict = nextStep(loop, { now: Date.now() })
+    if (verdict._tag === "Succeed") return (yield* succeed(memory, loop, WRITER, report.lastMessage)).loop
+    if (verdict._tag === "Fail") return yield* run({ _tag: "Fail", reason: verdict.reason })
     yield* Effect.sleep(loop.config.cooldownMs)
     return yield* iterate
   })

@@ -4,22 +4,22 @@
  * snapshot). Never the model's word alone: `passed` comes from the criteria. A PRD loop also runs the
  * story's own criteria and rewrites prd.json's flags; a plan loop saves its plan when it succeeds.
  */
-import { redactText } from "@ralph-mem/events"
+import { type IterationUsage, redactText } from "@ralph-mem/events"
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { evaluateCriteria } from "./criteria/index.ts"
-import { stopCondition } from "./conditions.ts"
 import { syncPrdFile } from "./prd.ts"
 import { changedFiles, takeSnapshot } from "./snapshot.ts"
-import { goalMet, type Loop, storyOf } from "./state.ts"
-import { execute } from "./store.ts"
+import { execute } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
+import { type Loop, storyOf } from "./state.ts"
 
 export const closeIteration = (
   memory: Memory,
   loop: Loop,
-  options: { readonly writer: string; readonly lastAssistantMessage?: string }
+  options: { readonly writer: string; readonly lastAssistantMessage?: string; readonly usage?: IterationUsage }
 ) =>
   Effect.gen(function*() {
     const current = loop.iterations.at(-1)!
@@ -39,7 +39,8 @@ export const closeIteration = (
       _tag: "CompleteIteration",
       passed,
       filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
-      ...(snapshotRef === undefined ? {} : { snapshotRef })
+      ...(snapshotRef === undefined ? {} : { snapshotRef }),
+      ...(options.usage === undefined ? {} : { usage: options.usage })
     }, options.writer)
     syncPrdFile(completed)
     return { loop: completed, results, passed, iteration }
@@ -79,11 +80,13 @@ export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistan
  * a stop condition holds: failure), instead of beginning an iteration the limits forbid.
  */
 export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number, lastAssistantMessage?: string) => {
-  const last = loop.iterations.at(-1)
-  if (last?.completedAt !== undefined) {
-    if (goalMet(loop)) return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)
-    const ending = stopCondition(loop, now)
-    if (ending !== undefined) return execute(memory, loop.loopId, { _tag: "Fail", reason: ending }, writer)
+  const verdict = loop.iterations.at(-1)?.completedAt === undefined ? { _tag: "Continue" as const } : nextStep(loop, { now })
+  switch (verdict._tag) {
+    case "Succeed":
+      return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)
+    case "Fail":
+      return execute(memory, loop.loopId, { _tag: "Fail", reason: verdict.reason }, writer)
+    case "Continue":
+      return execute(memory, loop.loopId, { _tag: "BeginIteration" }, writer)
   }
-  return execute(memory, loop.loopId, { _tag: "BeginIteration" }, writer)
 }

@@ -4,22 +4,25 @@
  *   - success: lets Claude stop and says so;
  *   - a stop condition (max iterations, max duration, no progress, the block cap): ends the loop with
  *     the reason, lets Claude stop and says why, never silently;
- *   - otherwise: blocks the stop with the next iteration's prompt.
+ *   - otherwise: continues the turn with the next iteration's prompt, as the Stop hook's additionalContext.
+ *     (Claude Code 2.1.330 puts it in the conversation once, as a system reminder; a `decision: block`
+ *     reason is put in twice and shows the user a "stop hook problem". Both count against the block cap.)
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult } from "@ralph-mem/events"
-import { estimateTokens, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { stopCondition } from "./conditions.ts"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"
+import { execute, loadLoop } from "./loop-stream.ts"
+import { nextStep } from "./policy.ts"
 import { iterationPrompt } from "./prompt.ts"
-import { goalMet, iterationOpen, type Loop } from "./state.ts"
-import { activeLoopForSession, execute, loadLoop } from "./store.ts"
+import { iterationOpen, type Loop, totalTokens } from "./state.ts"
+import { transcriptUsage } from "./transcript-usage.ts"
 
+/** What the Stop hook answers: nothing lets Claude stop; additionalContext continues the turn with it. */
 export interface StopOutput {
-  readonly decision?: "block"
-  readonly reason?: string
+  readonly hookSpecificOutput?: { readonly hookEventName: "Stop"; readonly additionalContext: string }
   readonly systemMessage?: string
 }
 
@@ -32,17 +35,6 @@ export const blockCap = (env: Readonly<Record<string, string | undefined>>): num
   const raw = Number(env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"])
   return Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_BLOCK_CAP
 }
-
-/** Blocks since the user last typed a prompt: each one started an iteration from this hook. */
-const consecutiveBlocks = (memory: Memory, loop: Loop, sessionId: string): number =>
-  memory.db
-    .prepare(
-      `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'
-         AND json_extract(metadata, '$.writer') = ?
-         AND position > coalesce((SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
-    )
-    .pluck()
-    .get(`loop:${loop.loopId}`, WRITER, `session:${sessionId}`) as number
 
 const summary = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
@@ -66,9 +58,11 @@ export const continueAtStop = (
     readonly env: Readonly<Record<string, string | undefined>>
     readonly now: number
     readonly injectionBudgetTokens: number
+    /** Claude Code's transcript, for the tokens the iteration used. */
+    readonly transcriptPath?: string
   }
 ): Effect.Effect<StopOutput | undefined> => {
-  const loopId = activeLoopForSession(memory, input.sessionId)
+  const loopId = activeLoopForSession(memory.db, input.sessionId)
   if (loopId === undefined) return Effect.succeed(undefined)
   const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
   return Effect.gen(function*() {
@@ -77,35 +71,61 @@ export const continueAtStop = (
       loop = yield* settleOrBegin(memory, loop, WRITER, input.now, input.lastAssistantMessage)
       if (loop.status !== "running") return { systemMessage: `ralph-mem: the loop had already ${loop.status === "success" ? "succeeded" : `ended (${loop.endReason ?? loop.status})`}.` }
     }
-    const closed = yield* closeIteration(memory, loop, { writer: WRITER, lastAssistantMessage: input.lastAssistantMessage })
+    const usage = transcriptUsage(input.transcriptPath, loop.iterations.at(-1)!.startedAt)
+    const closed = yield* closeIteration(memory, loop, {
+      writer: WRITER,
+      lastAssistantMessage: input.lastAssistantMessage,
+      ...(usage === undefined ? {} : { usage })
+    })
     const { results, iteration } = closed
     loop = closed.loop
-    if (goalMet(loop)) {
+    const verdict = nextStep(loop, {
+      now: input.now,
+      continuations: { cap: blockCap(input.env), used: iterationsBegunSincePrompt(memory.db, loop.loopId, input.sessionId, WRITER) }
+    })
+    if (verdict._tag === "Succeed") {
       const success = yield* succeed(memory, loop, WRITER, input.lastAssistantMessage)
       return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${planNote(success)}` }
     }
-    const cap = blockCap(input.env)
-    const ending =
-      stopCondition(loop, input.now) ??
-      (cap > 0 && consecutiveBlocks(memory, loop, input.sessionId) >= cap
-        ? `Claude Code allows ${cap} consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume`
-        : undefined)
-    if (ending !== undefined) {
-      yield* run({ _tag: "Fail", reason: ending })
-      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${ending}. Last checks: ${summary(results)}.` }
+    if (verdict._tag === "Fail") {
+      yield* run({ _tag: "Fail", reason: verdict.reason })
+      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${verdict.reason}. Last checks: ${summary(results)}.` }
     }
     loop = yield* run({ _tag: "BeginIteration" })
     const prompt = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: promptChars(loop, input.injectionBudgetTokens) })
+    const used = usage === undefined ? "" : `; iteration ${iteration} used ${totalTokens(usage)} tokens`
     return {
-      decision: "block" as const,
-      reason: prompt,
-      systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${summary(results)}; ~${estimateTokens(prompt)} tokens of context).`
+      hookSpecificOutput: { hookEventName: "Stop" as const, additionalContext: prompt },
+      systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${summary(results)}${used}; ~${estimateTokens(prompt)} tokens of context).`
     }
   }).pipe(
-    // The loop ended under us (stopped from another process): let Claude stop, and say so.
-    Effect.catchTag("IllegalTransition", (error) =>
-      Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
+    // The loop ended under us (stopped from another process): let Claude stop, and say so. Any other
+    // refusal is a defect, and the hook's failure is logged.
+    Effect.catchTag("Refused", (error) =>
+      loadLoop(memory, loopId).state?.status === "running"
+        ? Effect.die(error)
+        : Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
     ),
+    Effect.catch((error) => Effect.die(error))
+  )
+}
+
+/**
+ * The session's turn ended on an API error (Claude Code's StopFailure: a rate or usage limit, an overload):
+ * the loop's open iteration stays open, the interruption is recorded, and the loop resumes with the user's
+ * next prompt (its injection names the loop), whose Stop closes the iteration as usual.
+ */
+export const interruptAtStopFailure = (
+  memory: Memory,
+  input: { readonly sessionId: string; readonly error: string; readonly message: string }
+): Effect.Effect<StopOutput | undefined> => {
+  const loopId = activeLoopForSession(memory.db, input.sessionId)
+  if (loopId === undefined) return Effect.succeed(undefined)
+  return execute(memory, loopId, { _tag: "Interrupt", error: input.error, message: input.message }, "hook:StopFailure").pipe(
+    Effect.map((loop) => ({
+      systemMessage: `ralph-mem: the loop's iteration ${loop.iterations.at(-1)?.iteration ?? 0} was cut off (${input.error}); it goes on with your next prompt, or stop it with /ralph-mem:ralph stop.`
+    })),
+    Effect.catchTag("Refused", () => Effect.succeed(undefined)),
     Effect.catch((error) => Effect.die(error))
   )
 }

@@ -96,6 +96,27 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   for (const entry of readdirSync(source)) cpSync(join(source, entry), join(projectRoot, entry), { recursive: true })
 }
 
+/**
+ * Whether the working tree holds exactly what the snapshot holds (files skipped by snapshots aside). A
+ * rollback after a loop ended refuses to overwrite work done since unless told to go ahead.
+ */
+export const workingTreeMatches = (projectRoot: string, ref: string): boolean => {
+  if (ref.startsWith("git:")) {
+    return withTemporaryIndex(projectRoot, (env) => {
+      git(projectRoot, ["add", "-A", "--", "."], env)
+      return git(projectRoot, ["write-tree"], env) === git(projectRoot, ["rev-parse", `${ref.slice(4)}^{tree}`])
+    })
+  }
+  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
+  const source = join(projectRoot, ref.slice(6))
+  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
+  const { readFileSync } = process.getBuiltinModule("node:fs")
+  const held = filesBelow(source).sort()
+  const present = filesBelow(projectRoot).sort()
+  return held.length === present.length &&
+    held.every((file, i) => file === present[i] && readFileSync(join(source, file)).equals(readFileSync(join(projectRoot, file))))
+}
+
 /** Files that differ between two snapshots (git snapshots only; a file-copy snapshot reports none). */
 export const changedFiles = (projectRoot: string, from: string | undefined, to: string | undefined): ReadonlyArray<string> => {
   if (from === undefined || to === undefined || !from.startsWith("git:") || !to.startsWith("git:")) return []

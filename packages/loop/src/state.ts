@@ -2,7 +2,7 @@
  * A loop's state is the fold of its stream: `evolve` applies one event. Status, crash recovery and
  * rollback all read this state, so there is nothing to keep in sync and nothing to corrupt.
  */
-import type { CriterionResult, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
+import type { CriterionResult, IterationUsage, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
 
 export type LoopStatus = "running" | "success" | "failed" | "stopped"
 
@@ -16,6 +16,19 @@ export interface IterationRecord {
   readonly filesChanged?: ReadonlyArray<string>
   readonly snapshotRef?: string
   readonly completedAt?: number
+  /** Tokens and cost the agent reported for this iteration; absent: not reported. */
+  readonly usage?: IterationUsage
+}
+
+/** A wait for a usage or rate limit to reset; the interrupted run did not count as an iteration. */
+export interface LimitWait {
+  readonly iteration: number
+  readonly limit: "rate_limit" | "usage_limit"
+  readonly at: number
+  readonly until: number
+  readonly resetReported: boolean
+  readonly message: string
+  readonly usage?: IterationUsage
 }
 
 export interface Loop {
@@ -33,6 +46,9 @@ export interface Loop {
   readonly startSnapshotRef?: string
   readonly iterations: ReadonlyArray<IterationRecord>
   readonly rollbacks: ReadonlyArray<{ readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }>
+  readonly waits: ReadonlyArray<LimitWait>
+  /** The session's last turn ended on an API error (StopFailure); cleared when the loop moves on. */
+  readonly interruption?: { readonly iteration: number; readonly error: string; readonly message: string }
   /** A PRD loop: its stories, `passes` as the harness decided them. */
   readonly prd?: { readonly path: string; readonly stories: ReadonlyArray<PrdStory> }
   /** A plan loop: where the final plan goes. */
@@ -53,6 +69,12 @@ export const iterationOpen = (loop: Loop): boolean => {
 const updateCurrent = (loop: Loop, change: (it: IterationRecord) => IterationRecord): Loop => {
   const current = currentIteration(loop)
   return current === undefined ? loop : { ...loop, iterations: [...loop.iterations.slice(0, -1), change(current)] }
+}
+
+const withoutInterruption = (loop: Loop): Loop => {
+  if (loop.interruption === undefined) return loop
+  const { interruption: _, ...rest } = loop
+  return rest
 }
 
 const end = (loop: Loop, status: LoopStatus, at: number, reason: string | undefined): Loop => ({
@@ -77,14 +99,15 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
       status: "running",
       startedAt: at,
       iterations: [],
-      rollbacks: []
+      rollbacks: [],
+      waits: []
     }
   }
   if (state === undefined) return state
   switch (event._tag) {
     case "LoopIterationStarted":
       return {
-        ...state,
+        ...withoutInterruption(state),
         iterations: [...state.iterations, {
           iteration: event.iteration,
           startedAt: at,
@@ -94,13 +117,29 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
     case "LoopCriteriaEvaluated":
       return updateCurrent(state, (it) => ({ ...it, results: event.results }))
     case "LoopIterationCompleted":
-      return updateCurrent(state, (it) => ({
+      return updateCurrent(withoutInterruption(state), (it) => ({
         ...it,
         passed: event.passed,
         filesChanged: event.filesChanged,
         completedAt: at,
-        ...(event.snapshotRef === undefined ? {} : { snapshotRef: event.snapshotRef })
+        ...(event.snapshotRef === undefined ? {} : { snapshotRef: event.snapshotRef }),
+        ...(event.usage === undefined ? {} : { usage: event.usage })
       }))
+    case "LoopWaited":
+      return {
+        ...state,
+        waits: [...state.waits, {
+          iteration: event.iteration,
+          limit: event.limit,
+          at,
+          until: event.until,
+          resetReported: event.resetReported,
+          message: event.message,
+          ...(event.usage === undefined ? {} : { usage: event.usage })
+        }]
+      }
+    case "LoopInterrupted":
+      return { ...state, interruption: { iteration: event.iteration, error: event.error, message: event.message } }
     case "LoopSucceeded":
       return end(state, "success", at, undefined)
     case "LoopFailed":
@@ -149,3 +188,20 @@ export const goalMet = (loop: Loop): boolean => {
 
 export const fold = (events: ReadonlyArray<{ readonly event: RalphMemEvent; readonly occurredAt: number }>): LoopState =>
   events.reduce<LoopState>((state, { event, occurredAt }) => evolve(state, event, occurredAt), undefined)
+
+/** Every token an iteration used, cache reads and writes included (they are billed, if cheaper). */
+export const totalTokens = (usage: IterationUsage): number =>
+  usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheCreationTokens
+
+/**
+ * What the loop has spent so far, over its iterations and the runs a limit interrupted. `tokens` and
+ * `costUsd` are undefined when no run reported them: "not reported" is never shown as 0.
+ */
+export const loopSpend = (loop: Loop): { readonly tokens?: number; readonly costUsd?: number } => {
+  const usages = [...loop.iterations.flatMap((it) => (it.usage === undefined ? [] : [it.usage])), ...loop.waits.flatMap((w) => (w.usage === undefined ? [] : [w.usage]))]
+  const costs = usages.flatMap((u) => (u.costUsd === undefined ? [] : [u.costUsd]))
+  return {
+    ...(usages.length === 0 ? {} : { tokens: usages.reduce((sum, u) => sum + totalTokens(u), 0) }),
+    ...(costs.length === 0 ? {} : { costUsd: costs.reduce((sum, c) => sum + c, 0) })
+  }
+}

@@ -1,8 +1,11 @@
 /** The decider for PRD loops (one story per iteration) and plan loops (the plan saved with the success). */
 import type { CriterionResult, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
+import { deciderSpecification } from "../../projections/test/decider-specification.ts"
+import { loopDecider } from "../src/decide.ts"
 import { goalMet, nextStory } from "../src/state.ts"
-import { given, refusal } from "./given.ts"
+
+const spec = deciderSpecification(loopDecider)
 
 const config: LoopConfig = { maxIterations: 10, noProgressThreshold: 3, cooldownMs: 0, contextBudget: 0.6, successCriteria: [{ kind: "test_pass" }] }
 const L = "l1"
@@ -18,65 +21,62 @@ const storyPassed = (n: number, storyId: string): RalphMemEvent => ({ _tag: "Loo
 
 
 describe("a PRD loop", () => {
-  it("works on the highest-priority story that does not pass; file order breaks ties", () => {
-    expect(given(prdStarted).when({ _tag: "BeginIteration" })).toEqual([begun(1, "US-002")])
-    const afterFirst = given(prdStarted, begun(1, "US-002"), evaluated(1, true), completed(1, true), storyPassed(1, "US-002"))
-    expect(afterFirst.when({ _tag: "BeginIteration" })).toEqual([begun(2, "US-004")])
+  const firstPassed = [prdStarted, begun(1, "US-002"), evaluated(1, true), completed(1, true), storyPassed(1, "US-002")] as const
+  const allPassed = [
+    ...firstPassed,
+    begun(2, "US-004"), evaluated(2, true), completed(2, true), storyPassed(2, "US-004"),
+    begun(3, "US-001"), evaluated(3, true), completed(3, true), storyPassed(3, "US-001")
+  ] as const
+  const start = { _tag: "Start", loopId: L, goal: "g", projectPath: "/p", driver: "external", config } as const
+
+  it("works first on the highest-priority story that does not pass", () => spec.given(prdStarted).when({ _tag: "BeginIteration" }).then([begun(1, "US-002")]))
+
+  it("breaks a tie of priorities by file order", () => spec.given(...firstPassed).when({ _tag: "BeginIteration" }).then([begun(2, "US-004")]))
+
+  it("stays on a story until the harness's criteria pass for it", () =>
+    spec.given(prdStarted, begun(1, "US-002"), evaluated(1, false), completed(1, false)).when({ _tag: "BeginIteration" }).then([begun(2, "US-002")]))
+
+  it("marks the story passing in the same append as a passing iteration", () =>
+    spec.given(prdStarted, begun(1, "US-002"), evaluated(1, true)).when({ _tag: "CompleteIteration", passed: true, filesChanged: [] })
+      .then([completed(1, true), storyPassed(1, "US-002")]))
+
+  it("does not mark the story passing when the iteration failed", () =>
+    spec.given(prdStarted, begun(1, "US-002"), evaluated(1, false)).when({ _tag: "CompleteIteration", passed: false, filesChanged: [] }).then([completed(1, false)]))
+
+  it("does not succeed while stories do not pass", () => {
+    expect(goalMet(spec.given(...firstPassed).state()!)).toBe(false)
+    spec.given(...firstPassed).when({ _tag: "Succeed" }).thenRefused(/stories of the PRD do not pass yet/)
   })
 
-  it("stays on a story until the harness's criteria pass for it", () => {
-    const failed = given(prdStarted, begun(1, "US-002"), evaluated(1, false), completed(1, false))
-    expect(failed.when({ _tag: "BeginIteration" })).toEqual([begun(2, "US-002")])
+  it("succeeds once every story passes", () => {
+    expect(nextStory(spec.given(...allPassed).state()!)).toBeUndefined()
+    expect(goalMet(spec.given(...allPassed).state()!)).toBe(true)
+    spec.given(...allPassed).when({ _tag: "Succeed" }).then([{ _tag: "LoopSucceeded", loopId: L, iteration: 3 }])
   })
 
-  it("marks the story passing in the same append as a passing iteration, and only then", () => {
-    const open = given(prdStarted, begun(1, "US-002"), evaluated(1, true))
-    expect(open.when({ _tag: "CompleteIteration", passed: true, filesChanged: [] })).toEqual([completed(1, true), storyPassed(1, "US-002")])
-    const failing = given(prdStarted, begun(1, "US-002"), evaluated(1, false))
-    expect(failing.when({ _tag: "CompleteIteration", passed: false, filesChanged: [] })).toEqual([completed(1, false)])
-  })
+  it("refuses to start without stories", () => spec.given().when({ ...start, prd: { path: "x", stories: [] } }).thenRefused(/no stories/))
 
-  it("succeeds only once every story passes", () => {
-    const one = given(prdStarted, begun(1, "US-002"), evaluated(1, true), completed(1, true), storyPassed(1, "US-002"))
-    expect(goalMet(one.state!)).toBe(false)
-    expect(refusal(one.when({ _tag: "Succeed" }))).toMatch(/stories of the PRD do not pass yet/)
-    const all = given(
-      prdStarted,
-      begun(1, "US-002"), evaluated(1, true), completed(1, true), storyPassed(1, "US-002"),
-      begun(2, "US-004"), evaluated(2, true), completed(2, true), storyPassed(2, "US-004"),
-      begun(3, "US-001"), evaluated(3, true), completed(3, true), storyPassed(3, "US-001")
-    )
-    expect(nextStory(all.state!)).toBeUndefined()
-    expect(goalMet(all.state!)).toBe(true)
-    expect(all.when({ _tag: "Succeed" })).toEqual([{ _tag: "LoopSucceeded", loopId: L, iteration: 3 }])
-  })
-
-  it("refuses to start without stories, or as both a PRD and a plan loop", () => {
-    const start = { _tag: "Start", loopId: L, goal: "g", projectPath: "/p", driver: "external", config } as const
-    expect(refusal(given().when({ ...start, prd: { path: "x", stories: [] } }))).toMatch(/no stories/)
-    expect(refusal(given().when({ ...start, prd: { path: "x", stories }, plan: { path: "y" } }))).toMatch(/either a PRD loop or a plan loop/)
-  })
+  it("refuses to start as both a PRD and a plan loop", () =>
+    spec.given().when({ ...start, prd: { path: "x", stories }, plan: { path: "y" } }).thenRefused(/either a PRD loop or a plan loop/))
 })
 
 describe("a plan loop", () => {
-  const passedOnce = [planStarted, begun(1), evaluated(1, true), completed(1, true)]
+  const passedOnce = [planStarted, begun(1), evaluated(1, true), completed(1, true)] as const
 
-  it("succeeds with its final plan, recorded in the same append", () => {
-    expect(given(...passedOnce).when({ _tag: "Succeed", plan: { path: "/p/plan.md", text: "# Plan" } })).toEqual([
+  it("succeeds with its final plan, recorded in the same append", () =>
+    spec.given(...passedOnce).when({ _tag: "Succeed", plan: { path: "/p/plan.md", text: "# Plan" } }).then([
       { _tag: "LoopPlanSaved", loopId: L, iteration: 1, path: "/p/plan.md", plan: "# Plan" },
       { _tag: "LoopSucceeded", loopId: L, iteration: 1 }
-    ])
-  })
+    ]))
 
-  it("never succeeds without the plan, and a build loop never takes one", () => {
-    expect(refusal(given(...passedOnce).when({ _tag: "Succeed" }))).toMatch(/succeeds with its final plan/)
+  it("never succeeds without the plan", () => spec.given(...passedOnce).when({ _tag: "Succeed" }).thenRefused(/succeeds with its final plan/))
+
+  it("is the only kind of loop that takes a plan", () => {
     const build: RalphMemEvent = { _tag: "LoopStarted", loopId: L, goal: "code", projectPath: "/p", driver: "session", sessionId: "s1", config }
-    expect(refusal(given(build, begun(1), evaluated(1, true), completed(1, true)).when({ _tag: "Succeed", plan: { path: "x", text: "y" } }))).toMatch(/not a plan loop/)
+    spec.given(build, begun(1), evaluated(1, true), completed(1, true)).when({ _tag: "Succeed", plan: { path: "x", text: "y" } }).thenRefused(/not a plan loop/)
   })
 
-  it("does not succeed while the gate fails", () => {
-    expect(refusal(given(planStarted, begun(1), evaluated(1, false), completed(1, false)).when({ _tag: "Succeed", plan: { path: "x", text: "y" } }))).toMatch(
-      /did not pass its criteria/
-    )
-  })
+  it("does not succeed while the gate fails", () =>
+    spec.given(planStarted, begun(1), evaluated(1, false), completed(1, false)).when({ _tag: "Succeed", plan: { path: "x", text: "y" } })
+      .thenRefused(/did not pass its criteria/))
 })

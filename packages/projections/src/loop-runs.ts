@@ -1,4 +1,5 @@
 /** `loop_runs` and `loop_iterations`: every Ralph loop and each of its iterations, folded from its stream. */
+import type { SqliteDatabase } from "@ralph-mem/events"
 import { json, type Projection, sql } from "./projection.ts"
 
 const ended = (loopId: string, status: string, at: number, reason: string | null) =>
@@ -6,7 +7,7 @@ const ended = (loopId: string, status: string, at: number, reason: string | null
 
 export const loopRuns: Projection = {
   name: "loop_runs",
-  version: 3,
+  version: 4,
   create: `
     CREATE TABLE loop_runs (
       loop_id          TEXT PRIMARY KEY,
@@ -39,6 +40,8 @@ export const loopRuns: Projection = {
       criteria      TEXT NOT NULL DEFAULT '[]',
       files_changed TEXT NOT NULL DEFAULT '[]',
       snapshot_ref  TEXT,
+      -- What the agent reported: {inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd?}; NULL: not reported.
+      usage         TEXT,
       PRIMARY KEY (loop_id, iteration)
     ) STRICT;
   `,
@@ -98,11 +101,13 @@ export const loopRuns: Projection = {
       case "LoopIterationCompleted":
         return [
           sql(
-            `UPDATE loop_iterations SET completed_at = ?, passed = ?, files_changed = ?, snapshot_ref = ? WHERE loop_id = ? AND iteration = ?`,
+            `UPDATE loop_iterations SET completed_at = ?, passed = ?, files_changed = ?, snapshot_ref = ?, usage = ?
+             WHERE loop_id = ? AND iteration = ?`,
             occurredAt,
             event.passed ? 1 : 0,
             json(event.filesChanged),
             event.snapshotRef ?? null,
+            event.usage === undefined ? null : json(event.usage),
             event.loopId,
             event.iteration
           ),
@@ -148,3 +153,44 @@ export const loopRuns: Projection = {
     sql(`DELETE FROM loop_runs WHERE stream_id = ?`, streamId)
   ]
 }
+
+export interface LoopRunRow {
+  readonly loopId: string
+  readonly sessionId: string | null
+  readonly goal: string
+  readonly driver: string
+  readonly mode: string
+  readonly status: string
+  readonly iterations: number
+  readonly maxIterations: number
+  readonly startedAt: number
+  readonly endedAt: number | null
+  readonly endReason: string | null
+}
+
+/** Loops, newest first. */
+export const listLoopRuns = (db: SqliteDatabase, limit: number): Array<LoopRunRow> =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, session_id AS sessionId, goal, driver, mode, status, iterations,
+              json_extract(config, '$.maxIterations') AS maxIterations, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason
+       FROM loop_runs ORDER BY started_at DESC LIMIT ?`
+    )
+    .all(limit) as Array<LoopRunRow>
+
+/** The running loop bound to a session, if any: a loop never bleeds into another session. */
+export const activeLoopForSession = (db: SqliteDatabase, sessionId: string): string | undefined =>
+  db
+    .prepare("SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1")
+    .pluck()
+    .get(sessionId) as string | undefined
+
+/** The most recent loop of a project (running first), for commands that name none. */
+export const latestLoop = (db: SqliteDatabase, projectPath: string): string | undefined =>
+  db
+    .prepare(
+      `SELECT loop_id FROM loop_runs WHERE project_path = ?
+       ORDER BY status = 'running' DESC, started_at DESC LIMIT 1`
+    )
+    .pluck()
+    .get(projectPath) as string | undefined

@@ -38,8 +38,8 @@ export const observationNeighbours = (
   return { target, before: fullDetails(db, earlier), after: fullDetails(db, later) }
 }
 
-/** A session's first `limit` observations, in order. */
-export const sessionObservations = (
+/** A session's first `limit` observations in full, in order. */
+export const sessionDetails = (
   db: SqliteDatabase,
   sessionId: string,
   limit: number

@@ -1,4 +1,5 @@
 /** `sessions`: one row per Claude Code session, folded from its stream. */
+import type { SqliteDatabase } from "@ralph-mem/events"
 import { type Projection, sql } from "./projection.ts"
 
 /**
@@ -87,3 +88,33 @@ export const sessions: Projection = {
   },
   clearStream: (streamId) => [sql(`DELETE FROM sessions WHERE stream_id = ?`, streamId)]
 }
+
+export interface SessionRow {
+  readonly sessionId: string
+  readonly projectPath: string | null
+  readonly source: string | null
+  readonly startedAt: number
+  readonly lastEventAt: number
+  readonly endedAt: number | null
+  readonly endReason: string | null
+  readonly prompts: number
+  readonly compactions: number
+  readonly summary: string | null
+  /** Observations the session recorded, and how many were errors. */
+  readonly observations: number
+  readonly errors: number
+}
+
+const SESSION_ROW = `
+  SELECT s.session_id AS sessionId, s.project_path AS projectPath, s.source, s.started_at AS startedAt,
+         s.last_event_at AS lastEventAt, s.ended_at AS endedAt, s.end_reason AS endReason, s.prompts, s.compactions, s.summary,
+         (SELECT count(*) FROM observation_rows o WHERE o.session_id = s.session_id) AS observations,
+         (SELECT count(*) FROM observation_rows o WHERE o.session_id = s.session_id AND o.type = 'error') AS errors
+  FROM sessions s`
+
+/** Sessions, newest first. */
+export const listSessions = (db: SqliteDatabase, options: { readonly limit: number; readonly offset?: number }): Array<SessionRow> =>
+  db.prepare(`${SESSION_ROW} ORDER BY s.started_at DESC LIMIT ? OFFSET ?`).all(options.limit, options.offset ?? 0) as Array<SessionRow>
+
+export const findSession = (db: SqliteDatabase, sessionId: string): SessionRow | undefined =>
+  db.prepare(`${SESSION_ROW} WHERE s.session_id = ?`).get(sessionId) as SessionRow | undefined

@@ -1,7 +1,6 @@
 /** A belief's stream holds its values over time: its state is the current value, if it is set. */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { refuse, type Refused } from "./refused.ts"
-import type { Aggregate } from "./store.ts"
+import { type Decider, refuse, type Refused } from "@ralph-mem/projections"
 
 export type BeliefState = string | undefined
 
@@ -22,4 +21,4 @@ export const decideBelief = (state: BeliefState, command: BeliefCommand): Readon
   return value === state ? [] : [{ _tag: "BeliefSet", projectPath: command.projectPath, key: command.key, value }]
 }
 
-export const beliefAggregate: Aggregate<BeliefState, BeliefCommand> = { initial: undefined, evolve: evolveBelief, decide: decideBelief }
+export const beliefDecider: Decider<BeliefState, BeliefCommand> = { initialState: undefined, evolve: evolveBelief, decide: decideBelief }

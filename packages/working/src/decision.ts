@@ -1,6 +1,6 @@
 /** Recording a decision: what was decided, why, and the alternatives rejected (`option: why not`). */
 import type { Alternative, DecisionImpact, RalphMemEvent } from "@ralph-mem/events"
-import { refuse, type Refused } from "./refused.ts"
+import { refuse, type Refused } from "@ralph-mem/projections"
 
 export interface DecisionInput {
   readonly decisionId: string

@@ -1,6 +1,4 @@
 export * from "./belief.ts"
 export * from "./decision.ts"
 export * from "./names.ts"
-export * from "./refused.ts"
-export * from "./store.ts"
 export * from "./task.ts"

@@ -3,7 +3,7 @@
  * privacy filter never sees, so anything that looks like a secret or private text is refused.
  */
 import { redactText } from "@ralph-mem/events"
-import { refuse, type Refused } from "./refused.ts"
+import { refuse, type Refused } from "@ralph-mem/projections"
 
 const NAME = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,63}$/u
 

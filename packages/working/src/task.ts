@@ -3,8 +3,7 @@
  * `decideTask` says which events a command produces, or why it is refused. Pure: no clock, no I/O.
  */
 import type { RalphMemEvent, TaskStepStatus } from "@ralph-mem/events"
-import { refuse, type Refused } from "./refused.ts"
-import type { Aggregate } from "./store.ts"
+import { type Decider, refuse, type Refused } from "@ralph-mem/projections"
 
 export interface TaskState {
   readonly taskId: string
@@ -84,4 +83,4 @@ export const decideTask = (state: TaskState | undefined, command: TaskCommand): 
   }
 }
 
-export const taskAggregate: Aggregate<TaskState | undefined, TaskCommand> = { initial: undefined, evolve: evolveTask, decide: decideTask }
+export const taskDecider: Decider<TaskState | undefined, TaskCommand> = { initialState: undefined, evolve: evolveTask, decide: decideTask }

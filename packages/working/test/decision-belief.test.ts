@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { decideBelief } from "../src/belief.ts"
+import type { RalphMemEvent } from "@ralph-mem/events"
+import { Refused } from "../../projections/src/decider.ts"
+import { deciderSpecification } from "../../projections/test/decider-specification.ts"
+import { beliefDecider } from "../src/belief.ts"
 import { decideDecision, parseAlternative } from "../src/decision.ts"
 import { parseName, taskIdFor } from "../src/names.ts"
-import { Refused } from "../src/refused.ts"
 
 const message = (outcome: unknown) => {
   expect(outcome).toBeInstanceOf(Refused)
@@ -26,27 +28,31 @@ describe("decisions", () => {
     expect(message(parseAlternative(": no option"))).toMatch(/names no option/)
   })
 
-  it("refuses an empty decision, an empty rationale, and an alternative without an option", () => {
-    expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty")
-    expect(message(decideDecision({ ...input, rationale: "" }))).toBe("the rationale is empty: say why with --why")
-    expect(message(decideDecision({ ...input, alternatives: ["ok: fine", "   "] }))).toMatch(/names no option/)
-  })
+  it("refuses an empty decision", () => expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty"))
+
+  it("refuses an empty rationale", () => expect(message(decideDecision({ ...input, rationale: "" }))).toBe("the rationale is empty: say why with --why"))
+
+  it("refuses an alternative without an option", () => expect(message(decideDecision({ ...input, alternatives: ["ok: fine", "   "] }))).toMatch(/names no option/))
 })
 
 describe("beliefs", () => {
+  const spec = deciderSpecification(beliefDecider)
   const set = (value: string) => ({ _tag: "Set", projectPath: "/p", key: "stack", value }) as const
+  const wasSet = (value: string): RalphMemEvent => ({ _tag: "BeliefSet", projectPath: "/p", key: "stack", value })
 
-  it("sets a value, and setting the same value again changes nothing", () => {
-    expect(decideBelief(undefined, set(" TypeScript "))).toEqual([{ _tag: "BeliefSet", projectPath: "/p", key: "stack", value: "TypeScript" }])
-    expect(decideBelief("TypeScript", set("TypeScript"))).toEqual([])
-    expect(decideBelief("TypeScript", set("Rust"))).toEqual([{ _tag: "BeliefSet", projectPath: "/p", key: "stack", value: "Rust" }])
-  })
+  it("sets a value, trimmed", () => spec.given().when(set(" TypeScript ")).then([wasSet("TypeScript")]))
 
-  it("unsets only a belief that is set; refuses an empty value", () => {
-    expect(decideBelief("TypeScript", { _tag: "Unset", projectPath: "/p", key: "stack" })).toEqual([{ _tag: "BeliefUnset", projectPath: "/p", key: "stack" }])
-    expect(message(decideBelief(undefined, { _tag: "Unset", projectPath: "/p", key: "stack" }))).toBe("there is no belief stack")
-    expect(message(decideBelief(undefined, set(" ")))).toMatch(/^the value of stack is empty/)
-  })
+  it("changes nothing when the value is the same", () => spec.given(wasSet("TypeScript")).when(set("TypeScript")).thenNothingHappens())
+
+  it("replaces a value", () => spec.given(wasSet("TypeScript")).when(set("Rust")).then([wasSet("Rust")]))
+
+  it("unsets a belief that is set", () =>
+    spec.given(wasSet("TypeScript")).when({ _tag: "Unset", projectPath: "/p", key: "stack" }).then([{ _tag: "BeliefUnset", projectPath: "/p", key: "stack" }]))
+
+  it("refuses to unset a belief that is not set", () =>
+    spec.given().when({ _tag: "Unset", projectPath: "/p", key: "stack" }).thenRefused(/^there is no belief stack$/))
+
+  it("refuses an empty value", () => spec.given().when(set(" ")).thenRefused(/^the value of stack is empty/))
 })
 
 describe("names: belief keys and task ids", () => {

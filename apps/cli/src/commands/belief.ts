@@ -1,7 +1,7 @@
 /** `ralph-mem belief set|list|unset`: durable facts about the project, told to every new session. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
-import { listBeliefs, type Memory } from "@ralph-mem/projections"
-import { beliefAggregate, type BeliefCommand, execute, parseName } from "@ralph-mem/working"
+import { handleCommand, listBeliefs, type Memory } from "@ralph-mem/projections"
+import { type BeliefCommand, beliefDecider, parseName } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
@@ -16,7 +16,7 @@ const run = (memory: Memory, rawKey: string, command: (project: string, key: str
     const key = parseName("belief key", rawKey)
     if (typeof key !== "string") return yield* flags.failWith(key.message)
     const project = findProjectRoot(process.cwd())
-    const { state, events } = yield* execute(memory, streams.belief(project, key), beliefAggregate, command(project, key), "cli:belief")
+    const { state, events } = yield* handleCommand(memory, streams.belief(project, key), beliefDecider, command(project, key), "cli:belief")
     return { key, value: state ?? null, changed: events.length > 0, id: events[0]?.eventId ?? null }
   })
 

@@ -21,7 +21,9 @@ import { CliError, Command, Flag } from "effect/cli"
 import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import * as flags from "../flags.ts"
+import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
+import { progress } from "../progress.ts"
 import { databasePath, withStore } from "../store.ts"
 
 export const backup = Command.make(
@@ -45,12 +47,22 @@ export const backup = Command.make(
     )
 ).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
 
-/** Packing as an Effect: a locked or damaged database is a clear message, not a stack trace. */
-const pack = (db: SqliteDatabase, options: CompactOptions & { readonly vacuum?: boolean }) =>
+/**
+ * Packing as an Effect: a locked or damaged database is a clear message, not a stack trace. With `progress`
+ * (compact, by hand) it shows how far it got; VACUUM rewrites every page in use through the WAL.
+ */
+const pack = (db: SqliteDatabase, options: CompactOptions & { readonly vacuum?: boolean; readonly progress?: boolean }) =>
   Effect.try({
     try: () => {
-      const report = compactLog(db, options)
-      if (options.vacuum === true) db.exec("VACUUM")
+      const bar = options.progress === true ? progress({ label: "packing", unit: "streams" }) : undefined
+      const report = compactLog(db, { ...options, ...(bar === undefined ? {} : { onProgress: bar.update }) })
+      bar?.finish()
+      if (options.vacuum === true) {
+        const inUse = (db.pragma("page_count", { simple: true }) as number) - (db.pragma("freelist_count", { simple: true }) as number)
+        const expectedBytes = inUse * (db.pragma("page_size", { simple: true }) as number)
+        if (options.progress === true) withGrowthProgress({ label: "vacuuming", files: [db.name, `${db.name}-wal`], expectedBytes }, () => db.exec("VACUUM"))
+        else db.exec("VACUUM")
+      }
       return report
     },
     catch: (error) => storageError("pack the log", error)
@@ -80,7 +92,7 @@ export const compact = Command.make(
     withStore(input.db, ({ db }) =>
       Effect.gen(function*() {
         const idleMs = yield* flags.parseDuration("idle", input.idle)
-        const report = yield* pack(db, { idleMs, vacuum: input.vacuum })
+        const report = yield* pack(db, { idleMs, vacuum: input.vacuum, progress: true })
         if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
         yield* Console.log(describeCompaction(report))
       })

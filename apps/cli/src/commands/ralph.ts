@@ -5,25 +5,27 @@
  */
 import { type Criterion, findProjectRoot, type LoopConfig, monotonicUlid } from "@ralph-mem/events"
 import {
-  activeLoopForSession,
   DEFAULT_MIN_PLAN_ITERATIONS,
   DEFAULT_PLAN_MARKER,
   DEFAULT_PLAN_SECTIONS,
   driveExternally,
   execute,
-  latestLoop,
+  type LimitWaitProgress,
   loadLoop,
   type Loop,
   loopConfig,
+  loopSpend,
   parseCriterion,
   PrdInvalid,
   readPrd,
   restoreSnapshot,
   splitCommand,
   storyProgress,
-  takeSnapshot
+  takeSnapshot,
+  totalTokens,
+  workingTreeMatches
 } from "@ralph-mem/loop"
-import { injectionBudgetTokens, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import { activeLoopForSession, injectionBudgetTokens, latestLoop, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -56,6 +58,21 @@ const project = () => findProjectRoot(process.cwd())
 
 const maxIterationsFlag = Flag.Int("max-iterations").pipe(Flag.withDescription("Stop after N iterations"), Flag.optional)
 const maxDurationFlag = Flag.String("max-duration").pipe(Flag.withDescription("Stop after this long (30m, 2h)"), Flag.optional)
+const maxTokensFlag = Flag.Int("max-tokens").pipe(
+  Flag.withDescription("Stop once the iterations used this many tokens (input, output and cache, as the agent reports them)"),
+  Flag.optional
+)
+const maxCostFlag = Flag.String("max-cost").pipe(
+  Flag.withDescription("Stop once the iterations cost this many US dollars (as the agent reports it; Claude Code's `-p` runs do)"),
+  Flag.optional
+)
+
+/** `--max-cost 2.50` or `$2.50`: a positive amount of US dollars. */
+const parseMaxCost = (value: Option.Option<string>) => {
+  if (Option.isNone(value)) return Effect.succeed(undefined)
+  const amount = Number(value.value.trim().replace(/^\$/, ""))
+  return Number.isFinite(amount) && amount > 0 ? Effect.succeed(amount) : flags.failWith(`--max-cost ${value.value}: use an amount of US dollars like 5 or 2.50`)
+}
 
 const agentFlag = Flag.String("agent").pipe(
   Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
@@ -79,17 +96,23 @@ const parseAgent = (input: { readonly agent: string; readonly agentTimeout: stri
 const configFromFlags = (input: {
   readonly maxIterations: Option.Option<number>
   readonly maxDuration: Option.Option<string>
+  readonly maxTokens: Option.Option<number>
+  readonly maxCost: Option.Option<string>
   readonly criteria: ReadonlyArray<string>
 }) =>
   Effect.gen(function*() {
     if (Option.isSome(input.maxIterations) && input.maxIterations.value < 1) return yield* flags.failWith("--max-iterations must be at least 1")
+    if (Option.isSome(input.maxTokens) && input.maxTokens.value < 1) return yield* flags.failWith("--max-tokens must be at least 1")
     const criteria = yield* parseCriteria(input.criteria)
     const maxDurationMs = yield* parseMaxDuration(input.maxDuration)
+    const maxCostUsd = yield* parseMaxCost(input.maxCost)
     const root = project()
     const { settings } = loadSettings({ projectRoot: root, env: process.env })
     const config = loopConfig(settings, {
       ...(Option.isSome(input.maxIterations) ? { maxIterations: input.maxIterations.value } : {}),
       ...(maxDurationMs === undefined ? {} : { maxDurationMs }),
+      ...(Option.isSome(input.maxTokens) ? { maxTokens: input.maxTokens.value } : {}),
+      ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
       criteria
     })
     return { root, settings, config }
@@ -97,7 +120,7 @@ const configFromFlags = (input: {
 
 /** Resolves the loop a command is about: --loop, else the latest of this project. */
 const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
-  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory, project())
+  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory.db, project())
   if (loopId === undefined) return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")
   const { state } = loadLoop(memory, loopId)
   return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
@@ -118,8 +141,22 @@ const describeCriterion = (c: Criterion) => {
 
 const describeCriteria = (criteria: ReadonlyArray<Criterion>) => criteria.map(describeCriterion).join(", ")
 
+const formatUsage = (usage: NonNullable<Loop["iterations"][number]["usage"]> | undefined) =>
+  usage === undefined
+    ? "tokens not reported"
+    : `${totalTokens(usage)} tokens (in ${usage.inputTokens}, out ${usage.outputTokens}, cache read ${usage.cacheReadTokens}, cache write ${usage.cacheCreationTokens})${
+      usage.costUsd === undefined ? "" : `, $${usage.costUsd.toFixed(4)}`
+    }`
+
+/** The command that rolls a loop back, for end messages. */
+const rollbackHint = (loop: Loop) => {
+  const last = loop.iterations.filter((it) => it.snapshotRef !== undefined).at(-1)?.iteration
+  return `ralph-mem ralph stop --loop ${loop.loopId} --rollback --to ${last === undefined ? 0 : `N (0-${last})`}`
+}
+
 const statusReport = (loop: Loop) => {
   const last = loop.iterations.filter((it) => it.results !== undefined).at(-1)
+  const spend = loopSpend(loop)
   return {
     loopId: loop.loopId,
     goal: loop.goal,
@@ -135,8 +172,27 @@ const statusReport = (loop: Loop) => {
     stopConditions: {
       maxIterations: loop.config.maxIterations,
       maxDurationMs: loop.config.maxDurationMs ?? null,
+      maxTokens: loop.config.maxTokens ?? null,
+      maxCostUsd: loop.config.maxCostUsd ?? null,
       noProgressThreshold: loop.config.noProgressThreshold
     },
+    /** Totals over the runs that reported them; null: no run reported any. */
+    spend: { tokens: spend.tokens ?? null, costUsd: spend.costUsd ?? null },
+    iterations: loop.iterations.map((it) => ({
+      iteration: it.iteration,
+      passed: it.passed ?? null,
+      durationMs: it.completedAt === undefined ? null : it.completedAt - it.startedAt,
+      usage: it.usage ?? null
+    })),
+    waits: loop.waits.map((w) => ({
+      iteration: w.iteration,
+      limit: w.limit,
+      at: new Date(w.at).toISOString(),
+      until: new Date(w.until).toISOString(),
+      resetReported: w.resetReported,
+      message: w.message
+    })),
+    interruption: loop.interruption ?? null,
     criteria: loop.config.successCriteria,
     mode: loop.prd !== undefined ? "prd" : loop.plan !== undefined ? "plan" : "build",
     stories: loop.prd === undefined
@@ -167,10 +223,72 @@ const printStatus = (loop: Loop) => {
       : [["stories", `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} (${loop.prd.path})`] as const]),
     ...(loop.plan === undefined ? [] : [["plan", loop.plan.path] as const]),
     ["last checks", r.lastResults.map((c) => `${c.kind} ${c.passed ? "passed" : `failed${c.fingerprint ? ` (${c.fingerprint})` : ""}`}`).join(", ") || "not run yet"],
-    ["stops at", `${r.stopConditions.maxIterations} iterations${r.stopConditions.maxDurationMs ? `, ${Math.round(r.stopConditions.maxDurationMs / 1000)} s` : ""}, or ${r.stopConditions.noProgressThreshold} iterations without progress`],
-    ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"]
+    [
+      "stops at",
+      [
+        `${r.stopConditions.maxIterations} iterations`,
+        ...(r.stopConditions.maxDurationMs ? [`${Math.round(r.stopConditions.maxDurationMs / 1000)} s`] : []),
+        ...(r.stopConditions.maxTokens ? [`${r.stopConditions.maxTokens} tokens`] : []),
+        ...(r.stopConditions.maxCostUsd ? [`$${r.stopConditions.maxCostUsd}`] : [])
+      ].join(", ") + `, or ${r.stopConditions.noProgressThreshold} iterations without progress`
+    ],
+    [
+      "spent",
+      r.spend.tokens === null
+        ? "not reported"
+        : `${r.spend.tokens} tokens${r.spend.costUsd === null ? " (cost not reported)" : `, $${r.spend.costUsd.toFixed(4)}`}`
+    ],
+    ...loop.iterations.map((it) => [
+      `  iteration ${it.iteration}`,
+      `${it.passed === undefined ? "running" : it.passed ? "passed" : "failed"}${
+        it.completedAt === undefined ? "" : `, ${Math.round((it.completedAt - it.startedAt) / 1000)} s`
+      }, ${formatUsage(it.usage)}`
+    ] as const),
+    ...loop.waits.map((w) => [
+      "  waited",
+      `iteration ${w.iteration}: ${w.limit.replace("_", " ")} until ${formatTime(w.until)} (${w.resetReported ? "the reset the agent reported" : "backoff"}): ${w.message}`
+    ] as const),
+    ...(loop.interruption === undefined
+      ? []
+      : [["interrupted", `iteration ${loop.interruption.iteration}: ${loop.interruption.error} (${loop.interruption.message}); it goes on with the next prompt`] as const]),
+    ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"],
+    ...(loop.status === "failed" || loop.status === "stopped" ? [["roll back", rollbackHint(loop)] as const] : [])
   ])
 }
+
+const clock = (ms: number) => {
+  const seconds = Math.ceil(ms / 1000)
+  const h = Math.floor(seconds / 3600)
+  const m = Math.floor((seconds % 3600) / 60)
+  const sec = seconds % 60
+  return h > 0 ? `${h}h ${String(m).padStart(2, "0")}m` : m > 0 ? `${m}m ${String(sec).padStart(2, "0")}s` : `${sec}s`
+}
+
+/**
+ * A countdown while a loop waits for a limit to reset, on stderr (stdout stays for --json): one line
+ * rewritten each second on a terminal, a plain line a minute otherwise.
+ */
+const waitCountdown = () => {
+  let lastLine = 0
+  let current: string | undefined
+  return (wait: LimitWaitProgress) => {
+    const key = `${wait.iteration}:${wait.until}`
+    const text = `ralph-mem: iteration ${wait.iteration} hit a ${wait.limit.replace("_", " ")} (${wait.message}); ` +
+      `waiting until ${formatTime(wait.until)}${wait.resetReported ? "" : " (backoff)"}, ${clock(wait.remainingMs)} left; ralph-mem ralph stop ends it`
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\r\u001b[2K${text}${wait.remainingMs <= 1_000 ? "\n" : ""}`)
+    } else if (key !== current || Date.now() - lastLine >= 60_000) {
+      process.stderr.write(`${text}\n`)
+      lastLine = Date.now()
+    }
+    current = key
+  }
+}
+
+/** How a driven loop ended, with the rollback command when it did not succeed. */
+const endMessage = (loop: Loop) =>
+  `The loop ended: ${loop.status}${loop.endReason ? ` (${loop.endReason})` : ""} after ${loop.iterations.length} iteration(s).` +
+  (loop.status === "success" ? "" : ` To undo its changes: ${rollbackHint(loop)}`)
 
 const sessionFlag = Flag.String("session").pipe(
   Flag.withDescription("The Claude Code session to bind to (default: $CLAUDE_CODE_SESSION_ID)"),
@@ -196,7 +314,7 @@ const startInSession = (
     const { loopId } = loop
     yield* withStore(input.db, (memory) =>
       Effect.gen(function*() {
-        const running = activeLoopForSession(memory, sessionId)
+        const running = activeLoopForSession(memory.db, sessionId)
         if (running !== undefined) return yield* flags.failWith(`loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`)
         const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.root, loopId, "start")).pipe(Effect.catchDefect(() => Effect.succeed(undefined)))
         yield* execute(memory, loopId, {
@@ -217,6 +335,8 @@ const start = Command.make(
     goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
     maxIterations: maxIterationsFlag,
     maxDuration: maxDurationFlag,
+    maxTokens: maxTokensFlag,
+    maxCost: maxCostFlag,
     criteria: criteriaFlag,
     session: sessionFlag,
     db: flags.db,
@@ -255,6 +375,8 @@ const plan = Command.make(
     out: Flag.String("out").pipe(Flag.withDescription("Where the final plan is saved (default: .ralph-mem/plans/plan-<loop>.md)"), Flag.optional),
     maxIterations: maxIterationsFlag,
     maxDuration: maxDurationFlag,
+    maxTokens: maxTokensFlag,
+    maxCost: maxCostFlag,
     session: sessionFlag,
     db: flags.db,
     json: flags.json
@@ -316,6 +438,8 @@ const run = Command.make(
     agentTimeout: agentTimeoutFlag,
     maxIterations: maxIterationsFlag,
     maxDuration: maxDurationFlag,
+    maxTokens: maxTokensFlag,
+    maxCost: maxCostFlag,
     criteria: criteriaFlag,
     db: flags.db,
     json: flags.json
@@ -351,12 +475,13 @@ const run = Command.make(
               const story = it.storyId === undefined ? "" : ` ${it.storyId}`
               const progress = storyProgress(l)
               process.stdout.write(
-                `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${(it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")})${progress === undefined ? "" : `; ${progress}`}\n`
+                `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${(it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")})${progress === undefined ? "" : `; ${progress}`}; ${formatUsage(it.usage)}\n`
               )
-            }
+            },
+            onWait: waitCountdown()
           })
           if (input.json) return yield* printJson(statusReport(loop))
-          yield* Console.log(`The loop ended: ${loop.status}${loop.endReason ? ` (${loop.endReason})` : ""} after ${loop.iterations.length} iteration(s).`)
+          yield* Console.log(endMessage(loop))
           if (loop.status !== "success") return yield* flags.failWith(`the loop did not succeed (${loop.status})`)
         })
       )
@@ -384,9 +509,15 @@ const resume = Command.make(
         }
         yield* execute(memory, loop.loopId, { _tag: "Resume", driver: "external" }, "cli:ralph-resume")
         const { settings } = loadSettings({ projectRoot: loop.projectPath, env: process.env })
-        const ended = yield* driveExternally(memory, loop.loopId, { agent, env: process.env, agentTimeoutMs, injectionBudgetTokens: injectionBudgetTokens(settings) })
+        const ended = yield* driveExternally(memory, loop.loopId, {
+          agent,
+          env: process.env,
+          agentTimeoutMs,
+          injectionBudgetTokens: injectionBudgetTokens(settings),
+          onWait: waitCountdown()
+        })
         if (input.json) return yield* printJson(statusReport(ended))
-        yield* Console.log(`The loop ended: ${ended.status}${ended.endReason ? ` (${ended.endReason})` : ""} after ${ended.iterations.length} iteration(s).`)
+        yield* Console.log(endMessage(ended))
       }))
     })
 ).pipe(Command.withDescription("Continue a loop whose driver died (a crashed run, a closed session) with a fresh agent per iteration"))
@@ -405,8 +536,15 @@ const stop = Command.make(
   "stop",
   {
     loop: loopFlag,
-    rollback: Flag.Boolean("rollback").pipe(Flag.withDescription("Also restore the working tree to a snapshot (after saving a rescue snapshot)"), Flag.withDefault(false)),
+    rollback: Flag.Boolean("rollback").pipe(
+      Flag.withDescription("Also restore the working tree to a snapshot (after saving a rescue snapshot); works on an ended loop too"),
+      Flag.withDefault(false)
+    ),
     to: Flag.Int("to").pipe(Flag.withDescription("With --rollback: the iteration to go back to (0: before the loop)"), Flag.optional),
+    force: Flag.Boolean("force").pipe(
+      Flag.withDescription("With --rollback on an ended loop: roll back even though files changed since it ended (they are in the rescue snapshot)"),
+      Flag.withDefault(false)
+    ),
     reason: Flag.String("reason").pipe(Flag.withDescription("Why"), Flag.withDefault("stopped by the user")),
     db: flags.db,
     json: flags.json
@@ -416,27 +554,40 @@ const stop = Command.make(
       Effect.gen(function*() {
         const loop = yield* resolveLoop(memory, input.loop)
         if (Option.isSome(input.to) && !input.rollback) return yield* flags.failWith("--to goes with --rollback")
+        if (input.force && !input.rollback) return yield* flags.failWith("--force goes with --rollback")
+        const running = loop.status === "running"
+        if (!running && !input.rollback) {
+          return yield* flags.failWith(`loop ${loop.loopId} has already ended (${loop.status}); to undo its changes: ${rollbackHint(loop)}`)
+        }
         let rollback: { toIteration: number; snapshotRef: string; rescueSnapshotRef: string } | undefined
         if (input.rollback) {
           const toIteration = Option.getOrElse(input.to, () => 0)
           const snapshotRef = toIteration === 0 ? loop.startSnapshotRef : loop.iterations.find((it) => it.iteration === toIteration)?.snapshotRef
           if (snapshotRef === undefined) return yield* flags.failWith(`there is no snapshot of iteration ${toIteration} to roll back to`)
+          // After the end, the tree should still be what the loop left: anything else is the user's work since.
+          const leftBehind = loop.rollbacks.at(-1)?.snapshotRef ?? loop.iterations.findLast((it) => it.snapshotRef !== undefined)?.snapshotRef
+          if (!running && !input.force && leftBehind !== undefined && !workingTreeMatches(loop.projectPath, leftBehind)) {
+            return yield* flags.failWith(
+              `files changed since loop ${loop.loopId} ended; roll back anyway with --force (what the tree holds now is saved in a rescue snapshot first)`
+            )
+          }
           const rescueSnapshotRef = takeSnapshot(loop.projectPath, loop.loopId, `rescue-${Date.now()}`)
           rollback = { toIteration, snapshotRef, rescueSnapshotRef }
         }
-        const stopped = loop.status === "running"
+        const after = running
           ? yield* execute(memory, loop.loopId, { _tag: "Stop", reason: input.reason, requestedBy: "cli", ...(rollback === undefined ? {} : { rollback }) }, "cli:ralph-stop")
-          : yield* flags.failWith(`loop ${loop.loopId} has already ended (${loop.status})`)
+          : yield* execute(memory, loop.loopId, { _tag: "RollBack", ...rollback! }, "cli:ralph-stop")
         if (rollback !== undefined) restoreSnapshot(loop.projectPath, rollback.snapshotRef)
-        if (input.json) return yield* printJson(statusReport(stopped))
-        yield* Console.log(
-          `Loop ${loop.loopId} stopped.${rollback === undefined ? "" : ` The working tree is back at iteration ${rollback.toIteration}; what it held before is saved as ${rollback.rescueSnapshotRef}.`}`
-        )
+        if (input.json) return yield* printJson(statusReport(after))
+        const rolledBack = rollback === undefined
+          ? ""
+          : ` The working tree is back at iteration ${rollback.toIteration}; what it held before is saved as ${rollback.rescueSnapshotRef}.`
+        yield* Console.log(running ? `Loop ${loop.loopId} stopped.${rolledBack}` : `Loop ${loop.loopId} (${loop.status}) rolled back.${rolledBack}`)
       })
     )
-).pipe(Command.withDescription("Stop a loop (the Stop hook sees it before anything else); --rollback restores a snapshot"))
+).pipe(Command.withDescription("Stop a loop (the Stop hook sees it before anything else); --rollback restores a snapshot, also after the loop ended"))
 
-const CONFIG_KEYS = ["max_iterations", "max_duration", "no_progress_threshold", "cooldown_ms", "context_budget"] as const
+const CONFIG_KEYS = ["max_iterations", "max_duration", "max_tokens", "max_cost_usd", "no_progress_threshold", "cooldown_ms", "context_budget"] as const
 
 const config = Command.make(
   "config",
@@ -455,6 +606,8 @@ const config = Command.make(
         const current: Record<(typeof CONFIG_KEYS)[number], string | number | null> = {
           max_iterations: c.maxIterations,
           max_duration: c.maxDurationMs === undefined ? null : `${Math.round(c.maxDurationMs / 1000)}s`,
+          max_tokens: c.maxTokens ?? null,
+          max_cost_usd: c.maxCostUsd ?? null,
           no_progress_threshold: c.noProgressThreshold,
           cooldown_ms: c.cooldownMs,
           context_budget: c.contextBudget
@@ -470,6 +623,9 @@ const config = Command.make(
           const ms = parseDuration(raw)
           if (ms === undefined) return yield* flags.failWith(`max_duration ${raw}: use a duration like 30m`)
           next.maxDurationMs = ms
+        } else if (key === "max_cost_usd") {
+          if (!(Number.isFinite(number) && number > 0)) return yield* flags.failWith(`max_cost_usd must be an amount of US dollars > 0, got ${raw}`)
+          next.maxCostUsd = number
         } else if (key === "context_budget") {
           if (!(number > 0 && number <= 1)) return yield* flags.failWith(`context_budget must be between 0 and 1, got ${raw}`)
           next.contextBudget = number
@@ -477,6 +633,7 @@ const config = Command.make(
           const min = key === "cooldown_ms" ? 0 : 1
           if (!Number.isInteger(number) || number < min) return yield* flags.failWith(`${key} must be a whole number >= ${min}, got ${raw}`)
           if (key === "max_iterations") next.maxIterations = number
+          if (key === "max_tokens") next.maxTokens = number
           if (key === "no_progress_threshold") next.noProgressThreshold = number
           if (key === "cooldown_ms") next.cooldownMs = number
         }

@@ -6,13 +6,9 @@ import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
+import { progress } from "../progress.ts"
 import { withStore } from "../store.ts"
 
-/** On a terminal, a one-line progress counter on stderr; elsewhere, silence. */
-const progress = process.stderr.isTTY
-  ? ({ done, total }: { done: number; total: number }) =>
-    process.stderr.write(`\rreplaying ${done}/${total} events (${total === 0 ? 100 : Math.floor((done / total) * 100)}%)`)
-  : undefined
 
 export const replay = Command.make(
   "replay",
@@ -24,11 +20,12 @@ export const replay = Command.make(
   ({ db, json, projection }) =>
     withStore(db, (memory) =>
       Effect.gen(function*() {
+        const bar = progress({ label: "replaying", unit: "events" })
         const report = yield* rebuild(memory, {
           ...(Option.isSome(projection) ? { projection: projection.value } : {}),
-          ...(progress === undefined ? {} : { onProgress: progress })
+          onProgress: ({ done, total }) => bar.update(done, total)
         })
-        if (progress !== undefined) process.stderr.write("\n")
+        bar.finish()
         // The process's peak resident set: a replay's memory does not grow with the log.
         if (json) return yield* printJson({ ...report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })
         yield* Console.log(

@@ -3,8 +3,8 @@
  * handoff note for the next session; the files read and modified come from the observations.
  */
 import { findProjectRoot, streams, TaskStepStatus } from "@ralph-mem/events"
-import { currentTaskId, findTask, listDecisions, listTasks, type Memory, type TaskDetail, taskIds } from "@ralph-mem/projections"
-import { execute, parseName, taskAggregate, type TaskCommand, taskIdFor } from "@ralph-mem/working"
+import { currentTaskId, findTask, handleCommand, listDecisions, listTasks, type Memory, type TaskDetail, taskIds } from "@ralph-mem/projections"
+import { parseName, type TaskCommand, taskDecider, taskIdFor } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -41,7 +41,7 @@ const change = (
 ) =>
   Effect.gen(function*() {
     const root = project()
-    const { events } = yield* execute(memory, streams.task(root, taskId), taskAggregate, command, "cli:task")
+    const { events } = yield* handleCommand(memory, streams.task(root, taskId), taskDecider, command, "cli:task")
     const task = findTask(memory.db, root, taskId)!
     if (options.json) return yield* printJson(task)
     yield* Console.log(options.said(task, events.length > 0))

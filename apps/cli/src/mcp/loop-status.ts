@@ -1,6 +1,6 @@
 /** `loop_status`: the Ralph loop of this session, as its harness knows it. */
-import { activeLoopForSession, iterationPrompt, loadLoop, loopMemory } from "@ralph-mem/loop"
-import { openLoops } from "@ralph-mem/projections"
+import { iterationPrompt, loadLoop, loopMemory } from "@ralph-mem/loop"
+import { activeLoopForSession, openLoops } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { formatTime, oneLine } from "../output.ts"
@@ -19,7 +19,7 @@ export const loopStatus = tool({
   asked: () => ({}),
   run: (_, { memory, project, sessionId, budget }) =>
     Effect.sync(() => {
-      const loopId = sessionId === undefined ? undefined : activeLoopForSession(memory, sessionId)
+      const loopId = sessionId === undefined ? undefined : activeLoopForSession(memory.db, sessionId)
       const loop = loopId === undefined ? undefined : loadLoop(memory, loopId).state
       if (loop === undefined) {
         const others = openLoops(memory.db, project)

@@ -3,7 +3,7 @@ import {
   fullDetails,
   observationNeighbours,
   searchIndex,
-  sessionObservations,
+  sessionDetails,
   sessionOverview
 } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
@@ -118,7 +118,7 @@ const sessionTimeline = (context: ToolContext, sessionId: string, count: number)
   const overview = sessionOverview(memory.db, sessionId)
   if (overview === undefined)
     return Effect.fail(refuse(`No session ${sessionId} in this memory (session ids come from search and timeline).`))
-  const page = sessionObservations(memory.db, sessionId, count)
+  const page = sessionDetails(memory.db, sessionId, count)
   const end = overview.endedAt === null ? "now (not ended)" : formatTime(overview.endedAt)
   const span = `${formatTime(overview.startedAt)} to ${end}`
   const header = [

@@ -3,8 +3,8 @@
  * belief set and task finding, so through the log's privacy filter.
  */
 import { type AppendError, DecisionImpact, type RecordedEvent, streams } from "@ralph-mem/events"
-import { currentTaskId, taskIds } from "@ralph-mem/projections"
-import { beliefAggregate, execute, parseName, Refused, taskAggregate } from "@ralph-mem/working"
+import { currentTaskId, handleCommand, Refused, taskIds } from "@ralph-mem/projections"
+import { beliefDecider, parseName, taskDecider } from "@ralph-mem/working"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { writeDecision, writeNote } from "../writes.ts"
@@ -61,7 +61,7 @@ const taskFor = (context: ToolContext, named: string | undefined): Effect.Effect
   const { memory, project } = context
   if (named === undefined) return Effect.succeed(currentTaskId(memory.db, project))
   const taskId = parseName("task id", named)
-  if (taskId instanceof Refused) return Effect.fail(refuse(taskId.reason))
+  if (taskId instanceof Refused) return Effect.fail(refuse(taskId.message))
   return taskIds(memory.db, project).has(taskId)
     ? Effect.succeed(taskId)
     : Effect.fail(refuse(`No task ${quoted(taskId)} in this project (the task tool shows the current one).`))
@@ -79,7 +79,7 @@ const WRITER = "mcp:remember"
 
 const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<Answer, ToolRefused | AppendError> => {
   const { memory, project, sessionId } = context
-  const refused = (error: Refused) => refuse(error.reason)
+  const refused = (error: Refused) => refuse(error.message)
   switch (input.kind) {
     case "note":
       return writeNote(memory, {
@@ -131,10 +131,10 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
         )
       const key = parseName("belief key", input.key)
       if (key instanceof Refused) return Effect.fail(refused(key))
-      return execute(
+      return handleCommand(
         memory,
         streams.belief(project, key),
-        beliefAggregate,
+        beliefDecider,
         { _tag: "Set", projectPath: project, key, value: input.text },
         WRITER
       ).pipe(
@@ -158,10 +158,10 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
             refuse('There is no open task to add a finding to; remember it as a note instead (kind "note").')
           )
         }
-        return execute(
+        return handleCommand(
           memory,
           streams.task(project, taskId),
-          taskAggregate,
+          taskDecider,
           { _tag: "RecordFinding", finding: input.text },
           WRITER
         ).pipe(

@@ -8,6 +8,7 @@ import {
   LoopConfigChanged,
   LoopCriteriaEvaluated,
   LoopFailed,
+  LoopInterrupted,
   LoopIterationCompleted,
   LoopIterationStarted,
   LoopPlanSaved,
@@ -17,7 +18,8 @@ import {
   LoopStopped,
   LoopStoryPassed,
   LoopSucceeded,
-  LoopToolBlocked
+  LoopToolBlocked,
+  LoopWaited
 } from "./loop.ts"
 import { MemoryForgotten, MemoryToolCalled, NoteInjected } from "./memory.ts"
 import { ObservationRecorded } from "./observation.ts"
@@ -67,6 +69,8 @@ export const definitions = [
   LoopStoryPassed,
   LoopPlanSaved,
   LoopToolBlocked,
+  LoopWaited,
+  LoopInterrupted,
   HookFailed,
   DatabaseRestored,
   DecisionRecorded,
@@ -98,7 +102,7 @@ export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= mak
 
 export * from "./catalog.ts"
 export * from "./define.ts"
-export type { Criterion, CriterionKind, CriterionResult, LoopConfig, PrdStory } from "./loop.ts"
+export type { Criterion, CriterionKind, CriterionResult, IterationUsage, LoopConfig, PrdStory } from "./loop.ts"
 export { ObservationKind } from "./observation.ts"
 export { SessionSource } from "./session.ts"
 export { Alternative, DecisionImpact, TaskStepStatus } from "./working.ts"

@@ -34,6 +34,9 @@ const loopConfig = () =>
   Schema.Struct({
     maxIterations: Schema.Int,
     maxDurationMs: Schema.optionalKey(Schema.Int),
+    /** Budget stops: the loop ends once its iterations used this many tokens, or cost this many US dollars. */
+    maxTokens: Schema.optionalKey(Schema.Int),
+    maxCostUsd: Schema.optionalKey(Schema.Finite),
     noProgressThreshold: Schema.Int,
     cooldownMs: Schema.Int,
     contextBudget: Schema.Finite,
@@ -100,12 +103,51 @@ export const LoopCriteriaEvaluated = defineEvent("LoopCriteriaEvaluated", () => 
   results: Schema.Array(criterionResult())
 }))
 
+/**
+ * What an iteration's model turns used, as the agent reported it. Absent: the agent reported nothing
+ * (never recorded as zero). `costUsd` is absent when the agent reports tokens but no cost.
+ */
+const iterationUsage = () =>
+  Schema.Struct({
+    inputTokens: Schema.Int,
+    outputTokens: Schema.Int,
+    cacheReadTokens: Schema.Int,
+    cacheCreationTokens: Schema.Int,
+    costUsd: Schema.optionalKey(Schema.Finite)
+  })
+export type IterationUsage = ReturnType<typeof iterationUsage>["Type"]
+
 export const LoopIterationCompleted = defineEvent("LoopIterationCompleted", () => ({
   loopId: Schema.String,
   iteration: Schema.Int,
   passed: Schema.Boolean,
   filesChanged: Schema.Array(Schema.String),
-  snapshotRef: Schema.optionalKey(Schema.String)
+  snapshotRef: Schema.optionalKey(Schema.String),
+  usage: Schema.optionalKey(iterationUsage())
+}))
+
+/**
+ * The agent ended on a usage or rate limit: the loop waits until `until` (the reset the agent reported,
+ * else a backoff) and runs the same iteration again; the interrupted run does not count.
+ */
+export const LoopWaited = defineEvent("LoopWaited", () => ({
+  loopId: Schema.String,
+  iteration: Schema.Int,
+  limit: Schema.Literals(["rate_limit", "usage_limit"]),
+  /** When the wait ends (epoch milliseconds). */
+  until: Schema.Int,
+  /** Whether `until` is the reset time the agent reported, or a backoff. */
+  resetReported: Schema.Boolean,
+  message: Schema.String,
+  usage: Schema.optionalKey(iterationUsage())
+}))
+
+/** A turn of the loop's session ended on an API error (Claude Code's StopFailure): the loop resumes at the next prompt. */
+export const LoopInterrupted = defineEvent("LoopInterrupted", () => ({
+  loopId: Schema.String,
+  iteration: Schema.Int,
+  error: Schema.String,
+  message: Schema.String
 }))
 
 export const LoopSucceeded = defineEvent("LoopSucceeded", () => ({

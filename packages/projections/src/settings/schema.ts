@@ -21,6 +21,9 @@ const buildSpecs = (): ReadonlyArray<SettingSpec> => {
       "loop",
       "maxDurationMs"
     ]),
+    leaf("loop.max_tokens", "an integer >= 1 (tokens), or null for no limit", () => Schema.NullOr(intAtLeast(1))),
+    leaf("loop.max_cost_usd", "a number > 0 (US dollars), or null for no limit", () =>
+      Schema.NullOr(Schema.Finite.check(Schema.isGreaterThan(0)))),
     leaf("loop.no_progress_threshold", "an integer >= 1", () => intAtLeast(1)),
     leaf("loop.cooldown_ms", "an integer >= 0 (milliseconds)", () => intAtLeast(0)),
     leaf("loop.context_budget", shareExpected, fraction),

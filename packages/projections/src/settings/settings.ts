@@ -44,6 +44,9 @@ export interface LoopSettings {
   readonly maxIterations: number
   /** null: no time limit. */
   readonly maxDurationMs: number | null
+  /** Budget stops (null: none): tokens the iterations used, US dollars they cost, as the agent reports them. */
+  readonly maxTokens: number | null
+  readonly maxCostUsd: number | null
   /** Stop after this many iterations in a row without progress. */
   readonly noProgressThreshold: number
   readonly cooldownMs: number
@@ -78,6 +81,8 @@ export const defaultSettings: Settings = {
   loop: {
     maxIterations: 10,
     maxDurationMs: null,
+    maxTokens: null,
+    maxCostUsd: null,
     noProgressThreshold: 3,
     cooldownMs: 1_000,
     contextBudget: 0.6,

@@ -39,7 +39,13 @@ describe("listSettings", () => {
   it("lists every known key once, in order, with its value", () => {
     const listed = listSettings(defaultSettings)
     expect(listed.map((entry) => entry.key)).toEqual(settingKeys())
-    expect(listed).toHaveLength(18)
+    expect(listed).toHaveLength(20)
+    expect(listed.filter((entry) => entry.key.startsWith("loop.max_"))).toEqual([
+      { key: "loop.max_iterations", value: 10 },
+      { key: "loop.max_duration", value: null },
+      { key: "loop.max_tokens", value: null },
+      { key: "loop.max_cost_usd", value: null }
+    ])
     expect(listed[0]).toEqual({ key: "memory.context_window", value: 200_000 })
     expect(listed.at(-1)).toEqual({ key: "backup.interval", value: "1h" })
   })
@@ -52,6 +58,8 @@ describe("listSettings", () => {
       loop: {
         ...defaultSettings.loop,
         maxDurationMs: 7_200_000,
+        maxTokens: 2_000_000,
+        maxCostUsd: 12.5,
         successCriteria: [{ type: "marker", marker: "DONE", expectedExitCode: 0, timeoutMs: 1_500 }]
       },
       backup: { keep: 2, intervalMs: 1_800_000 }

@@ -1,8 +1,9 @@
 /**
  * Stop conditions, checked after an iteration fails its criteria. Pure: the time comes in.
  * No progress means the same failure fingerprint and no file changed for N iterations in a row.
+ * Budgets count what the agent reported; a budget on something never reported cannot stop the loop.
  */
-import type { Loop } from "./state.ts"
+import { type Loop, loopSpend } from "./state.ts"
 
 const fingerprintOf = (results: ReadonlyArray<{ readonly passed: boolean; readonly fingerprint?: string }> | undefined) =>
   (results ?? []).filter((r) => !r.passed).map((r) => r.fingerprint ?? "").join("|")
@@ -15,6 +16,13 @@ export const stopCondition = (loop: Loop, now: number): string | undefined => {
   }
   if (loop.config.maxDurationMs !== undefined && now - loop.startedAt >= loop.config.maxDurationMs) {
     return `max duration (${Math.round(loop.config.maxDurationMs / 1000)} s) reached`
+  }
+  const spend = loopSpend(loop)
+  if (loop.config.maxTokens !== undefined && spend.tokens !== undefined && spend.tokens >= loop.config.maxTokens) {
+    return `max tokens (${loop.config.maxTokens}) reached: ${spend.tokens} used`
+  }
+  if (loop.config.maxCostUsd !== undefined && spend.costUsd !== undefined && spend.costUsd >= loop.config.maxCostUsd) {
+    return `max cost ($${loop.config.maxCostUsd}) reached: $${spend.costUsd.toFixed(4)} spent`
   }
   const window = completed.slice(-loop.config.noProgressThreshold)
   if (window.length === loop.config.noProgressThreshold && window.every((it) => it.passed === false)) {
