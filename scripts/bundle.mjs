@@ -20,8 +20,29 @@ for (const file of readdirSync(prebuilds).filter((f) => f.endsWith(".node"))) {
   copyFileSync(join(prebuilds, file), join(next, "native", file))
 }
 
+// The search's lexicon (packages/projections/src/search/lexicon/) is data the source reads from beside its
+// module; a bundle holds its link index instead, built here by the same code, so an installed plugin has no
+// extra file to find and a hook only parses the parts of it that its prompt's words start with.
+const { buildLinkIndex, linkIndexParts } = await import("../packages/projections/src/search/lexicon.ts")
+const inlineLexicon = {
+  name: "inline-lexicon",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]search[\\/]lexicon[\\/]files\.ts$/ }, () => {
+      const parts = JSON.stringify(linkIndexParts(buildLinkIndex()))
+      return {
+        contents: [
+          'export const lexiconText = () => { throw new Error("a bundle holds the lexicon built, not its files"); };',
+          `export const prebuiltLinkParts = () => (${parts});`
+        ].join("\n"),
+        loader: "js"
+      }
+    })
+  }
+}
+
 const common = {
   absWorkingDir: root,
+  plugins: [inlineLexicon],
   bundle: true,
   platform: "node",
   target: "node22",

@@ -184,6 +184,20 @@ describe("hooks inject memory", () => {
     expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*TokenExpiredError: jwt expired at refreshSession/)
   })
 
+  it("answers a Korean prompt with English memory, through the lexicon the bundle holds", () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "docker compose up -d" },
+      tool_use_id: "toolu_1",
+      error: "Error response from daemon: Bind for 0.0.0.0:5432 failed: port is already allocated",
+      is_interrupt: false
+    })
+    const run = hook(root, "UserPromptSubmit", "s2", { prompt: "포트 충돌이 또 났어" })
+    expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*port is already allocated/)
+  })
+
   it("injects nothing when memory has nothing relevant", () => {
     const root = project()
     expect(hook(root, "SessionStart", "s1", { source: "startup" }).stdout).toBe("")

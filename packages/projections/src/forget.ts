@@ -55,7 +55,9 @@ export const planForget = (db: SqliteDatabase, selection: ForgetSelection): Forg
     chosen = liveEvents(db, "stream_id = ?", `session:${selection.sessionId}`)
     selector = `session ${selection.sessionId}`
   } else {
-    const { hits } = searchIndex(db, { query: selection.query, limit: 1000, ...(selection.project === undefined ? {} : { project: selection.project }) })
+    // The words as given, never what they may also mean: a forget selects only what its query names.
+    const project = selection.project === undefined ? {} : { project: selection.project }
+    const { hits } = searchIndex(db, { query: selection.query, limit: 1000, standIns: false, ...project })
     const ids = hits.filter((h) => h.kind === "observation").map((h) => h.id)
     chosen = liveEvents(db, "event_id IN (SELECT value FROM json_each(?))", JSON.stringify(ids))
     selector = `query (${chosen.length} match(es))`

@@ -16,19 +16,26 @@
  * the rows of every longer word before it returns one. A Hangul word matches as the prefix of its stem
  * (`인증` finds `인증을`).
  *
+ * Stand-ins: what the words also mean (lexicon.ts: Korean-English bridge, error knowledge, synonyms, English
+ * word forms) is scored the same way in a pass of its own and added at half weight or less (`standInTerms`),
+ * and every hit's relevance is then multiplied by the share of the query's words it holds, as typed or
+ * through a stand-in (`coverageOf`).
+ *
  * Bounded work on a large memory: words held by more than a fifth of the newest 2,000 observations are left
  * out of the query (when all are, the one whose rows reach back furthest stays), and a prefix is narrowed
  * to its word when one of its longer words is that common (`queue`, when `queues` is in every stack
  * trace). bm25 is computed for the newest 300 observations that hold any word and, when there were more,
- * for the newest 300 that hold every word, so an older row with all the words is still found; an older
- * row with only some of them, beyond those 300, is not. Session summaries: the newest 100 that hold any
- * word. The best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens
- * when the scored ones run out first), and only the hits are read from the log.
+ * for the newest 300 that hold every word and for every row that holds the query's rarest words (up to 300
+ * rows), so an older row with all the words, or with the rarest of them, is still found; an older row with
+ * only words that many newer rows hold is not. Session summaries: the newest 100 that hold any word. The
+ * best by bm25 are checked against the filters until 5 per hit asked for pass (the scan widens when the
+ * scored ones run out first), and only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
-import { isLatinPrefix, matchTerms, quote } from "./query.ts"
+import { expansionsOf } from "./lexicon.ts"
+import { isLatinPrefix, matchTerms, quote, termsByWord } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
@@ -56,6 +63,11 @@ export interface SearchOptions {
   /** ms, for the recency component (default now) */
   readonly now?: number
   readonly recency?: Recency
+  /**
+   * Also ask for the terms that stand for the query's words (other languages, error codes, synonyms, word
+   * forms: lexicon.ts). Default true; `forget` asks for the words only, so it never selects what was not named.
+   */
+  readonly standIns?: boolean
 }
 
 export interface IndexHit {
@@ -111,17 +123,26 @@ interface Sample {
   readonly floor: number
 }
 
+/** The sample, and how many observations the memory holds (exactly below the sample's size, else at least so many). */
+interface Memory {
+  readonly sample: Sample | undefined
+  readonly rows: number
+}
+
 /**
  * The sample, or none on a memory too small to leave anything out. Counting every observation reads the
  * whole table (5 ms at 100,000 when its pages are not in memory, as in a hook): the sample is found from
  * the newest end, and the table counted only when it is smaller.
  */
-const sampleOf = (db: SqliteDatabase): Sample | undefined => {
+const memoryOf = (db: SqliteDatabase): Memory => {
   const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
   const floor = nthNewest(COMMONNESS_SAMPLE)
-  if (floor !== undefined) return { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }
+  if (floor !== undefined) {
+    return { sample: { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }, rows: COMMONNESS_SAMPLE }
+  }
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  return rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
+  const sample = rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
+  return { sample, rows }
 }
 
 /** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
@@ -163,6 +184,8 @@ interface Judged {
   readonly common: boolean
   /** The newest observation past the sample's share that holds the word: the older, the rarer the word lately. */
   readonly spread: number
+  /** How many observations hold the word, counted up to the first 100 (or the sample's share, if more). */
+  readonly held: number
 }
 
 /**
@@ -171,25 +194,167 @@ interface Judged {
  * stops there, where counting all its rows would walk every one.
  */
 const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
-  if (sample === undefined && !isLatinPrefix(term)) return { use: term, common: false, spread: 0 }
-  const newest = newestHolding(db, wordOf(term), Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
+  // A Hangul stem is always asked as a prefix (its particles follow it), so its rows are the prefix's.
+  const counted = isLatinPrefix(term) ? wordOf(term) : term
+  const newest = newestHolding(db, counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
-  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread }
-  return { use: narrowed(db, term, newest.length, sample), common: false, spread }
+  const held = newest.length
+  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held }
+  return { use: narrowed(db, term, held, sample), common: false, spread, held }
+}
+
+/** A term of the query as it is asked, with how many observations hold its word (counted up to 100 or more). */
+interface Selected {
+  readonly use: string
+  readonly held: number
+}
+
+/** Judges each term once per search: the user's words and the terms that stand for them share many. */
+const judgeOnce = (db: SqliteDatabase, memory: Memory, judged: Map<string, Judged>) => (term: string): Judged => {
+  let found = judged.get(term)
+  if (found === undefined) judged.set(term, (found = judge(db, term, memory.sample)))
+  return found
 }
 
 /**
  * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
  * rows reach back furthest stays when all do), prefixes narrowed to their word where `narrowed` says.
  */
-const selectiveTerms = (db: SqliteDatabase, query: string): ReadonlyArray<string> => {
-  const terms = matchTerms(query)
-  if (terms.length === 0) return terms
-  const sample = sampleOf(db)
-  const judged = terms.map((term) => judge(db, term, sample))
-  const selective = [...new Set(judged.filter((j) => !j.common).map((j) => j.use))]
-  if (selective.length > 0) return selective
-  return [judged.reduce((a, b) => (b.spread < a.spread ? b : a)).use]
+const selectiveTerms = (terms: ReadonlyArray<string>, judgeTerm: (term: string) => Judged): ReadonlyArray<Selected> => {
+  if (terms.length === 0) return []
+  const judged = terms.map(judgeTerm)
+  const selective = new Map<string, Selected>()
+  for (const j of judged) if (!j.common && !selective.has(j.use)) selective.set(j.use, { use: j.use, held: j.held })
+  if (selective.size > 0) return [...selective.values()]
+  const widest = judged.reduce((a, b) => (b.spread < a.spread ? b : a))
+  return [{ use: widest.use, held: widest.held }]
+}
+
+/**
+ * FTS5's idf of a term `held` observations of `rows` hold. `rows` is a lower bound on a large memory, which
+ * overstates how much rarer one term is than another: the weights below err on the side of the user's words.
+ */
+const idf = (held: number, rows: number): number => Math.max(1e-6, Math.log((rows - held + 0.5) / (held + 0.5)))
+
+/**
+ * Terms that stand for the user's words (lexicon.ts) count for at most half of what a word the user typed
+ * counts: the bm25 of the terms that stand in, each asked twice or once, is divided by 4. A term counts
+ * half when it is no more than twice as rare (by idf) as the rarest word it stands for, a quarter when no
+ * more than four times, and is left out beyond, so a memory holding the user's word always outranks one
+ * holding only a term that stands for it, other things equal.
+ */
+const STAND_IN_DIVISOR = 4
+
+interface StandIn extends Selected {
+  /** How many times the term is asked: its weight, over `STAND_IN_DIVISOR`. */
+  readonly times: number
+  /** The MATCH terms of the user's words it stands for. */
+  readonly sources: ReadonlyArray<string>
+}
+
+const standInTerms = (
+  db: SqliteDatabase,
+  query: string,
+  asked: ReadonlyArray<string>,
+  memory: Memory,
+  judgeTerm: (term: string) => Judged
+): ReadonlyArray<StandIn> => {
+  const terms = new Map<string, StandIn>()
+  for (const { term, sources } of expansionsOf(query, asked)) {
+    const judged = judgeTerm(term)
+    if (terms.has(judged.use)) continue
+    // A Latin prefix was judged by its word: its longer words may be all there is.
+    if (judged.held === 0 && (!isLatinPrefix(judged.use) || newestHolding(db, judged.use, 1).length === 0)) continue
+    const rarestSource = Math.min(...sources.map((source) => judgeTerm(source).held))
+    const rarer = idf(judged.held, memory.rows) / idf(rarestSource, memory.rows)
+    // A common term costs the most (bm25 counts every row of every term) and tells the least: it only counts
+    // for coverage. Words near each other are scored as that many terms: such a term counts a quarter at most.
+    const times = judged.common ? 0 : rarer <= 2 && !judged.use.startsWith("NEAR(") ? 2 : rarer <= 4 ? 1 : 0
+    terms.set(judged.use, { use: judged.use, held: judged.held, times, sources })
+  }
+  return [...terms.values()]
+}
+
+/**
+ * How much of the query a hit covers. Each word of the query is a concept, held by a row that holds the word
+ * or a term that stands for it. A row holding one concept scores its relevance times 1 / concepts, one
+ * holding two or more 2 / concepts, one holding all of them in full, so a short note that
+ * repeats one word of the query does not bury an older memory about all of it (in a language or words the
+ * user did not type). Which rows hold two or all concepts is asked of the index as such (no bm25: only
+ * which rows), for the newest 300 of each, on queries of 2 to 8 concepts (pairs up to 5). Function words
+ * (`the`, `on`) are no concepts.
+ */
+const MAX_CONCEPTS = 8
+const MAX_CONCEPTS_FOR_PAIRS = 5
+const COVERED_ROWS = 300
+
+/** English words that say nothing about what a hit is about: a hit need not hold them to cover the query. */
+const FUNCTION_WORDS = new Set(
+  ["a", "an", "the", "at", "on", "in", "to", "of", "for", "with", "by", "from", "as", "and", "or", "but", "is", "are"]
+    .concat(["was", "be", "it", "its", "this", "that", "when", "while", "after", "before", "our", "my", "we", "i", "you"])
+    .concat(["can", "t", "not"])
+    .map((w) => `"${w}"`)
+)
+
+const conceptsOf = (
+  query: string,
+  judgeTerm: (term: string) => Judged,
+  standIns: ReadonlyArray<StandIn & { readonly sources: ReadonlyArray<string> }>
+): ReadonlyArray<ReadonlyArray<string>> => {
+  const concepts = new Map<string, Set<string>>()
+  for (const terms of termsByWord(query)) {
+    const key = terms[0]!
+    if (FUNCTION_WORDS.has(key)) continue
+    const held = concepts.get(key) ?? new Set<string>()
+    for (const term of terms) {
+      const judged = judgeTerm(term)
+      if (!judged.common) held.add(judged.use)
+    }
+    for (const standIn of standIns) if (standIn.sources.includes(key)) held.add(standIn.use)
+    concepts.set(key, held)
+  }
+  return [...concepts.values()].filter((terms) => terms.size > 0).map((terms) => [...terms])
+}
+
+/** The rows that hold two or more concepts, and those that hold all, with how many they cover (not those holding one). */
+const coverageOf = (db: SqliteDatabase, concepts: ReadonlyArray<ReadonlyArray<string>>): Map<number, number> => {
+  const covered = new Map<number, number>()
+  if (concepts.length < 2 || concepts.length > MAX_CONCEPTS) return covered
+  const rows = (match: string) =>
+    newestHolding(db, match, COVERED_ROWS)
+  const anyOfConcept = concepts.map((terms) => `(${terms.join(" OR ")})`)
+  if (concepts.length > 2 && concepts.length <= MAX_CONCEPTS_FOR_PAIRS) {
+    const pairs = anyOfConcept.flatMap((a, i) => anyOfConcept.slice(i + 1).map((b) => `(${a} AND ${b})`))
+    for (const id of rows(pairs.join(" OR "))) covered.set(id, 2)
+  }
+  for (const id of rows(anyOfConcept.join(" AND "))) covered.set(id, concepts.length)
+  return covered
+}
+
+/** Terms as one OR expression, each asked as many times as its weight says. */
+const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number }>): string =>
+  terms.flatMap((t) => Array<string>(t.times ?? 1).fill(t.use)).join(" OR ")
+
+/**
+ * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
+ * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
+ * rarest words is found however much later work holds its other words.
+ */
+const RARE_ROWS = 300
+
+const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
+  // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
+  const rows = (term: Selected) =>
+    term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held
+  const rare: Array<string> = []
+  let total = 0
+  for (const term of [...terms].sort((x, y) => x.held - y.held)) {
+    const held = rows(term)
+    if (rare.length > 0 && total + held > RARE_ROWS) break
+    rare.push(term.use)
+    total += held
+  }
+  return rare
 }
 
 const oneLine = (text: string, max: number) => {
@@ -374,11 +539,54 @@ interface RankedHit extends Omit<IndexHit, "id" | "title" | "tokens"> {
 export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } =>
   db.transaction(() => rankedHits(db, options))()
 
+type Scored = Map<number, ObservationRow & { readonly relevance: number }>
+
+/** Keeps each observation's best relevance (`factor` times its negated bm25). */
+const keepBest = (into: Scored, rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
+  for (const { rank, ...row } of rows) {
+    const seen = into.get(row.id)
+    if (seen === undefined || -factor * rank > seen.relevance) into.set(row.id, { ...row, relevance: -factor * rank })
+  }
+}
+
+/**
+ * The relevance of the newest observations that match any of `terms`, and when more match than are scored,
+ * of the newest that match all of them and of every one that holds the rarest of them, however old. bm25
+ * adds up each term's share, so the rows that hold a rare word and others are scored by asking for both
+ * (each term once): the same score the whole query gives them.
+ */
+const scoredByTerms = (
+  db: SqliteDatabase,
+  terms: ReadonlyArray<Selected & { readonly times?: number }>,
+  wanted: number,
+  passing: (ids: ReadonlyArray<number>) => Array<ObservationRow>
+): Scored => {
+  const scored: Scored = new Map()
+  if (terms.length === 0) return scored
+  const byAny = candidates(db, observationScorer, anyOf(terms), wanted, passing)
+  keepBest(scored, byAny.rows, 1)
+  if (byAny.complete || terms.length === 1) return scored
+  // The rows holding every word rank first, yet may be older than the newest matches scored above.
+  const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
+  keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
+  const rare = new Set(rarestTerms(db, terms))
+  const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
+  const rest = terms.filter((t) => !rare.has(t.use))
+  keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
+  if (rest.length > 0) {
+    keepBest(scored, candidates(db, observationScorer, `(${anyRare}) AND (${anyOf(rest)})`, wanted, passing).rows, 1)
+  }
+  return scored
+}
+
 const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
-  const terms = selectiveTerms(db, options.query)
-  const words = terms.length === 0 ? undefined : terms.join(" OR ")
+  const asked = matchTerms(options.query)
+  const memory = memoryOf(db)
+  const judgeTerm = judgeOnce(db, memory, new Map())
+  const selected = selectiveTerms(asked, judgeTerm)
+  const words = selected.length === 0 ? undefined : anyOf(selected)
   const now = options.now ?? Date.now()
   const recency = options.recency ?? defaultRecency
   const filters: SearchFilters = {
@@ -390,23 +598,30 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     until: options.until ?? Number.MAX_SAFE_INTEGER
   }
   const passing = observationsPassing(db, filters)
-  // The best relevance per observation, from words or substrings.
-  const best = new Map<number, ObservationRow & { readonly relevance: number }>()
-  const consider = (rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
-    for (const { rank, ...row } of rows) {
-      const seen = best.get(row.id)
-      if (seen === undefined || -factor * rank > seen.relevance) best.set(row.id, { ...row, relevance: -factor * rank })
-    }
-  }
-  const byWords = words === undefined ? undefined : candidates(db, observationScorer, words, wanted, passing)
-  if (byWords !== undefined) consider(byWords.rows, 1)
-  // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  if (byWords?.complete === false && terms.length > 1) consider(candidates(db, observationScorer, terms.join(" AND "), wanted, passing).rows, 1)
+  // The best relevance per observation, from the user's words or substrings of them.
+  const best = scoredByTerms(db, selected, wanted, passing)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
     const substrings = substringQuery(db, options.query)
-    if (substrings !== undefined) consider(candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+    if (substrings !== undefined) {
+      keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
+    }
+  }
+  // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
+  const standIns = options.standIns === false ? [] : standInTerms(db, options.query, asked, memory, judgeTerm)
+  for (const [id, row] of scoredByTerms(db, standIns.filter((t) => t.times > 0), wanted, passing)) {
+    const relevance = row.relevance / STAND_IN_DIVISOR
+    const seen = best.get(id)
+    best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
+  }
+  // Coverage orders hits that hold the query in other words than the user's: without those, bm25 does.
+  const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, judgeTerm, standIns)
+  const covered = coverageOf(db, concepts)
+  if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
+    for (const [id, row] of best) {
+      best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })
+    }
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
     kind: "observation",

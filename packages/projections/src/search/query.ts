@@ -15,7 +15,7 @@ const MAX_TERMS = 32
  */
 const MIN_LATIN_PREFIX_LENGTH = 4
 
-const HANGUL_SYLLABLE = /[\uAC00-\uD7A3]/
+export const HANGUL_SYLLABLE = /[\uAC00-\uD7A3]/
 
 /** Common particles, longest first: `인증에서는` loses all of `에서는`, not just `는`. */
 const PARTICLES = ["에서는", "으로는", "에서", "으로", "에게", "에는", "까지", "부터", "을", "를", "이", "가", "은", "는", "에", "로", "와", "과", "의", "도"]
@@ -24,7 +24,7 @@ const PARTICLES = ["에서는", "으로는", "에서", "으로", "에게", "에�
 const MIN_STEM_LENGTH = 2
 
 /** `인증을` -> `인증`. Safe for recall: the stem becomes a prefix term, so it still matches the word as typed. */
-const withoutParticle = (term: string): string => {
+export const withoutParticle = (term: string): string => {
   const particle = PARTICLES.find((p) => term.endsWith(p) && term.length - p.length >= MIN_STEM_LENGTH)
   return particle === undefined ? term : term.slice(0, -particle.length)
 }
@@ -33,7 +33,7 @@ const withoutParticle = (term: string): string => {
 export const quote = (term: string): string => `"${term.replaceAll('"', '""')}"`
 
 /** Hangul words carry particles (`인증을`, `인증에서`), so they always match as prefixes of their stem. */
-const toMatchTerm = (term: string): string => {
+export const toMatchTerm = (term: string): string => {
   if (HANGUL_SYLLABLE.test(term)) return `${quote(withoutParticle(term))}*`
   return term.length >= MIN_LATIN_PREFIX_LENGTH ? `${quote(term)}*` : quote(term)
 }
@@ -57,6 +57,10 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
   }
   return [...terms]
 }
+
+/** The query's terms word by word, each word's own term first: a hit covers a word when it holds any of its terms. */
+export const termsByWord = (userText: string): ReadonlyArray<ReadonlyArray<string>> =>
+  [...wordsOf(userText)].map(termsOf)
 
 /** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
 export const buildMatchQuery = (userText: string): string | undefined => {

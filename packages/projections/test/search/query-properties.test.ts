@@ -34,12 +34,18 @@ const index = searchIndex({ 1: "TokenExpiredError 인증을 실패", 2: "snake_c
 afterAll(() => index.close())
 
 describe("buildMatchQuery on any input", () => {
+  it.each([[`"`], ["*"], ["-"], [":"], ["("], [")"]])("%j holds no word: no query at all (nothing to search, nothing to break)", (text) => {
+    expect(buildMatchQuery(text)).toBeUndefined()
+  })
+
   it.each([
-    [`"`], ["*"], ["-"], [":"], ["NEAR"], ["AND"], ["OR"], ["NOT"], ["("], [")"], ["(token"], [`token"`], [`"token`],
-    ["col:term"], ["^start"], ["a OR b AND NOT c"], ["NEAR(a b, 2)"], ["😀 token"], ["\u0000token\u0007"], ["\ud800인증"]
-  ])("%j MATCHes without error", (text) => {
+    ["NEAR", `"near"*`], ["AND", `"and"`], ["OR", `"or"`], ["NOT", `"not"`], ["(token", `"token"*`], [`token"`, `"token"*`], [`"token`, `"token"*`],
+    ["col:term", `"col" OR "term"*`], ["^start", `"start"*`], ["a OR b AND NOT c", `"a" OR "or" OR "b" OR "and" OR "not" OR "c"`],
+    ["NEAR(a b, 2)", `"near"* OR "a" OR "b" OR "2"`], ["😀 token", `"token"*`], ["\u0000token\u0007", `"token"*`], ["\ud800인증", `"인증"*`]
+  ])("%j becomes quoted terms (%s) that MATCH without error", (text, expected) => {
     const match = buildMatchQuery(text)
-    if (match !== undefined) expect(() => index.search(match)).not.toThrow()
+    expect(match).toBe(expected)
+    expect(() => index.search(match!)).not.toThrow()
   })
 
   it("stays valid and bounded for a 10 KB string", () => {
