@@ -1,8 +1,9 @@
 /** Flags shared by many commands, and the parsing of their values. */
+import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, Flag } from "effect/cli"
-import { ageMs, pointInTime } from "./time.ts"
+import { pointInTime } from "./time.ts"
 
 export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print machine-readable JSON"), Flag.withDefault(false))
 
@@ -25,12 +26,11 @@ export const allProjects = Flag.Boolean("all-projects").pipe(
 
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
-/** A duration flag (`0`, `30m`, `12h`, `7d`, `2w`) in milliseconds; malformed is a clear error. */
+/** A duration flag (`0`, `90s`, `30m`, `12h`, `7d`, `2w`, `1h30m`: the config files' grammar) in milliseconds. */
 export const parseDuration = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
-  if (value.trim() === "0") return Effect.succeed(0)
-  const ms = ageMs(value)
+  const ms = parseDurationText(value.trim())
   return ms === undefined
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, 30m, 12h, 7d or 2w`))
+    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, ${DURATION_EXAMPLES}`))
     : Effect.succeed(ms)
 }
 
@@ -39,7 +39,10 @@ export const parseTime = (flag: string, value: Option.Option<string>, now = Date
   if (Option.isNone(value)) return Effect.succeed(undefined)
   const ms = pointInTime(value.value, now)
   return ms === undefined
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (7d, 12h, 30m)`))
+    ? Effect.fail(userError(
+      `--${flag} ${JSON.stringify(value.value)} is not a date; ` +
+        `use ISO 8601 (2026-11-20T09:30:00Z) or an age (${DURATION_EXAMPLES})`
+    ))
     : Effect.succeed(ms)
 }
 

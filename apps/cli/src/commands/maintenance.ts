@@ -7,13 +7,19 @@ import {
   loadSettings,
   openMemory,
   passesIntegrityCheck,
+  acknowledgeLosses,
+  describeLoss,
+  detectLostEvents,
+  finishPendingErasure,
+  pendingErasure,
+  unacknowledgedLosses,
   recoverDatabase,
   replay,
   takeBackup,
   verify
 } from "@ralph-mem/projections"
 import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { failureLogPath, foldSpill, logFailure, spillPath, spillState } from "@ralph-mem/hooks"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
@@ -173,7 +179,12 @@ export const doctor = Command.make(
           const reason = damaged ?? "integrity_check found damage"
           if (input.repair) {
             const recovery = yield* recoverDatabase(path, reason)
-            add({ check: "database", ok: false, detail: reason, repaired: recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}` })
+            const restored = recovery.backup === undefined
+              ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created`
+              : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}`
+            const lost = recovery.unreadable ? `, ${recovery.unreadable} unreadable (lost)` : ""
+            const repaired = `${restored}; ${recovery.salvaged ?? 0} later event(s) read back${lost}`
+            add({ check: "database", ok: false, detail: reason, repaired })
           } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
         } else {
           add({ check: "database", ok: true, detail: "integrity check passed" })
@@ -182,7 +193,26 @@ export const doctor = Command.make(
         const memory = yield* Effect.result(openMemory({ path }))
         if (memory._tag === "Success") {
           try {
-            const report = yield* verify(memory.success)
+            yield* detectLostEvents(memory.success)
+            yield* foldSpill(memory.success)
+            finishPendingErasure(memory.success.db, path)
+            const losses = unacknowledgedLosses(memory.success.db)
+            if (losses.length > 0) {
+              const detail = losses.map(describeLoss).join("; ")
+              if (input.repair) {
+                yield* acknowledgeLosses(memory.success, losses)
+                const repaired =
+                  "acknowledged (lost events cannot be brought back; damaged copies stay in damaged/ until a forget)"
+                add({ check: "lost events", ok: false, detail, repaired })
+              } else {
+                const hint = "(run ralph-mem doctor --repair to acknowledge)"
+                add({ check: "lost events", ok: false, detail: `${detail} ${hint}` })
+              }
+            }
+            const verified = yield* verify(memory.success)
+            // Losses are reported above, once.
+            const findings = verified.findings.filter((f) => f.check !== "no events known to be missing")
+            const report = { ...verified, findings, ok: findings.length === 0 }
             if (!report.ok && input.repair) {
               yield* replay(memory.success)
               const again = yield* verify(memory.success)
@@ -194,6 +224,31 @@ export const doctor = Command.make(
             memory.success.db.close()
           }
         }
+      }
+      const spilled = yield* Effect.try({
+        try: () => spillState(path),
+        catch: (error) => storageError("read the spill file", error)
+      })
+      const waiting = spilled.kept + spilled.counted + spilled.unreadable
+      if (waiting > 0) {
+        add({
+          check: "hooks that could not record",
+          ok: false,
+          detail: `${waiting} hook call(s) could not write to the database (busy, or the disk full) ` +
+            `and wait in ${spillPath(path)}: ${spilled.kept} with their events, ${spilled.counted} counted only` +
+            `${spilled.unreadable > 0 ? `, ${spilled.unreadable} unreadable` : ""}; ` +
+            "the next process that can write records them"
+        })
+      }
+      const erasure = pendingErasure(path)
+      if (erasure !== undefined) {
+        add({
+          check: "forget",
+          ok: false,
+          detail: `the text forgotten at ${erasure.since} is still in the file: ` +
+            "another process is reading the database; " +
+            "the next hook or command erases it once it lets go"
+        })
       }
       // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
       const backups = yield* Effect.result(

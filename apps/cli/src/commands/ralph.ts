@@ -25,7 +25,15 @@ import {
   totalTokens,
   workingTreeMatches
 } from "@ralph-mem/loop"
-import { activeLoopForSession, injectionBudgetTokens, latestLoop, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import {
+  activeLoopForSession,
+  DURATION_EXAMPLES,
+  injectionBudgetTokens,
+  latestLoop,
+  loadSettings,
+  type Memory,
+  parseDuration
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -33,7 +41,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { join, resolve } from "node:path"
 import * as flags from "../flags.ts"
 import { formatTime, printFields, printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore, withStore } from "../store.ts"
 
 const loopFlag = Flag.String("loop").pipe(Flag.withDescription("The loop (default: the latest of this project)"), Flag.optional)
 
@@ -48,11 +56,8 @@ const parseCriteria = (values: ReadonlyArray<string>) =>
     return typeof parsed === "string" ? flags.failWith(`--criteria ${value}: ${parsed}`) : Effect.succeed(parsed)
   })
 
-const parseMaxDuration = (value: Option.Option<string>) => {
-  if (Option.isNone(value)) return Effect.succeed(undefined)
-  const ms = parseDuration(value.value)
-  return ms === undefined ? flags.failWith(`--max-duration ${value.value}: use a duration like 30m, 2h or 90s`) : Effect.succeed(ms)
-}
+const parseMaxDuration = (value: Option.Option<string>) =>
+  Option.isNone(value) ? Effect.succeed(undefined) : flags.parseDuration("max-duration", value.value)
 
 const project = () => findProjectRoot(process.cwd())
 
@@ -83,8 +88,7 @@ const agentTimeoutFlag = Flag.String("agent-timeout").pipe(Flag.withDescription(
 /** The agent's argv and timeout from the flags; a malformed command or duration is a clear error. */
 const parseAgent = (input: { readonly agent: string; readonly agentTimeout: string }) =>
   Effect.gen(function*() {
-    const agentTimeoutMs = parseDuration(input.agentTimeout)
-    if (agentTimeoutMs === undefined) return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
+    const agentTimeoutMs = yield* flags.parseDuration("agent-timeout", input.agentTimeout)
     const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
       Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
     )
@@ -208,6 +212,16 @@ const statusReport = (loop: Loop) => {
   }
 }
 
+/** An age or a run time at the precision a person reads it: "45 s", "3 min", "5 h", "2 d". */
+const roughly = (ms: number): string => {
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 90) return `${seconds} s`
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 90) return `${minutes} min`
+  const hours = Math.round(minutes / 60)
+  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} d`
+}
+
 const printStatus = (loop: Loop) => {
   const r = statusReport(loop)
   return printFields([
@@ -216,7 +230,11 @@ const printStatus = (loop: Loop) => {
     ["status", `${r.status}${r.endReason ? ` (${r.endReason})` : ""}`],
     ["driver", `${r.driver}${r.sessionId ? `, session ${r.sessionId}` : ""}`],
     ["iteration", `${r.iteration} of ${r.maxIterations}`],
-    ["started", `${formatTime(loop.startedAt)}, ${Math.round(r.elapsedMs / 1000)} s ago${loop.endedAt ? " (ended)" : ""}`],
+    [
+      "started",
+      `${formatTime(loop.startedAt)} (${roughly(Date.now() - loop.startedAt)} ago), ` +
+      (loop.endedAt ? `ran ${roughly(r.elapsedMs)}, ended` : `running for ${roughly(r.elapsedMs)}`)
+    ],
     ["criteria", describeCriteria(loop.config.successCriteria)],
     ...(loop.prd === undefined
       ? []
@@ -523,7 +541,7 @@ const resume = Command.make(
 ).pipe(Command.withDescription("Continue a loop whose driver died (a crashed run, a closed session) with a fresh agent per iteration"))
 
 const status = Command.make("status", { loop: loopFlag, db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, (memory) =>
+  withExistingStore(input.db, (memory) =>
     Effect.gen(function*() {
       const loop = yield* resolveLoop(memory, input.loop)
       if (input.json) return yield* printJson(statusReport(loop))
@@ -621,7 +639,9 @@ const config = Command.make(
         const next = { ...c } as { -readonly [K in keyof typeof c]: (typeof c)[K] }
         if (key === "max_duration") {
           const ms = parseDuration(raw)
-          if (ms === undefined) return yield* flags.failWith(`max_duration ${raw}: use a duration like 30m`)
+          if (ms === undefined) {
+            return yield* flags.failWith(`max_duration ${raw}: use a duration: ${DURATION_EXAMPLES}`)
+          }
           next.maxDurationMs = ms
         } else if (key === "max_cost_usd") {
           if (!(Number.isFinite(number) && number > 0)) return yield* flags.failWith(`max_cost_usd must be an amount of US dollars > 0, got ${raw}`)
