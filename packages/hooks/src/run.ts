@@ -5,6 +5,7 @@
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
 import {
+  boundForScan,
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
@@ -194,8 +195,9 @@ export const runHook = (
     })
 
   const program = Effect.gen(function*() {
-    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.
-    const input = yield* decode(hook, redactValue(yield* parse(stdin)).value)
+    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided,
+    // in the bounded part of the payload a hook can store: a huge tool output costs no more to scan.
+    const input = yield* decode(hook, redactValue(boundForScan(yield* parse(stdin))).value)
     sessionId = input.session_id
     // Only a folder that exists is the session's: a made-up cwd must not grow a database.
     const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(
