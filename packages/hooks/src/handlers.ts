@@ -38,7 +38,7 @@ import {
   withRefs
 } from "./inject.ts"
 import { activityIds, currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
-import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
+import { isMemoryToolCall, observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
@@ -324,12 +324,16 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => 
   }
 }
 
+/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
+const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
+  isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+
 export const handlers: { readonly [H in HookName]: Handler<H> } = {
   SessionStart: sessionStart,
   UserPromptSubmit: userPromptSubmit,
   PreToolUse: preToolUse,
-  PostToolUse: postToolUse,
-  PostToolUseFailure: postToolUseFailure,
+  PostToolUse: unlessMemoryTool(postToolUse),
+  PostToolUseFailure: unlessMemoryTool(postToolUseFailure),
   Stop: stop,
   StopFailure: stopFailure,
   PreCompact: preCompact,
