@@ -181,9 +181,15 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
  * Prose and loose notes: `the db password: X`, `token is X`, `API key abc123...`. The name alone is weak
  * evidence here, so the value must look like a secret (see `opaqueLength`), not like a word or a path.
  */
+/**
+ * In prose a bare `pass` names a password only with a `:`/`=` or a linking word after it (`pass: x`, `pass is
+ * x`): followed by a space alone it is a test runner's verdict (`PASS ZEBRA-7731`, `PASS test_2fa_login`).
+ */
+const PROSE_NAME = SENSITIVE_NAME.replace(String.raw`(?<![a-z])pass`, String.raw`(?<![a-z])pass(?=[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`)
+
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
-  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${SENSITIVE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
+  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => /pass|secret|token|key|auth|credential|cookie/i.test(text) },
   (value) => opaqueLength(value)

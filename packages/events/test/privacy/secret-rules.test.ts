@@ -161,4 +161,15 @@ describe("secret rules", () => {
       redactions: 1
     })
   })
+
+  it("reads a test runner's PASS as a verdict, not a password", () => {
+    for (const line of ["PASS ZEBRA-7731-QUOKKA", "PASS test_2fa_login", 'echo "PASS ZEBRA-7731-QUOKKA" # npm test', "  PASS  src/auth.test.ts (5 ms)"]) {
+      expect(redactText(line), line).toEqual({ text: line, redactions: 0 })
+    }
+  })
+
+  it("still masks a bare pass with a colon or a linking word", () => {
+    expect(redactText("pass: hunter2x9").text).toBe("pass: [secret:credential]")
+    expect(redactText("db pass is Xy9z8w7v6").text).toBe("db pass is [secret:credential]")
+  })
 })
