@@ -2,7 +2,7 @@
  * Where hook failures go when they cannot (or also) go into the database: one JSON line each in
  * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
  */
-import { appendFileSync, chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export interface FailureEntry {
@@ -26,5 +26,28 @@ export const logFailure = (path: string, entry: FailureEntry): void => {
     chmodSync(path, 0o600)
   } catch {
     // Fail open: the hook must not break Claude Code over a log line.
+  }
+}
+
+/**
+ * Hook failures of the last day, as a `doctor` finding. History, not a current problem: every one was
+ * handled (failed open, or recovered), so the check is always ok; it says where to look.
+ */
+export const recentHookFailures = (databasePath: string, now = Date.now()) => {
+  const log = failureLogPath(databasePath)
+  const since = now - 86_400_000
+  const recent = existsSync(log)
+    ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) => {
+      try {
+        return JSON.parse(line) as { time: string; reason: string }
+      } catch {
+        return undefined
+      }
+    }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
+    : []
+  return {
+    check: "hook failures (24 h)",
+    ok: true,
+    detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}`
   }
 }

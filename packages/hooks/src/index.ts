@@ -1,4 +1,4 @@
-export { failureLogPath, logFailure } from "./failure-log.ts"
+export { failureLogPath, logFailure, recentHookFailures } from "./failure-log.ts"
 export * from "./handlers.ts"
 export * from "./inject.ts"
 export * from "./observe.ts"

@@ -1,25 +1,11 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, openDatabase, type SqliteDatabase, storageError } from "@ralph-mem/events"
-import {
-  backupDue,
-  isCorruption,
-  listBackups,
-  loadSettings,
-  openMemory,
-  passesIntegrityCheck,
-  recoverDatabase,
-  replay,
-  takeBackup,
-  verify
-} from "@ralph-mem/projections"
+import { compactLog, type CompactOptions, type CompactReport, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import { backupDue, diagnose, type HealthCheck, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
 import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { failureLogPath, logFailure, recentHookFailures } from "@ralph-mem/hooks"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import { CliError, Command, Flag } from "effect/cli"
-import { chmodSync, existsSync, readFileSync, statSync } from "node:fs"
-import { dirname, join } from "node:path"
 import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
@@ -131,15 +117,6 @@ export const maintain = Command.make(
     )
 ).pipe(Command.withDescription("Pack streams idle for 10 minutes, then back up if due (runs after each session)"))
 
-interface Check {
-  readonly check: string
-  readonly ok: boolean
-  readonly detail: string
-  readonly repaired?: string
-}
-
-const mode = (path: string) => statSync(path).mode & 0o777
-
 export const doctor = Command.make(
   "doctor",
   {
@@ -150,72 +127,7 @@ export const doctor = Command.make(
   (input) =>
     Effect.gen(function*() {
       const path = databasePath(input.db)
-      const checks: Array<Check> = []
-      const add = (check: Check) => checks.push(check)
-      if (!existsSync(path)) {
-        add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
-      } else {
-        // Permissions: only the owner may read memory.
-        for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
-          const actual = mode(target)
-          const tooOpen = what === "database file" ? (actual & 0o077) !== 0 : (actual & 0o077) !== 0 && dirname(path).endsWith(".ralph-mem")
-          if (tooOpen && input.repair) chmodSync(target, wanted)
-          add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
-        }
-        // Can it be opened at all, and is it sound?
-        const opened = yield* Effect.result(openDatabase(path))
-        const damaged = opened._tag === "Failure" ? (isCorruption(opened.failure) ? opened.failure.message : undefined) : undefined
-        if (opened._tag === "Success") opened.success.close()
-        const sound = damaged === undefined && (opened._tag === "Failure" || passesIntegrityCheck(path))
-        if (opened._tag === "Failure" && damaged === undefined) {
-          add({ check: "database", ok: false, detail: opened.failure.message })
-        } else if (!sound) {
-          const reason = damaged ?? "integrity_check found damage"
-          if (input.repair) {
-            const recovery = yield* recoverDatabase(path, reason)
-            add({ check: "database", ok: false, detail: reason, repaired: recovery.backup === undefined ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created` : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}` })
-          } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
-        } else {
-          add({ check: "database", ok: true, detail: "integrity check passed" })
-        }
-        // The read models against the log, whenever the database (as found, or as repaired) opens.
-        const memory = yield* Effect.result(openMemory({ path }))
-        if (memory._tag === "Success") {
-          try {
-            const report = yield* verify(memory.success)
-            if (!report.ok && input.repair) {
-              yield* replay(memory.success)
-              const again = yield* verify(memory.success)
-              add({ check: "read models and log", ok: again.ok, detail: report.findings.map((f) => f.detail).join("; "), repaired: again.ok ? "rebuilt from the log" : "a replay did not fix it" })
-            } else {
-              add({ check: "read models and log", ok: report.ok, detail: report.ok ? `${report.events} events verified` : report.findings.map((f) => f.detail).join("; ") })
-            }
-          } finally {
-            memory.success.db.close()
-          }
-        }
-      }
-      // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
-      const backups = yield* Effect.result(
-        Effect.try({ try: () => listBackups(path), catch: (error) => (error instanceof Error ? error.message : String(error)) })
-      )
-      if (Result.isFailure(backups)) {
-        add({ check: "backups", ok: false, detail: `cannot read the backups: ${backups.failure}` })
-      } else {
-        const newest = backups.success[0]
-        add({
-          check: "backups",
-          ok: newest === undefined || passesIntegrityCheck(newest.path),
-          detail: newest === undefined ? "none yet (one is taken after each session, at most once per backup.interval)" : `${backups.success.length}, newest ${new Date(newest.takenAt).toISOString()}`
-        })
-      }
-      const log = join(dirname(path), "hooks.log")
-      const since = Date.now() - 86_400_000
-      const recent = existsSync(log)
-        ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l) as { time: string; reason: string } } catch { return undefined } }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
-        : []
-      // History, not a current problem: every one of these was handled (failed open, or recovered).
-      add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
+      const checks: ReadonlyArray<HealthCheck> = [...yield* diagnose(path, { repair: input.repair }), recentHookFailures(path)]
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {
