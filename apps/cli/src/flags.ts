@@ -1,4 +1,5 @@
 /** Flags shared by many commands, and the parsing of their values. */
+import { parseDuration } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, Flag } from "effect/cli"
@@ -24,27 +25,35 @@ export const allProjects = Flag.Boolean("all-projects").pipe(
 
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
-const AGE = /^(\d+)\s*(m|h|d|w)$/
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+/** The duration grammar of settings, read leniently: a flag may be typed with spaces (`7 d`). */
+const flagDuration = (value: string) => parseDuration(value.replace(/\s+/g, ""))
 
 /** A duration flag (`0`, `30m`, `12h`, `7d`, `2w`) in milliseconds; malformed is a clear error. */
-export const parseDuration = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
-  const trimmed = value.trim()
-  if (trimmed === "0") return Effect.succeed(0)
-  const age = AGE.exec(trimmed)
-  return age === null
+export const parseDurationFlag = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
+  if (value.trim() === "0") return Effect.succeed(0)
+  const ms = flagDuration(value)
+  return ms === undefined
     ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, 30m, 12h, 7d or 2w`))
-    : Effect.succeed(Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS])
+    : Effect.succeed(ms)
 }
 
-/** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
-export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
+/**
+ * An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a
+ * clear error.
+ */
+export const parseTime = (
+  flag: string,
+  value: Option.Option<string>,
+  now = Date.now()
+): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)
-  const age = AGE.exec(value.value.trim())
-  if (age !== null) return Effect.succeed(now - Number(age[1]) * UNIT_MS[age[2] as keyof typeof UNIT_MS])
+  const age = flagDuration(value.value)
+  if (age !== undefined) return Effect.succeed(now - age)
   const ms = Date.parse(value.value)
   return Number.isNaN(ms)
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (7d, 12h, 30m)`))
+    ? Effect.fail(userError(
+      `--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (7d, 12h, 30m)`
+    ))
     : Effect.succeed(ms)
 }
 

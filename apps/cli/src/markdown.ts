@@ -1,6 +1,6 @@
 /** Working memory as Markdown: what `task show` and `why` print, and what `export --format md` writes. */
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import type { Belief, Decision, TaskDetail, TaskStep } from "@ralph-mem/projections"
-import { formatTime, oneLine } from "./output.ts"
 
 const heading = (level: number, text: string) => `${"#".repeat(level)} ${oneLine(text, Number.MAX_SAFE_INTEGER)}`
 

@@ -3,17 +3,7 @@
  * every item falls back to its compact line; still over, the least important items are left out.
  * Pure: the same memory and budget give the same text.
  */
-import {
-  type Belief,
-  estimateTokens,
-  type IndexHit,
-  type ObservationHit,
-  type OpenLoop,
-  type RestoreNotice,
-  type ResumeBrief,
-  type SessionSummary,
-  type TaskDetail
-} from "@ralph-mem/projections"
+import { type Belief, estimateTokens, type IndexHit, type ObservationHit, oneLine, type OpenLoop, type RestoreNotice, type ResumeBrief, type SessionSummary, type TaskDetail } from "@ralph-mem/projections"
 
 export interface InjectionItem {
   readonly section: string
@@ -34,10 +24,6 @@ const HEADER = "# ralph-mem: what this project's memory holds"
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ")
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 /** Items grouped under their sections' headings, in the order the sections first appear. */
 export const renderSections = (items: ReadonlyArray<InjectionItem>, layer: "full" | "compact"): string => {

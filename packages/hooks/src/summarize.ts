@@ -2,7 +2,7 @@
  * The default session summariser: local and deterministic (no network, no model, no cost). It keeps
  * what a later session needs: the goal, what failed, what passed, and the files touched.
  */
-import type { ObservationHit } from "@ralph-mem/projections"
+import { type ObservationHit, oneLine } from "@ralph-mem/projections"
 
 export const LOCAL_SUMMARIZER = "local-v1"
 
@@ -11,10 +11,6 @@ export interface SessionFacts {
   readonly observations: ReadonlyArray<ObservationHit & { readonly files: string }>
 }
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 export const summarizeSession = ({ goal, observations }: SessionFacts): string | undefined => {
   const errors = observations.filter((o) => o.type === "error")

@@ -1,4 +1,5 @@
 /** `ralph-mem audit`: the raw events, oldest first. */
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -6,7 +7,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, jsonArrayWriter, oneLine } from "../output.ts"
+import { jsonArrayWriter } from "../output.ts"
 import { withStore } from "../store.ts"
 
 const line = (e: RecordedEvent) =>

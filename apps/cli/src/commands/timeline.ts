@@ -1,10 +1,11 @@
 /** `ralph-mem timeline`: sessions, their observations and loop iterations, in time order. */
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, oneLine, printJson } from "../output.ts"
+import { printJson } from "../output.ts"
 import { withStore } from "../store.ts"
 
 interface Entry {

@@ -1,14 +1,15 @@
 /**
- * Durations in config files are short strings ("90s", "30m", "2h", "1h30m"), read as milliseconds.
- * A bare number is refused on purpose: "timeout: 30" could mean seconds or minutes.
+ * The one duration grammar, for config files and command-line flags alike: short strings ("90s", "30m",
+ * "2h", "1h30m", "2w"), read as milliseconds. A bare number is refused on purpose: "timeout: 30" could
+ * mean seconds or minutes.
  */
 
-const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
 
 /** One or more `<number><unit>` parts, no spaces; `ms` is listed before `m` and `s` so it wins. */
-export const durationPattern = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/
+export const durationPattern = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d|w))+$/
 
-const durationPart = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g
+const durationPart = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g
 
 /** Milliseconds, or undefined when the text is not a duration. */
 export const parseDuration = (text: string): number | undefined => {
