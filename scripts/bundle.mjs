@@ -4,7 +4,7 @@
 // CI rebuilds dist/ and fails if it differs from what is committed.
 import { build } from "esbuild"
 import { createHash } from "node:crypto"
-import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
@@ -141,6 +141,9 @@ await Promise.all([bundle(), bundleViewer()]).catch((error) => {
   rmSync(next, { recursive: true, force: true })
   throw error
 })
+// The executables stay executable (git keeps the mode): a global install from a clone (`npm install -g
+// <clone>`) links its `ralph-mem` command to dist/ralph-mem.mjs, and a rebuild must not break that link.
+for (const entry of ["ralph-mem.mjs", "hook.mjs"]) chmodSync(join(next, entry), 0o755)
 
 const old = join(root, `.dist-old-${process.pid}`)
 rmSync(old, { recursive: true, force: true })

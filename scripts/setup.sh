@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/use-node.sh
-npm ci --no-audit --no-fund --loglevel=error
+bash scripts/install.sh
 npm run build
 npm run demo
 echo
 echo "Set up with node $(node --version) at $(command -v node)."
-echo "Run the tests with: PATH=\"$(dirname "$(command -v node)"):\$PATH\" npm test"
+echo "Run the tests with: npm test (it uses this Node when the one on your PATH is older)."

@@ -231,7 +231,7 @@ describe("ralph flags are strict", () => {
     expect(ralph(root, "start", "goal", "--criteria", "custom").stderr).toMatch(/no Claude Code session/)
     expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "custom").stderr).toMatch(/custom needs a command/)
     expect(ralph(root, "start", "goal", "--session", "s", "--max-iterations", "0").stderr).toMatch(/at least 1/)
-    expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(/--max-duration soon/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(/--max-duration "soon" is not a duration; use 0, 90s/)
     expect(ralph(root, "start", "goal", "--session", "s", "--max-iteratoins", "3").stderr).toMatch(/Unrecognized flag: --max-iteratoins/)
     expect(ralph(root, "status").stderr).toMatch(/there is no loop in this project/)
     for (const command of ["run", "resume"]) {
@@ -240,7 +240,7 @@ describe("ralph flags are strict", () => {
       expect([result.code, result.stderr.includes("    at ")]).toEqual([1, false])
       expect(result.stderr).toMatch(/--agent: unclosed " in/)
     }
-    expect(ralph(root, "resume", "--agent-timeout", "soon").stderr).toMatch(/--agent-timeout soon/)
+    expect(ralph(root, "resume", "--agent-timeout", "soon").stderr).toMatch(/--agent-timeout "soon" is not a duration/)
   })
 
   it("changes a running loop's config as an event", () => {

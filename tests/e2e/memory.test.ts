@@ -572,8 +572,8 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       execFileSync("git", ["clone", "-q", REPO_ROOT, clone])
     }, SCENARIO_TIMEOUT_MS)
 
-    it("passes claude plugin validate --strict", async () => {
-      const result = await validatePlugin(clone, { timeoutMs: RUN_TIMEOUT_MS })
+    it("passes claude plugin validate --strict (the marketplace's plugin, plugin/)", async () => {
+      const result = await validatePlugin(join(clone, "plugin"), { timeoutMs: RUN_TIMEOUT_MS })
       expect(result.code, result.stdout + result.stderr).toBe(0)
     }, SCENARIO_TIMEOUT_MS)
 
@@ -589,7 +589,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         sandbox
       })
       expect(session.run.args).not.toContain("--plugin-dir")
-      expect(session.run.init?.["plugins"]).toEqual(expect.arrayContaining([expect.objectContaining({ name: "ralph-mem", path: clone })]))
+      expect(session.run.init?.["plugins"]).toEqual(
+        expect.arrayContaining([expect.objectContaining({ name: "ralph-mem", path: join(clone, "plugin") })])
+      )
       expectHooksSucceeded(session.run, [...STREAMED_HOOKS, "PostToolUse"])
       expect(timelineOf(project, session.sessionId)).toEqual([
         ["SessionStarted", "hook:SessionStart"],

@@ -1,5 +1,5 @@
 /** Flags shared by many commands, and the parsing of their values. */
-import { parseDuration } from "@ralph-mem/projections"
+import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, Flag } from "effect/cli"
@@ -25,34 +25,24 @@ export const allProjects = Flag.Boolean("all-projects").pipe(
 
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
-/** The duration grammar of settings, read leniently: a flag may be typed with spaces (`7 d`). */
-const flagDuration = (value: string) => parseDuration(value.replace(/\s+/g, ""))
-
-/** A duration flag (`0`, `30m`, `12h`, `7d`, `2w`) in milliseconds; malformed is a clear error. */
-export const parseDurationFlag = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
-  if (value.trim() === "0") return Effect.succeed(0)
-  const ms = flagDuration(value)
+/** A duration flag (`0`, `90s`, `30m`, `12h`, `7d`, `2w`, `1h30m`: the config files' grammar) in milliseconds. */
+export const parseDuration = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
+  const ms = parseDurationText(value.trim())
   return ms === undefined
-    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, 30m, 12h, 7d or 2w`))
+    ? Effect.fail(userError(`--${flag} ${JSON.stringify(value)} is not a duration; use 0, ${DURATION_EXAMPLES}`))
     : Effect.succeed(ms)
 }
 
-/**
- * An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a
- * clear error.
- */
-export const parseTime = (
-  flag: string,
-  value: Option.Option<string>,
-  now = Date.now()
-): Effect.Effect<number | undefined, CliError.UserError> => {
+/** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
+export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)
-  const age = flagDuration(value.value)
+  const age = parseDurationText(value.value.trim())
   if (age !== undefined) return Effect.succeed(now - age)
   const ms = Date.parse(value.value)
   return Number.isNaN(ms)
     ? Effect.fail(userError(
-      `--${flag} ${JSON.stringify(value.value)} is not a date; use ISO 8601 (2026-11-20T09:30:00Z) or an age (7d, 12h, 30m)`
+      `--${flag} ${JSON.stringify(value.value)} is not a date; ` +
+        `use ISO 8601 (2026-11-20T09:30:00Z) or an age (${DURATION_EXAMPLES})`
     ))
     : Effect.succeed(ms)
 }

@@ -15,7 +15,9 @@
  * content hash and the Node version, and V8 itself refuses a cache made by another V8, with other flags
  * or for another source: a refused cache is compiled from source and replaced.
  */
-// No imports: builtins come from process.getBuiltinModule once the version check has passed. (An ESM
+import { nodeIsRecent, oldNodeMessage, runUnderProvisionedNode } from "./old-node.ts"
+
+// No other imports: builtins come from process.getBuiltinModule once the version check has passed. (An ESM
 // import of node:fs alone costs about 2 ms: the namespace it builds loads fs.promises and the streams.)
 
 /** Set by scripts/bundle.mjs: the hook program, relative to this file. */
@@ -231,8 +233,73 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
   return { program: module.exports, save, release }
 }
 
-const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
-if (major > 22 || (major === 22 && minor >= 19)) {
+/**
+ * On a Node older than ralph-mem needs: the hook runs again under the Node set-up provisioned, if there is
+ * one; else memory is off, and SessionStart (once a session) tells the user so and why, and leaves the
+ * reason in hooks.log, where `ralph-mem doctor` and `status` find it.
+ */
+const onOldNode = async (hook: string | undefined): Promise<void> => {
+  const { fileURLToPath } = await import("node:url")
+  if ((await runUnderProvisionedNode(fileURLToPath(import.meta.url))) !== undefined) return
+  if (hook !== "SessionStart") return
+  // A compaction starts no new session: the user was told when it started.
+  const { source, session_id: sessionId } = await sessionStartPayload()
+  if (source === "compact") return
+  const reason = `memory is off: ${oldNodeMessage()}`
+  process.stdout.write(`${JSON.stringify({ systemMessage: `ralph-mem: ${reason}` })}\n`)
+  await logOldNode(hook, reason, typeof sessionId === "string" ? sessionId : undefined)
+}
+
+/** SessionStart's payload, read whole (it is small), or nothing when it is not JSON. */
+const sessionStartPayload = async (): Promise<{ readonly source?: unknown; readonly session_id?: unknown }> => {
+  try {
+    const { readFileSync } = await import("node:fs")
+    const payload: unknown = JSON.parse(readFileSync(0, "utf8"))
+    return typeof payload === "object" && payload !== null ? payload : {}
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * One line in `<memory folder>/hooks.log` (the memory folder as the CLI finds it: RALPH_MEM_DB's, else
+ * `.ralph-mem` at the git top level). Nothing follows a symbolic link: a hostile repository's planted
+ * `.ralph-mem` link is not written through.
+ */
+const logOldNode = async (hook: string, reason: string, sessionId: string | undefined): Promise<void> => {
+  try {
+    const fs = await import("node:fs")
+    const path = await import("node:path")
+    const explicit = process.env["RALPH_MEM_DB"] ?? ""
+    const start = path.resolve(process.env["CLAUDE_PROJECT_DIR"] || process.cwd())
+    let root = start
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      if (fs.existsSync(path.join(dir, ".git"))) {
+        root = dir
+        break
+      }
+      if (path.dirname(dir) === dir) break
+    }
+    const folder = explicit !== "" ? path.dirname(path.resolve(start, explicit)) : path.join(root, ".ralph-mem")
+    const existing = fs.lstatSync(folder, { throwIfNoEntry: false })
+    if (existing === undefined) {
+      fs.mkdirSync(folder, { mode: 0o700 })
+      if (explicit === "") fs.writeFileSync(path.join(folder, ".gitignore"), "*\n", { flag: "wx", mode: 0o600 })
+    } else if (!existing.isDirectory()) return
+    const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants
+    const fd = fs.openSync(path.join(folder, "hooks.log"), O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o600)
+    try {
+      const entry = { time: new Date().toISOString(), hook, reason, ...(sessionId === undefined ? {} : { sessionId }) }
+      fs.writeSync(fd, `${JSON.stringify(entry)}\n`)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    // The user was told in the session; a log that cannot be written changes nothing.
+  }
+}
+
+if (nodeIsRecent) {
   const fs = process.getBuiltinModule("node:fs")
   const hook = process.argv[2]
   try {
@@ -252,6 +319,7 @@ if (major > 22 || (major === 22 && minor >= 19)) {
     // The program could not even load (the program itself logs its failures): fail open all the same.
     process.stderr.write(`ralph-mem: the hook could not run: ${error instanceof Error ? error.message : String(error)}\n`)
   }
+} else {
+  await onOldNode(process.argv[2])
 }
-// Older Nodes: ralph-mem stays out of the way (the CLI explains the requirement).
 process.exit(0)

@@ -2,6 +2,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { audit } from "./commands/audit.ts"
@@ -24,6 +25,7 @@ import { timeline } from "./commands/timeline.ts"
 import { ui } from "./commands/ui.ts"
 import { verify } from "./commands/verify.ts"
 import { why } from "./commands/why.ts"
+import { slashArguments } from "./slash.ts"
 
 useBundledNativeBinding(import.meta.url)
 
@@ -56,4 +58,15 @@ const root = Command.make("ralph-mem").pipe(
   ])
 )
 
-root.pipe(Command.run({ version: VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+// `slash <command>` (the plugin's slash commands) reads its arguments from the recorded prompt (slash.ts).
+const args = process.argv.slice(2)
+const argv = args[0] === "slash" ? slashArguments(args[1]) : Effect.succeed(args)
+
+argv.pipe(
+  Effect.catch((error) =>
+    Console.error(`\nERROR\n  ${error.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))
+  ),
+  Effect.flatMap((args) => Command.runWith(root, { version: VERSION })(args)),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

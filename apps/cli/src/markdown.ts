@@ -1,6 +1,15 @@
 /** Working memory as Markdown: what `task show` and `why` print, and what `export --format md` writes. */
-import { formatTime, oneLine } from "@ralph-mem/projections"
-import type { Belief, Decision, TaskDetail, TaskStep } from "@ralph-mem/projections"
+import {
+  type Belief,
+  type Decision,
+  formatTime,
+  oneLine,
+  type ProjectLoop,
+  type ProjectNote,
+  type ProjectSession,
+  type TaskDetail,
+  type TaskStep
+} from "@ralph-mem/projections"
 
 const heading = (level: number, text: string) => `${"#".repeat(level)} ${oneLine(text, Number.MAX_SAFE_INTEGER)}`
 
@@ -40,3 +49,42 @@ export const taskMarkdown = (task: TaskDetail, decisions: ReadonlyArray<Decision
     ...section("Decisions", decisions.length === 0 ? [] : [decisions.map((d) => decisionMarkdown(d, 3)).join("\n\n")], "None.")
   ].join("\n\n") + "\n"
 }
+
+/** "ended <time> (<reason>)", or undefined when it has not ended. */
+const ended = (at: number | null, reason: string | null): string | undefined =>
+  at === null ? undefined : `ended ${formatTime(at)}${reason === null ? "" : ` (${reason})`}`
+
+/** The project's sessions, oldest first, each with its summary. */
+export const sessionsMarkdown = (sessions: ReadonlyArray<ProjectSession>): string =>
+  [
+    heading(1, "Sessions"),
+    ...(sessions.length === 0 ? ["None recorded."] : sessions.map((s) =>
+      [
+        heading(2, `Session ${s.sessionId}`),
+        `started ${formatTime(s.startedAt)}, ${ended(s.endedAt, s.endReason) ?? "not ended"}, ${s.prompts} prompt(s)`,
+        s.summary ?? "No summary."
+      ].join("\n\n")
+    ))
+  ].join("\n\n") + "\n"
+
+/** The notes `inject` remembered, oldest first. */
+export const notesMarkdown = (notes: ReadonlyArray<ProjectNote>): string =>
+  [
+    heading(1, "Notes"),
+    notes.length === 0
+      ? "None recorded."
+      : notes.map((n) => `- (${n.noteType}, ${formatTime(n.createdAt)}) ${n.text}`).join("\n")
+  ].join("\n\n") + "\n"
+
+/** The project's Ralph loops, oldest first: goal, mode, outcome. */
+export const loopsMarkdown = (loops: ReadonlyArray<ProjectLoop>): string =>
+  [
+    heading(1, "Ralph loops"),
+    ...(loops.length === 0 ? ["None recorded."] : loops.map((l) =>
+      [
+        heading(2, `Loop ${l.loopId}: ${l.goal}`),
+        `${l.mode} loop, ${l.status} after ${l.iterations} iteration(s); started ${formatTime(l.startedAt)}` +
+        (l.endedAt === null ? "" : `, ${ended(l.endedAt, l.endReason)}`)
+      ].join("\n\n")
+    ))
+  ].join("\n\n") + "\n"

@@ -1,10 +1,12 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
-import { LATEST_SCHEMA_VERSION, newSqliteDatabase, resolveDatabasePath } from "@ralph-mem/events"
+import { findProjectRoot, LATEST_SCHEMA_VERSION, newSqliteDatabase, resolveDatabasePath } from "@ralph-mem/events"
 import { acquireMemory, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "effect/cli"
-import { existsSync, statSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { startGrowthProgress } from "./growth-watcher.ts"
 
 export const databasePath = (db: Option.Option<string>): string =>
@@ -13,14 +15,68 @@ export const databasePath = (db: Option.Option<string>): string =>
     env: Option.isSome(db) ? { ...process.env, RALPH_MEM_DB: db.value } : process.env
   })
 
-/** Opens the store for the duration of `use`; any error of ours becomes a clear message and exit code 1. */
+/** Where the memory is, and whether it was chosen (`--db`, RALPH_MEM_DB) or found from a git repository. */
+const location = (db: Option.Option<string>) => {
+  const chosen = Option.isSome(db) || (process.env["RALPH_MEM_DB"] ?? "") !== ""
+  const inGitRepository = existsSync(join(findProjectRoot(process.cwd()), ".git"))
+  return { path: databasePath(db), outsideGit: !chosen && !inGitRepository }
+}
+
+/** Outside a git repository, a folder's memory lives in that folder: how to put it elsewhere. */
+const ELSEWHERE = "run this inside your project's git repository, or pass --db <file> / set RALPH_MEM_DB"
+
+/**
+ * Opens the store for the duration of `use`; any error of ours becomes a clear message and exit code 1.
+ * A command that writes creates the memory when there is none, saying where when no git repository
+ * decided it (a memory made by mistake in the wrong folder is found at once, not weeks later).
+ */
 export const withStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
   use: (memory: Memory) => Effect.Effect<A, E>
-) =>
-  Effect.scoped(Effect.flatMap(openWithProgress(databasePath(db)), use)).pipe(
+) => {
+  const { path, outsideGit } = location(db)
+  const announce = outsideGit && !existsSync(path)
+    ? Effect.sync(() =>
+      process.stderr.write(`ralph-mem: not in a git repository: the memory is created at ${path} (${ELSEWHERE}).\n`)
+    )
+    : Effect.void
+  return announce.pipe(
+    Effect.andThen(Effect.scoped(Effect.flatMap(openWithProgress(path), use))),
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )
+}
+
+/**
+ * For commands that only read. With no memory yet they create none: they run on an empty one made aside
+ * (so each prints its own "nothing yet", in its own format) and, outside a git repository, say where the
+ * memory would live.
+ */
+export const withExistingStore = <A, E extends { readonly message: string }>(
+  db: Option.Option<string>,
+  use: (memory: Memory) => Effect.Effect<A, E>
+) => {
+  const { path, outsideGit } = location(db)
+  if (existsSync(path)) return withStore(db, use)
+  const note = outsideGit
+    ? Effect.sync(() =>
+      process.stderr.write(
+        `ralph-mem: No memory at ${path} yet: not in a git repository, ` +
+          `where it would live in this folder (${ELSEWHERE}).\n`
+      )
+    )
+    : Effect.void
+  const aside = Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "ralph-mem-empty-"))),
+    (folder) => Effect.sync(() => rmSync(folder, { recursive: true, force: true }))
+  )
+  return note.pipe(
+    Effect.andThen(Effect.scoped(
+      Effect.flatMap(aside, (folder) =>
+        Effect.flatMap(acquireMemory({ path: join(folder, "memory.db") }), (memory) => use({ ...memory, path })))
+    )),
+    Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
+  )
+}
 
 /** The schema a database file is at, or undefined for a new or unreadable one (the open will say why). */
 const schemaOf = (path: string): number | undefined => {

@@ -27,8 +27,8 @@ const seeded = () => {
 }
 
 describe("ralph-mem audit", () => {
-  it("lists every event oldest first, one line each", () => {
-    const result = runCli(["audit", "--db", seeded()])
+  it("lists every event oldest first with --reverse, one line each", () => {
+    const result = runCli(["audit", "--db", seeded(), "--reverse"])
     expect(result.code).toBe(0)
     const lines = result.stdout.trim().split("\n")
     expect(lines).toHaveLength(9)
@@ -38,15 +38,15 @@ describe("ralph-mem audit", () => {
 
   it("filters by stream, type, time and limit, and prints full events with --json", () => {
     const path = seeded()
-    const byStream = JSON.parse(runCli(["audit", "--db", path, "--stream", "loop:l1", "--json"]).stdout)
+    const byStream = JSON.parse(runCli(["audit", "--db", path, "--stream", "loop:l1", "--reverse", "--json"]).stdout)
     expect(byStream.map((e: { type: string }) => e.type)).toEqual(["LoopStarted", "LoopIterationStarted", "LoopIterationCompleted", "LoopSucceeded"])
     expect(byStream[0]).toMatchObject({ position: 4, streamVersion: 1, metadata: { writer: "spec" }, payload: { goal: "green tests" } })
     const byType = JSON.parse(runCli(["audit", "--db", path, "--type", "SessionStarted,SessionEnded", "--json"]).stdout)
-    expect(byType.map((e: { position: number }) => e.position)).toEqual([1, 8, 9])
+    expect(byType.map((e: { position: number }) => e.position)).toEqual([9, 8, 1])
     const byTime = JSON.parse(
       runCli(["audit", "--db", path, "--since", "2026-11-20T09:00:02Z", "--until", "2026-11-20T09:00:04Z", "--json"]).stdout
     )
-    expect(byTime.map((e: { position: number }) => e.position)).toEqual([3, 4])
+    expect(byTime.map((e: { position: number }) => e.position)).toEqual([4, 3])
     expect(JSON.parse(runCli(["audit", "--db", path, "--limit", "2", "--json"]).stdout)).toHaveLength(2)
     expect(JSON.parse(runCli(["audit", "--db", path, "--stream", "nothing", "--json"]).stdout)).toEqual([])
   })

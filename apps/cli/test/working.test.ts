@@ -212,8 +212,9 @@ describe("ralph-mem export", () => {
     const folder = join(root, ".ralph-mem", "export")
     const out = ok(root, "export")
     expect(out).toBe([
-      `Wrote 4 file(s) to ${folder}: 1 belief(s), 2 decision(s), 2 task(s).`,
-      ...["beliefs.md", "decisions.md", "task-write-docs.md", "task-fix-the-login.md"].map((f) => `  ${join(folder, f)}`)
+      `Wrote 7 file(s) to ${folder}: 1 belief(s), 2 decision(s), 2 task(s), 0 session(s), 0 note(s), 0 loop(s).`,
+      ...["beliefs.md", "decisions.md", "sessions.md", "notes.md", "loops.md", "task-write-docs.md", "task-fix-the-login.md"]
+        .map((f) => `  ${join(folder, f)}`)
     ].join("\n") + "\n")
     expect(readFileSync(join(folder, "beliefs.md"), "utf8")).toBe("# Project beliefs\n\n- **stack**: TypeScript\n")
     expect(readFileSync(join(folder, "decisions.md"), "utf8")).toMatch(/^# Decisions\n\n## Use ms everywhere\n\n- why: one unit\n- impact medium, task `fix-the-login`, .*\n\n## Docs in README\n/)

@@ -79,6 +79,10 @@ export interface ReadQuery {
   readonly fromStreamVersion?: number
   /** Start after this global position (exclusive). */
   readonly afterPosition?: number
+  /** Newest first (descending positions), as `git log` lists: then `beforePosition` pages, not `afterPosition`. */
+  readonly newestFirst?: boolean
+  /** With `newestFirst`: start before this global position (exclusive). */
+  readonly beforePosition?: number
   readonly types?: ReadonlyArray<string>
   /** `occurredAt >= since` (ms). */
   readonly since?: number
@@ -321,8 +325,10 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   const readPage: EventLog<E>["readPage"] = (query) =>
     Effect.try({
       try: () => {
-        const clauses = ["position > ?"]
-        const params: Array<string | number> = [query.afterPosition ?? 0]
+        const clauses = [query.newestFirst === true ? "position < ?" : "position > ?"]
+        const params: Array<string | number> = [
+          query.newestFirst === true ? query.beforePosition ?? Number.MAX_SAFE_INTEGER : query.afterPosition ?? 0
+        ]
         if (query.streamId !== undefined) {
           clauses.push("stream_id = ?", "stream_version >= ?")
           params.push(query.streamId, query.fromStreamVersion ?? 1)
@@ -341,7 +347,8 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
         }
         const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, query.limit ?? Number.MAX_SAFE_INTEGER)
         params.push(pageSize)
-        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY position LIMIT ?`
+        const order = query.newestFirst === true ? "position DESC" : "position"
+        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY ${order} LIMIT ?`
         return (db.prepare(sql).all(...params) as Array<EventRow>).map(toRecorded)
       },
       catch: (error) => storageError("read events", error)

@@ -13,8 +13,11 @@ export const readEvents = <E extends { readonly _tag: string }>(
   query: ReadQuery = {}
 ): Stream.Stream<RecordedEvent, StorageError> => {
   const pageSize = query.pageSize ?? DEFAULT_PAGE_SIZE
-  const all = Stream.paginate(query.afterPosition ?? 0, (after: number) =>
-    Effect.map(log.readPage({ ...query, afterPosition: after, pageSize }), (page) => {
+  const newestFirst = query.newestFirst === true
+  const start = newestFirst ? query.beforePosition ?? Number.MAX_SAFE_INTEGER : query.afterPosition ?? 0
+  const cursorField = newestFirst ? "beforePosition" : "afterPosition"
+  const all = Stream.paginate(start, (cursor: number) =>
+    Effect.map(log.readPage({ ...query, [cursorField]: cursor, pageSize }), (page) => {
       const last = page.at(-1)
       const more = page.length === pageSize && last !== undefined
       return [page, more ? Option.some(last.position) : Option.none()] as const

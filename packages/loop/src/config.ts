@@ -4,7 +4,7 @@
  * folded into the goal.
  */
 import type { Criterion, CriterionKind, LoopConfig } from "@ralph-mem/events"
-import { parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/projections"
+import { DURATION_EXAMPLES, parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/projections"
 import { splitCommand } from "./argv.ts"
 
 const KINDS: ReadonlyArray<CriterionKind> = ["test_pass", "build_success", "lint_clean", "type_check", "custom", "marker"]
@@ -99,9 +99,11 @@ export const parseLoopLimits = (input: LoopLimitsInput): LoopOverrides | LoopCon
     if (typeof parsed === "string") return new LoopConfigInvalid(`--criteria ${value}: ${parsed}`)
     criteria.push(parsed)
   }
-  const maxDurationMs = input.maxDuration === undefined ? undefined : parseDuration(input.maxDuration)
+  const maxDurationMs = input.maxDuration === undefined ? undefined : parseDuration(input.maxDuration.trim())
   if (input.maxDuration !== undefined && maxDurationMs === undefined) {
-    return new LoopConfigInvalid(`--max-duration ${input.maxDuration}: use a duration like 30m, 2h or 90s`)
+    return new LoopConfigInvalid(
+      `--max-duration ${JSON.stringify(input.maxDuration)} is not a duration; use 0, ${DURATION_EXAMPLES}`
+    )
   }
   const maxCostUsd = input.maxCost === undefined ? undefined : dollars(input.maxCost)
   if (input.maxCost !== undefined && maxCostUsd === undefined) {
@@ -148,7 +150,7 @@ export const changeLoopSetting = (c: LoopConfig, key: LoopSettingKey, raw: strin
     case "max_duration": {
       const ms = parseDuration(raw)
       return ms === undefined
-        ? new LoopConfigInvalid(`max_duration ${raw}: use a duration like 30m`)
+        ? new LoopConfigInvalid(`max_duration ${raw}: use a duration: ${DURATION_EXAMPLES}`)
         : { ...c, maxDurationMs: ms }
     }
     case "max_cost_usd":

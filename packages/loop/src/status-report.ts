@@ -118,6 +118,16 @@ const stopsAt = (s: StatusReport["stopConditions"]) =>
     ...(s.maxCostUsd ? [`$${s.maxCostUsd}`] : [])
   ].join(", ") + `, or ${s.noProgressThreshold} iterations without progress`
 
+/** An age or a run time at the precision a person reads it: "45 s", "3 min", "5 h", "2 d". */
+const roughly = (ms: number): string => {
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 90) return `${seconds} s`
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 90) return `${minutes} min`
+  const hours = Math.round(minutes / 60)
+  return hours < 48 ? `${hours} h` : `${Math.round(hours / 24)} d`
+}
+
 /** The text form of `ralph status`: labelled fields, one per line. */
 export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readonly [string, string]> => {
   const r = statusReport(loop, now)
@@ -133,7 +143,8 @@ export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readon
     ["iteration", `${r.iteration} of ${r.maxIterations}`],
     [
       "started",
-      `${formatTime(loop.startedAt)}, ${Math.round(r.elapsedMs / 1000)} s ago${loop.endedAt ? " (ended)" : ""}`
+      `${formatTime(loop.startedAt)} (${roughly(now - loop.startedAt)} ago), ` +
+      (loop.endedAt ? `ran ${roughly(r.elapsedMs)}, ended` : `running for ${roughly(r.elapsedMs)}`)
     ],
     ["criteria", describeCriteria(loop.config.successCriteria)],
     ...stories,

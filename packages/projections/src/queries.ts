@@ -96,3 +96,70 @@ export const unannouncedRestores = (db: SqliteDatabase): Array<RestoreNotice> =>
        ORDER BY position`
     )
     .all() as Array<RestoreNotice>
+
+export interface ProjectSession {
+  readonly sessionId: string
+  readonly startedAt: number
+  readonly endedAt: number | null
+  readonly endReason: string | null
+  readonly prompts: number
+  readonly summary: string | null
+}
+
+/** Every session of a project, oldest first (what `export` writes). */
+export const projectSessions = (db: SqliteDatabase, project: string): Array<ProjectSession> =>
+  db
+    .prepare(
+      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason, prompts,
+              summary
+       FROM sessions WHERE project_path = ? ORDER BY started_at, id`
+    )
+    .all(project) as Array<ProjectSession>
+
+export interface ProjectNote {
+  readonly eventId: string
+  readonly noteType: string
+  readonly text: string
+  readonly createdAt: number
+}
+
+/** Every note of a project, oldest first (what `export` writes). */
+export const projectNotes = (db: SqliteDatabase, project: string): Array<ProjectNote> =>
+  db
+    .prepare(
+      `SELECT o.event_id AS eventId, coalesce(o.metadata ->> '$.noteType', 'note') AS noteType, o.content AS text,
+              o.created_at AS createdAt
+       FROM observations o WHERE o.type = 'note' AND ${IN_PROJECT} ORDER BY o.id`
+    )
+    .all({ project }) as Array<ProjectNote>
+
+export interface ProjectLoop {
+  readonly loopId: string
+  readonly goal: string
+  readonly mode: "build" | "prd" | "plan"
+  readonly status: string
+  readonly iterations: number
+  readonly startedAt: number
+  readonly endedAt: number | null
+  readonly endReason: string | null
+}
+
+/** Every Ralph loop of a project, oldest first (what `export` writes). */
+export const projectLoops = (db: SqliteDatabase, project: string): Array<ProjectLoop> =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, goal, mode, status, iterations, started_at AS startedAt, ended_at AS endedAt,
+              end_reason AS endReason
+       FROM loop_runs WHERE project_path = ? ORDER BY started_at, loop_id`
+    )
+    .all(project) as Array<ProjectLoop>
+
+/** The prompt a session submitted last, as recorded (privacy-filtered); a slash command reads its arguments here. */
+export const lastPrompt = (db: SqliteDatabase, sessionId: string): string | undefined =>
+  db
+    .prepare(
+      `SELECT json_extract(payload, '$.prompt') FROM events
+       WHERE stream_id = ? AND type = 'PromptSubmitted' AND redacted_by IS NULL ORDER BY position DESC LIMIT 1`
+    )
+    .pluck()
+    .get(`session:${sessionId}`) as string | undefined

@@ -1,6 +1,6 @@
-/** `ralph-mem audit`: the raw events, oldest first. */
-import { formatTime, oneLine } from "@ralph-mem/projections"
+/** `ralph-mem audit`: the raw events, newest first like `git log` (oldest first with --reverse). */
 import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -8,7 +8,7 @@ import * as Stream from "effect/Stream"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { jsonArrayWriter } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 const line = (e: RecordedEvent) =>
   [
@@ -26,6 +26,10 @@ export const audit = Command.make(
     db: flags.db,
     json: flags.json,
     limit: flags.limit,
+    reverse: Flag.Boolean("reverse").pipe(
+      Flag.withDescription("Oldest first (--limit then keeps the oldest)"),
+      Flag.withDefault(false)
+    ),
     since: flags.since,
     stream: Flag.String("stream").pipe(Flag.withDescription("Only this stream, e.g. session:<id> or loop:<id>"), Flag.optional),
     type: Flag.String("type").pipe(Flag.withDescription("Only events of these types (comma-separated)"), Flag.optional),
@@ -46,12 +50,17 @@ export const audit = Command.make(
         ...(types === undefined ? {} : { types }),
         ...(since === undefined ? {} : { since }),
         ...(until === undefined ? {} : { until }),
-        ...(limit === undefined ? {} : { limit })
+        ...(limit === undefined ? {} : { limit }),
+        newestFirst: !input.reverse
       }
-      yield* withStore(input.db, ({ log }) => {
+      yield* withExistingStore(input.db, ({ log }) => {
         if (!input.json) return Stream.runForEach(readEvents(log, query), (e) => Console.log(line(e)))
         const out = jsonArrayWriter()
         return Stream.runForEach(readEvents(log, query), out.item).pipe(Effect.andThen(out.end))
       })
     })
-).pipe(Command.withDescription("List the raw events of the log, oldest first (full events with --json)"))
+).pipe(
+  Command.withDescription(
+    "List the raw events of the log, newest first (--reverse: oldest first; full events with --json)"
+  )
+)

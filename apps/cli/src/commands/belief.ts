@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printFields, printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore, withStore } from "../store.ts"
 
 const keyArgument = Argument.String("key").pipe(Argument.withDescription("What the belief is about: stack, key-files, conventions, focus, blockers, or any word"))
 
@@ -48,7 +48,7 @@ const unset = Command.make("unset", { key: keyArgument, db: flags.db, json: flag
   )).pipe(Command.withDescription("Remove a belief (its history stays in the log; forget its ids to erase it)"))
 
 const list = Command.make("list", { db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, ({ db }) =>
+  withExistingStore(input.db, ({ db }) =>
     Effect.gen(function*() {
       const beliefs = listBeliefs(db, findProjectRoot(process.cwd()))
       if (input.json) return yield* printJson(beliefs)

@@ -77,7 +77,7 @@ export const compact = Command.make(
   (input) =>
     withStore(input.db, ({ db }) =>
       Effect.gen(function*() {
-        const idleMs = yield* flags.parseDurationFlag("idle", input.idle)
+        const idleMs = yield* flags.parseDuration("idle", input.idle)
         const report = yield* pack(db, { idleMs, vacuum: input.vacuum, progress: true })
         if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
         yield* Console.log(describeCompaction(report))

@@ -7,7 +7,7 @@ import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
 import { progress } from "../progress.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 
 export const replay = Command.make(
@@ -18,7 +18,7 @@ export const replay = Command.make(
     projection: Flag.String("projection").pipe(Flag.withDescription("Rebuild only this projection"), Flag.optional)
   },
   ({ db, json, projection }) =>
-    withStore(db, (memory) =>
+    withExistingStore(db, (memory) =>
       Effect.gen(function*() {
         const bar = progress({ label: "replaying", unit: "events" })
         const report = yield* rebuild(memory, {

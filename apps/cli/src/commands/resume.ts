@@ -7,10 +7,10 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, ({ db }) =>
+  withExistingStore(input.db, ({ db }) =>
     Effect.gen(function*() {
       // Run inside Claude Code, the session asking is not the one that stopped.
       const current = process.env["CLAUDE_CODE_SESSION_ID"]

@@ -1,21 +1,33 @@
 /** `ralph-mem search`: find memories, in three layers of detail. */
 import { findProjectRoot } from "@ralph-mem/events"
-import { formatTime, fullDetails, type IndexHit, type ObservationDetail, type ObservationType, oneLine, searchIndex, timelineOf } from "@ralph-mem/projections"
+import {
+  formatTime,
+  fullDetails,
+  type IndexHit,
+  type ObservationDetail,
+  type ObservationType,
+  oneLine,
+  searchIndex,
+  timelineOf
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
 
 const hitLine = (hit: IndexHit, rank: number) =>
   `${String(rank).padStart(2)}. ${hit.id}  ${formatTime(hit.createdAt)}  ${hit.type.padEnd(8)} ${hit.title}  (~${hit.tokens} tokens)`
 
-const detailLine = (d: ObservationDetail) =>
-  `      ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)}`
+/** A hit's neighbour in its session, under the hit and marked: it happened `before` or `after` the hit. */
+const neighbourLine = (d: ObservationDetail, side: "before" | "after") => {
+  const what = oneLine([d.toolName, d.inputSummary].filter(Boolean).join(" ") + ": " + d.content, 110)
+  return `      ${side.padEnd(6)}  ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${what}`
+}
 
 export const printDetail = (d: ObservationDetail) =>
   Console.log(
@@ -53,7 +65,7 @@ export const search = Command.make(
       const since = yield* flags.parseTime("since", input.since)
       const limit = yield* flags.parseLimit(input.limit)
       const query = input.query.join(" ")
-      yield* withStore(input.db, ({ db }) =>
+      yield* withExistingStore(input.db, ({ db }) =>
         Effect.gen(function*() {
           const { hits, totalTokens } = searchIndex(db, {
             query,
@@ -74,10 +86,12 @@ export const search = Command.make(
             const tokens = entries.reduce((sum, e) => sum + e.tokens, 0)
             if (input.json) return yield* printJson({ layer: 2, query, entries, totalTokens: tokens })
             if (entries.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
+            // One block a hit, apart from the next: the hit, then its neighbours in time order.
             for (const [i, entry] of entries.entries()) {
-              for (const d of entry.before) yield* Console.log(detailLine(d))
               yield* Console.log(hitLine(entry.hit, i + 1))
-              for (const d of entry.after) yield* Console.log(detailLine(d))
+              for (const d of entry.before) yield* Console.log(neighbourLine(d, "before"))
+              for (const d of entry.after) yield* Console.log(neighbourLine(d, "after"))
+              yield* Console.log("")
             }
             return yield* Console.log(`${entries.length} result(s) with their neighbours, ~${tokens} tokens.`)
           }

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 import { printDetail } from "./search.ts"
 
 export const show = Command.make(
@@ -15,7 +15,7 @@ export const show = Command.make(
     json: flags.json
   },
   (input) =>
-    withStore(input.db, ({ db }) =>
+    withExistingStore(input.db, ({ db }) =>
       Effect.gen(function*() {
         const details = fullDetails(db, input.ids)
         const unknown = input.ids.filter((id) => !details.some((d) => d.id === id))

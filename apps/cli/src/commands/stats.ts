@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 const LABELS: Record<string, string> = {
   injectionUse: "injection use",
@@ -27,7 +27,7 @@ const verdict = (metric: Metric) => (metric.met === null ? "" : metric.met ? "  
 export const stats = Command.make("stats", { db: flags.db, json: flags.json, since: flags.since }, (input) =>
   Effect.gen(function*() {
     const since = (yield* flags.parseTime("since", Option.orElse(input.since, () => Option.some("30d")))) ?? 0
-    yield* withStore(input.db, (memory) =>
+    yield* withExistingStore(input.db, (memory) =>
       Effect.gen(function*() {
         const metrics = successMetrics(memory.db, since)
         if (input.json) return yield* printJson({ ...metrics, since: new Date(since).toISOString() })

@@ -6,7 +6,7 @@ import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import * as flags from "../flags.ts"
 import { printFields, printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0)
 
@@ -56,7 +56,7 @@ const activeLoops = (db: SqliteDatabase) =>
     .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>
 
 export const status = Command.make("status", { db: flags.db, json: flags.json }, ({ db, json }) =>
-  withStore(db, ({ log, db: sqlite, path }) =>
+  withExistingStore(db, ({ log, db: sqlite, path }) =>
     Effect.gen(function*() {
       const head = yield* log.headPosition
       const counts = sqlite.prepare("SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events").get() as {

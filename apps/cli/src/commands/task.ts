@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { taskMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore, withStore } from "../store.ts"
 
 const project = () => findProjectRoot(process.cwd())
 
@@ -171,7 +171,7 @@ const show = Command.make(
     json: flags.json
   },
   (input) =>
-    withStore(input.db, (memory) =>
+    withExistingStore(input.db, (memory) =>
       Effect.gen(function*() {
         const root = project()
         // Listed open first, the task changed last first: the first is the current task, else the latest.
@@ -193,7 +193,7 @@ const listLine = (task: TaskDetail) => {
 }
 
 const list = Command.make("list", { db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, (memory) =>
+  withExistingStore(input.db, (memory) =>
     Effect.gen(function*() {
       const tasks = listTasks(memory.db, project())
       if (input.json) return yield* printJson(tasks)

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 interface Entry {
   readonly at: number
@@ -80,7 +80,7 @@ export const timeline = Command.make(
     Effect.gen(function*() {
       const since = yield* flags.parseTime("since", input.since)
       const limit = yield* flags.parseLimit(input.limit)
-      yield* withStore(input.db, ({ db }) =>
+      yield* withExistingStore(input.db, ({ db }) =>
         Effect.gen(function*() {
           const rows = db.prepare(TIMELINE).all({
             session: Option.getOrNull(input.session),

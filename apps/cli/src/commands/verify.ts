@@ -6,10 +6,10 @@ import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { failWith } from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 export const verify = Command.make("verify", { db: flags.db, json: flags.json }, ({ db, json }) =>
-  withStore(db, (memory) =>
+  withExistingStore(db, (memory) =>
     Effect.gen(function*() {
       const report = yield* check(memory)
       if (json) yield* printJson(report)

@@ -7,7 +7,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { decisionMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withExistingStore } from "../store.ts"
 
 export const why = Command.make(
   "why",
@@ -21,7 +21,7 @@ export const why = Command.make(
     Effect.gen(function*() {
       const limit = (yield* flags.parseLimit(input.limit)) ?? 5
       const query = input.query.join(" ")
-      yield* withStore(input.db, ({ db }) =>
+      yield* withExistingStore(input.db, ({ db }) =>
         Effect.gen(function*() {
           const decisions = searchDecisions(db, { query, project: findProjectRoot(process.cwd()), limit })
           if (input.json) return yield* printJson({ query, decisions })

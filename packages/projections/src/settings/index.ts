@@ -3,7 +3,7 @@
  * validated key by key. See load.ts for the layering and yaml.ts for why the YAML parser loads lazily.
  */
 export { listSettings, settingKeys, settingValue } from "./access.ts"
-export { formatDuration, parseDuration } from "./duration.ts"
+export { DURATION_EXAMPLES, formatDuration, parseDuration } from "./duration.ts"
 export { type WriteResult, writeSetting, type WriteSettingOptions } from "./edit.ts"
 export { type Environment, environmentOverrides } from "./env.ts"
 export { type LoadedSettings, loadSettings, type LoadSettingsOptions, type SettingsFiles, settingsFiles } from "./load.ts"

@@ -11,7 +11,7 @@ import {
   statusReport,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { activeLoopForSession, formatTime, latestLoop, loadSettings, type Memory, parseDuration } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, latestLoop, loadSettings, type Memory } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -68,10 +68,7 @@ export const agentTimeoutFlag = Flag.String("agent-timeout").pipe(
 /** The agent's argv and timeout from the flags; a malformed command or duration is a clear error. */
 export const parseAgent = (input: { readonly agent: string; readonly agentTimeout: string }) =>
   Effect.gen(function*() {
-    const agentTimeoutMs = parseDuration(input.agentTimeout)
-    if (agentTimeoutMs === undefined) {
-      return yield* flags.failWith(`--agent-timeout ${input.agentTimeout}: use a duration like 30m`)
-    }
+    const agentTimeoutMs = yield* flags.parseDuration("agent-timeout", input.agentTimeout)
     const agent = yield* Effect.try({ try: () => splitCommand(input.agent), catch: (e) => e as Error }).pipe(
       Effect.catch((e) => flags.failWith(`--agent: ${e.message}`))
     )

@@ -4,11 +4,11 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printFields, printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withExistingStore } from "../../store.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const status = Command.make("status", { loop: loopFlag, db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, (memory) =>
+  withExistingStore(input.db, (memory) =>
     Effect.gen(function*() {
       const loop = yield* resolveLoop(memory, input.loop)
       if (input.json) return yield* printJson(statusReport(loop))
