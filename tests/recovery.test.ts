@@ -132,6 +132,12 @@ describe("without a backup", () => {
     expect([run.code, run.stderr]).toEqual([0, ""])
     expect(readdirSync(join(folder(root), "damaged"))).toHaveLength(1)
     expect(contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)).toMatch(/no backup existed, so memory starts afresh/)
+    // What the damaged file still held was read back; what it did not is reported until acknowledged.
+    const verified = cli(root, "verify")
+    if (verified.code !== 0) {
+      expect(verified.stdout + verified.stderr).toMatch(/committed event\(s\) missing/)
+      expect(cli(root, "doctor", "--repair").stdout).toMatch(/FIXED\s+lost events: .* -> acknowledged/)
+    }
     expect(cli(root, "verify").code).toBe(0)
   })
 })
@@ -148,6 +154,12 @@ describe("a WAL deleted mid-session", () => {
     rmSync(`${dbOf(root)}-shm`, { force: true })
     const run = hook(root, "SessionStart", "s2", { source: "startup" })
     expect([run.code, run.stderr]).toEqual([0, ""])
+    // The committed event the WAL held is gone, and the head mark says so.
+    const verified = cli(root, "verify")
+    expect(verified.code).toBe(1)
+    expect(verified.stdout + verified.stderr).toMatch(/1 committed event\(s\) missing/)
+    expect(cli(root, "doctor").stdout).toMatch(/FAIL\s+lost events: 1 committed event/)
+    expect(cli(root, "doctor", "--repair").code).toBe(0)
     expect(cli(root, "verify").code).toBe(0)
     writer.close()
   })

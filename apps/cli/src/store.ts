@@ -1,6 +1,7 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
 import { findProjectRoot, LATEST_SCHEMA_VERSION, newSqliteDatabase, resolveDatabasePath } from "@ralph-mem/events"
-import { acquireMemory, type Memory } from "@ralph-mem/projections"
+import { foldSpill } from "@ralph-mem/hooks"
+import { acquireMemory, detectLostEvents, finishPendingErasure, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "effect/cli"
@@ -41,7 +42,13 @@ export const withStore = <A, E extends { readonly message: string }>(
     )
     : Effect.void
   return announce.pipe(
-    Effect.andThen(Effect.scoped(Effect.flatMap(openWithProgress(path), use))),
+    Effect.andThen(Effect.scoped(Effect.flatMap(openWithProgress(path), (memory) =>
+      // Lost events are recorded and what hooks could not record goes in first; a forget that a reader
+      // kept from erasing its text is finished by the first process after the reader.
+      Effect.andThen(Effect.andThen(detectLostEvents(memory), foldSpill(memory)), () => {
+        finishPendingErasure(memory.db, memory.path)
+        return use(memory)
+      })))),
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )
 }

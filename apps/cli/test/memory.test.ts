@@ -129,7 +129,10 @@ describe("ralph-mem forget", () => {
     expect(fileBytes(root)).not.toContain(PLANTED)
     const other = project()
     const byQuery = json(other, "forget", "--query", "checkout", "--confirm")
-    expect(byQuery.chosen.length).toBe(2)
+    // Both observations, and what else holds the word: the prompt, the summary, the injection that quoted them.
+    expect(byQuery.chosen.map((c: { type: string }) => c.type).sort()).toEqual(
+      ["ContextInjected", "ObservationRecorded", "ObservationRecorded", "PromptSubmitted", "SessionSummarized"]
+    )
     expect(json(other, "search", "checkout", "--type", "error").hits).toEqual([])
   })
 

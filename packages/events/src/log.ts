@@ -163,6 +163,8 @@ export interface MakeEventLogOptions<E> {
   readonly redacts?: (event: E) => ReadonlyArray<string> | undefined
   /** Applied to every event before it is validated and written: the privacy filter. */
   readonly sanitize?: (event: E) => E
+  /** Called with the newest event of each append, once it is committed (the head mark). */
+  readonly committed?: (newest: RecordedEvent) => void
   readonly now?: () => number
 }
 
@@ -314,7 +316,11 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       })
 
       return Effect.try({
-        try: () => transaction.immediate(),
+        try: () => {
+          const result = transaction.immediate()
+          if (result.written) options.committed?.(result.events.at(-1)!)
+          return result
+        },
         catch: (error) =>
           error instanceof WrongExpectedVersion || error instanceof IdempotencyConflict
             ? error

@@ -15,6 +15,7 @@ import {
   resumeBrief,
   searchIndex,
   type Settings,
+  sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
@@ -52,8 +53,11 @@ type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) =
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
-/** Records what was injected and returns the hook output that carries it. */
-const inject = (hook: HookName, sessionId: string, reason: string, injection: Injection | undefined) =>
+/**
+ * Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output
+ * that carries it.
+ */
+const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: string, injection?: Injection) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
@@ -64,7 +68,7 @@ const inject = (hook: HookName, sessionId: string, reason: string, injection: In
         reason: `${reason} (${injection.layer} layer)`,
         text: injection.text,
         tokens: injection.tokens,
-        sources: injection.sources
+        sources: sourceEventIds(db, injection.sources)
       } satisfies RalphMemEvent],
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
@@ -96,7 +100,8 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     }),
     injectionBudgetTokens(settings)
   )
-  const injected = inject("SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  const reason = `recent context of the project at ${source}`
+  const injected = inject(memory.db, "SessionStart", input.session_id, reason, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -117,7 +122,7 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
-  const injected = inject("UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
+  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
 

@@ -74,7 +74,13 @@ const restoreItem = (notice: RestoreNotice): InjectionItem => {
   const what = notice.backup === null
     ? "no backup existed, so memory starts afresh"
     : `the newest good backup was restored (${notice.backup})`
-  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ${what}. The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
+  const salvage = notice.salvaged === null || notice.salvaged === undefined
+    ? ""
+    : ` ${notice.salvaged} event(s) written after it were read back from the damaged file` +
+      `${notice.unreadable ? `; ${notice.unreadable} could not be read and are lost` : ""}.`
+  const line = `- ${day(notice.at)}: the memory database was damaged (${oneLine(notice.reason, 120)}); ` +
+    `${what}.${salvage} ` +
+    `The damaged file is kept at ${notice.damagedCopy}. Tell the user.`
   return { section: "ralph-mem notice", full: line, compact: line }
 }
 
@@ -119,10 +125,12 @@ const findingItem = (finding: TaskDetail["findings"][number]): InjectionItem => 
   sources: [finding.id]
 })
 
-const lastSummaryItem = (startedAt: number, summary: string): InjectionItem => ({
+/** A summary's source is its session: the hook records the summary's event in its place (`sourceEventIds`). */
+const lastSummaryItem = (sessionId: string, startedAt: number, summary: string): InjectionItem => ({
   section: BRIEF,
   full: `- last session (${day(startedAt)}): ${oneLine(summary, 600)}`,
-  compact: `- last session: ${oneLine(summary, 120)}`
+  compact: `- last session: ${oneLine(summary, 120)}`,
+  sources: [sessionId]
 })
 
 /** Where the last session stopped: the task and its step, the handoff note, findings, that session's errors and summary. */
@@ -130,7 +138,9 @@ export const resumeItems = ({ task, lastSession }: ResumeBrief): Array<Injection
   ...(task === null ? [] : [taskItem(task), ...(task.handoff === null ? [] : [handoffItem(task.handoff)]), ...task.findings.map(findingItem)]),
   ...(lastSession === null ? [] : [
     ...lastSession.errors.map((e) => observationItem(BRIEF, e, "error")),
-    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.startedAt, lastSession.summary)])
+    ...(lastSession.summary === null
+      ? []
+      : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
   ])
 ]
 
@@ -159,7 +169,8 @@ export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> =
     ...memory.summaries.filter((s) => s.sessionId !== briefed?.sessionId).map((s) => ({
       section: "Recent sessions",
       full: `- ${day(s.startedAt)}: ${oneLine(s.summary, 600)}`,
-      compact: `- ${day(s.startedAt)}: ${oneLine(s.summary, 120)}`
+      compact: `- ${day(s.startedAt)}: ${oneLine(s.summary, 120)}`,
+      sources: [s.sessionId]
     })),
     ...memory.errors.filter((e) => !briefedErrors.has(e.eventId)).map((e) => observationItem("Recent errors", e)),
     ...memory.successes.map((s) => observationItem("Recent successes", s))

@@ -14,12 +14,21 @@ import {
   resolveDatabasePath,
   streams
 } from "@ralph-mem/events"
-import { isCorruption, loadSettings, type Memory, openMemory, recoverDatabase } from "@ralph-mem/projections"
+import {
+  detectLostEvents,
+  finishPendingErasure,
+  isCorruption,
+  loadSettings,
+  type Memory,
+  openMemory,
+  recoverDatabase
+} from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
 import { failureLogPath, logFailure } from "./failure-log.ts"
+import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 
@@ -57,8 +66,19 @@ export interface HookExtensions {
   readonly afterRecorded?: (hook: HookName, context: HookContext & { readonly databasePath: string }) => void
 }
 
+/**
+ * The longest a hook waits, in all, for locks other processes hold (a long replay, a `BEGIN IMMEDIATE`
+ * left open): Claude Code waits for the hook. Past it, the hook's events go to the spill file.
+ */
+export const HOOK_LOCK_WAIT_MS = 2000
+
 /** A damaged database found while opening: recovered before the hook goes on. */
-class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedDatabase", { reason: Schema.String }) {}
+class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedDatabase", { reason: Schema.String }) {
+  // The reason is what the log, hooks.log and the restore notice say: without it they said nothing.
+  override get message() {
+    return this.reason
+  }
+}
 
 /** `undefined` stdin: too large to read, or unreadable. */
 const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
@@ -78,17 +98,33 @@ const describe = (error: unknown): string =>
 
 /**
  * Best effort: a HookFailed event, so `ralph-mem status` can count failures. When the failure came
- * before the database was opened (a malformed payload), it is opened just for this.
+ * before the database was opened (a malformed payload), it is opened just for this. True when recorded.
  */
-const recordFailure = (opened: Memory | undefined, open: () => ReturnType<typeof openMemory>, hook: HookName, reason: string, sessionId: string | undefined) =>
+const recordFailure = (
+  opened: Memory | undefined,
+  open: () => ReturnType<typeof openMemory>,
+  hook: HookName,
+  reason: string,
+  sessionId: string | undefined,
+  waitMs: number
+) =>
   (opened === undefined ? Effect.acquireRelease(open(), (m) => Effect.sync(() => m.db.close())) : Effect.succeed(opened)).pipe(
-    Effect.flatMap((memory) => memory.log.append(
-      streams.hookFailures,
-      [{ _tag: "HookFailed", hook, reason: reason.slice(0, 1000), ...(sessionId === undefined ? {} : { sessionId }) }],
-      { expectedVersion: "any", writer: `hook:${hook}` }
-    )),
+    Effect.flatMap((memory) => {
+      memory.db.pragma(`busy_timeout = ${waitMs}`)
+      return memory.log.append(
+        streams.hookFailures,
+        [{
+          _tag: "HookFailed",
+          hook,
+          reason: reason.slice(0, 1000),
+          ...(sessionId === undefined ? {} : { sessionId })
+        }],
+        { expectedVersion: "any", writer: `hook:${hook}` }
+      )
+    }),
     Effect.scoped,
-    Effect.ignore
+    Effect.as(true),
+    Effect.catchCause(() => Effect.succeed(false))
   )
 
 export const runHook = (
@@ -98,18 +134,29 @@ export const runHook = (
   extensions: HookExtensions = {}
 ): Effect.Effect<HookOutput | StopOutput | undefined> => {
   const invocation = monotonicUlid()()
+  const deadline = Date.now() + HOOK_LOCK_WAIT_MS
+  /** What is left of the hook's wait for locks. */
+  const waitLeft = () => Math.max(0, deadline - Date.now())
   let sessionId: string | undefined
+  /** The append the hook is making, kept in the spill file if it cannot be made. */
+  let pendingAppend: SpillRecord["append"]
   // Until the payload names the session's folder, failures are logged where the environment points.
   let knownPath: string | undefined
   const databasePath = () =>
     (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
   let memory: Memory | undefined
-  const open = () => openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true })
+  const open = () =>
+    openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
     Effect.gen(function*() {
+      pendingAppend = undefined
       memory = yield* open()
+      // Committed events the WAL lost are recorded before an append takes their positions; then what
+      // earlier hooks could not record goes in (mostly: nothing to do, two small reads).
+      yield* detectLostEvents(memory)
+      yield* foldSpill(memory, waitLeft())
       // Once a session, a full check: damage in pages a hook never reads is found before it spreads.
       if (hook === "SessionStart" && memory.db.pragma("quick_check", { simple: true }) !== "ok") {
         return yield* new DamagedDatabase({ reason: "quick_check found damage" })
@@ -120,12 +167,21 @@ export const runHook = (
       const context = { memory, project, settings }
       const decision = handlers[hook](input as never, context)
       if (decision.events.length > 0) {
-        yield* memory.log.append(streams.session(input.session_id), decision.events as ReadonlyArray<RalphMemEvent>, {
-          expectedVersion: "any",
+        pendingAppend = {
+          stream: streams.session(input.session_id),
+          events: decision.events as ReadonlyArray<RalphMemEvent>,
           writer: `hook:${hook}`,
           correlationId: invocation,
           ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
+        }
+        memory.db.pragma(`busy_timeout = ${waitLeft()}`)
+        yield* memory.log.append(pendingAppend.stream, pendingAppend.events, {
+          expectedVersion: "any",
+          writer: pendingAppend.writer,
+          correlationId: invocation,
+          ...(pendingAppend.idempotencyKey === undefined ? {} : { idempotencyKey: pendingAppend.idempotencyKey })
         })
+        pendingAppend = undefined
       }
       extensions.afterRecorded?.(hook, { ...context, databasePath: databasePath() })
       if (hook === "Stop" && extensions.stop !== undefined) {
@@ -171,12 +227,30 @@ export const runHook = (
           reason,
           ...(sessionId === undefined ? {} : { sessionId })
         })
-        yield* recordFailure(memory, open, hook, reason, sessionId)
+        const failure = {
+          id: invocation,
+          time: new Date().toISOString(),
+          hook,
+          reason: reason.slice(0, 1000),
+          ...(sessionId === undefined ? {} : { sessionId })
+        }
+        // Events the hook could not append are kept, with the failure, for the next process to record;
+        // a failure with nothing to append is recorded now if the database takes it in the time left.
+        if (pendingAppend !== undefined) spill(databasePath(), { ...failure, append: pendingAppend })
+        else if (!(yield* recordFailure(memory, open, hook, reason, sessionId, waitLeft()))) {
+          spill(databasePath(), failure)
+        }
         return undefined as HookOutput | StopOutput | undefined
       })
     ),
     Effect.ensuring(Effect.sync(() => {
       if (memory?.db.open !== true) return
+      // A forget that a reader kept from erasing its text: finished by the first process after the reader.
+      try {
+        finishPendingErasure(memory.db, memory.path)
+      } catch {
+        // Not now: a later process finishes it.
+      }
       if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
       else memory.db.close()
     }))

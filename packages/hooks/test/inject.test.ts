@@ -92,7 +92,8 @@ describe("what a session is told at its start", () => {
       "## Recent errors",
       "- 2026-11-20 09:00 `Bash npm test`: Exit code 1: older failure"
     ].join("\n"))
-    expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "belief-1", "err-0"])
+    // The summary is named by its session: the hook records the summary's event in its place.
+    expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "s1", "belief-1", "err-0"])
   })
 
   it("keeps the task, its step and the handoff note when the budget is tight", () => {

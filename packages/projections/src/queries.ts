@@ -80,6 +80,9 @@ export interface RestoreNotice {
   readonly reason: string
   readonly backup: string | null
   readonly damagedCopy: string
+  /** Events read back from the damaged file, and those that could not be (null before salvage was recorded). */
+  readonly salvaged?: number | null
+  readonly unreadable?: number | null
 }
 
 /**
@@ -90,7 +93,8 @@ export const unannouncedRestores = (db: SqliteDatabase): Array<RestoreNotice> =>
   db
     .prepare(
       `SELECT occurred_at AS at, json_extract(payload, '$.reason') AS reason, json_extract(payload, '$.backup') AS backup,
-              json_extract(payload, '$.damagedCopy') AS damagedCopy
+              json_extract(payload, '$.damagedCopy') AS damagedCopy, json_extract(payload, '$.salvaged') AS salvaged,
+              json_extract(payload, '$.unreadable') AS unreadable
        FROM events WHERE type = 'DatabaseRestored' AND redacted_by IS NULL AND position > coalesce(
          (SELECT max(position) FROM events WHERE type = 'ContextInjected' AND json_extract(payload, '$.hookEvent') = 'SessionStart'), 0)
        ORDER BY position`

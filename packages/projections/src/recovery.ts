@@ -4,12 +4,13 @@
  * place (or a new, empty database when there is none), the projections are rebuilt from its log, and a
  * DatabaseRestored event records what happened, so the next SessionStart tells the user once.
  */
-import { newSqliteDatabase, streams } from "@ralph-mem/events"
+import { newSqliteDatabase, readHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { replay } from "./replay.ts"
+import { salvageEvents } from "./salvage.ts"
 import { openMemory } from "./store.ts"
 
 /** Is this error SQLite saying the file is damaged (rather than busy, or full)? */
@@ -37,6 +38,9 @@ export const passesIntegrityCheck = (path: string): boolean => {
 export interface Recovery {
   readonly damagedCopy: string
   readonly backup: string | undefined
+  /** Events of the damaged file past the backup read back into the log, and those that could not be. */
+  readonly salvaged?: number
+  readonly unreadable?: number
 }
 
 /** Sets the damaged database aside and restores the newest good backup. Synchronous file work only. */
@@ -53,21 +57,43 @@ export const restoreFromBackup = (databasePath: string, now = new Date()): Recov
   return { damagedCopy, backup: good?.path }
 }
 
-/** The whole recovery: restore, rebuild every projection, and record it. */
+/**
+ * The whole recovery: restore, salvage the damaged file's events past the backup, rebuild every
+ * projection, and record it (with an EventsLost event for what could not be read).
+ */
 export const recoverDatabase = (databasePath: string, reason: string) =>
   Effect.gen(function*() {
+    // Read before the restore: the head mark says how far the damaged log had got.
+    const lastKnown = readHeadMark(databasePath)?.position
     const recovery = restoreFromBackup(databasePath)
     const memory = yield* openMemory({ path: databasePath })
     try {
+      const backupHead = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
+      const salvage = salvageEvents(memory.db, recovery.damagedCopy, backupHead, lastKnown)
       yield* replay(memory)
-      yield* memory.log.append(
-        streams.maintenance,
-        [{ _tag: "DatabaseRestored", reason: reason.slice(0, 500), damagedCopy: recovery.damagedCopy, ...(recovery.backup === undefined ? {} : { backup: recovery.backup }) }],
-        { expectedVersion: "any", writer: "recovery" }
-      )
+      const restored = {
+        _tag: "DatabaseRestored" as const,
+        reason: (reason.trim() === "" ? "damaged (SQLite gave no reason)" : reason).slice(0, 500),
+        damagedCopy: recovery.damagedCopy,
+        salvaged: salvage.salvaged,
+        unreadable: salvage.unreadable,
+        ...(recovery.backup === undefined ? {} : { backup: recovery.backup })
+      }
+      const lost = salvage.unreadable === 0 ? [] : [{
+        _tag: "EventsLost" as const,
+        count: salvage.unreadable,
+        detail: `the damaged database (kept at ${recovery.damagedCopy}) could not be read at positions ` +
+          salvage.unreadableRanges
+      }]
+      // The mark named the damaged log's head, which the restored log may not reach: it starts again here.
+      const { events } = yield* memory.log.append(streams.maintenance, [restored, ...lost], {
+        expectedVersion: "any",
+        writer: "recovery"
+      })
+      writeHeadMark(databasePath, events.at(-1)!, true)
+      return { ...recovery, salvaged: salvage.salvaged, unreadable: salvage.unreadable }
     } finally {
       memory.db.close()
     }
-    return recovery
   })
 

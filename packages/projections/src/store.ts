@@ -15,7 +15,8 @@ import {
   type SqliteDatabase,
   storageError,
   StorageError,
-  UndecodableEvent
+  UndecodableEvent,
+  writeHeadMark
 } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { allProjections } from "./all.ts"
@@ -41,7 +42,12 @@ export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, Databa
       try: (): Memory => {
         const runner = makeProjectionRunner(db, options.projections ?? allProjections)
         runner.prepare()
-        const log = makeEventLog(db, catalog, { listeners: [runner.listener], redacts: redactedBy, sanitize: redactStrings })
+        const log = makeEventLog(db, catalog, {
+          listeners: [runner.listener],
+          redacts: redactedBy,
+          sanitize: redactStrings,
+          ...(options.path === ":memory:" ? {} : { committed: (newest) => writeHeadMark(options.path, newest) })
+        })
         return { path: options.path, db, log, runner }
       },
       catch: (error) => {

@@ -5,6 +5,7 @@
 import { catalog, newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase, UndecodableEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
+import { describeLoss, unacknowledgedLosses } from "./losses.ts"
 import type { Projection } from "./projection.ts"
 import { eventsAfter, makeApplier, projectedPages } from "./runner.ts"
 import type { Memory } from "./store.ts"
@@ -165,7 +166,8 @@ export const verify = (memory: Memory): Effect.Effect<VerifyReport> =>
       ],
       ["checkpoints current", () => checkpointsCurrent(memory)],
       ["full-text indexes consistent", () => indexesConsistent(memory)],
-      ["projections equal a replay", () => projectionsEqualReplay(memory, memory.runner.projections)]
+      ["projections equal a replay", () => projectionsEqualReplay(memory, memory.runner.projections)],
+      ["no events known to be missing", () => unacknowledgedLosses(memory.db).map(describeLoss)]
     ]
     for (const [check, run] of checks) {
       try {

@@ -127,11 +127,11 @@ describe("forgetting", () => {
   it("leaves none of its tokens readable in the file: the contentless index is purged in the same transaction", () => {
     const memory = given([...sample, ["session:b", observation("b", "zanzibarquokka leaked", { files: ["src/quokkaledger.ts"] })]])
     const bytes = () => ["", "-wal"].map((suffix) => (existsSync(memory.path + suffix) ? readFileSync(memory.path + suffix).toString("latin1") : "")).join("")
-    scrubAfterForget(memory.db)
+    scrubAfterForget(memory.db, memory.path)
     expect(bytes()).toContain("zanzibarquokka")
     const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'zanzibar%'") as Array<{ event_id: string }>
     append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
-    scrubAfterForget(memory.db)
+    scrubAfterForget(memory.db, memory.path)
     expect(bytes()).not.toContain("zanzibarquokka")
     expect(bytes()).not.toContain("quokkaledger")
     expect(run(verify(memory)).findings).toEqual([])

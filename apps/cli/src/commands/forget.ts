@@ -1,6 +1,18 @@
 /** `ralph-mem forget`: show what would be forgotten; with --confirm, forget it for good. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
-import { type ForgetSelection, listBackups, loadSettings, planForget, removeBackups, scrubAfterForget, takeBackup } from "@ralph-mem/projections"
+import {
+  type ForgetSelection,
+  listBackups,
+  listDamagedCopies,
+  loadSettings,
+  planForget,
+  removeBackups,
+  removeDamagedCopies,
+  scrubAfterForget,
+  scrubDerivedFiles,
+  takeBackup,
+  damagedFolder
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -12,47 +24,114 @@ import { withStore } from "../store.ts"
 export const forget = Command.make(
   "forget",
   {
-    ids: Argument.String("id").pipe(Argument.withDescription("Event ids to forget (as search and audit print them)"), Argument.variadic()),
+    ids: Argument.String("id").pipe(
+      Argument.withDescription("Event ids to forget (as search and audit print them)"),
+      Argument.variadic()
+    ),
     session: Flag.String("session").pipe(Flag.withDescription("Forget a whole session"), Flag.optional),
-    query: Flag.String("query").pipe(Flag.withDescription("Forget every observation this search finds"), Flag.optional),
-    confirm: Flag.Boolean("confirm").pipe(Flag.withDescription("Really forget (without it, only show what would go)"), Flag.withDefault(false)),
+    query: Flag.String("query").pipe(
+      Flag.withDescription("Forget what this search finds, and every prompt, reply or note holding all its words"),
+      Flag.optional
+    ),
+    confirm: Flag.Boolean("confirm").pipe(
+      Flag.withDescription("Really forget (without it, only show what would go)"),
+      Flag.withDefault(false)
+    ),
     db: flags.db,
     json: flags.json
   },
   (input) =>
-    Effect.gen(function*() {
-      const chosen = [input.ids.length > 0, Option.isSome(input.session), Option.isSome(input.query)].filter(Boolean).length
-      if (chosen !== 1) return yield* flags.failWith("say what to forget: ids, or --session S, or --query Q (one of them)")
+    Effect.gen(function* () {
+      const chosen = [input.ids.length > 0, Option.isSome(input.session), Option.isSome(input.query)].filter(
+        Boolean
+      ).length
+      if (chosen !== 1)
+        return yield* flags.failWith("say what to forget: ids, or --session S, or --query Q (one of them)")
       const selection: ForgetSelection = Option.isSome(input.session)
         ? { by: "session", sessionId: input.session.value }
         : Option.isSome(input.query)
-        ? { by: "query", query: input.query.value, project: findProjectRoot(process.cwd()) }
-        : { by: "id", ids: input.ids }
+          ? { by: "query", query: input.query.value, project: findProjectRoot(process.cwd()) }
+          : { by: "id", ids: input.ids }
       yield* withStore(input.db, ({ log, db, path }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const plan = planForget(db, selection)
           if (plan.unknown.length > 0) return yield* flags.failWith(`no event with id ${plan.unknown.join(", ")}`)
           if (plan.chosen.length === 0) return yield* Console.log("Nothing to forget.")
           const eventIds = [...plan.chosen, ...plan.derived].map((e) => e.eventId)
+          const { texts, ...shown } = plan
+          const damagedCopies = listDamagedCopies(path).length
+          let erasure:
+            | {
+                complete: boolean
+                backupsReplaced: boolean
+                damagedCopiesRemoved: number
+                filesScrubbed: Array<string>
+              }
+            | undefined
           if (input.confirm) {
             yield* log.append(streams.forgets, [{ _tag: "MemoryForgotten", eventIds, selector: plan.selector }], {
               expectedVersion: "any",
               writer: "cli:forget"
             })
-            scrubAfterForget(db)
+            const complete = scrubAfterForget(db, path)
             // Older backups still hold what was forgotten: they are replaced by one taken now.
-            if (listBackups(path).length > 0) {
+            const backupsReplaced = listBackups(path).length > 0
+            if (backupsReplaced) {
               removeBackups(path)
-              takeBackup(db, path, loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env }).settings.backup.keep)
+              takeBackup(
+                db,
+                path,
+                loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env }).settings.backup.keep
+              )
+            }
+            erasure = {
+              complete,
+              backupsReplaced,
+              damagedCopiesRemoved: removeDamagedCopies(path),
+              filesScrubbed: scrubDerivedFiles(path, texts)
             }
           }
-          if (input.json) return yield* printJson({ forgotten: input.confirm, ...plan })
+          if (input.json)
+            return yield* printJson({
+              forgotten: input.confirm,
+              ...shown,
+              ...(erasure === undefined ? { damagedCopies } : { erasure })
+            })
           yield* Console.log(`${input.confirm ? "Forgot" : "Would forget"} ${plan.chosen.length} event(s):`)
           for (const e of plan.chosen) yield* Console.log(`  ${e.eventId}  ${e.type}  ${e.preview}`)
           if (plan.derived.length > 0) {
-            yield* Console.log(`and ${plan.derived.length} derived from them (context injections, session summaries) that hold their text.`)
+            yield* Console.log(
+              `and ${plan.derived.length} derived from them (context injections, session summaries) ` +
+                "that hold their text."
+            )
           }
-          if (!input.confirm) yield* Console.log("Nothing was changed. Add --confirm to forget for good.")
+          if (erasure === undefined) {
+            if (damagedCopies > 0) {
+              yield* Console.log(
+                `It would also delete the ${damagedCopies} damaged database cop(ies) in ${damagedFolder(path)}: ` +
+                  "they may hold the same text."
+              )
+            }
+            return yield* Console.log("Nothing was changed. Add --confirm to forget for good.")
+          }
+          if (erasure.backupsReplaced)
+            yield* Console.log("The older backups, which held it, were replaced by a new one.")
+          if (erasure.damagedCopiesRemoved > 0) {
+            yield* Console.log(
+              `Deleted ${erasure.damagedCopiesRemoved} damaged database cop(ies) in ${damagedFolder(path)}, ` +
+                "which may have held it " +
+                "(their readable events were salvaged when they were set aside)."
+            )
+          }
+          for (const file of erasure.filesScrubbed)
+            yield* Console.log(`Replaced the forgotten text with [forgotten] in ${file}.`)
+          if (!erasure.complete) {
+            yield* Console.log(
+              "NOT YET ERASED FROM THE FILE: another process is reading the database, so old copies of the text " +
+                "stay in it and its WAL until that process lets go. The next ralph-mem hook or command finishes " +
+                "the erasure; `ralph-mem status` and `doctor` say so until then."
+            )
+          }
         })
       )
     })

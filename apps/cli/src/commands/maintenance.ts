@@ -1,8 +1,7 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, type SqliteDatabase, storageError } from "@ralph-mem/events"
-import { backupDue, diagnose, type HealthCheck, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
-import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, logFailure, recentHookFailures } from "@ralph-mem/hooks"
+import { compactLog, type CompactOptions, type CompactReport, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import { diagnose, failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { backupDue, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { CliError, Command, Flag } from "effect/cli"
@@ -127,7 +126,7 @@ export const doctor = Command.make(
   (input) =>
     Effect.gen(function*() {
       const path = databasePath(input.db)
-      const checks: ReadonlyArray<HealthCheck> = [...yield* diagnose(path, { repair: input.repair }), recentHookFailures(path)]
+      const checks = yield* diagnose(path, { repair: input.repair })
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {

@@ -1,6 +1,7 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
 import { LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
-import { listBackups } from "@ralph-mem/projections"
+import { spillPath, spillState } from "@ralph-mem/hooks"
+import { listBackups, pendingErasure } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
@@ -12,20 +13,24 @@ const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0)
 
 /**
  * Every hook invocation that worked wrote its events under one correlation id; every one that failed
- * (and could still reach the database) wrote a HookFailed event. Failures that could not reach the
- * database are only in hooks.log.
+ * (and could still reach the database) wrote a HookFailed event, under the same id when its events
+ * were recorded late from the spill file. Those still in the spill file are failures too.
  */
-const hookStats = (db: SqliteDatabase) => {
+const hookStats = (db: SqliteDatabase, spilled: number) => {
   const { succeeded, failures } = db
     .prepare(
-      `SELECT
+      `WITH failed AS (SELECT json_extract(metadata, '$.correlationId') AS id FROM events WHERE type = 'HookFailed')
+       SELECT
          (SELECT count(DISTINCT json_extract(metadata, '$.correlationId')) FROM events
-          WHERE json_extract(metadata, '$.writer') LIKE 'hook:%' AND type != 'HookFailed') AS succeeded,
-         (SELECT count(*) FROM events WHERE type = 'HookFailed') AS failures`
+          WHERE json_extract(metadata, '$.writer') LIKE 'hook:%' AND type != 'HookFailed'
+            AND json_extract(metadata, '$.correlationId') NOT IN (SELECT id FROM failed WHERE id IS NOT NULL)
+         ) AS succeeded,
+         (SELECT count(*) FROM failed) AS failures`
     )
     .get() as { succeeded: number; failures: number }
-  const invocations = succeeded + failures
-  return { invocations, failures, successRate: invocations === 0 ? 1 : succeeded / invocations }
+  const invocations = succeeded + failures + spilled
+  const successRate = invocations === 0 ? 1 : succeeded / invocations
+  return { invocations, failures: failures + spilled, notYetRecorded: spilled, successRate }
 }
 
 /** From observation_rows, not the observations view: counting needs no join with the log. */
@@ -64,6 +69,7 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         streams: number
       }
       const sessions = sqlite.prepare("SELECT count(*) FROM sessions").pluck().get() as number
+      const spilled = spillState(path)
       const report = {
         database: path,
         sizeBytes: fileSize(path) + fileSize(`${path}-wal`),
@@ -76,7 +82,9 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         lastInjection: lastInjection(sqlite),
         activeLoops: activeLoops(sqlite),
         lastBackup: listBackups(path)[0] === undefined ? null : new Date(listBackups(path)[0]!.takenAt).toISOString(),
-        hooks: hookStats(sqlite)
+        hooks: hookStats(sqlite, spilled.kept + spilled.counted + spilled.unreadable),
+        /** Since when a forget's text waits to be erased from the file (a reader held it), or null. */
+        erasurePendingSince: pendingErasure(path)?.since ?? null
       }
       if (json) return yield* printJson(report)
       yield* printFields([
@@ -104,8 +112,18 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         ["last backup", report.lastBackup ?? "never"],
         [
           "hooks",
-          `${report.hooks.invocations} invocations, ${report.hooks.failures} failed (${(report.hooks.successRate * 100).toFixed(1)}% ok)`
-        ]
+          `${report.hooks.invocations} invocations, ${report.hooks.failures} failed ` +
+          `(${(report.hooks.successRate * 100).toFixed(1)}% ok)` +
+          (report.hooks.notYetRecorded === 0
+            ? ""
+            : `; ${report.hooks.notYetRecorded} could not record and wait in ${spillPath(path)} ` +
+              "(the next process that can write records them)")
+        ],
+        ...(report.erasurePendingSince === null ? [] : [[
+          "forget",
+          `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another ` +
+          "process reads it; the next hook or command erases it"
+        ] as const])
       ])
     })
   )

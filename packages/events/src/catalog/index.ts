@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { type EventOf, makeCatalog } from "./catalog.ts"
 import type { EventDefinition } from "./define.ts"
 import { HookFailed } from "./hook.ts"
-import { DatabaseRestored } from "./maintenance.ts"
+import { DatabaseRestored, EventsLost, LossAcknowledged } from "./maintenance.ts"
 import {
   LoopConfigChanged,
   LoopCriteriaEvaluated,
@@ -72,6 +72,8 @@ export const definitions = [
   LoopInterrupted,
   HookFailed,
   DatabaseRestored,
+  EventsLost,
+  LossAcknowledged,
   DecisionRecorded,
   BeliefSet,
   BeliefUnset,

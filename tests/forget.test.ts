@@ -1,0 +1,164 @@
+/**
+ * A confirmed forget leaves no byte of the forgotten text anywhere under `.ralph-mem/` once no other
+ * process reads the database: the log and read models, the WAL, backups, damaged copies, exports and
+ * plans. Real hook processes write the memory; every file under the folder is searched for the bytes.
+ */
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { writeFigures } from "./support/figures.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+import { cli, holdTransaction, json, memoryFolder as folder, project } from "./support/memory-project.ts"
+
+const PLANTED = "PANGOLIN-8842-ALBATROSS"
+
+const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) => {
+  const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root })
+  expect(run.code).toBe(0)
+  return run
+}
+
+/** Every regular file under `.ralph-mem` that holds the bytes (as written, or as JSON escapes them). */
+const filesHolding = (root: string, text: string): Array<string> => {
+  const walk = (dir: string): Array<string> =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name)
+      const stat = lstatSync(path, { throwIfNoEntry: false })
+      if (stat === undefined) return []
+      return stat.isDirectory() ? walk(path) : stat.isFile() ? [path] : []
+    })
+  return walk(folder(root)).filter((path) => {
+    try {
+      return readFileSync(path).toString("latin1").includes(text)
+    } catch {
+      return false
+    }
+  })
+}
+
+/** The background maintenance a SessionEnd starts has taken its backup. */
+const backupTaken = async (root: string) => {
+  const backups = join(folder(root), "backups")
+  for (let i = 0; i < 400 && !(existsSync(backups) && readdirSync(backups).some((n) => n.endsWith(".db"))); i++) {
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  expect(readdirSync(backups).length).toBeGreaterThan(0)
+}
+
+let scenarios = 0
+
+afterAll(() => writeFigures("forget", { "forget scenarios": scenarios }))
+
+describe("a confirmed forget", () => {
+  it("takes a summary a later session's injection quoted (the injection records the summary's event)", async () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: `rename the ${PLANTED} module` })
+    hook(root, "SessionEnd", "s1", { reason: "exit" })
+    await backupTaken(root)
+    // The next session is told the summary ("Goal: rename the ... module"), and its prompt finds it.
+    expect(hook(root, "SessionStart", "s2", { source: "startup" }).stdout).toContain(PLANTED)
+    hook(root, "UserPromptSubmit", "s2", { prompt: `what about ${PLANTED.toLowerCase()}` })
+    const injected = json(root, "audit", "--type", "ContextInjected")
+    const summaryId = json(root, "audit", "--type", "SessionSummarized")[0].eventId
+    expect(injected.length).toBeGreaterThan(0)
+    for (const injection of injected.filter((e: { payload: { text: string } }) => e.payload.text.includes(PLANTED))) {
+      expect(injection.payload.sources).toContain(summaryId)
+    }
+    const promptId = json(root, "audit", "--type", "PromptSubmitted").find((e: { payload: { prompt: string } }) =>
+      e.payload.prompt.includes("rename")
+    ).eventId
+    const forgot = json(root, "forget", promptId, "--confirm")
+    expect(forgot.erasure).toMatchObject({ complete: true, backupsReplaced: true })
+    expect(forgot.derived.map((d: { type: string }) => d.type)).toEqual(
+      expect.arrayContaining(["SessionSummarized", "ContextInjected"])
+    )
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(cli(root, "verify").code).toBe(0)
+  })
+
+  it("by --query finds prompts, Claude's replies and observations recorded without a project", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: `the key is ${PLANTED}` })
+    hook(root, "Stop", "s1", { last_assistant_message: `Noted: ${PLANTED} is the key.`, stop_hook_active: false })
+    // A session whose start was never recorded: its observations have no project.
+    hook(root, "PostToolUse", "orphan", {
+      tool_name: "Bash",
+      tool_input: { command: "cat notes" },
+      tool_use_id: "t1",
+      tool_response: { stdout: `seen ${PLANTED}` }
+    })
+    expect(filesHolding(root, PLANTED).length).toBeGreaterThan(0)
+    const preview = json(root, "forget", "--query", PLANTED)
+    expect(preview.chosen.map((c: { type: string }) => c.type).sort()).toEqual([
+      "AssistantReplied",
+      "ObservationRecorded",
+      "PromptSubmitted"
+    ])
+    json(root, "forget", "--query", PLANTED, "--confirm")
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(cli(root, "verify").code).toBe(0)
+  })
+
+  it("deletes damaged copies (saying so) and scrubs exported files", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
+    expect(cli(root, "decide", `Name the queue ${PLANTED}`, "--why", "it is unique").code).toBe(0)
+    expect(cli(root, "export", "--format", "md").code).toBe(0)
+    expect(cli(root, "export", "--format", "json", "--out", join(folder(root), "plans")).code).toBe(0)
+    // A damaged copy, as a restore leaves it.
+    mkdirSync(join(folder(root), "damaged"), { mode: 0o700 })
+    writeFileSync(join(folder(root), "damaged", "memory-x.db"), readFileSync(join(folder(root), "memory.db")))
+    writeFileSync(join(folder(root), "damaged", "memory-x.db-wal"), readFileSync(join(folder(root), "memory.db")))
+    expect(filesHolding(root, PLANTED).length).toBeGreaterThanOrEqual(4)
+    expect(cli(root, "forget", "--query", PLANTED).stdout).toMatch(/would also delete the 2 damaged database cop/)
+    const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")
+    expect(forgot.stdout).toMatch(/Deleted 2 damaged database cop/)
+    expect(forgot.stdout).toMatch(/\[forgotten\] in .*export/)
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(readdirSync(join(folder(root), "export")).length).toBeGreaterThan(0)
+  })
+
+  it("while another process reads: the erasure is pending (status, doctor) and the next process ends it", async () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
+    for (let i = 0; i < 20; i++)
+      hook(root, "PostToolUse", "s1", {
+        tool_name: "Bash",
+        tool_input: { command: `echo ${i}` },
+        tool_use_id: `t${i}`,
+        tool_response: { stdout: `${i} ${PLANTED}` }
+      })
+    const reader = await holdTransaction(join(folder(root), "memory.db"), "BEGIN")
+    try {
+      const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")
+      expect(forgot.code).toBe(0)
+      expect(forgot.stdout).toMatch(/NOT YET ERASED FROM THE FILE/)
+      // Honest: the text is still in the file while the reader holds its snapshot.
+      expect(filesHolding(root, PLANTED).length).toBeGreaterThan(0)
+      expect(json(root, "status").erasurePendingSince).toEqual(expect.any(String))
+      expect(cli(root, "status").stdout).toMatch(/^forget\s+NOT YET ERASED/m)
+      const doctor = cli(root, "doctor")
+      expect(doctor.code).toBe(1)
+      expect(doctor.stdout).toMatch(/FAIL\s+forget: the text forgotten at/)
+      // A hook cannot finish it either while the reader is there.
+      hook(root, "UserPromptSubmit", "s1", { prompt: "next" })
+      expect(existsSync(join(folder(root), "memory.db.erasure-pending"))).toBe(true)
+    } finally {
+      await reader.release()
+    }
+    // The next process after the reader finishes the erasure.
+    hook(root, "UserPromptSubmit", "s1", { prompt: "and the next" })
+    expect(existsSync(join(folder(root), "memory.db.erasure-pending"))).toBe(false)
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(json(root, "status").erasurePendingSince).toBeNull()
+    expect(cli(root, "doctor").code).toBe(0)
+  })
+})
