@@ -42,14 +42,15 @@ export type HookOutput =
     }
   }
 
-export interface Decision {
+/** What a hook decided: the events to record and what to print back to Claude Code. */
+export interface HookDecision {
   readonly events: ReadonlyArray<RalphMemEvent>
   readonly output?: HookOutput
-  /** Appending the same decision twice (a retried hook) writes it once. */
+  /** Appending the same hook decision twice (a retried hook) writes it once. */
   readonly idempotencyKey?: string
 }
 
-type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => Decision
+type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => HookDecision
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
@@ -73,7 +74,7 @@ const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: str
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
 
-const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
+const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): HookDecision =>
   output === undefined ? { events } : { events, output }
 
 const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {

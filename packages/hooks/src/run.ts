@@ -12,6 +12,7 @@ import {
   redactValue,
   releaseForExit,
   resolveDatabasePath,
+  type StopOutput,
   streams
 } from "@ralph-mem/events"
 import {
@@ -46,12 +47,6 @@ export interface HookEnvironment {
    * the exit rather than closed (`releaseForExit`), which spares every hook the fsyncs of a close.
    */
   readonly exitsAfter?: boolean
-}
-
-/** What a Stop hook may answer: let Claude stop (nothing), or continue the turn with the next prompt. */
-export interface StopOutput {
-  readonly hookSpecificOutput?: { readonly hookEventName: "Stop"; readonly additionalContext: string }
-  readonly systemMessage?: string
 }
 
 /**

@@ -8,7 +8,7 @@ import * as Stream from "effect/Stream"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { jsonArrayWriter } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 const line = (e: RecordedEvent) =>
   [

@@ -34,7 +34,7 @@ import {
   taskMarkdown
 } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 import { existingTask } from "./task.ts"
 
 interface Exported {

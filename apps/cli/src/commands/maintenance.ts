@@ -9,7 +9,7 @@ import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
 import { progress } from "../progress.ts"
-import { databasePath, withStore } from "../store.ts"
+import { databasePath, withStore } from "../command-memory.ts"
 
 export const backup = Command.make(
   "backup",

@@ -7,7 +7,7 @@ import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import * as flags from "../flags.ts"
 import { printFields, printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0)
 

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printFields, printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withStore } from "../../command-memory.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const config = Command.make(

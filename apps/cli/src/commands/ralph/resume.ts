@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withStore } from "../../command-memory.ts"
 import { agentFlag, agentTimeoutFlag, loopFlag, parseAgent, resolveLoop, waitCountdown } from "./shared.ts"
 
 export const resume = Command.make(

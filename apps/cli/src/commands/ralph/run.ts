@@ -19,7 +19,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withStore } from "../../command-memory.ts"
 import {
   agentFlag,
   agentTimeoutFlag,

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import { Flag } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withStore } from "../../command-memory.ts"
 
 export const loopFlag = Flag.String("loop").pipe(
   Flag.withDescription("The loop (default: the latest of this project)"),

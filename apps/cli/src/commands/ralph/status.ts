@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printFields, printJson } from "../../output.ts"
-import { withExistingStore } from "../../store.ts"
+import { withExistingStore } from "../../command-memory.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const status = Command.make("status", { loop: loopFlag, db: flags.db, json: flags.json }, (input) =>

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../store.ts"
+import { withStore } from "../../command-memory.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const stop = Command.make(

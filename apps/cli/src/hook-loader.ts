@@ -23,7 +23,7 @@ import { nodeIsRecent, oldNodeMessage, runUnderProvisionedNode } from "./old-nod
 /** Set by scripts/bundle.mjs: the hook program, relative to this file. */
 declare const HOOK_PROGRAM: string | undefined
 
-/** What the hook program (hook-main.ts) exports. */
+/** What the hook program (hook-program.ts) exports. */
 interface HookProgram {
   /** Runs the hook; true when it recorded its events. */
   readonly main: (hook: string | undefined, readStdin: () => string | undefined) => Promise<boolean>
@@ -312,7 +312,7 @@ if (nodeIsRecent) {
       }
     } else {
       // Unbundled (development): the program's module directly, without the cache.
-      const program = (await import(new URL("./hook-main.ts", import.meta.url).href)) as HookProgram
+      const program = (await import(new URL("./hook-program.ts", import.meta.url).href)) as HookProgram
       await program.main(hook, readStdin(fs))
     }
   } catch (error) {
