@@ -2,7 +2,9 @@
  * Hook latency: every hook is a fresh process, so this times whole processes (spawn to exit) of the
  * bundled hook against a database holding 10,000 observations, interleaved with `node -e 0` on the same
  * Node so both see the same machine. Targets (issue 4): PostToolUse <= 1.5x and UserPromptSubmit (with
- * search and injection) <= 2x the median of `node -e 0`.
+ * search and injection) <= 2x the median of `node -e 0`; PostToolUseFailure (issue 17: a failure this project
+ * saw before and saw fixed, answered with its recall) <= 2x. A PostToolUse with a 60 MB tool response is timed
+ * apart (a few runs): it must finish well inside Claude Code's hook timeout (issue 15).
  */
 import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
@@ -14,7 +16,10 @@ import { elapsedMs, round, summarize, withTempFolder } from "./measure.ts"
 
 const HOOK = join(import.meta.dirname, "..", "dist", "hook.mjs")
 
-const seed = (project: string, observations: number) => {
+const LARGE_BYTES = 60_000_000
+const LOG_LINE = "2026-11-25T00:12:33.123Z INFO request handled path=/api/v1/items status=200 duration_ms=12\n"
+
+export const seed = (project: string, observations: number) => {
   const memory = Effect.runSync(openMemory({ path: join(project, ".ralph-mem", "memory.db") }))
   const perSession = 100
   for (let s = 0; s < observations / perSession; s++) {
@@ -33,10 +38,22 @@ const seed = (project: string, observations: number) => {
     ]
     Effect.runSync(memory.log.append(`session:${sessionId}`, events, { expectedVersion: "any", writer: "bench" }))
   }
+  // A failure that was fixed: the type check failed, a file was edited, the type check passed.
+  const fixed = "seed-fixed"
+  const observed = (kind: "error" | "success" | "tool_use", toolName: string, inputSummary: string, content: string): RalphMemEvent =>
+    ({ _tag: "ObservationRecorded", sessionId: fixed, kind, toolName, inputSummary, content, files: toolName === "Edit" ? [inputSummary] : [] })
+  Effect.runSync(memory.log.append(`session:${fixed}`, [
+    { _tag: "SessionStarted", sessionId: fixed, projectPath: project, source: "startup" },
+    observed("error", "Bash", "npx tsc --noEmit", TYPECHECK_FAILURE),
+    observed("tool_use", "Edit", `${project}/src/auth.ts`, "- a\n+ b"),
+    observed("success", "Bash", "npx tsc --noEmit", "")
+  ], { expectedVersion: "any", writer: "bench" }))
   // Past sessions packed, as maintenance leaves them: an injection inflates the blocks of what it shows.
   compactLog(memory.db, { idleMs: 0 })
   memory.db.close()
 }
+
+const TYPECHECK_FAILURE = "Exit code 2\nsrc/auth.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
 
 const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
   const start = process.hrtime.bigint()
@@ -45,6 +62,18 @@ const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
   if (result.status !== 0) throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`)
   return ms
 }
+
+/** The type check failing again, in a session of its own each time (a session is told a recall once). */
+export const failurePayload = (project: string, i: number) =>
+  JSON.stringify({
+    session_id: `bench-failure-${i}`,
+    cwd: project,
+    hook_event_name: "PostToolUseFailure",
+    tool_name: "Bash",
+    tool_input: { command: "npx tsc --noEmit" },
+    tool_use_id: `toolu_failure_${i}`,
+    error: TYPECHECK_FAILURE
+  })
 
 export const hooksBench = (runs: number) =>
   withTempFolder((project) => {
@@ -62,22 +91,35 @@ export const hooksBench = (runs: number) =>
           tool_use_id: `toolu_${i}`
         }), project),
       userPromptSubmit: () =>
-        time([HOOK, "UserPromptSubmit"], payload("UserPromptSubmit", { prompt: "why does module 42 throw a TypeError reading token?" }), project)
+        time([HOOK, "UserPromptSubmit"], payload("UserPromptSubmit", { prompt: "why does module 42 throw a TypeError reading token?" }), project),
+      postToolUseFailure: (i: number) => time([HOOK, "PostToolUseFailure"], failurePayload(project, i), project)
     }
     // Warm-up: the compile cache and the OS page cache, as a real session's first hooks would.
     for (let i = 0; i < 3; i++) for (const run of Object.values(cases)) run(i)
-    const samples: Record<keyof typeof cases, Array<number>> = { nodeBaseline: [], postToolUse: [], userPromptSubmit: [] }
+    const samples: Record<keyof typeof cases, Array<number>> = { nodeBaseline: [], postToolUse: [], userPromptSubmit: [], postToolUseFailure: [] }
     for (let i = 0; i < runs; i++) {
       for (const [name, run] of Object.entries(cases) as Array<[keyof typeof cases, (i: number) => number]>) samples[name].push(run(i))
     }
     const baseline = summarize(samples.nodeBaseline)
     const post = summarize(samples.postToolUse)
     const prompt = summarize(samples.userPromptSubmit)
+    const failure = summarize(samples.postToolUseFailure)
+    // Issue 15: a tool response of 60 MB (log lines, two secrets) is scanned only where it is stored.
+    const largeStdout = `GITHUB_TOKEN=ghp_${"A1b2C3d4".repeat(5)}\n${LOG_LINE.repeat(Math.ceil(LARGE_BYTES / LOG_LINE.length))}password=Tail99x\n`
+    const large = summarize(Array.from({ length: Math.max(3, Math.floor(runs / 10)) }, (_, i) =>
+      time([HOOK, "PostToolUse"], payload("PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command: "cat huge.log" },
+        tool_response: { stdout: largeStdout, stderr: "" },
+        tool_use_id: `toolu_large_${i}`
+      }), project)))
     return {
       observations: 10_000,
       runs,
       nodeBaseline: baseline,
       postToolUse: { ...post, ratio: round(post.p50Ms / baseline.p50Ms, 2), target: "<= 1.5x node -e 0" },
-      userPromptSubmit: { ...prompt, ratio: round(prompt.p50Ms / baseline.p50Ms, 2), target: "<= 2x node -e 0" }
+      userPromptSubmit: { ...prompt, ratio: round(prompt.p50Ms / baseline.p50Ms, 2), target: "<= 2x node -e 0" },
+      postToolUseFailure: { ...failure, ratio: round(failure.p50Ms / baseline.p50Ms, 2), target: "<= 2x node -e 0 (with the recall)" },
+      postToolUseLarge: { ...large, payloadBytes: largeStdout.length, target: "well inside Claude Code's hook timeout (60 s)" }
     }
   })

@@ -59,11 +59,12 @@ describe("ralph-mem compact", () => {
       const { hits, ...rest } = json(root, "search", "gateway timeout")
       return { ...rest, hits: hits.map(({ score: _, ...hit }: { score: number }) => hit) }
     }
-    const injection = () => hook(root, "UserPromptSubmit", "s3", { prompt: "why does the gateway time out?" }).stdout
+    // Each in a session of its own: a session is not told the same memory twice.
+    const injection = (session: string) => hook(root, "UserPromptSubmit", session, { prompt: "why does the gateway time out?" }).stdout
 
     // Just recorded: nothing has been idle for 10 minutes.
     expect(json(root, "compact", "--idle", "10m")).toMatchObject({ events: 0, blocks: 0 })
-    const injected = injection()
+    const injected = injection("s3")
     expect(injected).toContain("GatewayTimeoutError")
     const before = { search: search(), show: json(root, "show", String(search().hits[0].id)) }
 
@@ -74,7 +75,7 @@ describe("ralph-mem compact", () => {
     expect(packedEvents(root)).toBe(report.events)
     expect(search()).toEqual(before.search)
     expect(json(root, "show", String(before.search.hits[0].id))).toEqual(before.show)
-    expect(injection()).toBe(injected)
+    expect(injection("s4")).toBe(injected)
     expect(json(root, "verify")).toMatchObject({ ok: true, findings: [] })
     expect(cli(root, "compact").stdout).toMatch(/Packed \d+ events of 1 streams|Nothing to pack/)
   })

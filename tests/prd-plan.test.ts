@@ -4,7 +4,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -178,6 +178,8 @@ describe("ralph plan", () => {
     expect(status).toMatchObject({ status: "success", mode: "plan", iteration: 3 })
     expect(status.planPath).toBe(join(root, ".ralph-mem", "plans", `plan-${status.loopId}.md`))
     const saved = readFileSync(status.planPath, "utf8")
+    // Private like everything under .ralph-mem.
+    expect([statSync(join(root, ".ralph-mem", "plans")).mode & 0o777, statSync(status.planPath).mode & 0o777]).toEqual([0o700, 0o600])
     expect(saved).toMatch(/^## 목표\n캐시를 둔다\.[\s\S]*## 위험 요소[\s\S]*Key \[secret:anthropic-key\] \[private\]\n\[PLAN_COMPLETE\]\n$/)
     expect(query(root, "SELECT json_extract(payload, '$.plan') AS plan FROM events WHERE type = 'LoopPlanSaved'")).toEqual([{ plan: saved.trimEnd() }])
     // The loop is over: edits pass again.

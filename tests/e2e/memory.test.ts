@@ -10,7 +10,7 @@ import { newSqliteDatabase } from "@ralph-mem/events"
 import type Database from "better-sqlite3"
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomInt } from "node:crypto"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -33,7 +33,8 @@ import {
   type RecordedRequest,
   type Reply,
   requestsContaining,
-  startMockAnthropic
+  startMockAnthropic,
+  stringsIn
 } from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
@@ -388,11 +389,11 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(bodyContains(firstRequest?.body, `SessionStart hook additional context: ${text}`)).toBe(true)
     })
 
-    it("injects the matching observation as related memory for a prompt that mentions it", () => {
-      const text = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
-      expect(text).toContain("## Related memory")
-      expect(text).toContain(MARKER)
-      expect(bodyContains(second.mock.mainRequests()[0]?.body, `UserPromptSubmit hook additional context: ${text}`)).toBe(true)
+    it("does not tell the prompt the matching observation again: the SessionStart told it already", () => {
+      const injected = eventsOfSession(project, second.sessionId).filter((e) => e.type === "ContextInjected")
+      expect(injected.map((e) => e.payload["hookEvent"])).toEqual(["SessionStart"])
+      const contexts = stringsIn(second.mock.mainRequests()[0]?.body).filter((t) => t.includes(" hook additional context: "))
+      expect(contexts.filter((t) => t.includes(MARKER))).toHaveLength(1)
     })
 
     it("reaches the second session's first model request with the distinctive output", () => {
@@ -444,6 +445,91 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(lastToolResults(main[1] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_noisy", isError: true })])
       expect(lastToolResults(main[2] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_silent", isError: true })])
       expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2)")
+    })
+  })
+
+  describe("an error fixed in one session, and back in the next", () => {
+    /** A project whose `npm test` fails while src/auth.js sets `expiresIn: 0`. */
+    const BROKEN = "module.exports = { expiresIn: 0 }\n"
+    const CHECK = [
+      `const src = require("fs").readFileSync("src/auth.js", "utf8")`,
+      `if (src.includes("expiresIn: 0")) {`,
+      `  console.log(" FAIL  src/auth.test.js > login > refreshes the token")`,
+      `  console.error("TokenExpiredError: jwt expired")`,
+      `  process.exit(1)`,
+      `}`,
+      `console.log(" ✓ src/auth.test.js (1 test)")`
+    ].join("\n")
+    /** Every context ralph-mem's hooks put into a request, as Claude Code labels it. */
+    const contextsIn = (request: RecordedRequest | undefined): Array<string> =>
+      stringsIn(request?.body).filter((text) => / hook additional context: /.test(text) && text.includes("ralph-mem"))
+    let project: string
+    let fixing: Session
+    let again: Session
+
+    beforeAll(async () => {
+      project = newProject()
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "auth", version: "1.0.0", scripts: { test: "node check.js" } }))
+      writeFileSync(join(project, "check.js"), CHECK)
+      mkdirSync(join(project, "src"))
+      const auth = join(project, "src", "auth.js")
+      writeFileSync(auth, BROKEN)
+      fixing = await runSession({
+        project,
+        prompt: "The login test fails; fix it",
+        replies: [
+          bash("npm test", "toolu_e2e_fail"),
+          { toolUses: [{ name: "Read", input: { file_path: auth } }] },
+          { toolUses: [{ name: "Edit", input: { file_path: auth, old_string: "expiresIn: 0", new_string: "expiresIn: 3600" } }] },
+          bash("npm test", "toolu_e2e_pass"),
+          "Fixed: the token lives an hour."
+        ]
+      })
+      // The fix is undone (a bad merge): the same failure comes back in the next session.
+      writeFileSync(auth, BROKEN)
+      again = await runSession({ project, prompt: "Check the test suite", replies: [bash("npm test", "toolu_e2e_again"), "It fails again."] })
+    }, SCENARIO_TIMEOUT_MS)
+
+    it("records the failure, the edit and the passing run of the fixing session", () => {
+      expectHooksSucceeded(fixing.run, [...STREAMED_HOOKS, "PostToolUse", "PostToolUseFailure"])
+      expect(observationsOf(project, fixing.sessionId).map((o) => [o.type, o.tool_name, o.input_summary])).toEqual([
+        ["error", "Bash", "npm test"],
+        ["tool_use", "Read", expect.stringContaining("src/auth.js")],
+        ["tool_use", "Edit", expect.stringContaining("src/auth.js")],
+        ["success", "Bash", "npm test"]
+      ])
+      expect(hookFailureLog(project)).toEqual([])
+    })
+
+    it("tells the next session the lesson, not the error", () => {
+      expectHooksSucceeded(again.run, [...STREAMED_HOOKS, "PostToolUseFailure"])
+      const text = String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"])
+      expect(text).toMatch(/## Lessons: errors fixed since\n- `npm test` failed @\d+ .* with FAIL src\/auth\.test\.js > login > refreshes the token; fixed: edited src\/auth\.js @\d+/)
+      expect(text).not.toContain("## Open errors")
+      expect(text).toContain("`ralph-mem show <id>`")
+      expect(bodyContains(again.mock.mainRequests()[0]?.body, `SessionStart hook additional context: ${text}`)).toBe(true)
+    })
+
+    it("answers the failing npm test with the recall, in the very next request, recorded", () => {
+      const recall = onlyEvent(project, again.sessionId, "ContextInjected", "PostToolUseFailure").payload
+      const lesson = /- `npm test` failed (@\d+) /.exec(String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"]))?.[1]
+      expect(String(recall["text"])).toMatch(new RegExp(`^ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told \\(edited src/auth\\.js @\\d+\\)`))
+      const [first, next] = again.mock.mainRequests()
+      expect(bodyContains(first?.body, String(recall["text"]))).toBe(false)
+      expect(bodyContains(next?.body, String(recall["text"]))).toBe(true)
+      // The request that answers the failed tool call, the recall right after its result.
+      const messages = stringsIn(next?.body?.messages)
+      expect(messages.indexOf("toolu_e2e_again")).toBeGreaterThanOrEqual(0)
+      expect(messages.findIndex((m) => m.includes(String(recall["text"])))).toBeGreaterThan(messages.indexOf("toolu_e2e_again"))
+    })
+
+    it("repeats no item within a request", () => {
+      for (const request of again.mock.mainRequests()) {
+        const lines = contextsIn(request).flatMap((text) => text.split("\n")).filter((line) => line.startsWith("- "))
+        expect(lines.length).toBeGreaterThan(0)
+        expect(lines).toEqual([...new Set(lines)])
+        expect(contextsIn(request).filter((text) => text.includes("refreshes the token"))).toHaveLength(1)
+      }
     })
   })
 

@@ -1,5 +1,11 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
-import { findProjectRoot, LATEST_SCHEMA_VERSION, newSqliteDatabase, resolveDatabasePath } from "@ralph-mem/events"
+import {
+  findProjectRoot,
+  inspectMemoryFolder,
+  LATEST_SCHEMA_VERSION,
+  newSqliteDatabase,
+  resolveDatabasePath
+} from "@ralph-mem/events"
 import { foldSpill } from "@ralph-mem/hooks"
 import { acquireMemory, detectLostEvents, finishPendingErasure, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
@@ -63,7 +69,8 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
   use: (memory: Memory) => Effect.Effect<A, E>
 ) => {
   const { path, outsideGit } = location(db)
-  if (existsSync(path)) return withStore(db, use)
+  // A refused memory folder is said to be refused (by the open), never shown as an empty memory.
+  if (existsSync(path) || inspectMemoryFolder(path).problem !== undefined) return withStore(db, use)
   const note = outsideGit
     ? Effect.sync(() =>
       process.stderr.write(

@@ -111,6 +111,20 @@ const requireFor = (file: string) => {
   }
 }
 
+/**
+ * Creating a file in the cache folder: only if nothing is there, never through a link (O_EXCL refuses an
+ * existing link already; O_NOFOLLOW says so where the platform has it). The folder is checked private first.
+ */
+const writeNewFile = (fs: Fs, path: string, data: string | Uint8Array): void => {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants
+  const fd = fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | (O_NOFOLLOW ?? 0), 0o600)
+  try {
+    fs.writeFileSync(fd, data)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /** Longer than any hook runs (Claude Code's default hook timeout is a minute). */
 const MARK_LIFETIME_MS = 10 * 60 * 1000
 
@@ -126,7 +140,7 @@ const MARK_LIFETIME_MS = 10 * 60 * 1000
 const markRun = (fs: Fs, cacheFile: string): (() => void) | "crashed" | undefined => {
   const mark = `${cacheFile}.running`
   try {
-    fs.writeFileSync(mark, String(process.pid), { flag: "wx", mode: 0o600 })
+    writeNewFile(fs, mark, String(process.pid))
     return () => fs.unlinkSync(mark)
   } catch {
     // Marked already: by a hook running now, or by one that died.
@@ -205,7 +219,8 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
       // lengths, not contents).
       const temporary = `${cacheFile}.${process.pid}.tmp`
       try {
-        fs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+        fs.rmSync(temporary, { force: true })
+        writeNewFile(fs, temporary, script.createCachedData())
         fs.renameSync(temporary, cacheFile)
       } catch (error) {
         fs.rmSync(temporary, { force: true })

@@ -63,7 +63,7 @@ describe("ralph-mem search and show", () => {
     expect(json(root, "show", hits[0].id).details[0].content).toContain(PLANTED)
     const missing = cli(root, "show", "NOPE")
     expect(missing.code).toBe(1)
-    expect(missing.stderr).toMatch(/no observation with id NOPE/)
+    expect(missing.stderr).toMatch(/no memory item with id NOPE/)
   })
 
   it("filters by type, since (an age or a date) and limit, and rejects bad values", () => {

@@ -4,11 +4,18 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs"
-import { basename, dirname, join } from "node:path"
+import { accessSync, constants, statSync } from "node:fs"
+import { dirname } from "node:path"
 import { DatabaseUnusable } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
+import {
+  createPrivateFile,
+  ensureFolder,
+  inspectMemoryFolder,
+  type MemoryFolderInspection,
+  tightenFile
+} from "./safe-fs.ts"
 
 export type SqliteDatabase = Database.Database
 
@@ -45,40 +52,59 @@ export const releaseForExit = (db: SqliteDatabase, path: string): void => {
   }
 }
 
+/** Can this process write the database and its folder (where SQLite makes its WAL and shared memory)? */
+export const canWriteDatabase = (path: string): boolean => {
+  try {
+    accessSync(dirname(path), constants.W_OK)
+    accessSync(path, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
- * Creates missing folders as 0700 (never changing folders that already exist); a `.ralph-mem` folder
- * also gets a `.gitignore` of `*`. Hooks of a new project can run at once: a folder another process
- * made in the meantime is left as it is.
+ * A database this process may only read (a read-only folder or file: a mounted backup, a shared copy). SQLite
+ * reads a WAL database read-only when its shared-memory file exists; when it does not and cannot be made,
+ * the file is opened as immutable, which is exact as long as no WAL holds writes the file lacks.
  */
-export const ensureFolder = (folder: string): void => {
-  const missing: Array<string> = []
-  for (let dir = folder; !existsSync(dir); dir = dirname(dir)) missing.unshift(dir)
-  for (const dir of missing) {
+export const readOnlyConnection = (path: string, timeout = 5000): SqliteDatabase => {
+  try {
+    const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true, timeout })
     try {
-      mkdirSync(dir, { mode: 0o700 })
+      db.prepare("SELECT count(*) FROM sqlite_schema").get()
+      return db
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue
+      db.close()
       throw error
     }
-    chmodSync(dir, 0o700)
-  }
-  // Our own folder keeps memory out of commits even when the project's .gitignore forgets it.
-  const gitignore = join(folder, ".gitignore")
-  if (basename(folder) === ".ralph-mem" && !existsSync(gitignore)) writeFileSync(gitignore, "*\n", { mode: 0o600 })
-}
-
-/** Creates the file as 0600 when it does not exist yet. */
-const createPrivateFile = (path: string): void => {
-  try {
-    closeSync(openSync(path, "wx", 0o600))
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0) {
+      throw new DatabaseUnusable({
+        path,
+        problem: "unreachable",
+        reason: `read-only, and its WAL holds writes it cannot read without writing (${sqliteCode(error) ?? "?"}): ` +
+          "make the folder writable once"
+      })
+    }
+    return newSqliteDatabase(immutableUri(path), { readonly: true, fileMustExist: true, timeout })
   }
 }
 
-/** Tightens an existing database that others could read; only once it is known to be ours. */
-const tightenPermissions = (path: string): void => {
-  if (path !== ":memory:" && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+/** A `file:` URI (SQLite's syntax: `?` and `#` escaped) that opens `path` as a file nothing changes. */
+const immutableUri = (path: string): string =>
+  `file:${encodeURI(path.replace(/\\/g, "/")).replace(/[?#]/g, encodeURIComponent)}?immutable=1`
+
+/** Refuses a memory folder that is not the user's own, before anything (SQLite included) touches it. */
+const refuseUnsafeFolder = (path: string): MemoryFolderInspection => {
+  const inspection = inspectMemoryFolder(path)
+  const { problem } = inspection
+  if (problem === undefined) return inspection
+  throw new DatabaseUnusable({
+    path,
+    problem: "unsafe",
+    reason: `memory folder refused, nothing is recorded in it: ${problem.path}: ${problem.reason}. ${problem.fix}`
+  })
 }
 
 const sqliteCode = (error: unknown): string | undefined => {
@@ -161,14 +187,32 @@ const migrate = (db: SqliteDatabase, path: string): void => {
 export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
   Effect.try({
     try: () => {
-      ensureFolder(dirname(path))
-      createPrivateFile(path)
-      const db = newSqliteDatabase(path, { timeout: options.busyTimeoutMs ?? 5000 })
+      const folder: MemoryFolderInspection = path === ":memory:" ? {} : refuseUnsafeFolder(path)
+      const existing = folder.database
+      // A hook (released at exit) only writes: in a folder it cannot write, its append fails and is logged.
+      const readOnly = existing !== undefined && options.releasedAtExit !== true && !canWriteDatabase(path)
+      if (path !== ":memory:" && !readOnly) {
+        // Nearly every open finds the folder ready (inspected just now): no more system calls for it.
+        if (folder.ready !== true) ensureFolder(dirname(path))
+        if (existing === undefined) createPrivateFile(path)
+      }
+      const timeout = options.busyTimeoutMs ?? 5000
+      const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
       try {
         const header = readHeader(db)
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
-        tightenPermissions(path)
+        if (readOnly && header.version !== LATEST_SCHEMA_VERSION) {
+          throw new DatabaseUnusable({
+            path,
+            problem: "unreachable",
+            reason: `read-only, and written by an older ralph-mem (schema ${header.version}): ` +
+              "make the folder and the file writable once, so it can be brought up to date"
+          })
+        }
+        if (readOnly) return db
+        // Tightened (through its descriptor) only once it is known to be ours.
+        if (existing !== undefined && (existing.mode & 0o077) !== 0) tightenFile(path)
         // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a
         // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
         if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")

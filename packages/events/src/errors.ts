@@ -52,14 +52,33 @@ export class StorageError extends Schema.TaggedError<StorageError>()("StorageErr
   }
 }
 
-/** The database file cannot be used: not SQLite, damaged, another program's, or from a newer ralph-mem. */
+/**
+ * The database file cannot be used: not SQLite, damaged, another program's, from a newer ralph-mem, or in a
+ * memory folder ralph-mem refuses (`unsafe`: a link or another user's file where its own files belong).
+ */
 export class DatabaseUnusable extends Schema.TaggedError<DatabaseUnusable>()("DatabaseUnusable", {
   path: Schema.String,
-  problem: Schema.Literals(["not_a_database", "corrupt", "foreign", "newer_schema", "unreachable"]),
+  problem: Schema.Literals(["not_a_database", "corrupt", "foreign", "newer_schema", "unreachable", "unsafe"]),
   reason: Schema.String
 }) {
   override get message() {
     return `${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * A path ralph-mem would write under the memory folder is not what ralph-mem makes there: a link (a
+ * repository can commit `.ralph-mem/hooks.log` as a link to `~/.bashrc`), another user's file, or a file
+ * where a folder belongs. ralph-mem neither writes nor changes it; `fix` says what the user can do.
+ */
+export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
+  path: Schema.String,
+  problem: Schema.Literals(["link", "foreign_owner", "wrong_type", "hard_link"]),
+  reason: Schema.String,
+  fix: Schema.String
+}) {
+  override get message() {
+    return `ralph-mem refuses ${this.path}: ${this.reason}. ${this.fix}`
   }
 }
 

@@ -19,9 +19,27 @@ export const useBundledNativeBinding = (bundleUrl: string): void => {
   nativeBinding = [join(here, "native", file), join(here, "..", "native", file)].find(existsSync)
 }
 
-/** A connection with the functions the log's view and triggers call (see payload-blocks.ts). */
+let nativeLoaded = false
+
+/**
+ * A connection with the functions the log's view and triggers call (see payload-blocks.ts).
+ * better-sqlite3 reads SQLITE_USE_URI once, when its native module loads with the first connection: it is
+ * set for that moment only, so a read-only database can be opened as `file:...?immutable=1` (database.ts).
+ * Paths ralph-mem opens are absolute, so none of them starts with `file:` by chance.
+ */
 export const newSqliteDatabase = (path: string, options: Database.Options = {}): Database.Database => {
-  const db = new Database(path, nativeBinding === undefined ? options : { ...options, nativeBinding })
+  const before = nativeLoaded ? undefined : process.env["SQLITE_USE_URI"]
+  if (!nativeLoaded) process.env["SQLITE_USE_URI"] = "1"
+  let db: Database.Database
+  try {
+    db = new Database(path, nativeBinding === undefined ? options : { ...options, nativeBinding })
+  } finally {
+    if (!nativeLoaded) {
+      if (before === undefined) delete process.env["SQLITE_USE_URI"]
+      else process.env["SQLITE_USE_URI"] = before
+      nativeLoaded = true
+    }
+  }
   registerPayloadFunctions(db)
   return db
 }

@@ -5,12 +5,13 @@
  * creates nothing, so a missing or foreign file is an error, never a new database.
  */
 import type Database from "better-sqlite3"
+import { readOnlyConnection } from "./database.ts"
 import { APPLICATION_ID } from "./migrations.ts"
-import { newSqliteDatabase } from "./native.ts"
 import { registerPayloadFunctions } from "./payload-blocks.ts"
 
+/** Also in a memory folder this process cannot write (see `readOnlyConnection`). */
 export const openReadOnly = (path: string): Database.Database => {
-  const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
+  const db = readOnlyConnection(path)
   try {
     db.pragma("busy_timeout = 1000")
     if (db.pragma("application_id", { simple: true }) !== APPLICATION_ID) throw new Error(`${path} is not a ralph-mem database`)

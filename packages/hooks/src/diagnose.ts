@@ -1,11 +1,19 @@
 /**
  * The health of a memory database, as the findings `ralph-mem doctor` prints: file permissions, whether it
  * opens and passes SQLite's integrity check, lost events, read models against the log, hook calls waiting
- * in the spill file, a pending erasure, backups and recent hook failures. It lives here, above projections,
+ * in the spill file, a pending erasure, backups, ignored settings and recent hook failures. It lives here, above projections,
  * because hooks own the spill file and hooks.log. With `repair`, what can be fixed is (modes tightened, a
  * damaged file restored from a backup, losses acknowledged, read models rebuilt).
  */
-import { openDatabase, storageError } from "@ralph-mem/events"
+import {
+  canWriteDatabase,
+  ensureFolder,
+  inspectMemoryFolder,
+  MEMORY_FOLDER,
+  openDatabase,
+  storageError,
+  tightenFile
+} from "@ralph-mem/events"
 import {
   acknowledgeLosses,
   describeLoss,
@@ -13,6 +21,7 @@ import {
   finishPendingErasure,
   isCorruption,
   listBackups,
+  loadSettings,
   openMemory,
   passesIntegrityCheck,
   pendingErasure,
@@ -23,8 +32,8 @@ import {
 } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import { chmodSync, existsSync, statSync } from "node:fs"
-import { dirname } from "node:path"
+import { existsSync, statSync } from "node:fs"
+import { basename, dirname } from "node:path"
 import { recentHookFailures } from "./failure-log.ts"
 import { foldSpill, spillPath, spillState } from "./spill.ts"
 
@@ -34,14 +43,35 @@ export interface HealthCheck {
   readonly ok: boolean
   readonly detail: string
   readonly repaired?: string
+  /** Worth knowing, not a fault: a setting ignored until the user accepts the project's config file. */
+  readonly note?: boolean
+}
+
+export interface Diagnosis {
+  readonly checks: ReadonlyArray<HealthCheck>
+  /** The memory folder is refused (a planted link, another user's file): nothing else was looked at. */
+  readonly folderRefused: boolean
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777
 
-export const diagnose = (path: string, options: { readonly repair: boolean }) =>
+export interface DiagnoseOptions {
+  readonly repair: boolean
+  /** Whose settings to check (ignored ones are noted). */
+  readonly projectRoot: string
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+export const diagnose = (path: string, options: DiagnoseOptions) =>
   Effect.gen(function*() {
     const checks: Array<HealthCheck> = []
     const add = (check: HealthCheck) => checks.push(check)
+    // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
+    const refused = inspectMemoryFolder(path).problem
+    if (refused !== undefined) {
+      const detail = `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}`
+      return { checks: [{ check: "memory folder", ok: false, detail }], folderRefused: true } as Diagnosis
+    }
     if (!existsSync(path)) {
       add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
     } else {
@@ -53,10 +83,10 @@ export const diagnose = (path: string, options: { readonly repair: boolean }) =>
         ] as const
       ) {
         const actual = mode(target)
-        const tooOpen = what === "database file"
-          ? (actual & 0o077) !== 0
-          : (actual & 0o077) !== 0 && dirname(path).endsWith(".ralph-mem")
-        if (tooOpen && options.repair) chmodSync(target, wanted)
+        const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
+        const tooOpen = ours && (actual & 0o077) !== 0
+        // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
+        if (tooOpen && options.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
         add({
           check: what,
           ok: !tooOpen,
@@ -87,9 +117,19 @@ export const diagnose = (path: string, options: { readonly repair: boolean }) =>
       } else {
         add({ check: "database", ok: true, detail: "integrity check passed" })
       }
+      // A read-only folder or file: reads work, the hooks cannot record (and verify needs to write).
+      const writable = canWriteDatabase(path)
+      if (!writable) {
+        add({
+          check: "write access",
+          ok: false,
+          detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, ` +
+            "but nothing is recorded until both are writable"
+        })
+      }
       // The read models against the log, whenever the database (as found, or as repaired) opens.
-      const memory = yield* Effect.result(openMemory({ path }))
-      if (memory._tag === "Success") {
+      const memory = writable ? yield* Effect.result(openMemory({ path })) : undefined
+      if (memory?._tag === "Success") {
         try {
           yield* detectLostEvents(memory.success)
           yield* foldSpill(memory.success)
@@ -177,6 +217,11 @@ export const diagnose = (path: string, options: { readonly repair: boolean }) =>
           : `${backups.success.length}, newest ${new Date(newest.takenAt).toISOString()}`
       })
     }
+    // Settings ignored: invalid ones, and commands in a project's file the user has not accepted yet.
+    const loaded = loadSettings({ projectRoot: options.projectRoot, env: options.env })
+    for (const detail of [...loaded.untrusted, ...loaded.problems]) {
+      add({ check: "config", ok: true, note: true, detail })
+    }
     add(recentHookFailures(path))
-    return checks as ReadonlyArray<HealthCheck>
+    return { checks, folderRefused: false } as Diagnosis
   })

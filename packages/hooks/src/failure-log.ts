@@ -1,8 +1,10 @@
 /**
  * Where hook failures go when they cannot (or also) go into the database: one JSON line each in
  * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
+ * The log is never written through a link nor into a memory folder ralph-mem refuses (safe-fs.ts).
  */
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs"
+import { appendPrivateFile, ensureFolder, inspectMemoryFolder } from "@ralph-mem/events"
+import { existsSync, lstatSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export interface FailureEntry {
@@ -20,10 +22,11 @@ export const failureLogPath = (databasePath: string): string => join(dirname(dat
 /** Appends an entry; never throws (there is nowhere left to report to). */
 export const logFailure = (path: string, entry: FailureEntry): void => {
   try {
-    if (!existsSync(dirname(path))) mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-    if (existsSync(path) && statSync(path).size > MAX_LOG_BYTES) return
-    appendFileSync(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 })
-    chmodSync(path, 0o600)
+    // A refused folder is reported by status and doctor, from what they find there: nothing is written.
+    if (inspectMemoryFolder(join(dirname(path), "memory.db")).problem !== undefined) return
+    ensureFolder(dirname(path))
+    if ((lstatSync(path, { throwIfNoEntry: false })?.size ?? 0) > MAX_LOG_BYTES) return
+    appendPrivateFile(path, `${JSON.stringify(entry)}\n`)
   } catch {
     // Fail open: the hook must not break Claude Code over a log line.
   }

@@ -6,20 +6,37 @@
 import type { RalphMemEvent, SessionSource } from "@ralph-mem/events"
 import {
   activePlanLoop,
+  activityBetween,
+  commandFamily,
   injectionBudgetTokens,
   listBeliefs,
   type Memory,
+  normalizeCommand,
   openLoops,
+  positionsOf,
+  projectFailures,
   recentObservations,
-  recentSessionSummaries,
+  recentWorkSessions,
   resumeBrief,
   searchIndex,
   type Settings,
+  estimateTokens,
+  toldInSession,
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { fitToBudget, type Injection, promptItems, sessionStartItems } from "./inject.ts"
-import { observeToolFailure, observeToolUse, summarizeInput, trim } from "./observe.ts"
+import {
+  fitToBudget,
+  type Injection,
+  type InjectionItem,
+  promptItems,
+  sessionStartItems,
+  type Told,
+  untold,
+  withRefs
+} from "./inject.ts"
+import { activityIds, currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
+import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
@@ -31,8 +48,12 @@ export interface HookContext {
   readonly settings: Settings
 }
 
-/** Context for Claude (SessionStart, UserPromptSubmit), or a refused tool call (PreToolUse). */
+/**
+ * Context for Claude (SessionStart, UserPromptSubmit), a refused tool call (PreToolUse), or a message shown
+ * to the user only (a refused memory folder).
+ */
 export type HookOutput =
+  | { readonly systemMessage: string }
   | { readonly hookSpecificOutput: { readonly hookEventName: string; readonly additionalContext: string } }
   | {
     readonly hookSpecificOutput: {
@@ -77,6 +98,24 @@ const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: str
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): HookDecision =>
   output === undefined ? { events } : { events, output }
 
+/** Each item with the id that opens it: the position of the event (or session) it came from first. */
+export const withEventRefs = (db: Memory["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
+  withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
+
+/**
+ * What is left to tell, each item with the id that opens it, within the budget. Sources are compared as
+ * injections record them: a session's summary by its event (sourceEventIds).
+ */
+const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) => {
+  const recorded = items.map((item) => (item.sources === undefined ? item : { ...item, sources: sourceEventIds(memory.db, item.sources) }))
+  return fitToBudget(withEventRefs(memory.db, untold(recorded, told)), budget)
+}
+
+/** How many of a project's latest failures SessionStart and the recall look at. */
+const FAILURES_READ = 50
+const LESSONS = 3
+const OPEN_ERRORS = 5
+
 const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {
   const source = SOURCES.find((s) => s === input.source) ?? "startup"
   const started: RalphMemEvent = {
@@ -87,22 +126,33 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path }),
     ...(typeof input.model === "string" ? { model: input.model } : {})
   }
-  const injection = fitToBudget(
-    sessionStartItems({
-      restores: unannouncedRestores(memory.db),
-      // A resumed session is told first where it stopped: its task, step, handoff note and errors.
-      ...(source === "resume" ? { brief: resumeBrief(memory.db, project, { sessionId: input.session_id }) } : {}),
-      beliefs: listBeliefs(memory.db, project),
-      loops: openLoops(memory.db, project),
-      notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
-      summaries: recentSessionSummaries(memory.db, project, 3),
-      errors: recentObservations(memory.db, { project, types: ["error"], limit: 5 }),
-      successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
-    }),
-    injectionBudgetTokens(settings)
-  )
-  const reason = `recent context of the project at ${source}`
-  const injected = inject(memory.db, "SessionStart", input.session_id, reason, injection)
+  const brief = resumeBrief(memory.db, project, { sessionId: input.session_id })
+  const { open, lessons } = splitFailures(projectFailures(memory.db, { project, limit: FAILURES_READ }))
+  const items = sessionStartItems({
+    project,
+    restores: unannouncedRestores(memory.db),
+    // A resumed session is told first where it stopped: its task, step, handoff note and errors.
+    ...(source === "resume" ? { brief } : brief.task === null ? {} : { task: brief.task }),
+    beliefs: listBeliefs(memory.db, project),
+    notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
+    loops: openLoops(memory.db, project),
+    openErrors: open.slice(0, OPEN_ERRORS),
+    lessons: lessons.slice(0, LESSONS).map((lesson) => ({
+      ...lesson,
+      activity: activityBetween(memory.db, {
+        project,
+        after: lesson.failure.position,
+        before: lesson.resolution.position,
+        limit: 3
+      })
+    })),
+    summaries: recentWorkSessions(memory.db, project, 3),
+    successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
+  })
+  // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
+  const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Map<string, Set<string>>()
+  const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
+  const injected = inject(memory.db, "SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -115,17 +165,21 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
   const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
-  const { hits } = searchIndex(memory.db, {
+  // A ralph-mem command prints memory itself: searching its words would only tell the same again.
+  const { hits } = MEMORY_COMMAND.test(input.prompt) ? { hits: [] } : searchIndex(memory.db, {
     query: input.prompt,
     project,
     excludeSessionId: input.session_id,
     limit: 5,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
-  const injection = fitToBudget(promptItems(loop, hits), injectionBudgetTokens(settings))
+  const told = toldInSession(memory.db, input.session_id)
+  const injection = toTell(memory, promptItems(loop, hits), told, injectionBudgetTokens(settings))
   const injected = inject(memory.db, "UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
+
+const MEMORY_COMMAND = /^\s*\/ralph-mem:/
 
 const toolKey = (sessionId: string, toolUseId: string | undefined, kind = "tool") =>
   toolUseId === undefined ? {} : { idempotencyKey: `${kind}:${sessionId}:${toolUseId}` }
@@ -150,15 +204,55 @@ const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
   }
 }
 
-const postToolUse: Handler<"PostToolUse"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolUse(input, settings.memory.maxObservationChars) }],
-  ...toolKey(input.session_id, input.tool_use_id)
-})
+/**
+ * Recall at the moment of failure: a failed command whose failure this project saw before, and saw pass
+ * after, is told that lesson once a session (one item, within RECALL_BUDGET tokens).
+ */
+const recallLesson = (
+  hook: "PostToolUse" | "PostToolUseFailure",
+  sessionId: string,
+  observation: ToolObservation,
+  { memory, project }: HookContext
+) => {
+  const nothing = inject(memory.db, hook, sessionId, "")
+  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return nothing
+  const command = normalizeCommand(observation.inputSummary)
+  const family = commandFamily(command)
+  const candidates = projectFailures(memory.db, { project, family, resolvedOnly: true, limit: RECALL_CANDIDATES })
+  // Most failures were never fixed before: what failed is read only when there is a fix to compare with.
+  if (candidates.length === 0) return nothing
+  const match = recallMatch(currentFailure(command, observation.content), candidates)
+  if (match?.resolution == null) return nothing
+  const toldBy = toldInSession(memory.db, sessionId).get(match.eventId)
+  if (toldBy !== undefined && RECALLING_HOOKS.some((h) => toldBy.has(h))) return nothing
+  const resolution = match.resolution
+  const activity = activityBetween(memory.db, { project, after: match.position, before: resolution.position, limit: 3 })
+  // Told as a lesson already (at the session's start): said to be that lesson, not told again.
+  const text = (toldBy === undefined ? recallText : recallPointer)({ ...match, resolution }, activity, project)
+  const sources = [match.eventId, resolution.eventId, ...activityIds(activity)]
+  const recalled = { text, tokens: estimateTokens(text), sources, layer: "full" } as const
+  return inject(memory.db, hook, sessionId, "the same failure, seen before and fixed", recalled)
+}
 
-const postToolUseFailure: Handler<"PostToolUseFailure"> = (input, { settings }) => ({
-  events: [{ _tag: "ObservationRecorded", sessionId: input.session_id, ...observeToolFailure(input, settings.memory.maxObservationChars) }],
-  ...toolKey(input.session_id, input.tool_use_id)
-})
+const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
+
+/** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
+const RECALL_CANDIDATES = 20
+
+/** A tool call recorded as an observation; a failed command this project saw fixed before is answered with the lesson. */
+const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
+  hook: H,
+  observe: (input: HookInput<H>, limit: number) => ToolObservation
+): Handler<H> =>
+(input, context) => {
+  const observation = observe(input, context.settings.memory.maxObservationChars)
+  const recalled = recallLesson(hook, input.session_id, observation, context)
+  const recorded: RalphMemEvent = { _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }
+  return { ...withOutput([recorded, ...recalled.events], recalled.output), ...toolKey(input.session_id, input.tool_use_id) }
+}
+
+const postToolUse = recordTool("PostToolUse", observeToolUse)
+const postToolUseFailure = recordTool("PostToolUseFailure", observeToolFailure)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
 const stop: Handler<"Stop"> = (input, { settings }) => {

@@ -3,7 +3,21 @@
  * every item falls back to its compact line; still over, the least important items are left out.
  * Pure: the same memory and budget give the same text.
  */
-import { type Belief, estimateTokens, type IndexHit, type ObservationHit, oneLine, type OpenLoop, type RestoreNotice, type ResumeBrief, type SessionSummary, type TaskDetail } from "@ralph-mem/projections"
+import {
+  type Activity,
+  type Belief,
+  failureHeadline,
+  estimateTokens,
+  type IndexHit,
+  type ObservationHit,
+  oneLine,
+  type OpenLoop,
+  type RestoreNotice,
+  type ResumeBrief,
+  type SessionSummary,
+  type TaskDetail
+} from "@ralph-mem/projections"
+import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
 
 export interface InjectionItem {
   readonly section: string
@@ -11,6 +25,8 @@ export interface InjectionItem {
   readonly compact: string
   /** The events the item came from, so the injection record says exactly what was used. */
   readonly sources?: ReadonlyArray<string>
+  /** The log position that opens the item (`ralph-mem show @<ref>`), shown at the end of its first line. */
+  readonly ref?: number
 }
 
 export interface Injection {
@@ -22,13 +38,23 @@ export interface Injection {
 
 const HEADER = "# ralph-mem: what this project's memory holds"
 
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ")
+/** How Claude opens what a line lists: the MCP server's get tool, or the CLI on its PATH. */
+export const OPEN_LINE =
+  "Open an item by its @id with the mcp__plugin_ralph-mem_memory__get tool, or `ralph-mem show <id>` in Bash."
 
+/** The item's text in a layer, its id after the first line. */
+const render = (item: InjectionItem, layer: "full" | "compact") => {
+  const text = layer === "full" ? item.full : item.compact
+  // An item may place its id itself (a lesson names its failure's and its passing run's).
+  if (item.ref === undefined || text.includes(ref(item.ref))) return text
+  const end = text.indexOf("\n")
+  return end === -1 ? `${text} ${ref(item.ref)}` : `${text.slice(0, end)} ${ref(item.ref)}${text.slice(end)}`
+}
 
 /** Items grouped under their sections' headings, in the order the sections first appear. */
 export const renderSections = (items: ReadonlyArray<InjectionItem>, layer: "full" | "compact"): string => {
   const sections = new Map<string, Array<string>>()
-  for (const item of items) sections.set(item.section, [...(sections.get(item.section) ?? []), layer === "full" ? item.full : item.compact])
+  for (const item of items) sections.set(item.section, [...(sections.get(item.section) ?? []), render(item, layer)])
   return [...sections].map(([title, lines]) => `## ${title}\n${lines.join("\n")}`).join("\n\n")
 }
 
@@ -36,7 +62,8 @@ export const renderSections = (items: ReadonlyArray<InjectionItem>, layer: "full
 export const fitToBudget = (items: ReadonlyArray<InjectionItem>, budget: number): Injection | undefined => {
   if (items.length === 0) return undefined
   for (const layer of ["full", "compact"] as const) {
-    const text = `${HEADER}\n\n${renderSections(items, layer)}`
+    const opening = items.some((i) => i.ref !== undefined) ? `\n${OPEN_LINE}` : ""
+    const text = `${HEADER}${opening}\n\n${renderSections(items, layer)}`
     const tokens = estimateTokens(text)
     if (tokens <= budget) return { text, tokens, layer, sources: [...new Set(items.flatMap((i) => i.sources ?? []))] }
   }
@@ -55,7 +82,8 @@ const observationItem = (section: string, hit: ObservationHit, label?: string): 
   section,
   full: observationLine(hit, 400, label),
   compact: observationLine(hit, 100, label),
-  sources: [hit.eventId]
+  sources: [hit.eventId],
+  ref: hit.id
 })
 
 const loopItem = (loop: OpenLoop): InjectionItem => {
@@ -66,7 +94,9 @@ const loopItem = (loop: OpenLoop): InjectionItem => {
   return {
     section: loop.mode === "plan" ? "Open Ralph plan loop (a plan, not code: edits are blocked)" : "Open Ralph loop",
     full: `- goal: ${oneLine(loop.goal, 300)}\n- ${state}`,
-    compact: `- ${oneLine(loop.goal, 80)} (${state})`
+    compact: `- ${oneLine(loop.goal, 80)} (${state})`,
+    // Told again once its state changes.
+    sources: [`loop:${loop.loopId}:${loop.iterations}`]
   }
 }
 
@@ -133,47 +163,92 @@ const lastSummaryItem = (sessionId: string, startedAt: number, summary: string):
   sources: [sessionId]
 })
 
-/** Where the last session stopped: the task and its step, the handoff note, findings, that session's errors and summary. */
-export const resumeItems = ({ task, lastSession }: ResumeBrief): Array<InjectionItem> => [
+/**
+ * Where the last session stopped: the task and its step, the handoff note, findings, that session's errors
+ * (those fixed since, given in `resolved`, are left out: they are lessons now) and summary.
+ */
+export const resumeItems = ({ task, lastSession }: ResumeBrief, resolved: ReadonlySet<string> = new Set()): Array<InjectionItem> => [
   ...(task === null ? [] : [taskItem(task), ...(task.handoff === null ? [] : [handoffItem(task.handoff)]), ...task.findings.map(findingItem)]),
   ...(lastSession === null ? [] : [
-    ...lastSession.errors.map((e) => observationItem(BRIEF, e, "error")),
-    ...(lastSession.summary === null
-      ? []
-      : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
+    ...lastSession.errors.filter((e) => !resolved.has(e.eventId)).map((e) => observationItem(BRIEF, e, "error")),
+    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
   ])
 ]
 
+/** A lesson with what came between its failure and its passing run. */
+export type LessonWithActivity = Lesson & { readonly activity: Activity }
+
 export interface ProjectMemory {
+  /** The project's root: paths are shown relative to it. */
+  readonly project: string
   readonly restores?: ReadonlyArray<RestoreNotice>
   /** Given when the session is resumed: where it stopped comes first. */
   readonly brief?: ResumeBrief
   readonly beliefs: ReadonlyArray<Belief>
-  readonly summaries: ReadonlyArray<SessionSummary>
-  readonly loops: ReadonlyArray<OpenLoop>
   readonly notes: ReadonlyArray<ObservationHit>
-  readonly errors: ReadonlyArray<ObservationHit>
+  readonly loops: ReadonlyArray<OpenLoop>
+  /** The current task, when the brief does not already say it. */
+  readonly task?: TaskDetail
+  readonly openErrors: ReadonlyArray<OpenError>
+  readonly lessons: ReadonlyArray<LessonWithActivity>
+  /** Sessions that did work (memory-only sessions are not recent sessions), newest first. */
+  readonly summaries: ReadonlyArray<SessionSummary>
   readonly successes: ReadonlyArray<ObservationHit>
 }
 
-/** SessionStart: the project's recent past, most useful first; what the brief already says is not repeated. */
+const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
+  const headline = failureHeadline(latest.output)
+  const line = (max: number) =>
+    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
+    oneLine(headline, max)
+  return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
+}
+
+const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
+  const { failure, resolution } = lesson
+  const headline = failureHeadline(failure.output)
+  const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
+  const fix = fixParts(lesson.activity, project, 3)
+  const firstFix = fixParts(lesson.activity, project, 1)[0]
+  return {
+    section: "Lessons: errors fixed since",
+    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}; ` +
+      `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; ` +
+      `passed ${day(resolution.at)} ${ref(resolution.position)}`,
+    compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}` +
+      (firstFix === undefined ? "" : ` after: ${firstFix}`),
+    sources: [...lesson.sources, ...activityIds(lesson.activity)],
+    ref: failure.position
+  }
+}
+
+const summaryItem = (s: SessionSummary): InjectionItem => ({
+  section: "Recent sessions",
+  full: `- ${day(s.startedAt)}: ${oneLine(s.summary, 600)}`,
+  compact: `- ${day(s.startedAt)}: ${oneLine(s.summary, 120)}`,
+  sources: [s.sessionId],
+  ref: s.id
+})
+
+/**
+ * SessionStart, most useful first: beliefs and notes, the open loop and task, open errors, lessons (errors
+ * fixed since), sessions that did work, then successes. What the brief already says is not repeated.
+ */
 export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> => {
   const briefed = memory.brief?.lastSession
+  const resolved = new Set(memory.lessons.flatMap((l) => l.sources))
   const briefedErrors = new Set(briefed?.errors.map((e) => e.eventId))
   return [
     ...(memory.restores ?? []).map(restoreItem),
-    ...(memory.brief === undefined ? [] : resumeItems(memory.brief)),
+    ...(memory.brief === undefined ? [] : resumeItems(memory.brief, resolved)),
     ...memory.beliefs.map(beliefItem),
-    ...memory.loops.map(loopItem),
     ...memory.notes.map((n) => observationItem("Notes to remember", n)),
-    ...memory.summaries.filter((s) => s.sessionId !== briefed?.sessionId).map((s) => ({
-      section: "Recent sessions",
-      full: `- ${day(s.startedAt)}: ${oneLine(s.summary, 600)}`,
-      compact: `- ${day(s.startedAt)}: ${oneLine(s.summary, 120)}`,
-      sources: [s.sessionId]
-    })),
-    ...memory.errors.filter((e) => !briefedErrors.has(e.eventId)).map((e) => observationItem("Recent errors", e)),
-    ...memory.successes.map((s) => observationItem("Recent successes", s))
+    ...memory.loops.map(loopItem),
+    ...(memory.task === undefined ? [] : [{ ...taskItem(memory.task), section: "Current task" }]),
+    ...memory.openErrors.filter((e) => !e.sources.some((id) => briefedErrors.has(id))).map(openErrorItem),
+    ...memory.lessons.map((l) => lessonItem(l, memory.project)),
+    ...memory.summaries.filter((s) => s.sessionId !== briefed?.sessionId).map(summaryItem),
+    ...memory.successes.filter((s) => !resolved.has(s.eventId)).map((s) => observationItem("Recent successes", s))
   ]
 }
 
@@ -189,3 +264,22 @@ export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<Inde
   ...(loop === undefined ? [] : [loopItem(loop)]),
   ...hits.map(hitItem)
 ]
+
+/** What a session was told: the sources of its injections. */
+export interface Told {
+  readonly has: (source: string) => boolean
+}
+
+/** What the session was already told is not told again: an item goes when every one of its sources was. */
+export const untold = (items: ReadonlyArray<InjectionItem>, told: Told): Array<InjectionItem> =>
+  items.filter((item) => (item.sources ?? []).length === 0 || item.sources!.some((s) => !told.has(s)))
+
+/** Items without an id get the position of the event they came from, when it has one. */
+export const withRefs = (
+  items: ReadonlyArray<InjectionItem>,
+  positions: ReadonlyMap<string, number>
+): Array<InjectionItem> =>
+  items.map((item) => {
+    const position = item.ref ?? (item.sources?.[0] === undefined ? undefined : positions.get(item.sources[0]))
+    return position === undefined ? item : { ...item, ref: position }
+  })

@@ -3,6 +3,7 @@
  * output trimmed to a size limit. Pure: the same call gives the same observation.
  */
 import type { ObservationKind } from "@ralph-mem/events"
+import { checkKind, extractFailures, failureHeadline, stripAnsi } from "@ralph-mem/projections"
 import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
 import { oneLine } from "@ralph-mem/projections"
 
@@ -57,10 +58,6 @@ export const filesTouched = (toolInput: unknown, toolResponse: unknown): Readonl
   const candidates = [input["file_path"], input["notebook_path"], response["filePath"]]
   return [...new Set(candidates.filter((c): c is string => typeof c === "string" && c.length > 0))]
 }
-
-/** Commands whose success is a result worth remembering: tests, builds, linters, type checks. */
-const CHECK_COMMAND =
-  /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo (?:test|build|check|clippy)|go (?:test|build|vet)|tsc|typecheck|lint|eslint|biome|ruff|mypy|make|gradle|mvn|build)\b/i
 
 /** What a tool's response says, as text: Bash output, or the essentials of an edit or a read. */
 const responseText = (toolName: string, toolInput: unknown, toolResponse: unknown): string => {
@@ -123,9 +120,12 @@ const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]
 export const observeToolUse = (input: PostToolUseInput, limit: number): ToolObservation => {
   const summary = summarizeInput(input.tool_name, input.tool_input)
   const output = trim(responseText(input.tool_name, input.tool_input, input.tool_response), limit)
-  const isCheck = input.tool_name === "Bash" && summary !== undefined && CHECK_COMMAND.test(summary)
+  const isCheck = input.tool_name === "Bash" && summary !== undefined && checkKind(summary) !== undefined
+  // A check can exit 0 and still fail (`npm test | tail`): its output naming failures makes it an error.
+  const failed = isCheck && namesFailures(output.content)
   return {
-    kind: isCheck ? "success" : "tool_use",
+    kind: failed ? "error" : isCheck ? "success" : "tool_use",
+    ...optional("errorMessage", failed ? failureHeadline(output.content) : undefined),
     toolName: input.tool_name,
     content: output.content,
     files: filesTouched(input.tool_input, input.tool_response),
@@ -135,6 +135,10 @@ export const observeToolUse = (input: PostToolUseInput, limit: number): ToolObse
     ...optional("durationMs", finite(input.duration_ms))
   }
 }
+
+/** Output that names a failure (a failing test, a compiler or linter error), warnings aside. */
+const namesFailures = (output: string) =>
+  extractFailures(stripAnsi(output).split(/\r?\n/)).some((line) => !/\bwarning\b/i.test(line))
 
 /** A duration Claude Code reports, or nothing when it is not a finite number (`1e400` parses as Infinity). */
 const finite = (n: number | undefined) => (n !== undefined && Number.isFinite(n) ? n : undefined)

@@ -5,6 +5,8 @@
  * usable, and the hook prints nothing and exits 0: Claude Code is never blocked by ralph-mem.
  */
 import {
+  boundForScan,
+  DatabaseUnusable,
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
@@ -122,6 +124,22 @@ const recordFailure = (
     Effect.catchCause(() => Effect.succeed(false))
   )
 
+const isRefusedFolder = (error: unknown): error is DatabaseUnusable =>
+  error instanceof DatabaseUnusable && error.problem === "unsafe"
+
+/** What a SessionStart tells the user about a refused memory folder (not after a compaction: once a session). */
+const refusalNotice = (hook: HookName, stdin: string | undefined, error: DatabaseUnusable): HookOutput | undefined => {
+  if (hook !== "SessionStart") return undefined
+  let source: unknown
+  try {
+    source = (JSON.parse(stdin ?? "{}") as { source?: unknown }).source
+  } catch {
+    return undefined
+  }
+  if (source === "compact") return undefined
+  return { systemMessage: `ralph-mem is not recording this session. ${error.reason}` }
+}
+
 export const runHook = (
   hook: HookName,
   stdin: string | undefined,
@@ -189,8 +207,9 @@ export const runHook = (
     })
 
   const program = Effect.gen(function*() {
-    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided.
-    const input = yield* decode(hook, redactValue(yield* parse(stdin)).value)
+    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided,
+    // in the bounded part of the payload a hook can store: a huge tool output costs no more to scan.
+    const input = yield* decode(hook, redactValue(boundForScan(yield* parse(stdin))).value)
     sessionId = input.session_id
     // Only a folder that exists is the session's: a made-up cwd must not grow a database.
     const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(
@@ -215,7 +234,11 @@ export const runHook = (
   return program.pipe(
     Effect.catchCause((cause) =>
       Effect.gen(function*() {
-        const reason = describe(Cause.squash(cause))
+        const error = Cause.squash(cause)
+        // A refused memory folder (a planted link, another user's files) is never written to, not even
+        // to log the refusal: the user is told once a session, and status and doctor say why.
+        if (isRefusedFolder(error)) return refusalNotice(hook, stdin, error)
+        const reason = describe(error)
         logFailure(failureLogPath(databasePath()), {
           time: new Date().toISOString(),
           hook,

@@ -1,6 +1,22 @@
-import { estimateTokens, type ObservationHit, type ResumeBrief, type TaskDetail, type TaskStep } from "@ralph-mem/projections"
+import {
+  estimateTokens,
+  type FailureRecord,
+  type ObservationHit,
+  type ResumeBrief,
+  type TaskDetail,
+  type TaskStep
+} from "@ralph-mem/projections"
 import { describe, expect, it } from "vitest"
-import { fitToBudget, type InjectionItem, renderSections, resumeItems, sessionStartItems } from "../src/inject.ts"
+import {
+  fitToBudget,
+  type InjectionItem,
+  OPEN_LINE,
+  type ProjectMemory,
+  renderSections,
+  resumeItems,
+  sessionStartItems
+} from "../src/inject.ts"
+import { splitFailures } from "../src/lessons.ts"
 
 const item = (n: number, size = 200): InjectionItem => ({
   section: n % 2 === 0 ? "Even" : "Odd",
@@ -69,12 +85,25 @@ describe("what a session is told at its start", () => {
     lastSession: { sessionId: "s1", startedAt: T0, lastEventAt: T0, endedAt: T0, summary: "Goal: fix the login", errors: [error("err-1", "FAIL auth.test.ts")] }
   }
   const beliefs = [{ key: "stack", value: "TypeScript on Node 24", eventId: "belief-1", updatedAt: T0 }]
-  const base = { beliefs, loops: [], notes: [], successes: [], summaries: [{ sessionId: "s1", startedAt: T0, endedAt: T0, summary: "Goal: fix the login" }], errors: [error("err-1", "FAIL auth.test.ts"), error("err-0", "older failure")] }
+  const failure = (position: number, eventId: string, command: string, headline: string): FailureRecord => ({
+    position, eventId, sessionId: "s1", family: "test", command, output: `Exit code 1\n${headline}`, failedAt: T0, resolution: null
+  })
+  const base: ProjectMemory = {
+    project: "/work/app",
+    beliefs,
+    loops: [],
+    notes: [],
+    successes: [],
+    summaries: [{ id: 1, sessionId: "s1", startedAt: T0, endedAt: T0, summary: "Goal: fix the login" }],
+    openErrors: splitFailures([failure(3, "err-1", "npm test", "FAIL auth.test.ts"), failure(2, "err-0", "npm test -- db", "older failure")]).open,
+    lessons: []
+  }
 
   it("on resume: where the last session stopped first, then the beliefs, without repeating the brief", () => {
     const injection = fitToBudget(sessionStartItems({ ...base, brief }), 10_000)!
     expect(injection.text).toBe([
       "# ralph-mem: what this project's memory holds",
+      OPEN_LINE,
       "",
       "## Where the last session stopped",
       "- task `fix-login`: Fix the login; step 2 of 3, in progress: patch refresh()",
@@ -83,14 +112,14 @@ describe("what a session is told at its start", () => {
       "  [ ] 3. run the tests",
       "- handoff note (2026-11-20 09:00): half-patched in src/auth.ts; run npm test next",
       "- finding: refresh() counts seconds",
-      "- error 2026-11-20 09:00 `Bash npm test`: Exit code 1: FAIL auth.test.ts",
+      "- error 2026-11-20 09:00 `Bash npm test`: Exit code 1: FAIL auth.test.ts @1",
       "- last session (2026-11-20 09:00): Goal: fix the login",
       "",
       "## Project beliefs",
       "- stack: TypeScript on Node 24",
       "",
-      "## Recent errors",
-      "- 2026-11-20 09:00 `Bash npm test`: Exit code 1: older failure"
+      "## Open errors",
+      "- 2026-11-20 09:00 `npm test -- db` failed: older failure @2"
     ].join("\n"))
     // The summary is named by its session: the hook records the summary's event in its place.
     expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "s1", "belief-1", "err-0"])
@@ -98,7 +127,7 @@ describe("what a session is told at its start", () => {
 
   it("keeps the task, its step and the handoff note when the budget is tight", () => {
     const items = sessionStartItems({ ...base, brief })
-    const injection = fitToBudget(items, 90)!
+    const injection = fitToBudget(items, 120)!
     expect(injection.layer).toBe("compact")
     expect(injection.text).toContain("- task `fix-login`: Fix the login; step 2 of 3, in progress: patch refresh()")
     expect(injection.text).toContain("- handoff note: half-patched in src/auth.ts; run npm test next")

@@ -3,7 +3,7 @@
  * `ralph start` / `ralph run`. Flags are parsed strictly: an unknown criterion is an error, never text
  * folded into the goal.
  */
-import type { Criterion, CriterionKind, LoopConfig } from "@ralph-mem/events"
+import { type Criterion, type CriterionKind, type LoopConfig, redactStrings } from "@ralph-mem/events"
 import { DURATION_EXAMPLES, parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/projections"
 import { splitCommand } from "./argv.ts"
 
@@ -31,7 +31,13 @@ export const parseCriterion = (text: string): Criterion | string => {
   if (value === undefined || value === "") return { kind: kind as CriterionKind }
   try {
     const command = splitCommand(value)
-    return command.length === 0 ? `${kind}= needs a command` : { kind: kind as CriterionKind, command }
+    if (command.length === 0) return `${kind}= needs a command`
+    // Memory never stores a secret, so a command holding one would be recorded, and run, masked.
+    if (JSON.stringify(redactStrings(command)) !== JSON.stringify(command)) {
+      return `the ${kind} command holds a password or token, which memory never stores ` +
+        "(the loop would run it masked); let the command read it from an environment variable or a file instead"
+    }
+    return { kind: kind as CriterionKind, command }
   } catch (error) {
     return (error as Error).message
   }

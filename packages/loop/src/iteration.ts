@@ -4,11 +4,10 @@
  * snapshot). Never the model's word alone: `passed` comes from the criteria. A PRD loop also runs the
  * story's own criteria and rewrites prd.json's flags; a plan loop saves its plan when it succeeds.
  */
-import { type IterationUsage, redactText } from "@ralph-mem/events"
+import { ensureOutputFolder, type IterationUsage, redactText, writePrivateFile } from "@ralph-mem/events"
+import { dirname } from "node:path"
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { mkdirSync, renameSync, writeFileSync } from "node:fs"
-import { dirname } from "node:path"
 import { evaluateCriteria } from "./criteria/index.ts"
 import { syncPrdFile } from "./prd.ts"
 import { changedFiles, takeSnapshot } from "./snapshot.ts"
@@ -64,9 +63,9 @@ export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistan
     const path = loop.plan.path
     const problem = yield* Effect.try({
       try: () => {
-        mkdirSync(dirname(path), { recursive: true })
-        writeFileSync(`${path}.tmp`, text.endsWith("\n") ? text : `${text}\n`)
-        renameSync(`${path}.tmp`, path)
+        // 0600, never through a link; in .ralph-mem/plans (0700) unless the loop was given --out.
+        ensureOutputFolder(dirname(path))
+        writePrivateFile(path, text.endsWith("\n") ? text : `${text}\n`)
       },
       catch: (error) => error as Error
     }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))

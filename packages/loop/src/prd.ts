@@ -5,9 +5,9 @@
  * file's `passes` flags are rewritten from it after every iteration (an agent flipping one itself changes
  * nothing), and every other field of the file is kept as it was.
  */
-import type { Criterion, PrdStory } from "@ralph-mem/events"
+import { type Criterion, type PrdStory, writePrivateFile } from "@ralph-mem/events"
 import * as Schema from "effect/Schema"
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { parseCriterion } from "./config.ts"
 import type { Loop } from "./state.ts"
 
@@ -135,9 +135,8 @@ export const syncPrdFile = (loop: Loop): boolean => {
       }
     }
     if (!changed) return false
-    const next = `${loop.prd.path}.ralph-mem-${process.pid}`
-    writeFileSync(next, `${JSON.stringify(raw, null, 2)}\n`)
-    renameSync(next, loop.prd.path)
+    // Written aside and renamed, never through a link; the file keeps its mode.
+    writePrivateFile(loop.prd.path, `${JSON.stringify(raw, null, 2)}\n`, statSync(loop.prd.path).mode & 0o777)
     return true
   } catch {
     return false

@@ -2,11 +2,13 @@
  * Snapshots of the working tree, so a loop can be rolled back. They never disturb the user's git state:
  * in a git repository a snapshot is a commit built through a temporary index (so untracked files are
  * included and the real index, HEAD and working tree are untouched), kept alive by a private ref under
- * refs/ralph-mem/. Outside git, a snapshot is a copy of the project's files under .ralph-mem/snapshots.
- * Git runs without a shell, with argv arrays.
+ * refs/ralph-mem/. Outside git, a snapshot is a copy of the project's files under .ralph-mem/snapshots
+ * (0700 folders, 0600 files), without the files the privacy rules would mask (`.env`, `<private>` blocks,
+ * secrets), which a rollback leaves as they are. Git runs without a shell, with argv arrays.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
-import { join, relative } from "node:path"
+import { createPrivateFile, ensureMemorySubfolder, redactText, writePrivateFile } from "@ralph-mem/events"
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs"
+import { basename, dirname, join, relative } from "node:path"
 
 /** Left out of file-copy snapshots, and never deleted by a restore. */
 const SKIPPED = new Set([".git", ".ralph-mem", "node_modules"])
@@ -33,7 +35,8 @@ const withTemporaryIndex = <A>(projectRoot: string, use: (env: Record<string, st
   }
 }
 
-const safeLabel = (label: string) => label.replace(/[^A-Za-z0-9._-]/g, "-")
+/** A label as a ref or folder name: plain characters, never `.` or `..`. */
+const safeLabel = (label: string) => label.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^\./, "-")
 
 /** Takes a snapshot named `label` for a loop; returns its ref (`git:<sha>` or `files:<dir>`). */
 export const takeSnapshot = (projectRoot: string, loopId: string, label: string): string => {
@@ -59,21 +62,91 @@ export const takeSnapshot = (projectRoot: string, loopId: string, label: string)
     })
   }
   const target = join(projectRoot, ".ralph-mem", "snapshots", safeLabel(loopId), safeLabel(label))
-  rmSync(target, { recursive: true, force: true })
-  mkdirSync(target, { recursive: true, mode: 0o700 })
-  for (const entry of readdirSync(projectRoot)) {
-    if (!SKIPPED.has(entry)) cpSync(join(projectRoot, entry), join(target, entry), { recursive: true })
-  }
-  return `files:${relative(projectRoot, target)}`
+  return `files:${relative(projectRoot, copySnapshot(projectRoot, target))}`
 }
 
-/** Every file below `root` (relative paths), skipping what snapshots skip. */
-const filesBelow = (root: string, dir = root): Array<string> =>
-  readdirSync(dir).flatMap((entry) => {
-    if (dir === root && SKIPPED.has(entry)) return []
-    const path = join(dir, entry)
-    return statSync(path).isDirectory() ? filesBelow(root, path) : [relative(root, path)]
+/**
+ * What a file-copy snapshot holds besides its files: each copied file's mode (copies are 0600), the
+ * project's links (kept as links, never followed), and the files left out because the privacy rules would
+ * mask them, which a restore leaves exactly as they are then.
+ */
+interface Manifest {
+  readonly files: Record<string, number>
+  readonly links: Record<string, string>
+  readonly skipped: ReadonlyArray<string>
+}
+
+const MANIFEST = "manifest.json"
+const FILES = "files"
+
+/** `.env`, `.env.local`, ...: files of secrets by name, whatever they hold. */
+const SECRET_FILE = /^\.env(?:\..+)?$/
+
+/**
+ * Would the privacy filter change this file (a `<private>` block, a secret in any shape it knows)? A binary
+ * file (a NUL in its first 8000 bytes, git's test) is not text the filter reads, and is copied as it is.
+ */
+const isPrivate = (name: string, content: Buffer): boolean => {
+  if (SECRET_FILE.test(name)) return true
+  return !content.subarray(0, 8000).includes(0) && redactText(content.toString("utf8")).redactions > 0
+}
+
+/** Copies the project into `target` (0700 folders, 0600 files), leaving out what the privacy rules mask. */
+const copySnapshot = (projectRoot: string, target: string): string => {
+  ensureMemorySubfolder(dirname(target))
+  rmSync(target, { recursive: true, force: true })
+  ensureMemorySubfolder(join(target, FILES))
+  const manifest: Manifest = { files: {}, links: {}, skipped: [] }
+  // Each folder is walked down to (and checked) once, not once for every file in it.
+  const made = new Set<string>()
+  for (const entry of entriesBelow(projectRoot)) {
+    const from = join(projectRoot, entry.path)
+    if (entry.kind === "link") {
+      manifest.links[entry.path] = readlinkSync(from)
+      continue
+    }
+    const content = readFileSync(from)
+    if (isPrivate(basename(entry.path), content)) {
+      ;(manifest.skipped as Array<string>).push(entry.path)
+      continue
+    }
+    const folder = dirname(join(target, FILES, entry.path))
+    if (!made.has(folder)) ensureMemorySubfolder(folder)
+    made.add(folder)
+    createPrivateFile(join(target, FILES, entry.path), content)
+    manifest.files[entry.path] = entry.mode
+  }
+  writePrivateFile(join(target, MANIFEST), `${JSON.stringify(manifest)}\n`)
+  return target
+}
+
+interface Entry {
+  readonly path: string
+  readonly kind: "file" | "link"
+  readonly mode: number
+}
+
+/** Files and links below `root` (relative paths), never following a link, skipping what snapshots skip. */
+const entriesBelow = (root: string, dir = root): Array<Entry> =>
+  readdirSync(dir).flatMap((name): Array<Entry> => {
+    if (dir === root && SKIPPED.has(name)) return []
+    const path = join(dir, name)
+    const stats = lstatSync(path)
+    if (stats.isDirectory()) return entriesBelow(root, path)
+    const kind = stats.isSymbolicLink() ? "link" : stats.isFile() ? "file" : undefined
+    return kind === undefined ? [] : [{ path: relative(root, path), kind, mode: stats.mode & 0o7777 }]
   })
+
+/** A file-copy snapshot's folder and manifest. */
+const readManifest = (projectRoot: string, ref: string): { readonly source: string; readonly manifest: Manifest } => {
+  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
+  const source = join(projectRoot, ref.slice(6))
+  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
+  if (!existsSync(join(source, MANIFEST))) {
+    throw new Error(`snapshot ${ref} was taken by an older ralph-mem (no manifest): copy its files back from ${source}`)
+  }
+  return { source, manifest: JSON.parse(readFileSync(join(source, MANIFEST), "utf8")) as Manifest }
+}
 
 /** Makes the working tree what the snapshot holds: its files written back, files it did not have removed. */
 export const restoreSnapshot = (projectRoot: string, ref: string): void => {
@@ -88,12 +161,23 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
     })
     return
   }
-  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
-  const source = join(projectRoot, ref.slice(6))
-  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
-  const wanted = new Set(filesBelow(source))
-  for (const file of filesBelow(projectRoot)) if (!wanted.has(file)) rmSync(join(projectRoot, file), { force: true })
-  for (const entry of readdirSync(source)) cpSync(join(source, entry), join(projectRoot, entry), { recursive: true })
+  const { source, manifest } = readManifest(projectRoot, ref)
+  const kept = new Set([...Object.keys(manifest.files), ...Object.keys(manifest.links), ...manifest.skipped])
+  for (const entry of entriesBelow(projectRoot)) {
+    if (!kept.has(entry.path)) rmSync(join(projectRoot, entry.path), { force: true })
+  }
+  for (const [file, mode] of Object.entries(manifest.files)) {
+    const to = join(projectRoot, file)
+    mkdirSync(dirname(to), { recursive: true })
+    rmSync(to, { force: true })
+    writePrivateFile(to, readFileSync(join(source, FILES, file)), mode & 0o777)
+  }
+  for (const [file, target] of Object.entries(manifest.links)) {
+    const to = join(projectRoot, file)
+    mkdirSync(dirname(to), { recursive: true })
+    rmSync(to, { force: true })
+    symlinkSync(target, to)
+  }
 }
 
 /**
@@ -107,14 +191,17 @@ export const workingTreeMatches = (projectRoot: string, ref: string): boolean =>
       return git(projectRoot, ["write-tree"], env) === git(projectRoot, ["rev-parse", `${ref.slice(4)}^{tree}`])
     })
   }
-  if (!ref.startsWith("files:")) throw new Error(`unknown snapshot ${ref}`)
-  const source = join(projectRoot, ref.slice(6))
-  if (!existsSync(source)) throw new Error(`snapshot ${ref} is missing`)
-  const { readFileSync } = process.getBuiltinModule("node:fs")
-  const held = filesBelow(source).sort()
-  const present = filesBelow(projectRoot).sort()
-  return held.length === present.length &&
-    held.every((file, i) => file === present[i] && readFileSync(join(source, file)).equals(readFileSync(join(projectRoot, file))))
+  const { source, manifest } = readManifest(projectRoot, ref)
+  const present = entriesBelow(projectRoot).filter((entry) => !manifest.skipped.includes(entry.path))
+  const held = Object.keys(manifest.files).length + Object.keys(manifest.links).length
+  return present.length === held && present.every((entry) => {
+    const from = join(projectRoot, entry.path)
+    if (entry.kind === "link") {
+      return Object.hasOwn(manifest.links, entry.path) && manifest.links[entry.path] === readlinkSync(from)
+    }
+    if (!Object.hasOwn(manifest.files, entry.path)) return false
+    return readFileSync(join(source, FILES, entry.path)).equals(readFileSync(from))
+  })
 }
 
 /** Files that differ between two snapshots (git snapshots only; a file-copy snapshot reports none). */

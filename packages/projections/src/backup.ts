@@ -2,8 +2,8 @@
  * Backups: online copies of the database (`VACUUM INTO` reads one consistent snapshot while other
  * processes keep writing), kept in `backups/` beside it, 0600 in a 0700 folder, the newest N kept.
  */
-import type { SqliteDatabase } from "@ralph-mem/events"
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from "node:fs"
+import { createPrivateFile, ensureMemorySubfolder, type SqliteDatabase } from "@ralph-mem/events"
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export const backupFolder = (databasePath: string): string => join(dirname(databasePath), "backups")
@@ -38,20 +38,15 @@ export const backupDue = (databasePath: string, intervalMs: number, now = Date.n
 /** Takes a backup now and keeps the newest `keep`. Returns the new backup's path. */
 export const takeBackup = (db: SqliteDatabase, databasePath: string, keep: number, now = new Date()): string => {
   const folder = backupFolder(databasePath)
-  if (!existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 })
-  chmodSync(folder, 0o700)
+  ensureMemorySubfolder(folder)
   const stamp = now.toISOString().replace(/[:.]/g, "-")
   // Created empty and private first (VACUUM INTO accepts an empty file): the copy is never readable by
   // others. Two backups in one millisecond (a manual one beside the one after a session) get two names.
   let path = join(folder, `memory-${stamp}.db`)
   for (let n = 1; ; n++) {
-    try {
-      closeSync(openSync(path, "wx", 0o600))
-      break
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n > 20) throw error
-      path = join(folder, `memory-${stamp}-${n}.db`)
-    }
+    if (createPrivateFile(path)) break
+    if (n > 20) throw new Error(`cannot name a new backup in ${folder}`)
+    path = join(folder, `memory-${stamp}-${n}.db`)
   }
   db.prepare("VACUUM INTO ?").run(path)
   for (const old of listBackups(databasePath).slice(keep)) rmSync(old.path, { force: true })

@@ -28,3 +28,15 @@ export { tasks } from "./working/tasks.ts"
 export * from "./working/read.ts"
 export * from "./working/brief.ts"
 export * from "./text.ts"
+export { failures } from "./failures/projection.ts"
+export * from "./failures/queries.ts"
+export * from "./failures/identity.ts"
+export {
+  extractFailures,
+  failureSignature,
+  fingerprintFailure,
+  type FingerprintOptions,
+  normalizeLine,
+  stripAnsi
+} from "./failures/fingerprint.ts"
+export * from "./memory-items.ts"

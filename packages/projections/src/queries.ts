@@ -14,6 +14,8 @@ export interface ObservationHit {
 }
 
 export interface SessionSummary {
+  /** The position of the session's first event: how injected text and `ralph-mem show` name it. */
+  readonly id: number
   readonly sessionId: string
   readonly startedAt: number
   readonly endedAt: number | null
@@ -38,13 +40,59 @@ const OBSERVATION_COLUMNS = `o.id, o.event_id AS eventId, o.session_id AS sessio
 /** Observations of a project (notes carry it; tool observations take it from their session). */
 const IN_PROJECT = `o.project_path = @project`
 
-export const recentSessionSummaries = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
+/** A prompt that only runs one of ralph-mem's own slash commands. */
+const MEMORY_PROMPT = `ltrim(e.payload ->> '$.prompt') LIKE '/ralph-mem:%'`
+
+/** A tool call that only reads or writes memory: ralph-mem's MCP tools, or its CLI run from Bash. */
+const MEMORY_TOOL = `(o.tool_name LIKE 'mcp\\_\\_plugin\\_ralph-mem\\_%' ESCAPE '\\' OR (o.tool_name = 'Bash' AND (
+  o.input_summary LIKE 'ralph-mem %' OR o.input_summary LIKE 'npx ralph-mem %' OR o.input_summary LIKE '%/ralph-mem.mjs %'
+  OR o.input_summary LIKE '%/bin/ralph-mem %')))`
+
+/**
+ * The summaries of a project's latest sessions that did work: a session whose prompts were all ralph-mem
+ * commands and whose tool calls all read or wrote memory is not one.
+ */
+export const recentWorkSessions = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
   db
     .prepare(
-      `SELECT session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, summary FROM sessions
-       WHERE project_path = ? AND summary IS NOT NULL ORDER BY started_at DESC LIMIT ?`
+      `SELECT s.id, s.session_id AS sessionId, s.started_at AS startedAt, s.ended_at AS endedAt, s.summary FROM sessions s
+       WHERE s.project_path = ? AND s.summary IS NOT NULL AND (
+         EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.session_id AND o.type != 'note' AND NOT ${MEMORY_TOOL})
+         OR EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id AND e.type = 'PromptSubmitted' AND NOT ${MEMORY_PROMPT}))
+       ORDER BY s.started_at DESC LIMIT ?`
     )
     .all(project, limit) as Array<SessionSummary>
+
+/**
+ * What a session has been told since its context last started afresh (a compaction or a clear: SessionStart
+ * with that source), each source with the hooks whose injections named it.
+ */
+export const toldInSession = (db: SqliteDatabase, sessionId: string): Map<string, Set<string>> => {
+  const rows = db
+    .prepare(
+      `SELECT e.payload ->> '$.hookEvent' AS hook, e.payload ->> '$.sources' AS sources FROM events e
+       WHERE e.stream_id = @stream AND e.type = 'ContextInjected'
+         AND e.position > coalesce((SELECT max(c.position) FROM events c WHERE c.stream_id = @stream AND c.type = 'SessionStarted'
+                                    AND c.payload ->> '$.source' IN ('compact', 'clear')), 0)`
+    )
+    .all({ stream: `session:${sessionId}` }) as Array<{ readonly hook: string; readonly sources: string }>
+  const told = new Map<string, Set<string>>()
+  for (const { hook, sources } of rows) {
+    for (const source of JSON.parse(sources) as Array<string>) told.set(source, (told.get(source) ?? new Set()).add(hook))
+  }
+  return told
+}
+
+/** The log positions of events, and of sessions (their first event's), by event id or session id. */
+export const positionsOf = (db: SqliteDatabase, ids: ReadonlyArray<string>): Map<string, number> => {
+  const rows = db
+    .prepare(
+      `SELECT event_id AS id, position FROM events WHERE event_id IN (SELECT value FROM json_each(@ids))
+       UNION ALL SELECT session_id, id FROM sessions WHERE session_id IN (SELECT value FROM json_each(@ids))`
+    )
+    .all({ ids: JSON.stringify(ids) }) as Array<{ readonly id: string; readonly position: number }>
+  return new Map(rows.map((r) => [r.id, r.position]))
+}
 
 export const recentObservations = (
   db: SqliteDatabase,

@@ -4,9 +4,16 @@
  * place (or a new, empty database when there is none), the projections are rebuilt from its log, and a
  * DatabaseRestored event records what happened, so the next SessionStart tells the user once.
  */
-import { newSqliteDatabase, readHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
+import {
+  copyToPrivateFile,
+  ensureMemorySubfolder,
+  readHeadMark,
+  readOnlyConnection,
+  streams,
+  writeHeadMark
+} from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs"
+import { existsSync, renameSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { replay } from "./replay.ts"
@@ -24,7 +31,7 @@ export const isCorruption = (error: unknown): boolean => {
 /** Runs SQLite's own check on a file; true when it reports nothing wrong. */
 export const passesIntegrityCheck = (path: string): boolean => {
   try {
-    const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
+    const db = readOnlyConnection(path)
     try {
       return db.pragma("integrity_check", { simple: true }) === "ok"
     } finally {
@@ -46,14 +53,14 @@ export interface Recovery {
 /** Sets the damaged database aside and restores the newest good backup. Synchronous file work only. */
 export const restoreFromBackup = (databasePath: string, now = new Date()): Recovery => {
   const folder = join(dirname(databasePath), "damaged")
-  if (!existsSync(folder)) mkdirSync(folder, { recursive: true, mode: 0o700 })
+  ensureMemorySubfolder(folder)
   const damagedCopy = join(folder, `memory-${now.toISOString().replace(/[:.]/g, "-")}.db`)
   if (existsSync(databasePath)) renameSync(databasePath, damagedCopy)
   for (const suffix of ["-wal", "-shm"]) {
     if (existsSync(databasePath + suffix)) renameSync(databasePath + suffix, damagedCopy + suffix)
   }
   const good = listBackups(databasePath).find((b) => passesIntegrityCheck(b.path))
-  if (good !== undefined) copyFileSync(good.path, databasePath)
+  if (good !== undefined) copyToPrivateFile(good.path, databasePath)
   return { damagedCopy, backup: good?.path }
 }
 

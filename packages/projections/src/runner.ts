@@ -259,7 +259,8 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
   }
 
   const prepare = () => {
-    if (!needsWork()) return
+    // A database this process may only read keeps its read models as they are (they may lag the log).
+    if (db.readonly || !needsWork()) return
     db.transaction(() => {
       const last = head.get()!
       for (const projection of projections) {

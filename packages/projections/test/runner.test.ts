@@ -152,7 +152,7 @@ describe("replay", () => {
     const memory = given(sample)
     const inline = dump(memory)
     const first = run(replay(memory))
-    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "decisions", "beliefs", "tasks"], events: 7, threads: 1 })
+    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "failures", "decisions", "beliefs", "tasks"], events: 7, threads: 1 })
     expect(dump(memory)).toBe(inline)
     run(replay(memory))
     expect(dump(memory)).toBe(inline)

@@ -3,7 +3,7 @@
  * (Markdown or JSON), for
  * people and for other agents. Everything comes from the read models, so it is already privacy-filtered.
  */
-import { ensureFolder, findProjectRoot } from "@ralph-mem/events"
+import { ensureOutputFolder, findProjectRoot, writePrivateFile } from "@ralph-mem/events"
 import {
   type Belief,
   type Decision,
@@ -22,7 +22,6 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
-import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import * as flags from "../flags.ts"
 import {
@@ -115,11 +114,11 @@ export const exportCommand = Command.make(
         const folder = Option.isSome(input.out) ? resolve(input.out.value) : join(project, ".ralph-mem", "export")
         const written = yield* Effect.try({
           try: () => {
-            // The default folder is inside .ralph-mem, which keeps itself out of commits.
-            if (Option.isNone(input.out)) ensureFolder(join(project, ".ralph-mem"))
-            mkdirSync(folder, { recursive: true })
+            // The default folder is inside .ralph-mem (0700, kept out of commits); files are 0600, never
+            // written through a link.
+            ensureOutputFolder(folder)
             return files(exported, input.format).map(([name, content]) => {
-              writeFileSync(join(folder, name), content)
+              writePrivateFile(join(folder, name), content)
               return join(folder, name)
             })
           },

@@ -126,11 +126,23 @@ export const doctor = Command.make(
   (input) =>
     Effect.gen(function*() {
       const path = databasePath(input.db)
-      const checks = yield* diagnose(path, { repair: input.repair })
+      const { checks, folderRefused } = yield* diagnose(path, {
+        repair: input.repair,
+        projectRoot: findProjectRoot(process.cwd()),
+        env: process.env
+      })
+      if (folderRefused) {
+        if (input.json) yield* printJson({ database: path, ok: false, checks })
+        else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
+        return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
+      }
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {
-        for (const c of checks) yield* Console.log(`${c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        for (const c of checks) {
+          const label = c.note === true ? "NOTE" : c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"
+          yield* Console.log(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+        }
       }
       if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
     }).pipe(

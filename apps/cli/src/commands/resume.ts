@@ -1,7 +1,7 @@
 /** `ralph-mem resume`: exactly where the last session stopped, as a resumed session is told it. */
 import { findProjectRoot } from "@ralph-mem/events"
-import { renderSections, resumeItems } from "@ralph-mem/hooks"
-import { resumeBrief } from "@ralph-mem/projections"
+import { renderSections, resumeItems, splitFailures, withEventRefs } from "@ralph-mem/hooks"
+import { projectFailures, resumeBrief } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
@@ -14,9 +14,12 @@ export const resume = Command.make("resume", { db: flags.db, json: flags.json },
     Effect.gen(function*() {
       // Run inside Claude Code, the session asking is not the one that stopped.
       const current = process.env["CLAUDE_CODE_SESSION_ID"]
-      const brief = resumeBrief(db, findProjectRoot(process.cwd()), current === undefined || current === "" ? {} : { excludeSessionId: current })
+      const project = findProjectRoot(process.cwd())
+      const brief = resumeBrief(db, project, current === undefined || current === "" ? {} : { excludeSessionId: current })
       if (input.json) return yield* printJson(brief)
-      const items = resumeItems(brief)
+      // Errors fixed since are not where the session stopped any more.
+      const { lessons } = splitFailures(projectFailures(db, { project, limit: 50 }))
+      const items = withEventRefs(db, resumeItems(brief, new Set(lessons.flatMap((l) => l.sources))))
       if (items.length === 0) return yield* Console.log("Nothing to resume: no open task and no earlier session in this project.")
       yield* Console.log(renderSections(items, "full"))
     })

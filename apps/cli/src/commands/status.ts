@@ -1,7 +1,7 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
-import { LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
+import { findProjectRoot, LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
 import { spillPath, spillState } from "@ralph-mem/hooks"
-import { listBackups, pendingErasure } from "@ralph-mem/projections"
+import { listBackups, loadSettings, pendingErasure } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
@@ -60,6 +60,11 @@ const activeLoops = (db: SqliteDatabase) =>
     )
     .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>
 
+const configFindings = (): ReadonlyArray<string> => {
+  const { untrusted, problems } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+  return [...untrusted, ...problems]
+}
+
 export const status = Command.make("status", { db: flags.db, json: flags.json }, ({ db, json }) =>
   withExistingStore(db, ({ log, db: sqlite, path }) =>
     Effect.gen(function*() {
@@ -84,7 +89,9 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
         lastBackup: listBackups(path)[0] === undefined ? null : new Date(listBackups(path)[0]!.takenAt).toISOString(),
         hooks: hookStats(sqlite, spilled.kept + spilled.counted + spilled.unreadable),
         /** Since when a forget's text waits to be erased from the file (a reader held it), or null. */
-        erasurePendingSince: pendingErasure(path)?.since ?? null
+        erasurePendingSince: pendingErasure(path)?.since ?? null,
+        // Settings ignored: commands in a project's file not accepted yet (`config trust`), invalid values.
+        config: configFindings()
       }
       if (json) return yield* printJson(report)
       yield* printFields([
@@ -123,7 +130,8 @@ export const status = Command.make("status", { db: flags.db, json: flags.json },
           "forget",
           `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another ` +
           "process reads it; the next hook or command erases it"
-        ] as const])
+        ] as const]),
+        ["config", report.config.length === 0 ? "ok" : report.config.join("\n")]
       ])
     })
   )

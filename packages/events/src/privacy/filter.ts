@@ -3,6 +3,7 @@
  * outputs, assistant messages, summaries, notes, loop reasons. It removes `<private>` blocks and
  * masks secrets, in strings (`redactText`) and in any JSON-like value (`redactValue`).
  */
+import { catalogueMatches } from "./catalogue.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
 import { SECRET_RULES, SENSITIVE_NAME, type SecretRule } from "./secret-rules.ts"
 
@@ -22,7 +23,11 @@ const SECRET_MARKER_PREFIX = "[secret:"
 /** The text that replaces a masked secret, naming its kind so the context stays readable. */
 export const secretMarker = (kind: string): string => `${SECRET_MARKER_PREFIX}${kind}]`
 
-/** Removes `<private>` blocks first (they may hide secrets in any shape), then masks secrets in what is left. */
+/**
+ * Removes `<private>` blocks first (they may hide secrets in any shape), then masks secrets in what is
+ * left: the filter's own rules (shapes, and values next to secret-like names), then the formats of the
+ * public catalogue (catalogue.ts) that the own rules did not already mask.
+ */
 export function redactText(text: string): RedactedText {
   const stripped = stripPrivateBlocks(text)
   let current = stripped.text
@@ -32,7 +37,26 @@ export function redactText(text: string): RedactedText {
     current = masked.text
     redactions += masked.redactions
   }
-  return { text: current, redactions }
+  const catalogued = maskCatalogued(current)
+  return { text: catalogued.text, redactions: redactions + catalogued.redactions }
+}
+
+/** Masks the catalogue's matches, merging overlapping ones; a match touching a marker already written is left. */
+function maskCatalogued(text: string): RedactedText {
+  const matches = [...catalogueMatches(text)].sort((a, b) => a.start - b.start || b.end - a.end)
+  if (matches.length === 0) return { text, redactions: 0 }
+  let output = ""
+  let cursor = 0
+  let redactions = 0
+  for (const match of matches) {
+    if (match.start < cursor) continue
+    const secret = text.slice(match.start, match.end)
+    if (secret.includes(SECRET_MARKER_PREFIX) || secret.includes("[private]")) continue
+    output += text.slice(cursor, match.start) + secretMarker(match.id)
+    cursor = match.end
+    redactions++
+  }
+  return { text: output + text.slice(cursor), redactions }
 }
 
 function applyRule(text: string, rule: SecretRule): RedactedText {
@@ -51,8 +75,11 @@ function applyRule(text: string, rule: SecretRule): RedactedText {
     const keep = match.groups?.["keep"] ?? ""
     // An earlier rule already masked this value (GITHUB_TOKEN=[secret:github-token]): keep its more precise kind.
     if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) continue
+    const value = match[0].length - keep.length
+    const secret = rule.secretLength === undefined ? value : rule.secretLength(match[0].slice(keep.length))
+    if (secret === 0) continue
     output += text.slice(cursor, match.index) + keep + secretMarker(rule.kind)
-    cursor = match.index + match[0].length
+    cursor = match.index + keep.length + secret
     redactions++
   }
   return redactions === 0 ? { text, redactions } : { text: output + text.slice(cursor), redactions }
@@ -141,15 +168,45 @@ function setOwn(target: Container, key: string, value: unknown): void {
 
 /**
  * Every string inside `value` through `redactText`, keys and shape kept. This is what the event log
- * applies to every event it appends: no write path can forget the filter.
+ * applies to every event it appends: no write path can forget the filter. It is key-aware as hook
+ * payloads are, within what an event's schema allows (a masked value stays a string):
+ * - an entry naming a credential has its value masked (`{ key: "db-password", value: "x" }`: a belief),
+ * - a string under a credential-like field name is masked whole,
+ * - in an argv array, the word after a credential flag (`["mysql", "--password", "x"]`) and mysql's
+ *   glued `-px` are masked (a criteria command).
  */
 export const redactStrings = <A>(value: A): A => {
   if (typeof value === "string") return redactText(wellFormed(value)).text as A
-  if (Array.isArray(value)) return value.map(redactStrings) as A
+  if (Array.isArray(value)) {
+    const argv = value.every((item) => typeof item === "string") ? maskArgv(value as Array<string>) : value
+    return argv.map(redactStrings) as A
+  }
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactStrings(inner)])) as A
+    const masksValueEntry = holdsSensitiveEntry(value as Container)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => {
+      const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
+      const masked = sensitive && typeof inner === "string" && inner !== ""
+      return [key, masked ? secretMarker("credential") : redactStrings(inner)]
+    })) as A
   }
   return value
+}
+
+/** A flag naming a credential, whose value is the next word: `--password`, `--api-key`, `-token`. */
+const isCredentialFlag = (word: string): boolean => /^--?[\w.-]+$/.test(word) && isSensitiveKey(word)
+
+/** mysql, mysqldump, mariadb...: the programs that take a password glued to `-p`. */
+const takesGluedPassword = (program: string): boolean =>
+  /^(?:mysql|mariadb)[\w-]*$/.test(program.split("/").pop() ?? "")
+
+/** Masks the words of an argv that are credentials by position; other words are left to `redactText`. */
+function maskArgv(argv: ReadonlyArray<string>): ReadonlyArray<string> {
+  const glued = argv.length > 0 && takesGluedPassword(argv[0]!)
+  return argv.map((word, index) => {
+    if (index > 0 && isCredentialFlag(argv[index - 1]!) && word !== "") return secretMarker("credential")
+    if (glued && index > 0 && /^-p./.test(word)) return `-p${secretMarker("credential")}`
+    return word
+  })
 }
 
 /**

@@ -1,3 +1,4 @@
+export { boundForScan, SCAN_BUDGET, SCAN_EDGE } from "./bound.ts"
 export { isSensitiveKey, redactStrings, redactText, redactValue, secretMarker, wellFormed } from "./filter.ts"
 export type { RedactedText, RedactedValue } from "./filter.ts"
 export { PRIVATE_MARKER, stripPrivateBlocks } from "./private-tags.ts"

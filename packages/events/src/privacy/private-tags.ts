@@ -1,12 +1,17 @@
-/** Removes `<private>...</private>` blocks, failing safe: an unclosed block hides everything after it. */
+/**
+ * Removes `<private>...</private>` blocks, failing safe both ways: an unclosed block hides everything
+ * after it, and a closing tag with no opening one hides everything before it (the block was opened in
+ * another field: stdout opens it, stderr closes it).
+ */
 
 export const PRIVATE_MARKER = "[private]"
 
 /**
- * An opening, closing or self-closing `<private>` tag, forgiving about case, whitespace and
- * attributes (`<private reason="x">`, `< /private >`). Every part is bounded, so scanning stays linear.
+ * An opening, closing or self-closing `<private>` tag, forgiving about case, any whitespace and
+ * attributes of any length (`<private data="x">`, `<   /  private >`). Linear: each run of whitespace
+ * follows one `<`, and an attribute scan stops at the next `<` or `>`, where the next try starts.
  */
-const PRIVATE_TAG = /<\s{0,8}(?<closing>\/\s{0,8})?private(?=[\s\/>])[^<>]{0,256}>/gi
+const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s\/>])[^<>]*>/gi
 
 export interface StrippedText {
   readonly text: string
@@ -16,7 +21,8 @@ export interface StrippedText {
 
 /**
  * Replaces each outermost private block (tags and content) by `[private]`. Nested blocks go with
- * their outermost block; a stray closing tag or a self-closing `<private/>` is just dropped.
+ * their outermost block; a self-closing `<private/>` is just dropped. A closing tag before any opening
+ * one ends a block that began before this text: what precedes it becomes `[private]`.
  */
 export function stripPrivateBlocks(text: string): StrippedText {
   if (!/private/i.test(text)) return { text, redactions: 0 }
@@ -24,6 +30,7 @@ export function stripPrivateBlocks(text: string): StrippedText {
   let cursor = 0
   let depth = 0
   let redactions = 0
+  let opened = false
   for (const tag of text.matchAll(PRIVATE_TAG)) {
     const role = tagRole(tag)
     const end = tag.index + tag[0].length
@@ -36,9 +43,18 @@ export function stripPrivateBlocks(text: string): StrippedText {
       }
       continue
     }
+    if (role === "close" && !opened) {
+      // Nothing was opened yet in this text: the block began elsewhere, so everything so far is private.
+      output = PRIVATE_MARKER
+      cursor = end
+      redactions = 1
+      continue
+    }
     output += text.slice(cursor, tag.index)
-    if (role === "open") depth = 1
-    else cursor = end // a stray closing tag or an empty <private/> is just dropped
+    if (role === "open") {
+      depth = 1
+      opened = true
+    } else cursor = end // a stray closing tag after a closed block, or an empty <private/>, is just dropped
   }
   // Still inside a block at the end: whatever follows the opening tag stays private.
   if (depth > 0) return { text: output + PRIVATE_MARKER, redactions: redactions + 1 }

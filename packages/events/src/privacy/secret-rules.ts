@@ -8,11 +8,18 @@
  * (`{0,40}`) or stops at a character it cannot consume, and alternatives inside loops are disjoint.
  */
 
+import { shannonEntropy } from "./entropy.ts"
+
 export interface SecretRule {
   /** Named in the marker, e.g. `[secret:github-token]`. */
   readonly kind: string
   /** Global regex. The whole match is masked, except an optional leading `keep` group (a label, a URL's user). */
   readonly pattern: RegExp
+  /**
+   * How much of the value (what follows `keep`) is the secret: its length, or 0 when it does not look
+   * like one (the prose rule's entropy check). Without it, the whole value is masked.
+   */
+  readonly secretLength?: (value: string) => number
   /**
    * A cheap test that every match of `pattern` passes (a literal it must contain). Text without it skips
    * the rule: most text holds no secret, and a hook process pays for every regex it compiles and runs.
@@ -34,11 +41,17 @@ const contains = (...literals: ReadonlyArray<string>): Hint => ({
 })
 
 /**
+ * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`), unlike
+ * `primaryKey`, `sortKey` or `cacheKey`: the word before `key` says what it unlocks (`api key` in prose too).
+ */
+const KEY_NAME = String.raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
+
+/**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass` and `auth` only count as whole words (`DB_PASS`, `_auth`), not inside `bypass` or `oauth`.
  */
-export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|api[_-]?key|private[_-]?key|secret[_-]?(?:access[_-]?)?key|(?<![a-z])auth|credentials?|cookie)`
+export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
 
 /** The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every name start. */
 const NAME_PREFIX = String.raw`[\w.-]{0,40}?`
@@ -124,16 +137,84 @@ const CREDENTIAL_HINT: Hint = {
   }
 }
 
-/** The pattern is built on first use: the six are large (parsing them costs a hook 0.1 ms), and most text never needs them. */
-const credential = (source: string): SecretRule => {
+/** A rule whose pattern is built on first use: the large ones cost a hook 0.1 ms to parse, and most text never needs them. */
+const lazyRule = (kind: string, source: string, flags: string, hint: Hint, secretLength?: (value: string) => number): SecretRule => {
   let pattern: RegExp | undefined
   return {
-    kind: "credential",
+    kind,
     get pattern() {
-      return (pattern ??= new RegExp(source, "gim"))
+      return (pattern ??= new RegExp(source, flags))
     },
-    hint: CREDENTIAL_HINT
+    hint,
+    ...(secretLength === undefined ? {} : { secretLength })
   }
+}
+
+const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
+
+/** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
+const SHELL_RULES: ReadonlyArray<SecretRule> = [
+  // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli and a
+  // registry login (`docker login -u me -p X`) take the next word.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)\\?["']?)${VALUE}`,
+    "g",
+    contains("mysql", "mariadb", "sshpass", "redis-cli", "login")
+  ),
+  {
+    // user:password after curl's or wget's -u/--user, kept as `user:`.
+    kind: "credential",
+    pattern: /(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+/g,
+    hint: contains("curl", "wget", "http", "xh")
+  },
+  // `aws configure set aws_secret_access_key X`, `npm config set //registry/:_authToken X`, `git config user.password X`.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
+    "gi",
+    contains("config")
+  )
+]
+
+/**
+ * Prose and loose notes: `the db password: X`, `token is X`, `API key abc123...`. The name alone is weak
+ * evidence here, so the value must look like a secret (see `opaqueLength`), not like a word or a path.
+ */
+const PROSE_RULE: SecretRule = lazyRule(
+  "credential",
+  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${SENSITIVE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
+  "gi",
+  { test: (text) => /pass|secret|token|key|auth|credential|cookie/i.test(text) },
+  (value) => opaqueLength(value)
+)
+
+/** How the filter's own markers start (`[secret:kind]`): a value holding one is already masked. */
+const SECRET_MARKER = "[secret:"
+
+/** Punctuation that ends a sentence or a list item rather than a secret: `the token is Xy9z.` */
+const TRAILING = /[.,;:!?)\]}>]+$/
+
+/**
+ * How much of a loose value is an opaque secret (0: none). It is, when it is at least 8 characters
+ * long, not a path, a URL or a plain word, and mixes character classes: letters with digits or symbols
+ * (`hunter2x`, `Tr0ub4dor-and-3`), or it is long and random (Shannon entropy of 3.5 bits per character).
+ */
+export const opaqueLength = (raw: string): number => {
+  const value = raw.replace(TRAILING, "")
+  if (value.length < 8 || value.includes(SECRET_MARKER) || value.includes("[private]")) return 0
+  if (/^(?:[.~]?\/|[a-z][\w+.-]*:\/\/)/i.test(value) || /^[A-Za-z][a-z]*$/.test(value) || /^[\d.,:-]+$/.test(value)) return 0
+  // A path, a dotted name or a file (`src/auth/token.ts`, `config.auth.token`) is not opaque.
+  if (/^[\w-]+(?:[./][\w-]+)+$/.test(value) && !/\d/.test(value.replace(/\.[a-z]{1,4}$/, ""))) return 0
+  const letters = /[A-Za-z]/.test(value)
+  const digits = /\d/.test(value)
+  const symbols = /[^A-Za-z0-9]/.test(value)
+  if (letters && digits) return value.length
+  const entropy = shannonEntropy(value)
+  // Letters and symbols: not a lowercase word list (`print-access-token`, `user_name.first`).
+  if (letters && symbols) return entropy >= 3.5 && !/^[a-z]+(?:[-_.][a-z]+)*$/.test(value) ? value.length : 0
+  // Letters only: a long mixed-case random string (`qZxWvTrPlMnBkJhGfDsA`), not a CamelCase name.
+  return value.length >= 20 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4 ? value.length : 0
 }
 
 export const SECRET_RULES: ReadonlyArray<SecretRule> = [
@@ -142,24 +223,29 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     kind: "private-key",
     pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g, hint: contains("PRIVATE KEY")
   },
-  { kind: "anthropic-key", pattern: /(?<![\w-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
+  { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
   // After anthropic-key, which also starts with `sk-`. A digit is required so kebab-case words never match.
-  { kind: "openai-key", pattern: /(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g, hint: contains("sk-") },
-  { kind: "github-token", pattern: /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") },
-  { kind: "gitlab-token", pattern: /(?<![\w-])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
-  { kind: "slack-token", pattern: /(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}/g, hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-") },
+  { kind: "openai-key", pattern: /(?<![A-Za-z0-9-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g, hint: contains("sk-") },
+  { kind: "github-token", pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") },
+  { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
+  { kind: "slack-token", pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g, hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-") },
   { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w\/-]+/g, hint: contains("hooks.slack.com") },
-  { kind: "stripe-key", pattern: /(?<![\w-])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, hint: contains("_live_", "_test_") },
-  { kind: "google-api-key", pattern: /(?<![\w-])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
-  { kind: "npm-token", pattern: /(?<![\w-])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: contains("npm_") },
+  { kind: "stripe-key", pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, hint: contains("_live_", "_test_") },
+  { kind: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
+  { kind: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: contains("npm_") },
   { kind: "aws-access-key", pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, hint: contains("AKIA", "ASIA", "ABIA", "ACCA") },
+  // Google OAuth access tokens; SendGrid keys in any length (the catalogue's rule wants exactly 66 characters).
+  { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20,}/g, hint: contains("ya29.") },
+  { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16,}\.[\w-]{16,}/g, hint: contains("SG.") },
+  // A PuTTY key file's private part: the base64 lines after `Private-Lines: N`.
+  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+\/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+\/=]+(?=\r?\n|$))*/g, hint: contains("Private-Lines") },
   { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
   // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
   { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:\/@]{0,256}:)[^\s\/]{1,256}(?=@)/g, hint: contains("://") },
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
   {
     kind: "authorization",
-    pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi, hint: /authorization/i
+    pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi, hint: /authorization/i
   },
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
   { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+\/-]*\d)[\w.~+\/-]{16,}=*/gi, hint: /bearer|basic/i },
@@ -182,5 +268,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
   ),
   // A YAML key or header line (password: x, X-Api-Key: x): the value is the rest of the line, as YAML reads it.
-  credential(String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`)
+  credential(String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`),
+  // A header inside quotes, as curl takes it: -H "X-Api-Key: x", --header 'PRIVATE-TOKEN: x'.
+  credential(String.raw`(?<keep>(?<=["'])${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^"'\r\n]*`),
+  // PHP and Ruby hashes: 'password' => "x", :api_key => 'x', config.password => "x".
+  credential(String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`),
+  ...SHELL_RULES,
+  PROSE_RULE
 ]

@@ -13,7 +13,8 @@ describe("<private> blocks", () => {
     ["whitespace before the closing bracket", "a <private\n>x</private\n> b", "a [private] b"],
     ["an unclosed tag: everything to the end", "shown <private>hidden\nand this too", "shown [private]"],
     ["an unclosed nested tag: everything to the end", "a <private>x</private> b <private>y <private>z</private> w", "a [private] b [private]"],
-    ["a stray closing tag alone", "a </private> b", "a  b"],
+    ["a closing tag alone: the block began in another field, so all before it", "a </private> b", "[private] b"],
+    ["a stray closing tag after a closed block", "<private>x</private> a </private> b", "[private] a  b"],
     ["a self-closing tag", "a <private/> b", "a  b"],
     ["an empty block", "a <private></private> b", "a [private] b"]
   ])("removes %s", (_, input, expected) => {
@@ -30,7 +31,8 @@ describe("<private> blocks", () => {
 
   it("counts each removed block, not each tag", () => {
     expect(stripPrivateBlocks("<private>a<private>b</private></private> <private>c</private>").redactions).toBe(2)
-    expect(stripPrivateBlocks("a </private> b").redactions).toBe(0)
+    expect(stripPrivateBlocks("a </private> b").redactions).toBe(1)
+    expect(stripPrivateBlocks("<private>a</private> b </private> c").redactions).toBe(1)
   })
 
   it("removes private blocks before looking for secrets, so no secret inside survives in any shape", () => {

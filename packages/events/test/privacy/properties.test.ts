@@ -58,6 +58,8 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
   "stripe-key": (random) => whole(pick(random, ["sk_live_", "rk_live_", "sk_test_"]) + chars(random, ALNUM, 24)),
   "google-api-key": (random) => whole(`AIza${chars(random, BASE64URL, 35)}`),
   "npm-token": (random) => whole(`npm_${chars(random, ALNUM, 36)}`),
+  "google-oauth-token": (random) => whole(`ya29.${token(random, BASE64URL, between(random, 40, 120))}`),
+  "sendgrid-key": (random) => whole(`SG.${chars(random, BASE64URL, 22)}.${chars(random, BASE64URL, 43)}`),
   "aws-access-key": (random) => whole(pick(random, ["AKIA", "ASIA"]) + chars(random, UPPER_DIGITS, 16)),
   jwt: (random) => whole(`eyJ${chars(random, BASE64URL, 20)}.eyJ${chars(random, BASE64URL, 40)}.${chars(random, BASE64URL, 43)}`),
   "url-password": (random) => {

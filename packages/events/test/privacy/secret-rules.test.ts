@@ -49,7 +49,21 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["credential", 'password = "never closed', 'password = "[secret:credential]'],
   ["credential", "- name: DB_PASSWORD\n  value: supersecret", "- name: DB_PASSWORD\n  value: [secret:credential]"],
   ["credential", '{"name":"API_TOKEN","value":"zzz"}', '{"name":"API_TOKEN","value":"[secret:credential]"}'],
-  ["credential", '{\\"password\\":\\"hunter2\\",\\"user\\":\\"bob\\"}', '{\\"password\\":\\"[secret:credential]\\",\\"user\\":\\"bob\\"}']
+  ["credential", '{\\"password\\":\\"hunter2\\",\\"user\\":\\"bob\\"}', '{\\"password\\":\\"[secret:credential]\\",\\"user\\":\\"bob\\"}'],
+  ["credential", "mysql -uroot -phunter2 app", "mysql -uroot -p[secret:credential] app"],
+  ["credential", "sshpass -p hunter2 ssh host", "sshpass -p [secret:credential] ssh host"],
+  ["credential", "curl -u admin:hunter2 https://x", "curl -u admin:[secret:credential] https://x"],
+  ["credential", "aws configure set aws_secret_access_key abc", "aws configure set aws_secret_access_key [secret:credential]"],
+  ["credential", `curl -H "X-Auth-Token: abc" x`, `curl -H "X-Auth-Token: [secret:credential]" x`],
+  ["credential", `'db_password' => 'abc',`, `'db_password' => '[secret:credential]',`],
+  ["credential", "APP_KEY=abc JWT_SIGNING_KEY=def", "APP_KEY=[secret:credential] JWT_SIGNING_KEY=[secret:credential]"],
+  ["credential", "the db password: hunter2x, ok", "the db password: [secret:credential], ok"],
+  ["credential", "the api key is Tr0ub4dor-and-3.", "the api key is [secret:credential]."],
+  ["google-oauth-token", "ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6", "[secret:google-oauth-token]"],
+  ["sendgrid-key", "SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kq", "[secret:sendgrid-key]"],
+  ["private-key", "Private-Lines: 2\nAAAAIHx9Zk3wQ7pL\nmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e", "Private-Lines: 2\n[secret:private-key]\nPrivate-MAC: 8f1e"],
+  ["authorization", '"Authorization": ["Bearer abcdefghijklmnop"]', '"Authorization": ["Bearer [secret:authorization]"]'],
+  ["github-token", "backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt", "backup_[secret:github-token].txt"]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -68,7 +82,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
   ["credential", "bypass=true compass=north oauth=enabled"],
   ["credential", "secretName = 'db' and isSecret = false"],
-  ["credential", "3f1c2b4e-5d6a-4b8c-9d0e-1f2a3b4c5d6e 8d5a97a3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e7 /home/dev/.ssh/id_rsa.pub"]
+  ["credential", "3f1c2b4e-5d6a-4b8c-9d0e-1f2a3b4c5d6e 8d5a97a3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e7 /home/dev/.ssh/id_rsa.pub"],
+  ["credential", "the password is required; the token was expired; see the api key docs/keys.md"],
+  ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
+  ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
+  ["google-oauth-token", "ya29 is a prefix"],
+  ["sendgrid-key", "SG.short.x and SG. done"]
 ]
 
 describe("secret rules", () => {
@@ -101,7 +120,8 @@ describe("secret rules", () => {
       "==", "=>", " ", "\t", "\n", "\r\n", ",", "?", "string", "none", "abc123", "hunter2", "&", "bypass", "key",
       "passed", "{", "}", ";", "os.environ", "const ", "AKIAIOSFODNN7EXAMPLE", "Bearer ", "://", "@", "sk-", "ghp_",
       "\"password\"", "'token'", "\"name\"", "\"value\"", "name: ", "value: ", "\": \"", "--token ", "password: ",
-      "secre", "oken", "ecret", "word", "phrase", "s", "valuex"
+      "secre", "oken", "ecret", "word", "phrase", "s", "valuex", "mysql ", " -p", "-phunter2", "sshpass -p ", "curl ",
+      " -u ", "admin:", "config set ", "configure ", " is ", "=>", "'password' => ", "APP_KEY", "hunter2x9", "curl -u a:", "wget --user=b:"
     ]
     let seed = 42
     const next = (n: number) => {

@@ -1,6 +1,6 @@
 export { type Argv, detectCommand, type DetectableKind, detectPackageManager, isDetectableKind, type PackageManager } from "./detect.ts"
 export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./evaluate.ts"
-export { fingerprintFailure, type FingerprintOptions } from "./fingerprint.ts"
+export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
 export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
 export { DEFAULT_MARKER, DEFAULT_TIMEOUT_MS, OUTPUT_TAIL_CHARS, runCriterion, type RunCriterionOptions } from "./run.ts"
 export {

@@ -4,7 +4,7 @@
  * first is always a draft to critique). Pure.
  */
 import type { Criterion, CriterionResult } from "@ralph-mem/events"
-import { fingerprintFailure } from "./fingerprint.ts"
+import { fingerprintFailure } from "@ralph-mem/projections"
 
 export const DEFAULT_PLAN_SECTIONS: ReadonlyArray<string> = ["Goal", "Steps", "Risks", "Verification"]
 export const DEFAULT_PLAN_MARKER = "[PLAN_COMPLETE]"

@@ -3,10 +3,10 @@
  * nothing, except through an explicit `marker` criterion.
  */
 import type { Criterion, CriterionResult } from "@ralph-mem/events"
+import { fingerprintFailure, stripAnsi } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { existsSync, realpathSync } from "node:fs"
 import { detectCommand, isDetectableKind } from "./detect.ts"
-import { fingerprintFailure, stripAnsi } from "./fingerprint.ts"
 import { checkMinIterations, checkPlanSections } from "./plan.ts"
 import { type CommandOutcome, runCommand } from "./process.ts"
 

@@ -677,11 +677,21 @@ const toDetail = (row: DetailRow): ObservationDetail => {
   return { ...detail, tokens: estimateTokens(JSON.stringify(detail)) }
 }
 
-/** Layer 3: complete observations by event id (unknown ids are left out). */
+/**
+ * Layer 3: complete observations by event id, or by the short id injected text shows (`@12`, the event's
+ * position in the log; `12` too). Unknown ids are left out.
+ */
 export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): ReadonlyArray<ObservationDetail> =>
   (db
-    .prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY id`)
-    .all(JSON.stringify(ids)) as Array<DetailRow>).map(toDetail)
+    .prepare(
+      `SELECT ${DETAIL_COLUMNS} FROM observations
+       WHERE event_id IN (SELECT value FROM json_each(@ids)) OR id IN (SELECT value FROM json_each(@positions)) ORDER BY id`
+    )
+    .all({ ids: JSON.stringify(ids), positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? [])) }) as Array<DetailRow>)
+    .map(toDetail)
+
+/** The position a short id (`@12` or `12`) names, if it is one. */
+export const positionOfRef = (id: string): number | undefined => (/^@?\d{1,15}$/.test(id.trim()) ? Number(id.trim().replace("@", "")) : undefined)
 
 export interface TimelineEntry {
   readonly hit: IndexHit

@@ -108,6 +108,8 @@ export const successCriteriaSpec = (): SettingSpec => {
       const criteria = decoded.flatMap((item) => (item.criterion === undefined ? [] : [item.criterion]))
       return { ok: true, value: criteria, ...(problems.length > 0 && { notes: problems }) }
     },
-    encode: (value) => (value as ReadonlyArray<SuccessCriterion>).map(criterionToYaml)
+    encode: (value) => (value as ReadonlyArray<SuccessCriterion>).map(criterionToYaml),
+    // A criterion's own command runs in the user's shell account at every Stop of a loop.
+    needsTrust: (value) => (value as ReadonlyArray<SuccessCriterion>).some((item) => item.command !== undefined)
   }
 }

@@ -3,7 +3,8 @@
  * Document API, so the rest of the file (order, comments, other keys) stays as the user wrote it.
  * Anything wrong (unknown key, invalid value, unreadable file) is refused and the file left untouched.
  */
-import { chmodSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { ensureOutputFolder, isInsideMemoryFolder, writePrivateFile } from "@ralph-mem/events"
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import type * as Yaml from "yaml"
 import { flattenSettings, settingKeys } from "./access.ts"
@@ -108,19 +109,15 @@ const setKey = (document: Yaml.Document, path: ReadonlyArray<string>, value: unk
 
 /**
  * Write-then-rename, so a crash never leaves half a config file. A new file is private (0600, folder
- * 0700); an existing one keeps its mode, and a symlinked one (dotfile managers) is written through.
+ * 0700); an existing one keeps its mode. The global file may be a link (dotfile managers) and is written
+ * through it; a project's file, in its memory folder, never is (a repository could have planted the link).
  */
 const writeAtomically = (file: string, text: string): void => {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  const inProject = isInsideMemoryFolder(file)
+  if (inProject) ensureOutputFolder(dirname(file))
+  else mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   const exists = existsSync(file)
-  const target = exists ? realpathSync(file) : file
-  const mode = exists ? statSync(target).mode & 0o777 : 0o600
-  const temporary = `${target}.${process.pid}.tmp`
-  try {
-    writeFileSync(temporary, text, { mode })
-    chmodSync(temporary, mode)
-    renameSync(temporary, target)
-  } finally {
-    rmSync(temporary, { force: true })
-  }
+  const target = exists && !inProject ? realpathSync(file) : file
+  const mode = exists && !inProject ? statSync(target).mode & 0o777 : 0o600
+  writePrivateFile(target, text, mode)
 }

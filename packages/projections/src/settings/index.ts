@@ -6,7 +6,17 @@ export { listSettings, settingKeys, settingValue } from "./access.ts"
 export { DURATION_EXAMPLES, formatDuration, parseDuration } from "./duration.ts"
 export { type WriteResult, writeSetting, type WriteSettingOptions } from "./edit.ts"
 export { type Environment, environmentOverrides } from "./env.ts"
-export { type LoadedSettings, loadSettings, type LoadSettingsOptions, type SettingsFiles, settingsFiles } from "./load.ts"
+export {
+  type Acceptance,
+  acceptProjectFile,
+  keepAccepted,
+  type LoadedSettings,
+  loadSettings,
+  type LoadSettingsOptions,
+  type SettingsFiles,
+  settingsFiles
+} from "./load.ts"
+export { trustStorePath } from "./trust.ts"
 export {
   type BackupSettings,
   type CriterionType,

@@ -8,9 +8,10 @@ import { isAbsolute, join } from "node:path"
 import { assembleSettings, flattenSettings } from "./access.ts"
 import { type Environment, environmentLayer } from "./env.ts"
 import { emptyLayer, type Layer, layerFromMapping, type SettingValues } from "./layer.ts"
-import { shareKeys } from "./schema.ts"
+import { findSpec, shareKeys } from "./schema.ts"
 import { defaultSettings, type Settings } from "./settings.ts"
 import { shareSumProblem } from "./shares.ts"
+import { isTrusted, recordTrust, untrustedFinding } from "./trust.ts"
 import { maxConfigBytes, parseConfigText } from "./yaml.ts"
 
 export interface SettingsFiles {
@@ -32,6 +33,8 @@ export interface LoadedSettings {
   readonly settings: Settings
   readonly problems: ReadonlyArray<string>
   readonly files: SettingsFiles
+  /** Settings of the project's file ignored until the user accepts it (trust.ts), one finding each file. */
+  readonly untrusted: ReadonlyArray<string>
 }
 
 /**
@@ -64,19 +67,37 @@ export const readConfigFile = (file: string): { readonly text?: string; readonly
   }
 }
 
-/** A missing file is an empty layer; an unreadable, oversized or malformed one is one problem. */
-export const fileLayer = (file: string): Layer => {
+/**
+ * A missing file is an empty layer; an unreadable, oversized or malformed one is one problem. The text
+ * comes with it, for the trust check.
+ */
+const readLayer = (file: string): { readonly layer: Layer; readonly text?: string } => {
   const ignored = (problem: string): Layer => ({ ...emptyLayer(file), problems: [`${problem}; file ignored`] })
   const { text, problem } = readConfigFile(file)
-  if (problem !== undefined) return ignored(problem)
-  if (text === undefined) return emptyLayer(file)
+  if (problem !== undefined) return { layer: ignored(problem) }
+  if (text === undefined) return { layer: emptyLayer(file) }
   try {
     const parsed = parseConfigText(file, text)
-    return parsed.ok ? layerFromMapping(file, parsed.mapping) : ignored(parsed.problem)
+    return { layer: parsed.ok ? layerFromMapping(file, parsed.mapping) : ignored(parsed.problem), text }
   } catch (cause) {
     // Hooks must fail open: even a bug in parsing or validation costs this layer, never the hook.
-    return ignored(`${file}: could not be read as settings (${(cause as Error).message})`)
+    return { layer: ignored(`${file}: could not be read as settings (${(cause as Error).name})`) }
   }
+}
+
+/** The keys of a layer whose values need the file to be accepted (commands to run). */
+const keysNeedingTrust = (layer: Layer): Array<string> =>
+  [...layer.values].filter(([key, value]) => findSpec(key)?.needsTrust?.(value) === true).map(([key]) => key)
+
+/** The project's layer without what needs accepting, unless the user accepted the file as it is. */
+const acceptedLayer = (files: SettingsFiles): { readonly layer: Layer; readonly untrusted: ReadonlyArray<string> } => {
+  const { layer, text } = readLayer(files.project)
+  const needing = keysNeedingTrust(layer)
+  const accepted = needing.length === 0 || text === undefined || isTrusted(files.global, files.project, text)
+  if (accepted) return { layer, untrusted: [] }
+  const values = new Map(layer.values)
+  for (const key of needing) values.delete(key)
+  return { layer: { ...layer, values }, untrusted: [untrustedFinding(files.project, needing)] }
 }
 
 /**
@@ -97,15 +118,44 @@ const applyLayer = (below: SettingValues, layer: Layer, problems: Array<string>)
 
 export const loadSettings = (options: LoadSettingsOptions): LoadedSettings => {
   const files = settingsFiles(options)
-  const layers = [fileLayer(files.global), fileLayer(files.project), environmentLayer(options.env ?? process.env)]
+  // The global file is the user's own; the project's may have come with a clone.
+  const project = acceptedLayer(files)
+  const { untrusted } = project
+  const layers = [readLayer(files.global).layer, project.layer, environmentLayer(options.env ?? process.env)]
   // The common case, nothing configured, returns the defaults without building any schema.
   if (layers.every((layer) => layer.values.size === 0)) {
-    return { settings: defaultSettings, problems: layers.flatMap((layer) => layer.problems), files }
+    return { settings: defaultSettings, problems: layers.flatMap((layer) => layer.problems), files, untrusted }
   }
   const problems: Array<string> = []
   const values = layers.reduce<SettingValues>(
     (below, layer) => applyLayer(below, layer, problems),
     flattenSettings(defaultSettings)
   )
-  return { settings: assembleSettings(values), problems, files }
+  return { settings: assembleSettings(values), problems, files, untrusted }
+}
+
+/** What `ralph-mem config trust` accepted: the file, its hash, and the settings that now apply. */
+export interface Acceptance {
+  readonly file: string
+  readonly sha256: string
+  readonly accepted: ReadonlyArray<{ readonly key: string; readonly value: unknown }>
+}
+
+/**
+ * Accepts the project's config file as it is now (trust.ts). Fails with a problem when there is no file,
+ * or it cannot be read as settings (accepting what cannot be shown would accept blindly).
+ */
+export const acceptProjectFile = (
+  files: SettingsFiles
+): { readonly acceptance?: Acceptance; readonly problem?: string } => {
+  const { layer, text } = readLayer(files.project)
+  if (text === undefined) return { problem: layer.problems[0] ?? `${files.project}: no such file; nothing to accept` }
+  const accepted = keysNeedingTrust(layer).map((key) => ({ key, value: findSpec(key)!.encode(layer.values.get(key)) }))
+  return { acceptance: { file: files.project, sha256: recordTrust(files.global, files.project, text), accepted } }
+}
+
+/** After `ralph-mem config` wrote the project's file: accepted again if it was accepted before the write. */
+export const keepAccepted = (files: SettingsFiles, wasAccepted: boolean): void => {
+  const { text } = readConfigFile(files.project)
+  if (wasAccepted && text !== undefined) recordTrust(files.global, files.project, text)
 }

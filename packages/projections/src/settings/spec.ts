@@ -25,12 +25,23 @@ export interface SettingSpec {
   readonly decode: (raw: unknown) => Decoded
   /** `Settings` value -> YAML value (durations back to "30m", criteria back to snake_case). */
   readonly encode: (value: unknown) => unknown
+  /**
+   * Does this value make ralph-mem run a command (or reach outside the project)? Such a value in a
+   * project's file applies only once the user has accepted the file (trust.ts).
+   */
+  readonly needsTrust?: (value: unknown) => boolean
 }
 
-/** A raw value as a problem message shows it: JSON, cut short. */
+/**
+ * A raw value as a problem message shows it: numbers, booleans and null as they are, anything else by its
+ * shape only. Problems reach hooks.log, status and doctor, and a config file can come with a cloned
+ * repository: its text (`"$(touch ~/pwned)"`) is never repeated, in a log or anywhere else.
+ */
 export const show = (value: unknown): string => {
-  const text = JSON.stringify(value) ?? String(value)
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value)
+  if (typeof value === "string") return value === "" ? "an empty string" : `a string of ${[...value].length} characters`
+  if (Array.isArray(value)) return `a list of ${value.length} item${value.length === 1 ? "" : "s"}`
+  return isMapping(value) ? "a mapping" : `a ${typeof value}`
 }
 
 export const isMapping = (value: unknown): value is Readonly<Record<string, unknown>> =>

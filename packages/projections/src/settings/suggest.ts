@@ -24,7 +24,15 @@ export const closestName = (name: string, candidates: Iterable<string>): string 
   return best?.name
 }
 
+/** A key as problems name it: a plain word as written, anything else (a file's text) by its length only. */
+const plainKey = /^[A-Za-z0-9_.[\]-]{1,80}$/
+
 export const unknownKeyProblem = (key: string, name: string, siblings: Iterable<string>): string => {
+  if (!plainKey.test(key)) {
+    // `key` is `<section>.<name>`, and only known sections are entered, so the section is safe to name.
+    const section = key.slice(0, Math.max(0, key.length - name.length - 1))
+    return `${section === "" ? "" : `${section}: `}an unknown key of ${[...name].length} characters, not a plain name`
+  }
   const suggestion = closestName(name, siblings)
   return suggestion === undefined ? `unknown key ${key}` : `unknown key ${key}; did you mean ${suggestion}?`
 }

@@ -27,7 +27,7 @@ export type ParsedConfig =
   | { readonly ok: false; readonly problem: string }
 
 const describe = (value: unknown): string =>
-  Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value} (${JSON.stringify(value)})`
+  Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`
 
 /** Parses a config file's text; a problem names the file and concerns all of it. */
 export const parseConfigText = (file: string, text: string): ParsedConfig => {
@@ -35,15 +35,18 @@ export const parseConfigText = (file: string, text: string): ParsedConfig => {
   const document = yaml.parseDocument(text, { prettyErrors: true })
   const [error] = document.errors
   if (error !== undefined) {
-    const firstLine = error.message.split("\n")[0] ?? error.message
-    return { ok: false, problem: `${file}: not valid YAML (${firstLine})` }
+    // Where and what kind, never the message: yaml quotes the offending text in it.
+    const at = error.linePos?.[0]
+    const where = at === undefined ? "" : ` at line ${at.line}, column ${at.col}`
+    return { ok: false, problem: `${file}: not valid YAML (${error.code}${where})` }
   }
   let top: unknown
   try {
     // The alias limit stops "billion laughs" documents from expanding without bound.
     top = document.toJS({ maxAliasCount: 100 })
   } catch (cause) {
-    return { ok: false, problem: `${file}: not usable YAML (${(cause as Error).message})` }
+    const kind = (cause as Error).name
+    return { ok: false, problem: `${file}: not usable YAML (${kind}: too many aliases, or aliases it cannot resolve)` }
   }
   // An empty file (or one with only comments) is an empty configuration.
   if (top === null || top === undefined) return { ok: true, document, mapping: {} }

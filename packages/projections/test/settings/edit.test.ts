@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { writeSetting } from "../../src/settings/index.ts"
+import { acceptProjectFile, writeSetting } from "../../src/settings/index.ts"
 import { machine } from "./fixture.ts"
 
 const commented = [
@@ -64,6 +64,8 @@ describe("writeSetting changes one key and keeps the rest of the file", () => {
       ["loop.success_criteria", "[{type: custom, command: [npm, test]}]"]
     ] as const
     for (const [key, value] of writes) expect(writeSetting({ file: m.projectFile, key, value })).toEqual({ problems: [] })
+    // The criteria hold a command: they apply once the user accepts the file (trust.test.ts).
+    acceptProjectFile(m.load().files)
     const { settings, problems } = m.load()
     expect(problems).toEqual([])
     expect(settings.memory.injectedMemory).toBe(0.1)
@@ -80,22 +82,37 @@ describe("writeSetting changes one key and keeps the rest of the file", () => {
     expect(m.load().settings.backup.keep).toBe(2)
   })
 
-  it("keeps an existing file's mode", () => {
+  it("keeps the global file's mode; a project's file, in its memory folder, is made 0600", () => {
     const m = machine()
+    m.write(m.globalFile, commented)
+    chmodSync(m.globalFile, 0o644)
+    writeSetting({ file: m.globalFile, key: "loop.max_iterations", value: "8" })
+    expect(statSync(m.globalFile).mode & 0o777).toBe(0o644)
     m.write(m.projectFile, commented)
     chmodSync(m.projectFile, 0o644)
     writeSetting({ file: m.projectFile, key: "loop.max_iterations", value: "8" })
-    expect(statSync(m.projectFile).mode & 0o777).toBe(0o644)
+    expect(statSync(m.projectFile).mode & 0o777).toBe(0o600)
   })
 
-  it("writes through a symlink, leaving the link in place", () => {
+  it("writes the global file through a symlink (dotfile managers), leaving the link in place", () => {
     const m = machine()
     const real = join(m.home, "dotfiles", "ralph-mem.yaml")
     m.write(real, commented)
-    mkdirSync(dirname(m.projectFile), { recursive: true })
-    symlinkSync(real, m.projectFile)
-    writeSetting({ file: m.projectFile, key: "loop.max_iterations", value: "8" })
+    mkdirSync(dirname(m.globalFile), { recursive: true })
+    symlinkSync(real, m.globalFile)
+    writeSetting({ file: m.globalFile, key: "loop.max_iterations", value: "8" })
     expect(readFileSync(real, "utf8")).toContain("max_iterations: 8 # keep it short")
+  })
+
+  it("never writes a project's file through a link (a repository may have planted it)", () => {
+    const m = machine()
+    const target = join(m.home, ".bashrc")
+    m.write(target, "# shell start-up\n")
+    mkdirSync(dirname(m.projectFile), { recursive: true })
+    symlinkSync(target, m.projectFile)
+    const { problems } = writeSetting({ file: m.projectFile, key: "loop.max_iterations", value: "8" })
+    expect(problems[0]).toContain("symbolic link")
+    expect(readFileSync(target, "utf8")).toBe("# shell start-up\n")
   })
 
   it("fills a section left empty, keeping its comments", () => {
@@ -129,7 +146,7 @@ describe("writeSetting refuses, leaving the file untouched", () => {
     const m = machine()
     m.write(m.projectFile, commented)
     expect(refused(m.projectFile, "memory.injected_memory", "lots")).toEqual([
-      `${m.projectFile}: memory.injected_memory: expected a number between 0 and 1, got "lots" (not changed)`
+      `${m.projectFile}: memory.injected_memory: expected a number between 0 and 1, got a string of 4 characters (not changed)`
     ])
     expect(refused(m.projectFile, "loop.max_duration", "30")).toEqual([
       `${m.projectFile}: loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit, got 30 (not changed)`

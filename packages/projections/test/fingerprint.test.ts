@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { fingerprintFailure } from "../../src/criteria/index.ts"
-import { extractFailures, normalizeLine } from "../../src/criteria/fingerprint.ts"
+import { extractFailures, fingerprintFailure, normalizeLine } from "../src/failures/fingerprint.ts"
 
 const vitestRun = (opts: { ms: number; clock: string; line: number; tmp: string; failing: ReadonlyArray<string> }) =>
   [

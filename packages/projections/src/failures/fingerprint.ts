@@ -17,12 +17,26 @@ const HASH_HEX_CHARS = 16
 const READABLE_CHARS = 100
 const FALLBACK_LINES = 3
 
-/** Builds the fingerprint: `<16 hex of sha-256> <first signature line>`. */
-export const fingerprintFailure = (output: string, options: FingerprintOptions = {}): string => {
+/**
+ * What failed, as normalized lines, sorted: the failures the output names, else its first lines with an error
+ * word (`generic` leaves out lines every failure of a tool prints, such as npm's own). Empty: nothing named.
+ */
+export const failureSignature = (
+  output: string,
+  options: { readonly projectRoots?: ReadonlyArray<string>; readonly generic?: RegExp } = {}
+): Array<string> => {
   const lines = stripAnsi(output).split(/\r?\n/)
   const scrub = (line: string) => normalizeLine(line, options.projectRoots ?? [])
-  let signature = uniqueSorted(extractFailures(lines).map(scrub))
-  if (signature.length === 0) signature = uniqueSorted(firstErrorLines(lines).map(scrub))
+  const named = uniqueSorted(extractFailures(lines).map(scrub))
+  if (named.length > 0) return named
+  const generic = options.generic
+  const candidates = generic === undefined ? lines : lines.filter((line) => !generic.test(line))
+  return uniqueSorted(firstErrorLines(candidates).map(scrub))
+}
+
+/** Builds the fingerprint: `<16 hex of sha-256> <first signature line>`. */
+export const fingerprintFailure = (output: string, options: FingerprintOptions = {}): string => {
+  let signature = failureSignature(output, options)
   if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) signature = [options.fallback ?? "no output"]
   signature = uniqueSorted([...(options.alwaysInclude ?? []), ...signature])
   const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)

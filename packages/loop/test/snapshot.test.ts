@@ -1,0 +1,110 @@
+/**
+ * File-copy snapshots (projects outside git): private modes, nothing the privacy rules would mask, links
+ * kept as links, and a rollback that restores the rest and leaves the masked files as they are.
+ */
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { restoreSnapshot, takeSnapshot, workingTreeMatches } from "../src/snapshot.ts"
+import { writeFigures } from "../../../tests/support/figures.ts"
+import { tempProject } from "./criteria/helpers.ts"
+
+const TOKEN = `ghp_${"a1B2".repeat(9)}`
+const SECRETS = [TOKEN, "hunter2-the-db-password", "the private plan"]
+
+const project = () => {
+  const root = tempProject({
+    "src/app.ts": "export const answer = 42\n",
+    "run.sh": "#!/bin/sh\necho hi\n",
+    ".env": "DB_PASSWORD=hunter2-the-db-password\n",
+    ".env.local": "FEATURE=1\n",
+    "notes.md": "Ideas\n<private>the private plan</private>\n",
+    "config/deploy.js": `module.exports = { token: "${TOKEN}" }\n`
+  })
+  chmodSync(join(root, "run.sh"), 0o755)
+  // Binary (a NUL early on): not text the filter reads, so copied as it is.
+  writeFileSync(join(root, "logo.bin"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]))
+  symlinkSync("/etc/hostname", join(root, "outside-link"))
+  return root
+}
+
+/** Every folder and file below `root`, never following a link. */
+const walk = (root: string): Array<{ readonly path: string; readonly folder: boolean; readonly mode: number }> =>
+  readdirSync(root).flatMap((name) => {
+    const path = join(root, name)
+    const stats = lstatSync(path)
+    const here = { path, folder: stats.isDirectory(), mode: stats.mode & 0o777 }
+    return stats.isDirectory() ? [here, ...walk(path)] : [here]
+  })
+
+describe("a file-copy snapshot", () => {
+  it("is 0700 folders and 0600 files under .ralph-mem, and holds nothing the privacy rules would mask", () => {
+    const root = project()
+    const ref = takeSnapshot(root, "loop-1", "start")
+    expect(ref).toBe("files:.ralph-mem/snapshots/loop-1/start")
+    const memory = join(root, ".ralph-mem")
+    const entries = walk(memory)
+    expect(entries.filter((e) => e.folder && e.mode !== 0o700)).toEqual([])
+    expect(entries.filter((e) => !e.folder && e.mode !== 0o600)).toEqual([])
+    const copied = walk(join(memory, "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder)
+      .map((e) => e.path)
+    expect(copied.map((path) => path.split("/files/")[1]).sort()).toEqual(["logo.bin", "run.sh", "src/app.ts"])
+    for (const entry of entries.filter((e) => !e.folder)) {
+      for (const secret of SECRETS) expect(readFileSync(entry.path, "utf8")).not.toContain(secret)
+    }
+    writeFigures("fs", { "snapshot files left out by the privacy rules": 4 })
+  })
+
+  it("rolls back the files it holds (with their modes and links) and leaves the masked ones as they are now", () => {
+    const root = project()
+    const ref = takeSnapshot(root, "loop-1", "start")
+    writeFileSync(join(root, "src/app.ts"), "broken\n")
+    rmSync(join(root, "run.sh"))
+    rmSync(join(root, "outside-link"))
+    rmSync(join(root, "logo.bin"))
+    writeFileSync(join(root, ".env"), "DB_PASSWORD=rotated-since\n")
+    writeFileSync(join(root, "src/new.ts"), "made after the snapshot\n")
+    restoreSnapshot(root, ref)
+    expect(readFileSync(join(root, "src/app.ts"), "utf8")).toBe("export const answer = 42\n")
+    expect(lstatSync(join(root, "run.sh")).mode & 0o777).toBe(0o755)
+    expect(readlinkSync(join(root, "outside-link"))).toBe("/etc/hostname")
+    expect([...readFileSync(join(root, "logo.bin"))]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02])
+    expect(readFileSync(join(root, ".env"), "utf8")).toBe("DB_PASSWORD=rotated-since\n")
+    expect(readFileSync(join(root, "notes.md"), "utf8")).toContain("<private>")
+    expect(existsSync(join(root, "src/new.ts"))).toBe(false)
+  })
+
+  it("tells whether the working tree still holds what it holds, the masked files aside", () => {
+    const root = project()
+    const ref = takeSnapshot(root, "loop-1", "end")
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, ".env"), "DB_PASSWORD=rotated-since\n")
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, "src/app.ts"), "changed\n")
+    expect(workingTreeMatches(root, ref)).toBe(false)
+    restoreSnapshot(root, ref)
+    expect(workingTreeMatches(root, ref)).toBe(true)
+    writeFileSync(join(root, "constructor"), "a new file named like an Object property\n")
+    expect(workingTreeMatches(root, ref)).toBe(false)
+  })
+
+  it("refuses a snapshots folder that is a link, creating nothing through it", () => {
+    const root = project()
+    const elsewhere = tempProject()
+    mkdirSync(join(root, ".ralph-mem"))
+    symlinkSync(elsewhere, join(root, ".ralph-mem", "snapshots"))
+    expect(() => takeSnapshot(root, "loop-1", "start")).toThrow(/symbolic link/)
+    expect(readdirSync(elsewhere)).toEqual([])
+  })
+})

@@ -1,0 +1,160 @@
+/**
+ * How a failure is recognised again: the command that failed (normalised, so `npm test 2>&1 | tail -20`
+ * is `npm test`), its family (the kind of check it runs, or the command itself), a digest of what failed
+ * and its distinctive terms. Pure: the fold of failures and the hook that recalls them compute the same.
+ */
+import { extractFailures, failureSignature, stripAnsi } from "./fingerprint.ts"
+
+/** The checks a command can run; a loop's criteria map onto them (test_pass is `test`). */
+export type CheckKind = "test" | "build" | "lint" | "typecheck"
+
+const CHECK_PATTERNS: ReadonlyArray<readonly [CheckKind, RegExp]> = [
+  ["typecheck", /\b(?:tsc|typecheck|type-check|mypy|pyright|cargo check|go vet)\b/i],
+  ["lint", /\b(?:lint|eslint|biome|ruff|clippy|flake8|pylint)\b/i],
+  ["test", /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo test|go test)\b/i],
+  ["build", /\b(?:build|make|gradle|mvn|webpack)\b/i]
+]
+
+/** The check a command runs, by the first check word in it (`npm run build && npm test` builds first). */
+export const checkKind = (command: string): CheckKind | undefined => {
+  let found: { readonly kind: CheckKind; readonly at: number } | undefined
+  for (const [kind, pattern] of CHECK_PATTERNS) {
+    const at = pattern.exec(command)?.index
+    if (at !== undefined && (found === undefined || at < found.at)) found = { kind, at }
+  }
+  return found?.kind
+}
+
+const CRITERION_KINDS: Readonly<Record<string, CheckKind>> = {
+  test_pass: "test",
+  build_success: "build",
+  lint_clean: "lint",
+  type_check: "typecheck"
+}
+
+/** The family of a loop criterion: its check, `custom` for a command of the user's, none for the others. */
+export const criterionFamily = (kind: string): string | undefined =>
+  CRITERION_KINDS[kind] ?? (kind === "custom" ? "custom" : undefined)
+
+/**
+ * The command as run, without what only shapes its output: a leading `cd <dir> &&`, the commands it is
+ * piped into (`| tail -20`), and redirections (`2>&1`, `> out.log`).
+ */
+export const normalizeCommand = (command: string): string => {
+  const flat = command.replace(/\s+/g, " ").trim()
+  // Most commands have nothing to take off: a replay folds every command run.
+  if (!/[|>]|^cd /.test(flat)) return flat
+  return (flat.replace(/^cd \S+ && /, "").split(/\s*(?<!\|)\|(?!\|)\s*/)[0] ?? "")
+    .replace(/\s*\d?>&\d/g, "")
+    .replace(/\s*(?:\d|&)?>>?\s*\S+/g, "")
+    .trim()
+}
+
+/** The family of a shell command: its check, or `command` (then only the same command resolves it). */
+export const commandFamily = (command: string): string => checkKind(command) ?? "command"
+
+/**
+ * A 53-bit digest (two FNV-1a passes): exact in a JavaScript number and an SQLite integer, and collisions
+ * among a project's commands are out of reach.
+ */
+const digest53 = (text: string): number => {
+  let low = 0x811c9dc5
+  let high = 0x050c5d1f
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    low = Math.imul(low ^ c, 0x01000193)
+    high = Math.imul(high ^ c, 0x01000193)
+  }
+  return (high >>> 11) * 0x1_0000_0000 + (low >>> 0)
+}
+
+/** The key of a command in its family; `*` stands for the family's whole check (a loop criterion). */
+export const commandKey = (family: string, command: string): number => digest53(`${family}\u0000${command}`)
+
+/** Families whose loop criterion checks the whole project: its passing run resolves any failure of them. */
+const WHOLE_CHECKS = new Set<string>(["test", "build", "lint", "typecheck"])
+
+/**
+ * The keys of the passing runs that resolve a failure of `command`: the command and each shorter run of it
+ * from two words up (`npm test` passing resolves `npm test -- auth`; not the other way round), and for a
+ * check, the loop's criterion of that check.
+ */
+export const resolvingKeys = (family: string, command: string): Array<number> => {
+  const words = command.split(" ")
+  const keys = [commandKey(family, command)]
+  for (let n = words.length - 1; n >= 2; n--) keys.push(commandKey(family, words.slice(0, n).join(" ")))
+  if (WHOLE_CHECKS.has(family)) keys.push(commandKey(family, "*"))
+  return keys
+}
+
+/** The keys a passing run of `command` (none: a loop criterion's own detected command) resolves failures by. */
+export const passingKeys = (family: string, command: string | undefined, criterion: boolean): Array<number> => [
+  ...(command === undefined || command === "" ? [] : [commandKey(family, command)]),
+  ...(criterion && WHOLE_CHECKS.has(family) ? [commandKey(family, "*")] : [])
+]
+
+/** Lines every failure of a tool prints: they say nothing about what failed. */
+const GENERIC_LINE = new RegExp(
+  [
+    String.raw`^\s*(?:npm|pnpm|yarn)(?: ERR!| error|:)`,
+    String.raw`^\s*error Command failed`,
+    String.raw`^\s*make(?:\[\d+\])?: \*\*\*`,
+    String.raw`^\s*Exit code \d+\s*$`,
+    String.raw`^\s*Error: Process completed with exit code`
+  ].join("|")
+)
+
+const SIGNATURE_HEX = 14
+
+/** What failed, as the lines that name it (see failureSignature), leaving out the lines every failure prints. */
+export const signatureOf = (output: string): Array<string> => failureSignature(output, { generic: GENERIC_LINE })
+
+/** A digest of what failed, or none when the output names nothing (then no two failures match by it). */
+export const failureDigest = (signature: ReadonlyArray<string>): string | undefined =>
+  signature.length === 0 ? undefined : digest53(signature.join("\n")).toString(16).padStart(SIGNATURE_HEX, "0")
+
+const HEADLINE_CHARS = 200
+
+/** What failed in one line, as the output says it: its first line naming a failure, else one that says something. */
+export const failureHeadline = (output: string): string => {
+  const lines = stripAnsi(output).split(/\r?\n/).map((line) => line.trim())
+  const first = lines.find((line) => extractFailures([line]).length > 0) ??
+    lines.find((line) => line !== "" && !GENERIC_LINE.test(line)) ?? ""
+  const flat = first.replace(/\s+/g, " ")
+  return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
+}
+
+const STOP_TERMS = new Set([
+  "fail", "failed", "failing", "failure", "error", "errors", "test", "tests", "expected", "received", "exit", "code",
+  "true", "false", "undefined", "null", "with", "from", "that", "this", "line", "file", "found", "cannot", "could"
+])
+
+/** The words of what failed that tell one failure from another: error names, files, test names, codes. */
+export const failureTerms = (signature: ReadonlyArray<string>): Array<string> => {
+  const terms = new Set<string>()
+  for (const line of signature) {
+    for (const word of line.toLowerCase().split(/[^\p{L}\p{N}_./-]+/u)) {
+      const term = word.replace(/^[./-]+|[./-]+$/g, "")
+      if (term.length >= 4 && /\p{L}/u.test(term) && !STOP_TERMS.has(term)) terms.add(term)
+    }
+  }
+  return [...terms].sort().slice(0, 24)
+}
+
+/** What recognising a failure again takes, from its output: read when needed, never folded (it costs). */
+export interface FailureFacts {
+  readonly digest: string | undefined
+  readonly terms: ReadonlyArray<string>
+}
+
+export const failureFacts = (output: string): FailureFacts => {
+  const signature = signatureOf(output)
+  return { digest: failureDigest(signature), terms: failureTerms(signature) }
+}
+
+/** Whether two failures are the same by their terms: most of them shared, and at least two. */
+export const sameTerms = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  const shared = a.filter((t) => b.includes(t)).length
+  const union = new Set([...a, ...b]).size
+  return shared >= 2 && shared / union >= 0.5
+}

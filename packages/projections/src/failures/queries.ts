@@ -1,0 +1,136 @@
+/**
+ * Reads over `failures`: a project's failed runs, each with the passing run that resolved it (if any), and
+ * what happened in between (read from the observations and decisions of the project).
+ */
+import type { SqliteDatabase } from "@ralph-mem/events"
+
+export interface Resolution {
+  readonly position: number
+  readonly eventId: string
+  readonly at: number
+  /** The passing command, or none for a loop's check. */
+  readonly command: string | null
+}
+
+export interface FailureRecord {
+  readonly position: number
+  readonly eventId: string
+  readonly sessionId: string | null
+  readonly family: string
+  readonly command: string
+  /** What the failing run printed (trimmed as recorded): failureFacts recognises it. */
+  readonly output: string
+  readonly failedAt: number
+  readonly resolution: Resolution | null
+}
+
+interface FailureRow extends Omit<FailureRecord, "resolution"> {
+  readonly resolvedBy: number | null
+}
+
+/**
+ * The first passing run after a failure, in its project, with one of its resolving keys. Per key, the
+ * primary key's order finds it at once however often the command has passed.
+ */
+const RESOLVED_BY = `(SELECT min((
+    SELECT p.position FROM pass_rows p LEFT JOIN observation_rows o ON o.id = p.position
+    WHERE p.command_key = k.value AND p.position > f.position
+      AND coalesce(p.project_path, o.project_path) = f.project_path
+    ORDER BY p.position LIMIT 1))
+  FROM json_each(f.resolving_keys) k)`
+
+/** A project's failures, newest first; `family` keeps those of one family, `resolvedOnly` those resolved. */
+export const projectFailures = (
+  db: SqliteDatabase,
+  options: {
+    readonly project: string
+    readonly family?: string
+    readonly resolvedOnly?: boolean
+    readonly limit: number
+  }
+): Array<FailureRecord> => {
+  const rows = db
+    .prepare(
+      `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command,
+              coalesce(CASE e.type WHEN 'ObservationRecorded' THEN e.payload ->> '$.content'
+                                   ELSE e.payload ->> ('$.results[' || f.part || '].outputTail') END, '') AS output,
+              e.occurred_at AS failedAt, f.resolvedBy
+       FROM (SELECT f.*, ${RESOLVED_BY} AS resolvedBy FROM failure_rows f
+             WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)) f
+       JOIN events e ON e.position = f.position
+       WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
+       ORDER BY f.position DESC, f.part LIMIT @limit`
+    )
+    .all({
+      project: options.project,
+      family: options.family ?? null,
+      resolvedOnly: options.resolvedOnly === true ? 1 : 0,
+      limit: options.limit
+    }) as Array<FailureRow>
+  const resolution = db.prepare(
+    `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command
+     FROM events WHERE position = ?`
+  )
+  return rows.map(({ resolvedBy, ...row }) => ({
+    ...row,
+    resolution: resolvedBy === null ? null : (resolution.get(resolvedBy) as Resolution)
+  }))
+}
+
+export interface ActivityItem {
+  readonly position: number
+  readonly eventId: string
+  readonly text: string
+}
+
+/** What happened between a failure and the run that resolved it, the latest first: what fixed it is usually last. */
+export interface Activity {
+  readonly edits: ReadonlyArray<ActivityItem>
+  readonly commands: ReadonlyArray<ActivityItem>
+  readonly notes: ReadonlyArray<ActivityItem>
+  readonly decisions: ReadonlyArray<ActivityItem>
+}
+
+const EDIT_TOOLS = `('Edit', 'Write', 'MultiEdit', 'NotebookEdit')`
+
+export const activityBetween = (
+  db: SqliteDatabase,
+  range: { readonly project: string; readonly after: number; readonly before: number; readonly limit: number }
+): Activity => {
+  const params = { ...range }
+  const edits = db
+    .prepare(
+      `SELECT id AS position, event_id AS eventId, coalesce(files ->> '$[0]', input_summary) AS text FROM observations
+       WHERE project_path = @project AND id > @after AND id < @before AND tool_name IN ${EDIT_TOOLS} AND type != 'error'
+       ORDER BY id DESC LIMIT 50`
+    )
+    .all(params) as Array<ActivityItem>
+  const seen = new Set<string>()
+  const commands = db
+    .prepare(
+      `SELECT id AS position, event_id AS eventId, input_summary AS text FROM observations
+       WHERE project_path = @project AND id > @after AND id < @before
+         AND tool_name = 'Bash' AND input_summary IS NOT NULL
+       ORDER BY id DESC LIMIT @limit`
+    )
+    .all(params) as Array<ActivityItem>
+  const notes = db
+    .prepare(
+      `SELECT id AS position, event_id AS eventId, content AS text FROM observations
+       WHERE project_path = @project AND id > @after AND id < @before AND type = 'note' ORDER BY id DESC LIMIT @limit`
+    )
+    .all(params) as Array<ActivityItem>
+  const decisions = db
+    .prepare(
+      `SELECT id AS position, event_id AS eventId, decision AS text FROM decisions
+       WHERE project_path = @project AND id > @after AND id < @before ORDER BY id DESC LIMIT @limit`
+    )
+    .all(params) as Array<ActivityItem>
+  return {
+    // One line per file, its latest edit.
+    edits: edits.filter((e) => !seen.has(e.text) && seen.add(e.text)).slice(0, range.limit),
+    commands,
+    notes,
+    decisions
+  }
+}

@@ -1,0 +1,129 @@
+import type { RalphMemEvent } from "@ralph-mem/events"
+import { describe, expect, it } from "vitest"
+import { run } from "../../events/test/helpers.ts"
+import {
+  activityBetween,
+  checkKind,
+  failureDigest,
+  failureTerms,
+  normalizeCommand,
+  projectFailures,
+  sameTerms,
+  signatureOf,
+  verify
+} from "../src/index.ts"
+import { config, observation, started } from "./events.ts"
+import { at, given } from "./spec.ts"
+
+const failing = (session: string, command: string, output: string): RalphMemEvent =>
+  observation(session, output, { kind: "error", inputSummary: command, errorMessage: "Exit code 1" })
+const passing = (session: string, command: string): RalphMemEvent =>
+  observation(session, "ok", { kind: "success", inputSummary: command })
+const edit = (session: string, file: string): RalphMemEvent =>
+  observation(session, "- a\n+ b", { toolName: "Edit", inputSummary: file, files: [file] })
+
+const VITEST_FAIL = " FAIL  src/auth.test.ts > login > refreshes the token 12ms\nTokenExpiredError: jwt expired\n Tests  1 failed (3)"
+
+describe("recognising a failure again", () => {
+  it("normalises a command to what it runs: no cd, no pipe into tail, no redirections", () => {
+    expect(normalizeCommand("cd /work/app && npm test 2>&1 | tail -20")).toBe("npm test")
+    expect(normalizeCommand("npx vitest run src/a.test.ts > out.log 2>&1")).toBe("npx vitest run src/a.test.ts")
+    expect(normalizeCommand("make build || echo failed")).toBe("make build || echo failed")
+  })
+
+  it("names the check a command runs by its first check word", () => {
+    expect(checkKind("npm test -- auth")).toBe("test")
+    expect(checkKind("npx tsc --noEmit")).toBe("typecheck")
+    expect(checkKind("npm run build && npm test")).toBe("build")
+    expect(checkKind("ls -la")).toBeUndefined()
+  })
+
+  it("digests what failed, blind to timings, and has no digest when nothing is named", () => {
+    expect(failureDigest(signatureOf(VITEST_FAIL))).toBe(failureDigest(signatureOf(VITEST_FAIL.replace("12ms", "873ms"))))
+    expect(failureDigest(signatureOf(VITEST_FAIL))).not.toBe(failureDigest(signatureOf(VITEST_FAIL.replace("refreshes", "revokes"))))
+    expect(failureDigest(signatureOf("Exit code 1\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1"))).toBeUndefined()
+  })
+
+  it("matches by distinctive terms only when most are shared", () => {
+    const a = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts"))
+    const b = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts"))
+    expect(sameTerms(a, b)).toBe(true)
+    expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
+  })
+})
+
+describe("failures and what resolved them", () => {
+  it("resolves a failing run by the next passing run of the same command, and says what came between", () => {
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npm test -- auth 2>&1 | tail -5", VITEST_FAIL)],
+      ["session:a", edit("a", "/work/app/src/auth.ts")],
+      ["session:a", observation("a", "12: expiresIn", { inputSummary: "grep -n expiresIn src/auth.ts" })],
+      ["session:a", { _tag: "NoteInjected", noteId: "n1", projectPath: "/work/app", sessionId: "a", noteType: "note", text: "tokens live an hour" }],
+      ["session:a", passing("a", "npm test -- auth")]
+    ])
+    const [failure] = projectFailures(memory.db, { project: "/work/app", limit: 10 })
+    expect(failure).toMatchObject({
+      position: 2,
+      family: "test",
+      command: "npm test -- auth",
+      output: VITEST_FAIL,
+      failedAt: at(1),
+      resolution: { position: 6, at: at(5), command: "npm test -- auth" }
+    })
+    const activity = activityBetween(memory.db, { project: "/work/app", after: 2, before: 6, limit: 3 })
+    expect(activity.edits.map((e) => [e.position, e.text])).toEqual([[3, "/work/app/src/auth.ts"]])
+    expect(activity.commands.map((e) => e.text)).toEqual(["grep -n expiresIn src/auth.ts"])
+    expect(activity.notes.map((e) => e.text)).toEqual(["tokens live an hour"])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
+  it("a broader passing run resolves a narrower failure, not the other way round; other commands resolve nothing", () => {
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npm test -- auth", VITEST_FAIL)],
+      ["session:a", failing("a", "npm test", VITEST_FAIL)],
+      ["session:a", failing("a", "node scripts/seed.js", "Error: ECONNREFUSED")],
+      ["session:a", passing("a", "npm test -- other")],
+      ["session:a", passing("a", "npm run lint")],
+      ["session:a", passing("a", "node scripts/seed.js --dry")]
+    ])
+    expect(projectFailures(memory.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution)).toEqual([null, null, null])
+    const later = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npm test -- auth", VITEST_FAIL)],
+      ["session:a", failing("a", "node scripts/seed.js", "Error: ECONNREFUSED")],
+      ["session:a", passing("a", "npm test")],
+      ["session:a", passing("a", "node scripts/seed.js")]
+    ])
+    expect(projectFailures(later.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution?.position)).toEqual([5, 4])
+  })
+
+  it("a loop's passing test check resolves a failed test run; its failing check is a failure of its own", () => {
+    const results = (passed: boolean) => [{ kind: "test_pass" as const, passed, durationMs: 5, outputTail: passed ? "ok" : VITEST_FAIL }]
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npm test", VITEST_FAIL)],
+      ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green", projectPath: "/work/app", driver: "session", sessionId: "a", config }],
+      ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 1, results: results(false) }],
+      ["session:a", edit("a", "/work/app/src/auth.ts")],
+      ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 2, results: results(true) }]
+    ])
+    const found = projectFailures(memory.db, { project: "/work/app", limit: 10 })
+    expect(found.map((f) => [f.position, f.family, f.command, f.sessionId, f.resolution?.position])).toEqual([
+      [4, "test", "test_pass", "a", 6],
+      [2, "test", "npm test", "a", 6]
+    ])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
+  it("a pass in another project resolves nothing", () => {
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npm test", VITEST_FAIL)],
+      ["session:b", { _tag: "SessionStarted", sessionId: "b", projectPath: "/work/other", source: "startup" }],
+      ["session:b", passing("b", "npm test")]
+    ])
+    expect(projectFailures(memory.db, { project: "/work/app", limit: 10 })[0]?.resolution).toBeNull()
+  })
+})

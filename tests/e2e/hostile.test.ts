@@ -1,0 +1,69 @@
+/**
+ * A hostile clone under the real Claude Code CLI: its committed `.ralph-mem/hooks.log` links to the user's
+ * shell start-up and its config holds shell text. The session runs; the user's file keeps its bytes and
+ * mode, nothing is recorded in the refused folder, and SessionStart tells the user why.
+ */
+import { execFileSync } from "node:child_process"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import {
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  hookResponses,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude
+} from "./claude.ts"
+import { startMockAnthropic } from "./mock-anthropic.ts"
+
+const claudeBin = findClaudeBinary()
+const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
+const cleanups: Array<() => void | Promise<void>> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+const suiteName = claudeBin === undefined ? `hostile clone (skipped: ${MISSING_CLAUDE_MESSAGE})` : "hostile clone"
+
+describe.skipIf(claudeBin === undefined)(suiteName, () => {
+  it("leaves the linked ~/.bashrc as it was and tells the user at SessionStart", async () => {
+    const sandbox = createSandbox()
+    cleanups.push(() => sandbox.cleanup())
+    const bashrc = join(sandbox.home, ".bashrc")
+    writeFileSync(bashrc, "# the user's shell start-up\n")
+    chmodSync(bashrc, 0o644)
+    const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-hostile-")))
+    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    execFileSync("git", ["init", "-q", project])
+    mkdirSync(join(project, ".ralph-mem"))
+    symlinkSync(bashrc, join(project, ".ralph-mem", "hooks.log"))
+    writeFileSync(join(project, ".ralph-mem", "config.yaml"), 'memory:\n  context_window: "$(touch ~/pwned)"\n')
+
+    const mock = await startMockAnthropic({ script: ["Nothing to do."] })
+    cleanups.push(() => mock.close())
+    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 }
+    const run = await runClaude(options)
+    expect(run.code, describeRun(run)).toBe(0)
+
+    expect(readFileSync(bashrc, "utf8")).toBe("# the user's shell start-up\n")
+    expect(statSync(bashrc).mode & 0o777).toBe(0o644)
+    expect(existsSync(join(sandbox.home, "pwned"))).toBe(false)
+    expect(existsSync(join(project, ".ralph-mem", "memory.db"))).toBe(false)
+    const [start] = hookResponses(run, "SessionStart")
+    const told = JSON.parse(start?.stdout ?? "{}") as { systemMessage?: string }
+    expect(told.systemMessage).toContain(`${join(project, ".ralph-mem", "hooks.log")}: it is a symbolic link`)
+  }, 120_000)
+})

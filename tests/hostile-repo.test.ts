@@ -1,0 +1,317 @@
+/**
+ * A cloned repository is hostile: it can commit `.ralph-mem/` with links in it (to the user's shell
+ * start-up, to a folder of theirs) and a config file holding shell text. Real hook processes and the real
+ * CLI run in such a project; nothing outside it may change, and no planted text may reach a log.
+ */
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+import { writeFigures } from "./support/figures.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+/** What a hostile config holds: shell text that would run if it ever reached a shell start-up file. */
+const PLANTED = "$(touch ~/pwned)"
+const isRoot = process.getuid?.() === 0
+const NOBODY = 65534
+
+interface Home {
+  readonly root: string
+  readonly bashrc: string
+  readonly folder: string
+}
+
+/** The user's home: a shell start-up file (0644) and a folder of theirs. */
+const makeHome = (): Home => {
+  const root = tempFolder()
+  const bashrc = join(root, ".bashrc")
+  writeFileSync(bashrc, "# the user's shell start-up\nexport PATH=$HOME/bin:$PATH\n")
+  chmodSync(bashrc, 0o644)
+  const folder = join(root, "documents")
+  mkdirSync(folder)
+  chmodSync(folder, 0o755)
+  writeFileSync(join(folder, "notes.txt"), "mine\n")
+  return { root, bashrc, folder }
+}
+
+/** Every file and folder below `root` with its content (files) and mode. */
+const contents = (root: string): Map<string, string> => {
+  const found = new Map<string, string>()
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      const stats = lstatSync(path)
+      if (stats.isDirectory()) {
+        found.set(path, `folder ${(stats.mode & 0o777).toString(8)}`)
+        walk(path)
+      } else {
+        found.set(path, `${(stats.mode & 0o777).toString(8)} ${stats.isFile() ? readFileSync(path, "latin1") : "link"}`)
+      }
+    }
+  }
+  walk(root)
+  return found
+}
+
+/** Files below `root` (no link followed) whose bytes hold `text`. */
+const filesHolding = (root: string, text: string, except: ReadonlyArray<string> = []): Array<string> => {
+  const found: Array<string> = []
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name)
+      const stats = lstatSync(path)
+      if (stats.isDirectory()) walk(path)
+      else if (stats.isFile() && !except.includes(path) && readFileSync(path, "latin1").includes(text)) found.push(path)
+    }
+  }
+  walk(root)
+  return found
+}
+
+const hostileConfig = [
+  "memory:",
+  `  context_window: "${PLANTED}"`,
+  "loop:",
+  "  success_criteria:",
+  "    - type: custom",
+  `      command: "${PLANTED}"`,
+  ""
+].join("\n")
+
+/** A cloned project whose committed .ralph-mem holds the hostile config. */
+const makeProject = (): { readonly root: string; readonly memory: string } => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  const memory = join(root, ".ralph-mem")
+  mkdirSync(memory)
+  writeFileSync(join(memory, "config.yaml"), hostileConfig)
+  return { root, memory }
+}
+
+interface Scenario {
+  readonly name: string
+  /** Plants the hostile content; returns the path the refusal must name. */
+  readonly plant: (project: { readonly root: string; readonly memory: string }, home: Home) => string
+  readonly rootOnly?: boolean
+}
+
+/** A link in .ralph-mem, where ralph-mem keeps `name`, to the user's shell start-up. */
+const linkedFile = (name: string): Scenario => ({
+  name: `${name} is a link to ~/.bashrc`,
+  plant: ({ memory }, home) => link(home.bashrc, join(memory, name), existsSync(join(memory, name)))
+})
+
+/** A link in .ralph-mem, where ralph-mem keeps its folder `name`, to a folder of the user's. */
+const linkedFolder = (name: string): Scenario => ({
+  name: `${name} is a link to a folder of the user's`,
+  plant: ({ memory }, home) => link(home.folder, join(memory, name))
+})
+
+const scenarios: ReadonlyArray<Scenario> = [
+  linkedFile("hooks.log"),
+  {
+    name: ".ralph-mem is a link to a folder of the user's",
+    plant: ({ root, memory }, home) => {
+      writeFileSync(join(home.folder, "config.yaml"), hostileConfig)
+      replaceWithLink(memory, home.folder)
+      return join(root, ".ralph-mem")
+    }
+  },
+  ...["memory.db", "memory.db-wal", "memory.db-shm", "memory.db-journal", ".gitignore"].map(linkedFile),
+  linkedFolder("backups"),
+  {
+    name: "damaged is a link to a folder of the user's, and the database is not SQLite",
+    plant: ({ memory }, home) => {
+      writeFileSync(join(memory, "memory.db"), "not a database at all, so a hook would set it aside")
+      return link(home.folder, join(memory, "damaged"))
+    }
+  },
+  ...["export", "plans", "snapshots"].map(linkedFolder),
+  linkedFile("config.yaml"),
+  {
+    name: ".ralph-mem belongs to another user",
+    rootOnly: true,
+    plant: ({ memory }) => {
+      chownSync(memory, NOBODY, NOBODY)
+      return memory
+    }
+  },
+  {
+    name: "hooks.log belongs to another user",
+    rootOnly: true,
+    plant: ({ memory }) => {
+      const log = join(memory, "hooks.log")
+      writeFileSync(log, "")
+      chownSync(log, NOBODY, NOBODY)
+      return log
+    }
+  },
+  {
+    name: "memory.db is a folder",
+    plant: ({ memory }) => {
+      mkdirSync(join(memory, "memory.db"))
+      return join(memory, "memory.db")
+    }
+  }
+]
+
+function link(target: string, path: string, replace = false): string {
+  if (replace) replaceWithLink(path, target)
+  else symlinkSync(target, path)
+  return path
+}
+
+function replaceWithLink(path: string, target: string): void {
+  const { rmSync } = process.getBuiltinModule("node:fs")
+  rmSync(path, { recursive: true, force: true })
+  symlinkSync(target, path)
+}
+
+let tried = 0
+let hookRuns = 0
+let cliRuns = 0
+
+afterAll(() => {
+  writeFigures("fs", {
+    "hostile-path scenarios": tried,
+    "hook runs in hostile projects": hookRuns,
+    "CLI runs in hostile projects": cliRuns
+  })
+})
+
+describe("a hostile repository", () => {
+  for (const scenario of scenarios) {
+    const title = `${scenario.name}: nothing outside changes, the user is told`
+    it.skipIf(scenario.rootOnly === true && !isRoot)(title, () => {
+      const home = makeHome()
+      const project = makeProject()
+      const refused = scenario.plant(project, home)
+      const before = contents(home.root)
+      const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+      const hook = (event: string, fields: Record<string, unknown>) => {
+        hookRuns++
+        const run = runHookProcess(event, payload(event, "hostile-1", project.root, fields), { cwd: project.root, env })
+        expect(run.code).toBe(0)
+        return run
+      }
+      const start = hook("SessionStart", { source: "startup" })
+      hook("UserPromptSubmit", { prompt: "hello", prompt_id: "p1" })
+      hook("PostToolUse", { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a" } })
+      hook("Stop", { stop_hook_active: false, last_assistant_message: "done" })
+      hook("SessionStart", { source: "compact" })
+      const cli = (...args: Array<string>) => {
+        cliRuns++
+        return runCli(args, { cwd: project.root, env })
+      }
+      const status = cli("status")
+      const doctor = cli("doctor", "--repair")
+      cli("backup")
+      cli("maintain")
+      cli("export")
+      cli("config", "memory.context_window", "5000")
+
+      // The user's files are exactly as they were: contents, modes, nothing added.
+      expect(contents(home.root)).toEqual(before)
+      expect(existsSync(join(home.root, "pwned"))).toBe(false)
+      // No planted text reached any file but the config that carried it.
+      const carriers = [join(project.memory, "config.yaml"), join(home.folder, "config.yaml")]
+      expect(filesHolding(project.root, "touch ~/pwned", carriers)).toEqual([])
+
+      // Told once: at the session's start, not after a compaction.
+      expect(JSON.parse(start.stdout).systemMessage).toContain(refused)
+      expect(status.code).not.toBe(0)
+      expect(status.stderr + status.stdout).toContain(refused)
+      expect(doctor.code).not.toBe(0)
+      expect(doctor.stdout).toContain("FAIL  memory folder")
+      tried++
+    })
+  }
+
+  it("the compaction SessionStart of a refused folder prints nothing (told once a session)", () => {
+    const home = makeHome()
+    const project = makeProject()
+    link(home.bashrc, join(project.memory, "hooks.log"))
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s", project.root, { source: "compact" }), {
+      cwd: project.root,
+      env: { HOME: home.root }
+    })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe("")
+  })
+})
+
+describe("a project's config file that came with the clone", () => {
+  it("records, logs the file and key of a bad value (never its text), runs no command until accepted", () => {
+    const home = makeHome()
+    const project = makeProject()
+    const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+    for (const [event, fields] of [
+      ["SessionStart", { source: "startup" }],
+      ["UserPromptSubmit", { prompt: "hello", prompt_id: "p1" }]
+    ] as const) {
+      hookRuns++
+      const run = runHookProcess(event, payload(event, "clone-1", project.root, fields), { cwd: project.root, env })
+      expect(run.code).toBe(0)
+      expect(run.stdout).not.toContain("systemMessage")
+    }
+    const log = readFileSync(join(project.memory, "hooks.log"), "utf8")
+    const file = join(project.memory, "config.yaml")
+    const expected = "memory.context_window: expected an integer >= 1000 (tokens), got a string of 16 characters"
+    expect(log).toContain(`${file}: ${expected}`)
+    expect(filesHolding(project.root, "touch ~/pwned", [join(project.memory, "config.yaml")])).toEqual([])
+
+    const cli = (...args: Array<string>) => {
+      cliRuns++
+      return runCli(args, { cwd: project.root, env })
+    }
+    const finding = "loop.success_criteria sets commands to run, ignored until you accept this file"
+    type Listing = { settings: Record<string, unknown>; untrusted: Array<string> }
+    const config = JSON.parse(cli("config", "--json").stdout) as Listing
+    expect(config.untrusted[0]).toContain(finding)
+    expect(config.settings["loop.success_criteria"]).toEqual([{ type: "test_pass" }])
+    expect((JSON.parse(cli("status", "--json").stdout) as { config: Array<string> }).config[0]).toContain(finding)
+    expect(cli("doctor").stdout).toContain(`NOTE  config: ${join(project.memory, "config.yaml")}: ${finding}`)
+
+    const accepted = cli("config", "trust")
+    expect(accepted.code).toBe(0)
+    expect(accepted.stdout).toContain(`loop.success_criteria: [{"type":"custom","command":"${PLANTED}"}]`)
+    expect(JSON.parse(cli("config", "loop.success_criteria", "--json").stdout)).toEqual({
+      "loop.success_criteria": [{ type: "custom", command: PLANTED }]
+    })
+    // The record is the user's, outside the project.
+    expect(existsSync(join(home.root, ".config", "ralph-mem", "trusted-projects.json"))).toBe(true)
+    tried++
+  })
+})
+
+describe("the hooks' code cache in a shared temporary folder", () => {
+  it("is neither read nor written through a link another user planted where it lives", () => {
+    const home = makeHome()
+    const root = tempFolder()
+    mkdirSync(join(root, ".git"))
+    const cache = join(tempFolder(), "node-compile-cache")
+    mkdirSync(cache)
+    symlinkSync(home.folder, join(cache, "ralph-mem"))
+    const before = contents(home.root)
+    for (let i = 0; i < 2; i++) {
+      hookRuns++
+      const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
+      const env = { HOME: home.root, NODE_COMPILE_CACHE: cache }
+      const run = runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, fields), { cwd: root, env })
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+    }
+    expect(contents(home.root)).toEqual(before)
+    tried++
+  })
+})

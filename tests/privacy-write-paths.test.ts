@@ -1,0 +1,73 @@
+/**
+ * Issue 15, item 2: key-aware masking on every write path, through the real CLI. Each command plants a
+ * secret in one of the shapes the filter masks; afterwards no byte of any of them is in the database file
+ * or its WAL, and the parts that are not secret are still there.
+ */
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+
+const project = () => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  return root
+}
+
+const bytesOnDisk = (root: string): string =>
+  ["memory.db", "memory.db-wal"]
+    .map((file) => join(root, ".ralph-mem", file))
+    .filter((file) => existsSync(file))
+    .map((file) => readFileSync(file).toString("latin1"))
+    .join("")
+
+const ok = (root: string, args: ReadonlyArray<string>) => {
+  const run = runCli(args, { cwd: root })
+  expect(run.stderr, args.join(" ")).toBe("")
+  expect(run.code, args.join(" ")).toBe(0)
+  return run
+}
+
+describe("every CLI write path masks secrets before they reach the disk", () => {
+  it("beliefs, notes, decisions, task findings and handoffs, loop goals", () => {
+    const root = project()
+    const planted = {
+      beliefByKey: "hunter2BeliefPw",
+      beliefProse: "Xq7vR2mK9pL4wT8zN3bH6cJ1",
+      note: "InjectPw42x",
+      rationale: "WhyPw-77zz",
+      alternative: "AltKeyValue123",
+      finding: "FindTok9Xk2Lm7Qw3Er8",
+      handoff: "HandoffSecret99",
+      taskTitle: "TitleKey8Zq2Wm4",
+      goal: "GoalPw-5Rt8Yu1",
+      goalPrivate: "my private goal detail"
+    }
+    ok(root, ["belief", "set", "db-password", planted.beliefByKey])
+    ok(root, ["belief", "set", "deploy-notes", `the db password: ${planted.beliefProse} on db1`])
+    ok(root, ["inject", `mysql -uroot -p${planted.note} shop`])
+    ok(root, ["decide", "use a vault", "--why", `curl -u admin:${planted.rationale} kept leaking`, "--alternative", `env file: APP_KEY=${planted.alternative} leaked`])
+    ok(root, ["task", "start", `rotate ENCRYPTION_KEY=${planted.taskTitle} everywhere`, "--id", "rotate"])
+    ok(root, ["task", "finding", `the API wants PRIVATE-TOKEN: ${planted.finding}`])
+    ok(root, ["task", "handoff", `ran aws configure set aws_secret_access_key ${planted.handoff}`])
+    ok(root, ["ralph", "start", `fix login; the staging password is ${planted.goal} <private>${planted.goalPrivate}</private>`, "--session", "s1", "--criteria", "marker=DONE"])
+
+    const bytes = bytesOnDisk(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    // What is not secret stays readable.
+    for (const kept of ["db-password", "deploy-notes", "use a vault", "rotate", "aws configure set aws_secret_access_key", "fix login"]) {
+      expect(bytes.includes(kept), kept).toBe(true)
+    }
+    const beliefs = JSON.parse(ok(root, ["belief", "list", "--json"]).stdout) as unknown
+    expect(JSON.stringify(beliefs)).toContain("[secret:credential]")
+  })
+
+  it("refuses a criteria command holding a password: it would be stored, and run, masked", () => {
+    const root = project()
+    const run = runCli(["ralph", "start", "fix it", "--session", "s1", "--criteria", "custom=mysql --password CritPw-31x -e 'select 1'"], { cwd: root })
+    expect(run.code).not.toBe(0)
+    expect(run.stderr + run.stdout).toContain("holds a password or token")
+    expect(bytesOnDisk(root).includes("CritPw-31x")).toBe(false)
+  })
+})
