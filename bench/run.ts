@@ -9,6 +9,7 @@ import { progress } from "../apps/cli/src/progress.ts"
 import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
 import { machine } from "./measure.ts"
+import { mcpBench } from "./mcp.ts"
 import { replayBench } from "./replay.ts"
 import { searchBench } from "./search.ts"
 
@@ -17,17 +18,21 @@ const stages = {
   eventLog: () => eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
   hooks: () => hooksBench(quick ? 10 : 30),
   search: () => searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
-  replay: () => replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000])
+  replay: () => replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
+  mcp: () =>
+    mcpBench(
+      quick ? { observations: 10_000, starts: 5, searches: 100 } : { observations: 100_000, starts: 20, searches: 500 }
+    )
 }
 // The benchmarks run for minutes: a bar over them (on stderr) says which one runs and about how long is left.
 const names = Object.keys(stages) as Array<keyof typeof stages>
 const bar = progress({ label: "benchmarks", unit: "done", lineEveryMs: 0 })
-const measured: Partial<{ [K in keyof typeof stages]: ReturnType<(typeof stages)[K]> }> = {}
-names.forEach((name, i) => {
+const measured: Partial<{ [K in keyof typeof stages]: Awaited<ReturnType<(typeof stages)[K]>> }> = {}
+for (const [i, name] of names.entries()) {
   process.stderr.write(`bench: ${name} (${i + 1} of ${names.length})\n`)
-  ;(measured as Record<string, unknown>)[name] = stages[name]()
+  ;(measured as Record<string, unknown>)[name] = await stages[name]()
   bar.update(i + 1, names.length)
-})
+}
 bar.finish()
 const results = { date: new Date().toISOString(), command: `npm run bench${quick ? " -- --quick" : ""}`, machine: machine(), ...measured }
 

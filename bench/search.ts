@@ -29,7 +29,7 @@ const WORDS = [
 ]
 const pick = (n: number) => WORDS[n % WORDS.length]!
 
-const sessionEvents = (s: number, project: string): { events: Array<RalphMemEvent>; rawChars: number } => {
+export const sessionEvents = (s: number, project: string): { events: Array<RalphMemEvent>; rawChars: number } => {
   const sessionId = `s${s}`
   const events: Array<RalphMemEvent> = [{ _tag: "SessionStarted", sessionId, projectPath: project, source: "startup" }]
   for (let p = 0; p < 3; p++) events.push({ _tag: "PromptSubmitted", sessionId, prompt: `Please fix the ${pick(s + p)} ${pick(s * 3 + p)} bug; the ${pick(p)} tests fail since yesterday.` })
@@ -53,7 +53,7 @@ const sessionEvents = (s: number, project: string): { events: Array<RalphMemEven
   return { events, rawChars }
 }
 
-const QUERIES = ["token refresh", "TokenRefreshError", "payment gateway timeout", "parser cache", "render schema migration", "queue worker", "login session", "upload retry backoff", "expected invoice to equal ledger", "src/payment/gateway.ts"]
+export const QUERIES = ["token refresh", "TokenRefreshError", "payment gateway timeout", "parser cache", "render schema migration", "queue worker", "login session", "upload retry backoff", "expected invoice to equal ledger", "src/payment/gateway.ts"]
 
 const measureLayers = (path: string, project: string, samples: number) => {
   const memory = Effect.runSync(openMemory({ path }))

@@ -97,7 +97,9 @@ describe("hooks record a session", () => {
     const [session] = query(root, "SELECT source, ended_at IS NOT NULL AS ended, end_reason, compactions, prompts, summary FROM sessions") as Array<Record<string, unknown>>
     expect(session).toMatchObject({ source: "startup", ended: 1, end_reason: "prompt_input_exit", compactions: 1, prompts: 1 })
     expect(session!["summary"]).toBe(
-      `Goal: The login test fails with TokenExpiredError; fix it. Errors (1): npm test -- auth: Exit code 1 FAIL src/auth.test.ts TokenExpiredError: jwt expired at refreshSession. Passed (1): npm test -- auth: PASS src/auth.test.ts (4 tests). Files: ${root}/src/auth.ts`
+      "Asked: The login test fails with TokenExpiredError; fix it. Outcome: Fixed: the token now lives an hour. " +
+        "Errors (1 command, 1 fixed): `npm test -- auth` failed (TokenExpiredError: jwt expired at refreshSession), fixed later. " +
+        "Passed: `npm test -- auth`. Changed: src/auth.ts."
     )
   })
 
@@ -262,7 +264,7 @@ describe("SessionStart tells working memory", () => {
     )
     expect(context).toMatch(/^- handoff note \(.*\): refreshSession multiplies by 1000 twice; fix it in src\/auth.ts, then run the tests @\d+$/m)
     expect(context).toMatch(/^- error .*`Bash npm test -- auth`: Exit code 1 TokenExpiredError at refreshSession @\d+$/m)
-    expect(context).toMatch(/^- last session \(.*\): Errors \(1\): npm test -- auth/m)
+    expect(context).toMatch(/^- last session \(.*\): Errors \(1 command, 0 fixed\): `npm test -- auth` failed/m)
     // What it says is not repeated under the recent past, and the beliefs the session was told at its
     // start are still in its context: not told again.
     expect(context).not.toContain("## Recent errors")

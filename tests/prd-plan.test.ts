@@ -113,6 +113,10 @@ describe("ralph run --prd", () => {
       { type: "success", input_summary: "US-001 Cart (iteration 3)" },
       { type: "success", input_summary: "US-003 Payment (iteration 4)" }
     ])
+    // The agent's runs and the learnings belong to the project (no SessionStart names it): search finds them.
+    expect(query(root, "SELECT DISTINCT project_path AS p FROM observation_rows")).toEqual([{ p: root }])
+    const found = runCli(["search", "Catalog", "--json"], { cwd: root })
+    expect(JSON.parse(found.stdout).hits).toEqual(expect.arrayContaining([expect.objectContaining({ title: expect.stringContaining("US-002 Catalog") })]))
   })
 
   it("refuses an invalid prd.json with one line per problem, and starts nothing", () => {

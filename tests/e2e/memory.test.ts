@@ -326,7 +326,13 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
       expect(onlyEvent(project, session.sessionId, "AssistantReplied").payload).toMatchObject({ message: REPLY })
       expect(onlyEvent(project, session.sessionId, "SessionEnded").payload["reason"]).toEqual(expect.any(String))
-      expect(String(onlyEvent(project, session.sessionId, "SessionSummarized").payload["summary"])).toContain(`Goal: ${PROMPT}`)
+      const summarized = onlyEvent(project, session.sessionId, "SessionSummarized").payload
+      expect(String(summarized["summary"])).toContain(`Asked: ${PROMPT}`)
+      expect(String(summarized["summary"])).toContain(`Outcome: ${REPLY.replace(/[.!?]+$/, "")}`)
+      // Every event of the session names its project, so search finds it whatever hooks ran.
+      for (const type of ["PromptSubmitted", "ObservationRecorded", "AssistantReplied", "SessionSummarized", "SessionEnded"]) {
+        expect(onlyEvent(project, session.sessionId, type).payload["projectPath"]).toBe(project)
+      }
     })
 
     it("projects the observation and the session into the read models", () => {
@@ -338,7 +344,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         source: "startup",
         prompts: 1,
         ended_at: expect.any(Number),
-        summary: expect.stringContaining(`Goal: ${PROMPT}`)
+        summary: expect.stringContaining(`Asked: ${PROMPT}`)
       })
     })
 
@@ -379,7 +385,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       const injected = onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload
       const text = String(injected["text"])
       expect(text).toContain("## Recent sessions")
-      expect(text).toContain(`Goal: ${FIRST_PROMPT}`)
+      expect(text).toContain(`Asked: ${FIRST_PROMPT}`)
       expect(text).toContain("## Recent successes")
       expect(text).toContain(MARKER)
       const [firstObservation] = observationsOf(project, first.sessionId)
@@ -444,7 +450,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(main).toHaveLength(3)
       expect(lastToolResults(main[1] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_noisy", isError: true })])
       expect(lastToolResults(main[2] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_silent", isError: true })])
-      expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2)")
+      expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2 commands, 0 fixed)")
     })
   })
 
@@ -592,7 +598,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("injects the redacted memory into the second session, and neither secret reaches any of its requests", () => {
       expectHooksSucceeded(second.run)
       const atStart = String(onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload["text"])
-      expect(atStart).toContain("Goal: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
+      expect(atStart).toContain("Asked: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
       const related = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
       expect(related).toContain("otter deploy used [secret:anthropic-key]")
       expect(requestsWithMemory(second.mock.requests).length).toBeGreaterThan(0)

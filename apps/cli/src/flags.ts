@@ -3,6 +3,7 @@ import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-me
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, Flag } from "effect/cli"
+import { pointInTime } from "./time.ts"
 
 export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print machine-readable JSON"), Flag.withDefault(false))
 
@@ -36,10 +37,8 @@ export const parseDuration = (flag: string, value: string): Effect.Effect<number
 /** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
 export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)
-  const age = parseDurationText(value.value.trim())
-  if (age !== undefined) return Effect.succeed(now - age)
-  const ms = Date.parse(value.value)
-  return Number.isNaN(ms)
+  const ms = pointInTime(value.value, now)
+  return ms === undefined
     ? Effect.fail(userError(
       `--${flag} ${JSON.stringify(value.value)} is not a date; ` +
         `use ISO 8601 (2026-11-20T09:30:00Z) or an age (${DURATION_EXAMPLES})`

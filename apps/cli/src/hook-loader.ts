@@ -302,6 +302,7 @@ const logOldNode = async (hook: string, reason: string, sessionId: string | unde
       if (explicit === "") fs.writeFileSync(path.join(folder, ".gitignore"), "*\n", { flag: "wx", mode: 0o600 })
     } else if (!existing.isDirectory()) return
     const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants
+    // The events package's failureLogPath, spelled out: nothing of the packages is loaded yet.
     const fd = fs.openSync(path.join(folder, "hooks.log"), O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o600)
     try {
       const entry = { time: new Date().toISOString(), hook, reason, ...(sessionId === undefined ? {} : { sessionId }) }

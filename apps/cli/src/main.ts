@@ -13,6 +13,7 @@ import { exportCommand } from "./commands/export.ts"
 import { forget } from "./commands/forget.ts"
 import { inject } from "./commands/inject.ts"
 import { backup, compact, doctor, maintain } from "./commands/maintenance.ts"
+import { mcp } from "./commands/mcp.ts"
 import { ralph } from "./commands/ralph/index.ts"
 import { replay } from "./commands/replay.ts"
 import { resume } from "./commands/resume.ts"
@@ -54,7 +55,8 @@ const root = Command.make("ralph-mem").pipe(
     backup,
     compact,
     maintain,
-    doctor
+    doctor,
+    mcp
   ])
 )
 

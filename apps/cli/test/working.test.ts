@@ -186,7 +186,7 @@ describe("ralph-mem resume", () => {
     expect(text).toMatch(/^## Where the last session stopped\n- task `fix-the-login`: Fix the login; step 2 of 2, pending: Patch refresh\(\) @\d+\n {2}\[x\] 1\. Reproduce\n {2}\[ \] 2\. Patch refresh\(\)\n/)
     expect(text).toContain("- handoff note (")
     expect(text).toMatch(/^- error .*`Bash npm test`: Exit code 1 TokenExpiredError in refresh\(\) @\d+$/m)
-    expect(text).toMatch(/^- last session \(.*\): Goal: fix the login\. Errors \(1\)/m)
+    expect(text).toMatch(/^- last session \(.*\): Asked: fix the login\. Errors \(1 command, 0 fixed\)/m)
     const brief = json(root, "resume")
     expect(brief).toMatchObject({ task: { taskId: "fix-the-login", currentStep: { step: 2 } }, lastSession: { sessionId: "s1", errors: [{ toolName: "Bash" }] } })
     // Asked from inside a new session, the last session is the one before it.

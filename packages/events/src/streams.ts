@@ -10,6 +10,8 @@ export const streams = {
   belief: (projectPath: string, key: string) => `belief:${projectPath}#${key}`,
   task: (projectPath: string, taskId: string) => `task:${projectPath}#${taskId}`,
   forgets: "memory:forgets",
+  /** Memory tool calls made where the session is not known (the MCP server was given no session id). */
+  memoryTools: "memory:tool-calls",
   hookFailures: "hooks:failures",
   maintenance: "maintenance"
 } as const

@@ -3,7 +3,7 @@
  * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
  * The log is never written through a link nor into a memory folder ralph-mem refuses (safe-fs.ts).
  */
-import { appendPrivateFile, ensureFolder, inspectMemoryFolder } from "@ralph-mem/events"
+import { appendPrivateFile, ensureFolder, failureLogPath, inspectMemoryFolder } from "@ralph-mem/events"
 import { existsSync, lstatSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
@@ -16,8 +16,6 @@ export interface FailureEntry {
 
 /** Log lines are capped so a looping failure cannot fill the disk. */
 const MAX_LOG_BYTES = 5 * 1024 * 1024
-
-export const failureLogPath = (databasePath: string): string => join(dirname(databasePath), "hooks.log")
 
 /** Appends an entry; never throws (there is nowhere left to report to). */
 export const logFailure = (path: string, entry: FailureEntry): void => {

@@ -17,8 +17,10 @@ import {
   projectFailures,
   recentObservations,
   recentWorkSessions,
+  relativeValues,
   resumeBrief,
   searchIndex,
+  sessionRecord,
   type Settings,
   estimateTokens,
   toldInSession,
@@ -36,7 +38,7 @@ import {
   withRefs
 } from "./inject.ts"
 import { activityIds, currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
-import { observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
+import { isMemoryToolCall, observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
 import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
@@ -46,6 +48,8 @@ export interface HookContext {
   /** The project root the session works in; memory is scoped to it. */
   readonly project: string
   readonly settings: Settings
+  /** The user's home folder: never shown in what Claude is told (paths under it are written `~/...`). */
+  readonly home?: string | undefined
 }
 
 /**
@@ -79,13 +83,21 @@ const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "co
  * Records what was injected (its sources as event ids, so a forget finds it) and returns the hook output
  * that carries it.
  */
-const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: string, injection?: Injection) =>
+const inject = (
+  db: Memory["db"],
+  hook: HookName,
+  sessionId: string,
+  projectPath: string,
+  reason: string,
+  injection?: Injection
+) =>
   injection === undefined
     ? { events: [], output: undefined }
     : {
       events: [{
         _tag: "ContextInjected",
         sessionId,
+        projectPath,
         hookEvent: hook,
         reason: `${reason} (${injection.layer} layer)`,
         text: injection.text,
@@ -94,6 +106,12 @@ const inject = (db: Memory["db"], hook: HookName, sessionId: string, reason: str
       } satisfies RalphMemEvent],
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
+
+/**
+ * What Claude reads names paths relative to the project, and never the home folder (the log keeps them
+ * whole): the memory is made relative before it is rendered, so no line cut short keeps part of a path.
+ */
+const relative = <T>(memory: T, { project, home }: HookContext): T => relativeValues(memory, { project, home })
 
 const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): HookDecision =>
   output === undefined ? { events } : { events, output }
@@ -116,7 +134,8 @@ const FAILURES_READ = 50
 const LESSONS = 3
 const OPEN_ERRORS = 5
 
-const sessionStart: Handler<"SessionStart"> = (input, { memory, project, settings }) => {
+const sessionStart: Handler<"SessionStart"> = (input, context) => {
+  const { memory, project, settings } = context
   const source = SOURCES.find((s) => s === input.source) ?? "startup"
   const started: RalphMemEvent = {
     _tag: "SessionStarted",
@@ -128,8 +147,10 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
   }
   const brief = resumeBrief(memory.db, project, { sessionId: input.session_id })
   const { open, lessons } = splitFailures(projectFailures(memory.db, { project, limit: FAILURES_READ }))
+  // Paths are made relative to the project (the home folder never shown) before anything is rendered.
   const items = sessionStartItems({
     project,
+    ...relative({
     restores: unannouncedRestores(memory.db),
     // A resumed session is told first where it stopped: its task, step, handoff note and errors.
     ...(source === "resume" ? { brief } : brief.task === null ? {} : { task: brief.task }),
@@ -148,19 +169,22 @@ const sessionStart: Handler<"SessionStart"> = (input, { memory, project, setting
     })),
     summaries: recentWorkSessions(memory.db, project, 3),
     successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
+    }, context)
   })
   // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
   const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Map<string, Set<string>>()
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
-  const injected = inject(memory.db, "SessionStart", input.session_id, `recent context of the project at ${source}`, injection)
+  const injected = inject(memory.db, "SessionStart", input.session_id, project, `recent context of the project at ${source}`, injection)
   return withOutput([started, ...injected.events], injected.output)
 }
 
-const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project, settings }) => {
+const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
+  const { memory, project, settings } = context
   const prompt = trim(input.prompt, settings.memory.maxPromptChars).content
   const submitted: RalphMemEvent = {
     _tag: "PromptSubmitted",
     sessionId: input.session_id,
+    projectPath: project,
     prompt,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
   }
@@ -174,8 +198,9 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, { memory, project,
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const told = toldInSession(memory.db, input.session_id)
-  const injection = toTell(memory, promptItems(loop, hits), told, injectionBudgetTokens(settings))
-  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, "memory relevant to the prompt", injection)
+  const items = promptItems(relative(loop, context), relative(hits, context))
+  const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
+  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
@@ -214,7 +239,7 @@ const recallLesson = (
   observation: ToolObservation,
   { memory, project }: HookContext
 ) => {
-  const nothing = inject(memory.db, hook, sessionId, "")
+  const nothing = inject(memory.db, hook, sessionId, project, "")
   if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return nothing
   const command = normalizeCommand(observation.inputSummary)
   const family = commandFamily(command)
@@ -231,7 +256,7 @@ const recallLesson = (
   const text = (toldBy === undefined ? recallText : recallPointer)({ ...match, resolution }, activity, project)
   const sources = [match.eventId, resolution.eventId, ...activityIds(activity)]
   const recalled = { text, tokens: estimateTokens(text), sources, layer: "full" } as const
-  return inject(memory.db, hook, sessionId, "the same failure, seen before and fixed", recalled)
+  return inject(memory.db, hook, sessionId, project, "the same failure, seen before and fixed", recalled)
 }
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
@@ -247,7 +272,7 @@ const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
 (input, context) => {
   const observation = observe(input, context.settings.memory.maxObservationChars)
   const recalled = recallLesson(hook, input.session_id, observation, context)
-  const recorded: RalphMemEvent = { _tag: "ObservationRecorded", sessionId: input.session_id, ...observation }
+  const recorded: RalphMemEvent = { _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: context.project, ...observation }
   return { ...withOutput([recorded, ...recalled.events], recalled.output), ...toolKey(input.session_id, input.tool_use_id) }
 }
 
@@ -255,57 +280,61 @@ const postToolUse = recordTool("PostToolUse", observeToolUse)
 const postToolUseFailure = recordTool("PostToolUseFailure", observeToolFailure)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
-const stop: Handler<"Stop"> = (input, { settings }) => {
+const stop: Handler<"Stop"> = (input, { project, settings }) => {
   const message = input.last_assistant_message ?? ""
   return {
     events: message.trim() === ""
       ? []
-      : [{ _tag: "AssistantReplied", sessionId: input.session_id, message: trim(message, settings.memory.maxPromptChars).content }]
+      : [{
+        _tag: "AssistantReplied",
+        sessionId: input.session_id,
+        projectPath: project,
+        message: trim(message, settings.memory.maxPromptChars).content
+      }]
   }
 }
 
 /** A turn cut off by an API error: nothing to remember of the session; the loop takes note (packages/loop). */
 const stopFailure: Handler<"StopFailure"> = () => ({ events: [] })
 
-const preCompact: Handler<"PreCompact"> = (input) => ({
+const preCompact: Handler<"PreCompact"> = (input, { project }) => ({
   events: [{
     _tag: "SessionCompacted",
     sessionId: input.session_id,
+    projectPath: project,
     trigger: input.trigger === "manual" ? "manual" : "auto",
     ...(input.custom_instructions ? { customInstructions: input.custom_instructions } : {})
   }]
 })
 
-const sessionEnd: Handler<"SessionEnd"> = (input, { memory }) => {
-  const goal = memory.db
-    .prepare(
-      `SELECT json_extract(payload, '$.prompt') FROM events
-       WHERE stream_id = ? AND type = 'PromptSubmitted' AND redacted_by IS NULL ORDER BY position LIMIT 1`
-    )
-    .pluck()
-    .get(`session:${input.session_id}`) as string | undefined
-  const observations = memory.db
-    .prepare(
-      `SELECT id, event_id AS eventId, session_id AS sessionId, type, tool_name AS toolName, input_summary AS inputSummary,
-              content, error_message AS errorMessage, created_at AS createdAt, files
-       FROM observations WHERE session_id = ? ORDER BY id`
-    )
-    .all(input.session_id) as Parameters<typeof summarizeSession>[0]["observations"]
-  const summary = summarizeSession({ goal, observations })
+const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => {
+  const result = summarizeSession(sessionRecord(memory.db, input.session_id), { project, home })
+  const summarized: ReadonlyArray<RalphMemEvent> = result === undefined ? [] : [{
+    _tag: "SessionSummarized",
+    sessionId: input.session_id,
+    projectPath: project,
+    summary: result.summary,
+    summarizer: LOCAL_SUMMARIZER,
+    ...(result.memoryOnly ? { memoryOnly: true } : {})
+  }]
   return {
     events: [
-      ...(summary === undefined ? [] : [{ _tag: "SessionSummarized", sessionId: input.session_id, summary, summarizer: LOCAL_SUMMARIZER } as const]),
-      { _tag: "SessionEnded", sessionId: input.session_id, reason: input.reason ?? "unknown" }
+      ...summarized,
+      { _tag: "SessionEnded", sessionId: input.session_id, projectPath: project, reason: input.reason ?? "unknown" }
     ]
   }
 }
+
+/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
+const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
+  isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
 
 export const handlers: { readonly [H in HookName]: Handler<H> } = {
   SessionStart: sessionStart,
   UserPromptSubmit: userPromptSubmit,
   PreToolUse: preToolUse,
-  PostToolUse: postToolUse,
-  PostToolUseFailure: postToolUseFailure,
+  PostToolUse: unlessMemoryTool(postToolUse),
+  PostToolUseFailure: unlessMemoryTool(postToolUseFailure),
   Stop: stop,
   StopFailure: stopFailure,
   PreCompact: preCompact,

@@ -1,4 +1,4 @@
-export { failureLogPath, logFailure, recentHookFailures } from "./failure-log.ts"
+export { logFailure, recentHookFailures } from "./failure-log.ts"
 export * from "./handlers.ts"
 export * from "./inject.ts"
 export * from "./observe.ts"
@@ -8,3 +8,4 @@ export { foldSpill, spill, SPILL_SLOTS, spillPath, type SpillRecord, type SpillS
 export * from "./summarize.ts"
 export { diagnose, type DiagnoseOptions, type Diagnosis, type HealthCheck } from "./diagnose.ts"
 export * from "./lessons.ts"
+export * from "./resummarize.ts"

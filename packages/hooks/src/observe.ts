@@ -19,6 +19,13 @@ export interface ToolObservation {
   readonly durationMs?: number
 }
 
+/**
+ * A call of ralph-mem's own memory tools (plugin ralph-mem, MCP server `memory`). Their server records each as
+ * a MemoryToolCalled event; recorded again as an observation, what memory answered would come back as a new
+ * memory, and the next search would find its own answers.
+ */
+export const isMemoryToolCall = (toolName: string): boolean => toolName.startsWith("mcp__plugin_ralph-mem_memory__")
+
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 

@@ -7,6 +7,7 @@
 import {
   boundForScan,
   DatabaseUnusable,
+  failureLogPath,
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
@@ -30,7 +31,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
-import { failureLogPath, logFailure } from "./failure-log.ts"
+import { logFailure } from "./failure-log.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
@@ -177,7 +178,7 @@ export const runHook = (
       // A broken config never stops a hook: its problems are logged and the valid layers apply.
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
       for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
-      const context = { memory, project, settings }
+      const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
       const decision = handlers[hook](input as never, context)
       if (decision.events.length > 0) {
         pendingAppend = {

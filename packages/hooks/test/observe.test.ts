@@ -51,17 +51,3 @@ describe("observing tool calls", () => {
     expect(trim("short", 1000)).toEqual({ content: "short", truncated: false })
   })
 })
-
-import { summarizeSession } from "../src/summarize.ts"
-
-describe("the local session summary", () => {
-  it("keeps the goal, errors, passes and files, without doubled punctuation", () => {
-    const observation = (type: string, content: string, files: ReadonlyArray<string> = []) => ({
-      id: 1, eventId: "e", sessionId: "s", type, toolName: "Bash", inputSummary: "npm test", content, errorMessage: type === "error" ? content : null, createdAt: 0, files: JSON.stringify(files)
-    })
-    expect(summarizeSession({ goal: "Fix the login test.", observations: [observation("error", "FAIL login", ["a.ts"]), observation("success", "PASS login", ["a.ts", "b.ts"])] })).toBe(
-      "Goal: Fix the login test. Errors (1): npm test: FAIL login. Passed (1): npm test: PASS login. Files: a.ts, b.ts"
-    )
-    expect(summarizeSession({ goal: undefined, observations: [] })).toBeUndefined()
-  })
-})

@@ -50,6 +50,7 @@ const failureOf = (outcome: CommandOutcome) =>
 /** The agent's run, remembered like a session's tool use. */
 const agentRun = (
   loopId: string,
+  projectPath: string,
   agent: ReadonlyArray<string>,
   iteration: number,
   prompt: string,
@@ -58,6 +59,8 @@ const agentRun = (
 ): RalphMemEvent => ({
   _tag: "ObservationRecorded",
   sessionId: agentSession(loopId),
+  // The agent's session has no SessionStart: the observation names its project, so search finds it.
+  projectPath,
   kind: outcome.exitCode === 0 ? "tool_use" : "error",
   toolName: "agent",
   inputSummary: `${agent.join(" ")} (iteration ${iteration}, ~${estimateTokens(prompt)} prompt tokens)`,
@@ -95,6 +98,7 @@ const learning = (loop: Loop, results: ReadonlyArray<CriterionResult>, passed: b
   return {
     _tag: "ObservationRecorded",
     sessionId: agentSession(loop.loopId),
+    projectPath: loop.projectPath,
     kind: passed ? "success" : "error",
     toolName: "prd-story",
     inputSummary: `${story.id} ${story.title} (iteration ${current.iteration})`,
@@ -148,7 +152,7 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
     })
     const outcome = yield* runCommand([...agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
     const report = readAgentReport(outcome, Date.now())
-    yield* record(agentRun(loopId, agent, iteration, prompt, outcome, report))
+    yield* record(agentRun(loopId, loop.projectPath, agent, iteration, prompt, outcome, report))
     // A stop may have come while the agent worked: it ends the loop before anything else is recorded.
     if (loadLoop(memory, loopId).state!.status !== "running") return loadLoop(memory, loopId).state!
     if (report.limit !== undefined) {

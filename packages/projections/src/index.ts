@@ -17,6 +17,7 @@ export { estimateTokens } from "./search/tokens.ts"
 export * from "./search/engine.ts"
 export * from "./forget.ts"
 export * from "./erasure.ts"
+export * from "./neighbours.ts"
 export * from "./trim.ts"
 export * from "./settings/index.ts"
 export * from "./backup.ts"
@@ -40,3 +41,5 @@ export {
   stripAnsi
 } from "./failures/fingerprint.ts"
 export * from "./memory-items.ts"
+export * from "./session-record.ts"
+export * from "./display-paths.ts"

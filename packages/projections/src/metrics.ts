@@ -40,7 +40,8 @@ export interface SuccessMetrics {
 export const METRIC_DEFINITIONS = {
   injectionUse:
     "injections (ContextInjected) of which at least one item was used later in the same session: opened by id " +
-    "(the memory tools or `ralph-mem show`), or one of its files or identifiers appears in a later tool input",
+    "(the memory tools' get or timeline, or `ralph-mem show @id` from Claude's shell), or one of its files or " +
+    "identifiers appears in a later tool input",
   hookSuccess: "hook invocations that recorded their events, out of all invocations (failures are HookFailed events)",
   loopSuccess: "loops that ended in success, out of loops that ended (success, failed or stopped)",
   meanIterations: "the mean iteration count of the loops that succeeded"
@@ -73,15 +74,17 @@ const OPENING_EVENTS = ["MemoryToolCalled"]
 const IDENTIFIER = /\b[A-Za-z_$][A-Za-z0-9_$]*(?:[a-z0-9][A-Z]|_[A-Za-z0-9])[A-Za-z0-9_$]*\b/g
 
 interface Source {
+  /** `ralph-mem show @12` opens the event at position 12: the id injected text gives it. */
+  readonly opener: RegExp
   readonly files: ReadonlyArray<string>
   readonly identifiers: ReadonlyArray<string>
 }
 
-const sourceOf = (payload: Record<string, unknown>): Source => {
+const sourceOf = (payload: Record<string, unknown>, position: number): Source => {
   const files = Array.isArray(payload["files"]) ? (payload["files"] as Array<unknown>).filter((f): f is string => typeof f === "string") : []
   const text = ["inputSummary", "errorMessage", "text", "decision", "value"].map((k) => payload[k]).filter((v): v is string => typeof v === "string").join(" ")
   const identifiers = [...new Set(text.match(IDENTIFIER) ?? [])].filter((word) => word.length >= 6).slice(0, 20)
-  return { files, identifiers }
+  return { opener: new RegExp(`ralph-mem(?:\\.mjs)? show\\b[^\\n]*@${position}\\b`), files, identifiers }
 }
 
 const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1)
@@ -110,7 +113,7 @@ const used = (injection: Injection, later: ReadonlyArray<LaterEvent>, sources: R
       const input = [event.payload["inputSummary"], ...(Array.isArray(event.payload["files"]) ? event.payload["files"] : [])]
         .filter((v): v is string => typeof v === "string")
         .join("\n")
-      return source.files.some((file) => input.includes(file) || input.includes(basename(file))) ||
+      return source.opener.test(input) || input.includes(id) || source.files.some((file) => input.includes(file) || input.includes(basename(file))) ||
         source.identifiers.some((word) => input.includes(word))
     })
   })
@@ -137,10 +140,10 @@ const injectionUses = (db: SqliteDatabase, since: number): Array<{ readonly at: 
   if (injections.length === 0) return []
   const sourceIds = [...new Set(injections.flatMap((i) => i.sources))]
   const sources = new Map<string, Source>()
-  const sourceQuery = db.prepare(`SELECT payload FROM events WHERE event_id = ? AND redacted_by IS NULL`).pluck()
+  const sourceQuery = db.prepare(`SELECT position, payload FROM events WHERE event_id = ? AND redacted_by IS NULL`)
   for (const id of sourceIds) {
-    const payload = sourceQuery.get(id) as string | undefined
-    if (payload !== undefined) sources.set(id, sourceOf(parse(payload)))
+    const row = sourceQuery.get(id) as { position: number; payload: string } | undefined
+    if (row !== undefined) sources.set(id, sourceOf(parse(row.payload), row.position))
   }
   const laterQuery = db.prepare(
     `SELECT position, type, payload FROM events

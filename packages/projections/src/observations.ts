@@ -24,8 +24,9 @@ interface ObservationRow {
   readonly files: ReadonlyArray<string>
 }
 
-// A tool observation takes its project from its session's row (written by the sessions projection,
-// which runs first for every event), so searches filter on one indexed column.
+// A tool observation names its project; one written before events did takes it from its session's row
+// (written by the sessions projection, which runs first for every event), so searches filter on one
+// indexed column.
 const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type)
   VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?)`
 
@@ -49,7 +50,7 @@ const rowOf = (event: RalphMemEvent, position: number): ObservationRow | undefin
       return {
         ...common,
         sessionId: event.sessionId,
-        projectPath: null,
+        projectPath: event.projectPath ?? null,
         type: event.kind,
         toolName: event.toolName ?? null,
         inputSummary: event.inputSummary ?? null,
@@ -76,7 +77,7 @@ const rowOf = (event: RalphMemEvent, position: number): ObservationRow | undefin
 
 export const observations: Projection = {
   name: "observations",
-  version: 9,
+  version: 10,
   create: `
     CREATE TABLE observation_rows (
       id           INTEGER PRIMARY KEY,

@@ -16,14 +16,29 @@ const STARTED = upsert(
   "project_path, source, ended_at, end_reason",
   "project_path = excluded.project_path, source = excluded.source, ended_at = NULL, end_reason = NULL"
 )
-const PROMPTED = upsert("prompts", "prompts = prompts + 1")
-const COMPACTED = upsert("compactions", "compactions = compactions + 1")
-const SUMMARIZED = upsert("summary", "summary = excluded.summary")
-const ENDED = upsert("ended_at, end_reason", "ended_at = excluded.ended_at, end_reason = excluded.end_reason")
+// Every other event of a session names its project too (when its hook knew it): a session whose
+// SessionStart never ran takes its project from the first event that says it.
+const PROJECT = "project_path = coalesce(project_path, excluded.project_path)"
+const PROMPTED = upsert("project_path, prompts", `${PROJECT}, prompts = prompts + 1`)
+const COMPACTED = upsert("project_path, compactions", `${PROJECT}, compactions = compactions + 1`)
+const SUMMARIZED = upsert(
+  "project_path, summary, summarizer, memory_only",
+  `${PROJECT}, summary = excluded.summary, summarizer = excluded.summarizer, memory_only = excluded.memory_only`
+)
+const ENDED = upsert(
+  "project_path, ended_at, end_reason",
+  `${PROJECT}, ended_at = excluded.ended_at, end_reason = excluded.end_reason`
+)
+// Replies and injections leave a known session's row as it is (no write); they create the row of a
+// session no lifecycle event has named, or give it its project. Tool observations carry their project
+// themselves and leave the row alone: they are most of the log, and a replay folds each one.
+const SEEN = `INSERT INTO sessions (id, session_id, stream_id, started_at, last_event_at, project_path)
+  VALUES (?, ?, ?, ?, ?, ?)
+  ON CONFLICT (session_id) DO UPDATE SET project_path = excluded.project_path WHERE project_path IS NULL`
 
 export const sessions: Projection = {
   name: "sessions",
-  version: 3,
+  version: 4,
   create: `
     CREATE TABLE sessions (
       -- The position of the session's first event: a stable integer key for the summary index.
@@ -39,6 +54,10 @@ export const sessions: Projection = {
       prompts       INTEGER NOT NULL DEFAULT 0,
       compactions   INTEGER NOT NULL DEFAULT 0,
       summary       TEXT,
+      -- Which summariser (and version) wrote the summary: an older one is summarised again by maintain.
+      summarizer    TEXT,
+      -- 1 when the session only ran memory commands: not a "recent session" worth injecting.
+      memory_only   INTEGER NOT NULL DEFAULT 0,
       tags          TEXT NOT NULL DEFAULT '[]'
     ) STRICT;
   `,
@@ -73,16 +92,25 @@ export const sessions: Projection = {
       case "SessionStarted":
         return [sql(STARTED, ...row(event.sessionId), event.projectPath, event.source, null, null)]
       case "PromptSubmitted":
-        return [sql(PROMPTED, ...row(event.sessionId), 1)]
+        return [sql(PROMPTED, ...row(event.sessionId), event.projectPath ?? null, 1)]
       case "SessionCompacted":
-        return [sql(COMPACTED, ...row(event.sessionId), 1)]
+        return [sql(COMPACTED, ...row(event.sessionId), event.projectPath ?? null, 1)]
       case "SessionSummarized":
-        return [sql(SUMMARIZED, ...row(event.sessionId), event.summary)]
+        return [sql(
+          SUMMARIZED,
+          ...row(event.sessionId),
+          event.projectPath ?? null,
+          event.summary,
+          event.summarizer,
+          event.memoryOnly ? 1 : 0
+        )]
       case "SessionEnded":
-        return [sql(ENDED, ...row(event.sessionId), occurredAt, event.reason)]
+        return [sql(ENDED, ...row(event.sessionId), event.projectPath ?? null, occurredAt, event.reason)]
+      case "AssistantReplied":
+      case "ContextInjected":
+        return event.projectPath === undefined ? [] : [sql(SEEN, ...row(event.sessionId), event.projectPath)]
       default:
-        // Observations, replies and injections live in their own read models; the session row
-        // changes only with its lifecycle, which keeps the fold cheap.
+        // Everything else lives in its own read model.
         return []
     }
   },

@@ -28,6 +28,8 @@ describe("sessions", () => {
         prompts: 2,
         compactions: 1,
         summary: "fixed the bug",
+        summarizer: "local",
+        memory_only: 0,
         tags: "[]"
       }
     ])
@@ -63,6 +65,24 @@ describe("sessions", () => {
     expect(rows(memory, "SELECT session_id, project_path, prompts FROM sessions")).toEqual([
       { session_id: "b", project_path: null, prompts: 1 }
     ])
+  })
+
+  it("takes the project of a session whose start it never saw from the first event that names it", () => {
+    const memory = given([
+      ["session:c", observation("c", "ls", { projectPath: "/work/app" })],
+      ["session:c", observation("c", "ls", { projectPath: "/elsewhere" })],
+      ["session:c", { _tag: "AssistantReplied", sessionId: "c", projectPath: "/work/app", message: "done" }],
+      ["session:d", prompt("d", "hello")],
+      ["session:d", { _tag: "AssistantReplied", sessionId: "d", projectPath: "/work/app", message: "hi" }],
+      ["session:d", { _tag: "SessionSummarized", sessionId: "d", projectPath: "/work/app", summary: "s", summarizer: "local-v2", memoryOnly: true }]
+    ])
+    expect(rows(memory, "SELECT session_id, project_path, summarizer, memory_only FROM sessions ORDER BY session_id")).toEqual([
+      { session_id: "c", project_path: "/work/app", summarizer: null, memory_only: 0 },
+      { session_id: "d", project_path: "/work/app", summarizer: "local-v2", memory_only: 1 }
+    ])
+    // Each observation keeps the project its own event names.
+    expect(rows(memory, "SELECT project_path FROM observation_rows ORDER BY id")).toEqual([{ project_path: "/work/app" }, { project_path: "/elsewhere" }])
+    expect(run(verify(memory)).findings).toEqual([])
   })
 })
 

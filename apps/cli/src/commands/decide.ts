@@ -1,7 +1,6 @@
 /** `ralph-mem decide`: record a decision, why it was taken, and the alternatives it rejected. */
-import { DecisionImpact, findProjectRoot, monotonicUlid, streams } from "@ralph-mem/events"
-import { currentTaskId, Refused } from "@ralph-mem/projections"
-import { decideDecision } from "@ralph-mem/working"
+import { DecisionImpact, findProjectRoot } from "@ralph-mem/events"
+import { currentTaskId } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -9,6 +8,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
 import { withStore } from "../command-memory.ts"
+import { writeDecision } from "../writes.ts"
 import { existingTask } from "./task.ts"
 
 export const decide = Command.make(
@@ -30,18 +30,15 @@ export const decide = Command.make(
       Effect.gen(function*() {
         const project = findProjectRoot(process.cwd())
         const taskId = Option.isSome(input.task) ? yield* existingTask(memory, input.task.value) : currentTaskId(memory.db, project)
-        const decisionId = monotonicUlid()()
-        const events = decideDecision({
-          decisionId,
-          projectPath: project,
+        const stored = yield* writeDecision(memory, {
+          project,
           decision: input.decision.join(" "),
           rationale: input.why,
           alternatives: input.alternatives,
           impact: input.impact,
+          writer: "cli:decide",
           ...(taskId === undefined ? {} : { taskId })
-        })
-        if (events instanceof Refused) return yield* flags.failWith(events.message)
-        const stored = (yield* memory.log.append(streams.decision(decisionId), events, { expectedVersion: "no_stream", writer: "cli:decide" })).events[0]!
+        }).pipe(Effect.catchTag("Refused", (refused) => flags.failWith(refused.message)))
         if (input.json) return yield* printJson({ id: stored.eventId, ...(stored.payload as object) })
         yield* Console.log(`Decision recorded (${stored.eventId}${taskId === undefined ? "" : `, task ${taskId}`}). ralph-mem why <words> finds it.`)
       })

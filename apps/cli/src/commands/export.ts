@@ -32,7 +32,7 @@ import {
   sessionsMarkdown,
   taskMarkdown
 } from "../markdown.ts"
-import { printJson } from "../output.ts"
+import { forReading, printJson } from "../output.ts"
 import { withExistingStore } from "../command-memory.ts"
 import { existingTask } from "./task.ts"
 
@@ -57,14 +57,15 @@ const files = (
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
   return format === "md"
     ? [
-      ["beliefs.md", beliefsMarkdown(beliefs)],
-      ["decisions.md", decisionsMarkdown(decisions)],
+      // Markdown is for reading: paths relative to the project, as everywhere a person reads them.
+      ["beliefs.md", forReading(beliefsMarkdown(beliefs))],
+      ["decisions.md", forReading(decisionsMarkdown(decisions))],
       ...(history === undefined ? [] : [
-        ["sessions.md", sessionsMarkdown(history.sessions)],
-        ["notes.md", notesMarkdown(history.notes)],
-        ["loops.md", loopsMarkdown(history.loops)]
+        ["sessions.md", forReading(sessionsMarkdown(history.sessions))],
+        ["notes.md", forReading(notesMarkdown(history.notes))],
+        ["loops.md", forReading(loopsMarkdown(history.loops))]
       ] as const),
-      ...tasks.map((task) => [`task-${task.taskId}.md`, taskMarkdown(task, decisionsOf(task))] as const)
+      ...tasks.map((task) => [`task-${task.taskId}.md`, forReading(taskMarkdown(task, decisionsOf(task)))] as const)
     ]
     : [
       ["beliefs.json", json(beliefs)],

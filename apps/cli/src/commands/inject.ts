@@ -1,11 +1,12 @@
 /** `ralph-mem inject`: a note the user wants remembered and brought back in later sessions. */
-import { findProjectRoot, monotonicUlid, streams } from "@ralph-mem/events"
+import { findProjectRoot } from "@ralph-mem/events"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
 import { withStore } from "../command-memory.ts"
+import { writeNote } from "../writes.ts"
 
 export const inject = Command.make(
   "inject",
@@ -19,15 +20,9 @@ export const inject = Command.make(
     Effect.gen(function*() {
       const text = input.text.join(" ").trim()
       if (text === "") return yield* flags.failWith("the note is empty")
-      yield* withStore(input.db, ({ log }) =>
+      yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
-          const noteId = monotonicUlid()()
-          const { events } = yield* log.append(
-            streams.note(noteId),
-            [{ _tag: "NoteInjected", noteId, projectPath: findProjectRoot(process.cwd()), noteType: input.type, text }],
-            { expectedVersion: "no_stream", writer: "cli:inject" }
-          )
-          const stored = events[0]!
+          const { noteId, stored } = yield* writeNote(memory, { project: findProjectRoot(process.cwd()), text, noteType: input.type, writer: "cli:inject" })
           if (input.json) return yield* printJson({ id: stored.eventId, noteId, stored: stored.payload })
           yield* Console.log(`Remembered (${stored.eventId}). It will be injected at the start of later sessions in this project.`)
         })

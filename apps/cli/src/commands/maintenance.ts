@@ -1,6 +1,6 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
-import { diagnose, failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { compactLog, type CompactOptions, type CompactReport, failureLogPath, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import { diagnose, logFailure, resummarizeSessions } from "@ralph-mem/hooks"
 import { backupDue, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -96,16 +96,23 @@ export const maintain = Command.make(
   "maintain",
   { db: flags.db, json: flags.json },
   (input) =>
-    withStore(input.db, ({ db, path }) =>
+    withStore(input.db, (memory) =>
       Effect.gen(function*() {
+        const { db, path } = memory
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+        // Sessions an older summariser summarised get a new summary first, so it is packed with them.
+        const summaries = yield* resummarizeSessions(memory, { home: process.env["HOME"], writer: "maintain" })
         const compaction = yield* pack(db, { idleMs: MAINTAIN_IDLE_MS })
         const backup = yield* Effect.try({
           try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
           catch: (error) => storageError("back up the database", error)
         })
-        if (input.json) return yield* printJson({ compaction, backup })
-        yield* Console.log(`${describeCompaction(compaction)}\n${backup === null ? "A recent backup exists." : `Backed up to ${backup}.`}`)
+        if (input.json) return yield* printJson({ summaries, compaction, backup })
+        yield* Console.log([
+          ...(summaries.summarized === 0 ? [] : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
+          describeCompaction(compaction),
+          backup === null ? "A recent backup exists." : `Backed up to ${backup}.`
+        ].join("\n"))
       })
     ).pipe(
       Effect.tapError((error) =>
@@ -114,7 +121,11 @@ export const maintain = Command.make(
         )
       )
     )
-).pipe(Command.withDescription("Pack streams idle for 10 minutes, then back up if due (runs after each session)"))
+).pipe(
+  Command.withDescription(
+    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, then back up if due (runs after each session)"
+  )
+)
 
 export const doctor = Command.make(
   "doctor",

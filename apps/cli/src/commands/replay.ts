@@ -1,4 +1,5 @@
 /** `ralph-mem replay`: rebuild the read models from the event log, atomically. */
+import { resummarizeSessions } from "@ralph-mem/hooks"
 import { replay as rebuild } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -26,12 +27,14 @@ export const replay = Command.make(
           onProgress: ({ done, total }) => bar.update(done, total)
         })
         bar.finish()
+        // A new summariser summarises the sessions an older one did: new events, on the rebuilt read models.
+        const summaries = yield* resummarizeSessions(memory, { home: process.env["HOME"], writer: "replay" })
         // The process's peak resident set: a replay's memory does not grow with the log.
-        if (json) return yield* printJson({ ...report, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })
+        if (json) return yield* printJson({ ...report, summaries, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })
         yield* Console.log(
           `Replayed ${report.events} events into ${report.projections.join(", ")} in ${report.ms} ms (${report.eventsPerSecond} events/s${
             report.threads === 2 ? ", on two threads" : ""
-          }).`
+          }).${summaries.summarized === 0 ? "" : ` Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`}`
         )
       })
     )

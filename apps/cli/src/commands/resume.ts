@@ -6,7 +6,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
 import { withExistingStore } from "../command-memory.ts"
 
 export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
@@ -19,8 +19,8 @@ export const resume = Command.make("resume", { db: flags.db, json: flags.json },
       if (input.json) return yield* printJson(brief)
       // Errors fixed since are not where the session stopped any more.
       const { lessons } = splitFailures(projectFailures(db, { project, limit: 50 }))
-      const items = withEventRefs(db, resumeItems(brief, new Set(lessons.flatMap((l) => l.sources))))
+      const items = withEventRefs(db, resumeItems(valuesForReading(brief), new Set(lessons.flatMap((l) => l.sources))))
       if (items.length === 0) return yield* Console.log("Nothing to resume: no open task and no earlier session in this project.")
-      yield* Console.log(renderSections(items, "full"))
+      yield* printText(renderSections(items, "full"))
     })
   )).pipe(Command.withDescription("Where the last session stopped: the current task and step, the handoff note, that session's errors and summary"))

@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
 import { withExistingStore } from "../command-memory.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
@@ -29,8 +29,9 @@ const neighbourLine = (d: ObservationDetail, side: "before" | "after") => {
   return `      ${side.padEnd(6)}  ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${what}`
 }
 
-export const printDetail = (d: ObservationDetail) =>
-  Console.log(
+export const printDetail = (detail: ObservationDetail) => {
+  const d = valuesForReading(detail)
+  return printText(
     [
       `${d.id}  (${d.type}, session ${d.sessionId ?? "-"}, ${formatTime(d.createdAt)}, ~${d.tokens} tokens)`,
       ...(d.toolName ? [`tool:    ${d.toolName}`] : []),
@@ -43,6 +44,7 @@ export const printDetail = (d: ObservationDetail) =>
       ""
     ].join("\n")
   )
+}
 
 export const search = Command.make(
   "search",
@@ -78,7 +80,7 @@ export const search = Command.make(
           if (input.layer === "1") {
             if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
-            for (const [i, hit] of hits.entries()) yield* Console.log(hitLine(hit, i + 1))
+            for (const [i, hit] of hits.entries()) yield* printText(hitLine(valuesForReading(hit), i + 1))
             return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`)
           }
           if (input.layer === "2") {
@@ -88,9 +90,9 @@ export const search = Command.make(
             if (entries.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             // One block a hit, apart from the next: the hit, then its neighbours in time order.
             for (const [i, entry] of entries.entries()) {
-              yield* Console.log(hitLine(entry.hit, i + 1))
-              for (const d of entry.before) yield* Console.log(neighbourLine(d, "before"))
-              for (const d of entry.after) yield* Console.log(neighbourLine(d, "after"))
+              yield* printText(hitLine(valuesForReading(entry.hit), i + 1))
+              for (const d of entry.before) yield* printText(neighbourLine(valuesForReading(d), "before"))
+              for (const d of entry.after) yield* printText(neighbourLine(valuesForReading(d), "after"))
               yield* Console.log("")
             }
             return yield* Console.log(`${entries.length} result(s) with their neighbours, ~${tokens} tokens.`)

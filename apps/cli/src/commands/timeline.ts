@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
 import { withExistingStore } from "../command-memory.ts"
 
 interface Entry {
@@ -91,7 +91,7 @@ export const timeline = Command.make(
           if (input.json) return yield* printJson(entries)
           if (entries.length === 0) return yield* Console.log("Nothing recorded yet.")
           for (const entry of entries) {
-            yield* Console.log(`${formatTime(entry.at)}  ${entry.sessionId ?? "-"}  ${describe(entry)}`)
+            yield* printText(`${formatTime(entry.at)}  ${entry.sessionId ?? "-"}  ${describe(valuesForReading(entry))}`)
           }
         })
       )

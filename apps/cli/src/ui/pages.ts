@@ -14,12 +14,13 @@ import {
   listTasks,
   type Metric,
   type ObservationDetail,
+  relativePath,
+  relativeText,
   type SessionLogEntry,
   type SessionRow,
   type SuccessMetrics
 } from "@ralph-mem/projections"
 import { html, raw } from "hono/html"
-import { relative } from "node:path"
 
 type Html = ReturnType<typeof html>
 
@@ -41,15 +42,12 @@ const short = (text: string | null | undefined, max = 160) => {
 }
 
 /** Paths as the project sees them: the home folder and the project root stay out of what is shown. */
-export const shownPath = (project: string, path: string | null | undefined) => {
-  if (path === null || path === undefined || path === "") return ""
-  const rel = relative(project, path)
-  return rel === "" ? "." : rel.startsWith("..") ? path : rel
-}
+export const shownPath = (project: string, path: string | null | undefined) =>
+  path === null || path === undefined || path === "" ? "" : relativePath(path, { project, home: process.env["HOME"] })
 
-/** Text as the project sees it: the project's absolute root (and so the home folder) left out of paths in it. */
+/** Text as the project sees it: paths relative to the project, the home folder as `~` (display-paths.ts). */
 export const shownText = (project: string, text: string | null | undefined) =>
-  (text ?? "").split(`${project.replace(/\/+$/, "")}/`).join("")
+  relativeText(text ?? "", { project, home: process.env["HOME"] })
 
 const chart = (c: Chart) => html`<div class="chart" data-chart="${JSON.stringify(c)}"></div>`
 

@@ -21,7 +21,7 @@ import {
   LoopToolBlocked,
   LoopWaited
 } from "./loop.ts"
-import { MemoryForgotten, NoteInjected } from "./memory.ts"
+import { MemoryForgotten, MemoryToolCalled, NoteInjected } from "./memory.ts"
 import { ObservationRecorded } from "./observation.ts"
 import {
   AssistantReplied,
@@ -55,6 +55,7 @@ export const definitions = [
   ObservationRecorded,
   NoteInjected,
   MemoryForgotten,
+  MemoryToolCalled,
   LoopStarted,
   LoopIterationStarted,
   LoopCriteriaEvaluated,

@@ -7,6 +7,7 @@ export const environmentOverrides: ReadonlyArray<{ readonly variable: string; re
   { variable: "RALPH_MEM_INJECTION_SHARE", key: "memory.injected_memory" },
   { variable: "RALPH_MEM_MAX_OBSERVATION_CHARS", key: "memory.max_observation_chars" },
   { variable: "RALPH_MEM_MAX_PROMPT_CHARS", key: "memory.max_prompt_chars" },
+  { variable: "RALPH_MEM_TOOL_RESULT_TOKENS", key: "memory.tool_result_tokens" },
   { variable: "RALPH_MEM_MAX_ITERATIONS", key: "loop.max_iterations" }
 ]
 

@@ -13,6 +13,7 @@ const buildSpecs = (): ReadonlyArray<SettingSpec> => {
     ...shareKeys.map((key) => leaf(key, shareExpected, fraction)),
     leaf("memory.max_observation_chars", "an integer >= 200", () => intAtLeast(200)),
     leaf("memory.max_prompt_chars", "an integer >= 200", () => intAtLeast(200)),
+    leaf("memory.tool_result_tokens", "an integer >= 200 (tokens)", () => intAtLeast(200)),
     leaf("memory.search.recency_half_life_days", "a number > 0 (days)", () => Schema.Finite.check(Schema.isGreaterThan(0))),
     leaf("memory.search.recency_weight", shareExpected, fraction),
     leaf("loop.max_iterations", "an integer >= 1", () => intAtLeast(1)),

@@ -35,6 +35,8 @@ export interface MemorySettings {
   /** Longer tool outputs are trimmed (head and tail kept) and marked as truncated. */
   readonly maxObservationChars: number
   readonly maxPromptChars: number
+  /** The most one answer of a memory tool (the MCP server's search, get, ...) may hold, in tokens. */
+  readonly toolResultTokens: number
   readonly search: SearchSettings
 }
 
@@ -73,6 +75,7 @@ export const defaultSettings: Settings = {
     response: 0.4,
     maxObservationChars: 4_000,
     maxPromptChars: 8_000,
+    toolResultTokens: 3_000,
     search: { recencyHalfLifeDays: 14, recencyWeight: 0.3 }
   },
   loop: {

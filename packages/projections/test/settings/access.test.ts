@@ -39,7 +39,7 @@ describe("listSettings", () => {
   it("lists every known key once, in order, with its value", () => {
     const listed = listSettings(defaultSettings)
     expect(listed.map((entry) => entry.key)).toEqual(settingKeys())
-    expect(listed).toHaveLength(19)
+    expect(listed).toHaveLength(20)
     expect(listed.filter((entry) => entry.key.startsWith("loop.max_"))).toEqual([
       { key: "loop.max_iterations", value: 10 },
       { key: "loop.max_duration", value: null },

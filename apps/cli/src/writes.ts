@@ -1,0 +1,65 @@
+/**
+ * The writes that both the user (`ralph-mem inject`, `decide`) and Claude (the memory tools' `remember`)
+ * make: one path for both, so whatever either writes is an event appended to the log, where every string
+ * passes the privacy filter before it is stored.
+ */
+import { type AppendError, type DecisionImpact, monotonicUlid, type RecordedEvent, streams } from "@ralph-mem/events"
+import { type Memory, Refused } from "@ralph-mem/projections"
+import { decideDecision } from "@ralph-mem/working"
+import * as Effect from "effect/Effect"
+
+export interface NoteToWrite {
+  readonly project: string
+  readonly text: string
+  /** A label: note, convention, warning, ... */
+  readonly noteType: string
+  /** The session it was written in, when there is one. */
+  readonly sessionId?: string
+  readonly writer: string
+}
+
+/** A note, injected at the start of later sessions of the project; `stored` is its event (forget takes its id). */
+export const writeNote = (memory: Memory, note: NoteToWrite) => {
+  const noteId = monotonicUlid()()
+  return memory.log
+    .append(
+      streams.note(noteId),
+      [
+        {
+          _tag: "NoteInjected",
+          noteId,
+          projectPath: note.project,
+          noteType: note.noteType,
+          text: note.text,
+          ...(note.sessionId === undefined ? {} : { sessionId: note.sessionId })
+        }
+      ],
+      { expectedVersion: "no_stream", writer: note.writer }
+    )
+    .pipe(Effect.map(({ events }) => ({ noteId, stored: events[0]! })))
+}
+
+export interface DecisionToWrite {
+  readonly project: string
+  readonly decision: string
+  readonly rationale: string
+  /** As typed: `<option>: <why it was rejected>`, or just the option. */
+  readonly alternatives: ReadonlyArray<string>
+  readonly impact: DecisionImpact
+  readonly taskId?: string
+  readonly writer: string
+}
+
+/** A decision with its rationale and the alternatives it rejected; refused when one of them is empty. */
+export const writeDecision = (
+  memory: Memory,
+  input: DecisionToWrite
+): Effect.Effect<RecordedEvent, Refused | AppendError> =>
+  Effect.suspend(() => {
+    const decisionId = monotonicUlid()()
+    const events = decideDecision({ decisionId, projectPath: input.project, ...input })
+    if (events instanceof Refused) return Effect.fail<Refused | AppendError>(events)
+    return memory.log
+      .append(streams.decision(decisionId), events, { expectedVersion: "no_stream", writer: input.writer })
+      .pipe(Effect.map(({ events }) => events[0]!))
+  })

@@ -1,0 +1,148 @@
+/**
+ * Every event knows its project (issue 19 item 5): a session whose SessionStart never ran (the plugin was
+ * installed mid-session, or that hook failed) is still found by search and injection, because each hook
+ * takes the project from its payload's `cwd`.
+ */
+import { newSqliteDatabase } from "@ralph-mem/events"
+import { mkdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { tempFolder } from "../packages/events/test/helpers.ts"
+import { runCli } from "./support/cli.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
+
+const project = () => {
+  const root = tempFolder()
+  mkdirSync(join(root, ".git"))
+  return root
+}
+
+const hook = (root: string, event: string, session: string, fields: Record<string, unknown>, cwd = root) => {
+  const run = runHookProcess(event, payload(event, session, cwd, fields), { cwd })
+  expect(run.code).toBe(0)
+  expect(run.stderr).toBe("")
+  return run
+}
+
+const query = (root: string, sql: string) => {
+  const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+  try {
+    return db.prepare(sql).all()
+  } finally {
+    db.close()
+  }
+}
+
+describe("a session with no SessionStart", () => {
+  it("is found by search: its observations carry the project of the payload's cwd", () => {
+    const root = project()
+    hook(root, "PostToolUseFailure", "mid-session", {
+      tool_name: "Bash",
+      tool_input: { command: "npm run migrate" },
+      tool_use_id: "toolu_1",
+      error: "Exit code 1\nMigrationLockError: the ledger table is locked by another migration",
+      is_interrupt: false
+    })
+    hook(root, "PostToolUse", "mid-session", {
+      tool_name: "Edit",
+      tool_input: { file_path: join(root, "db", "migrate.ts"), old_string: "lock()", new_string: "lock({ wait: true })" },
+      tool_response: { filePath: join(root, "db", "migrate.ts") },
+      tool_use_id: "toolu_2"
+    })
+    const found = runCli(["search", "MigrationLockError", "--json"], { cwd: root })
+    expect(found.code).toBe(0)
+    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({ type: "error", title: expect.stringContaining("Bash npm run migrate") })
+    expect(query(root, "SELECT DISTINCT project_path AS p FROM observation_rows")).toEqual([{ p: root }])
+    // Once its turn ends, the session is known too, with its project, so its summary is scoped.
+    hook(root, "Stop", "mid-session", { stop_hook_active: false, last_assistant_message: "The migration waits for the lock now." })
+    expect(query(root, "SELECT project_path AS p FROM sessions WHERE session_id = 'mid-session'")).toEqual([{ p: root }])
+  })
+
+  it("takes the git top level when the hook runs in a subfolder", () => {
+    const root = project()
+    const sub = join(root, "packages", "api")
+    mkdirSync(sub, { recursive: true })
+    hook(root, "PostToolUseFailure", "from-sub", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
+      error: "Exit code 1\nQuotaExceededBanana in the api package",
+      is_interrupt: false
+    }, sub)
+    const found = runCli(["search", "QuotaExceededBanana", "--json"], { cwd: root })
+    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({ type: "error", title: expect.stringContaining("QuotaExceededBanana") })
+  })
+})
+
+describe("paths as Claude and the user read them", () => {
+  /** A project inside a home folder, a session that edits and fails with absolute paths. */
+  const recorded = () => {
+    const home = tempFolder()
+    const root = join(home, "work", "shop")
+    mkdirSync(join(root, ".git"), { recursive: true })
+    const env = { HOME: home }
+    const run = (event: string, session: string, fields: Record<string, unknown>) => {
+      const result = runHookProcess(event, payload(event, session, root, fields), { cwd: root, env })
+      expect(result.stderr).toBe("")
+      return result
+    }
+    run("SessionStart", "s1", { source: "startup" })
+    run("UserPromptSubmit", "s1", { prompt: `Fix the cart total in ${root}/src/cart.ts, see ${home}/notes/cart.md` })
+    run("PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test -- cart" },
+      tool_use_id: "t1",
+      error: `Exit code 1\nCartTotalMismatch: expected 10.01\n    at total (${root}/src/cart.ts:12:5)`,
+      is_interrupt: false
+    })
+    run("PostToolUse", "s1", {
+      tool_name: "Edit",
+      tool_input: { file_path: `${root}/src/cart.ts`, old_string: "a + b", new_string: "cents(a) + cents(b)" },
+      tool_response: { filePath: `${root}/src/cart.ts` },
+      tool_use_id: "t2"
+    })
+    run("Stop", "s1", { stop_hook_active: false, last_assistant_message: `Fixed ${root}/src/cart.ts.` })
+    run("SessionEnd", "s1", { reason: "exit" })
+    return { home, root, env, run }
+  }
+
+  const readable = (text: string, home: string) => {
+    expect(text).not.toContain(home)
+    expect(text).toContain("src/cart.ts")
+  }
+
+  it("injects paths relative to the project and never the home folder; the log keeps them whole", () => {
+    const { home, root, run } = recorded()
+    const start = JSON.parse(run("SessionStart", "s2", { source: "startup" }).stdout).hookSpecificOutput.additionalContext as string
+    readable(start, home)
+    expect(start).toContain("~/notes/cart.md")
+    const prompt = JSON.parse(run("UserPromptSubmit", "s2", { prompt: "CartTotalMismatch again in the cart" }).stdout).hookSpecificOutput.additionalContext as string
+    readable(prompt, home)
+    expect(query(root, "SELECT count(*) AS n FROM events WHERE instr(payload, ?) > 0".replace("?", `'${root}/src/cart.ts'`))).not.toEqual([{ n: 0 }])
+    const [summary] = query(root, "SELECT summary FROM sessions WHERE session_id = 's1'") as Array<{ summary: string }>
+    readable(summary!.summary, home)
+  })
+
+  it("prints them relative in search, show, timeline and resume, and keeps them whole in --json", () => {
+    const { home, root, env } = recorded()
+    const cli = (...args: Array<string>) => {
+      const result = runCli(args, { cwd: root, env })
+      expect(result.code).toBe(0)
+      return result.stdout
+    }
+    for (const layer of ["1", "2", "3"]) readable(cli("search", "CartTotalMismatch", "--layer", layer), home)
+    const json = JSON.parse(cli("search", "cents", "--layer", "3", "--json"))
+    expect(JSON.stringify(json)).toContain(`${root}/src/cart.ts`)
+    readable(cli("show", json.details[0].id), home)
+    readable(cli("timeline"), home)
+    readable(cli("resume"), home)
+  })
+
+  it("writes them relative in a Markdown export", () => {
+    const { home, root, env } = recorded()
+    expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code).toBe(0)
+    expect(runCli(["export"], { cwd: root, env }).code).toBe(0)
+    const markdown = readFileSync(join(root, ".ralph-mem", "export", "beliefs.md"), "utf8")
+    expect(markdown).toContain("src/cart.ts holds the totals")
+    expect(markdown).not.toContain(home)
+  })
+})
