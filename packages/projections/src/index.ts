@@ -1,11 +1,17 @@
 export * from "./all.ts"
 export * from "./decider.ts"
-export { activeLoopForSession, latestLoop, listLoopRuns, type LoopRunRow, loopRuns } from "./loop-runs.ts"
-export { type ObservationEntry, observations, observationsOfSessionsSince, sessionObservations } from "./observations.ts"
+export { activeLoopForSession, latestLoop, listLoopRuns, type LoopRunRow, loopRuns, runningLoops } from "./loop-runs.ts"
+export {
+  observationCountsByType,
+  type ObservationEntry,
+  observations,
+  observationsOfSessionsSince,
+  sessionObservations
+} from "./observations.ts"
 export * from "./projection.ts"
 export * from "./replay.ts"
 export * from "./runner.ts"
-export { findSession, listSessions, type SessionRow, sessions } from "./sessions.ts"
+export { findSession, listSessions, sessionCount, type SessionRow, sessions } from "./sessions.ts"
 export * from "./session-log.ts"
 export * from "./metrics.ts"
 export * from "./memory.ts"
