@@ -1,9 +1,9 @@
 /**
  * The health of a memory database, as the findings `ralph-mem doctor` prints: file permissions, whether it
  * opens and passes SQLite's integrity check, lost events, read models against the log, hook calls waiting
- * in the spill file, a pending erasure, backups, ignored settings and recent hook failures. It lives here, above projections,
- * because hooks own the spill file and hooks.log. With `repair`, what can be fixed is (modes tightened, a
- * damaged file restored from a backup, losses acknowledged, read models rebuilt).
+ * in the spill file, a pending erasure, backups, ignored settings and recent hook failures. It lives here,
+ * above projections, because hooks own the spill file and hooks.log. With `repair`, what can be fixed is
+ * (modes tightened, a damaged file restored from a backup, losses acknowledged, read models rebuilt).
  */
 import {
   canWriteDatabase,

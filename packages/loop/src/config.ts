@@ -7,7 +7,14 @@ import { type Criterion, type CriterionKind, type LoopConfig, redactStrings } fr
 import { DURATION_EXAMPLES, parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/projections"
 import { splitCommand } from "./argv.ts"
 
-const KINDS: ReadonlyArray<CriterionKind> = ["test_pass", "build_success", "lint_clean", "type_check", "custom", "marker"]
+const KINDS: ReadonlyArray<CriterionKind> = [
+  "test_pass",
+  "build_success",
+  "lint_clean",
+  "type_check",
+  "custom",
+  "marker"
+]
 
 const fromSetting = (c: SuccessCriterion): Criterion => ({
   kind: c.type,
@@ -25,7 +32,9 @@ export const parseCriterion = (text: string): Criterion | string => {
   const eq = text.indexOf("=")
   const kind = (eq === -1 ? text : text.slice(0, eq)).trim()
   const value = eq === -1 ? undefined : text.slice(eq + 1).trim()
-  if (!KINDS.includes(kind as CriterionKind)) return `unknown criterion ${JSON.stringify(kind)}; use one of ${KINDS.join(", ")}`
+  if (!KINDS.includes(kind as CriterionKind)) {
+    return `unknown criterion ${JSON.stringify(kind)}; use one of ${KINDS.join(", ")}`
+  }
   if (kind === "marker") return { kind: "marker", ...(value ? { marker: value } : {}) }
   if (kind === "custom" && !value) return "custom needs a command: custom=<command>"
   if (value === undefined || value === "") return { kind: kind as CriterionKind }
@@ -98,7 +107,9 @@ export const parseLoopLimits = (input: LoopLimitsInput): LoopOverrides | LoopCon
   if (input.maxIterations !== undefined && input.maxIterations < 1) {
     return new LoopConfigInvalid("--max-iterations must be at least 1")
   }
-  if (input.maxTokens !== undefined && input.maxTokens < 1) return new LoopConfigInvalid("--max-tokens must be at least 1")
+  if (input.maxTokens !== undefined && input.maxTokens < 1) {
+    return new LoopConfigInvalid("--max-tokens must be at least 1")
+  }
   const criteria: Array<Criterion> = []
   for (const value of input.criteria ?? []) {
     const parsed = parseCriterion(value)
@@ -147,7 +158,8 @@ export const loopSettings = (c: LoopConfig): Record<LoopSettingKey, string | num
   context_budget: c.contextBudget
 })
 
-export const isLoopSettingKey = (key: string): key is LoopSettingKey => (LOOP_SETTING_KEYS as ReadonlyArray<string>).includes(key)
+export const isLoopSettingKey = (key: string): key is LoopSettingKey =>
+  (LOOP_SETTING_KEYS as ReadonlyArray<string>).includes(key)
 
 /** The config with one setting changed to a typed value, or why the value does not fit the setting. */
 export const changeLoopSetting = (c: LoopConfig, key: LoopSettingKey, raw: string): LoopConfig | LoopConfigInvalid => {

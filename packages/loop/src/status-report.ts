@@ -133,7 +133,8 @@ export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readon
   const r = statusReport(loop, now)
   const stories = loop.prd === undefined ? [] : [[
     "stories",
-    `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} (${loop.prd.path})`
+    `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} ` +
+    `(${loop.prd.path})`
   ] as const]
   return [
     ["loop", r.loopId],

@@ -20,7 +20,10 @@ import { loopFlag, resolveLoop } from "./shared.ts"
 export const config = Command.make(
   "config",
   {
-    key: Argument.String("key").pipe(Argument.withDescription(`One of ${LOOP_SETTING_KEYS.join(", ")}`), Argument.optional),
+    key: Argument.String("key").pipe(
+      Argument.withDescription(`One of ${LOOP_SETTING_KEYS.join(", ")}`),
+      Argument.optional
+    ),
     value: Argument.String("value").pipe(Argument.withDescription("The new value"), Argument.optional),
     loop: loopFlag,
     db: flags.db,

@@ -98,5 +98,6 @@ export const plan = Command.make(
       )
     })
 ).pipe(Command.withDescription(
-  "Start a plan-only loop in this session: Claude iterates on a plan (edits blocked) until it has every required section"
+  "Start a plan-only loop in this session: Claude iterates on a plan (edits blocked) " +
+    "until it has every required section"
 ))

@@ -48,7 +48,8 @@ export const run = Command.make(
     ),
     prd: Flag.String("prd").pipe(
       Flag.withDescription(
-        "A prd.json of user stories: one story per iteration, highest priority first, until every story passes the checks"
+        "A prd.json of user stories: one story per iteration, highest priority first, " +
+          "until every story passes the checks"
       ),
       Flag.optional
     ),

@@ -19,7 +19,10 @@ import {
 export const start = Command.make(
   "start",
   {
-    goal: Argument.String("goal").pipe(Argument.withDescription("What the loop works toward"), Argument.variadic({ min: 1 })),
+    goal: Argument.String("goal").pipe(
+      Argument.withDescription("What the loop works toward"),
+      Argument.variadic({ min: 1 })
+    ),
     maxIterations: maxIterationsFlag,
     maxDuration: maxDurationFlag,
     maxTokens: maxTokensFlag,
