@@ -54,15 +54,15 @@ const common = {
 const bundle = async () => {
   // The hook program: one CommonJS file with everything a hook runs, and nothing the CLI alone needs.
   // dist/hook.mjs compiles it with a V8 code cache that holds every function a hook calls (see
-  // apps/cli/src/hook.ts); its name carries a hash of its content, which keys that cache. No dynamic
+  // apps/cli/src/hook-loader.ts); its name carries a hash of its content, which keys that cache. No dynamic
   // import: one would make esbuild wrap every module in a lazy initializer, which costs each hook.
   const program = await build({
     ...common,
-    entryPoints: ["apps/cli/src/hook-main.ts"],
+    entryPoints: ["apps/cli/src/hook-program.ts"],
     format: "cjs",
     write: false,
     outfile: join(next, "chunks", "hook.cjs"),
-    // A CommonJS module body in the function hook.ts compiles as is (no copy of 300 KB to wrap it);
+    // A CommonJS module body in the function hook-loader.ts compiles as is (no copy of 300 KB to wrap it);
     // ASCII, so it can be read without decoding UTF-8.
     charset: "ascii",
     define: { "import.meta.url": "__hookProgramUrl" },
@@ -72,7 +72,7 @@ const bundle = async () => {
   const [code] = program.outputFiles
   // esbuild escapes strings, not regex literals: write those with \u escapes.
   const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
-  if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
+  if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
   const programName = `hook-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
   mkdirSync(join(next, "chunks"), { recursive: true })
   writeFileSync(join(next, "chunks", programName), code.contents)
@@ -80,7 +80,7 @@ const bundle = async () => {
   // The hook entry: a version check and the loader, with no imports of its own.
   await build({
     ...common,
-    entryPoints: [{ in: "apps/cli/src/hook.ts", out: "hook" }],
+    entryPoints: [{ in: "apps/cli/src/hook-loader.ts", out: "hook" }],
     outdir: next,
     outExtension: { ".js": ".mjs" },
     format: "esm",

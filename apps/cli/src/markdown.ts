@@ -1,14 +1,15 @@
 /** Working memory as Markdown: what `task show` and `why` print, and what `export --format md` writes. */
-import type {
-  Belief,
-  Decision,
-  ProjectLoop,
-  ProjectNote,
-  ProjectSession,
-  TaskDetail,
-  TaskStep
+import {
+  type Belief,
+  type Decision,
+  formatTime,
+  oneLine,
+  type ProjectLoop,
+  type ProjectNote,
+  type ProjectSession,
+  type TaskDetail,
+  type TaskStep
 } from "@ralph-mem/projections"
-import { formatTime, oneLine } from "./output.ts"
 
 const heading = (level: number, text: string) => `${"#".repeat(level)} ${oneLine(text, Number.MAX_SAFE_INTEGER)}`
 

@@ -12,15 +12,6 @@ export const printFields = (fields: ReadonlyArray<readonly [string, string | num
   return Console.log(fields.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n"))
 }
 
-/** `2026-11-20 09:00:45Z`: ISO without the noise, always UTC. */
-export const formatTime = (ms: number) => new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "Z")
-
-/** One line of at most `max` characters, for listings. */
-export const oneLine = (text: string, max = 120) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
 /** Writes a JSON array item by item, so a long listing never has to sit in memory. */
 export const jsonArrayWriter = () => {
   let first = true

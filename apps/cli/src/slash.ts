@@ -13,7 +13,7 @@ import { lastPrompt } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "effect/cli"
-import { withExistingStore } from "./store.ts"
+import { withExistingStore } from "./command-memory.ts"
 
 /** The plugin's commands (commands/<name>.md) and the CLI command each runs. */
 export const SLASH_COMMANDS: Readonly<Record<string, string>> = {

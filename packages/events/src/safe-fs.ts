@@ -126,6 +126,12 @@ export const MEMORY_FOLDER_ENTRIES: ReadonlyArray<string> = [
 export const databaseCompanions = (databasePath: string): ReadonlyArray<string> =>
   [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
 
+/**
+ * Where hook failures are logged: `hooks.log` beside the database. The hook loader (apps/cli/src/hook-loader.ts)
+ * spells it out once more, as it runs before any package is loaded.
+ */
+export const failureLogPath = (databasePath: string): string => join(dirname(databasePath), "hooks.log")
+
 /** ralph-mem's own files beside a database: hooks that could not record, the head mark, a pending erasure. */
 const sideFiles = (databasePath: string): ReadonlyArray<string> =>
   [`${databasePath}.spill`, `${databasePath}.head`, `${databasePath}.erasure-pending`]
@@ -161,7 +167,7 @@ export const inspectMemoryFolder = (databasePath: string): MemoryFolderInspectio
   if (link !== undefined) return { problem: refuseLink(join(folder, link.name)) }
   const names = new Set(present?.map((entry) => entry.name))
   let database: Stats | undefined
-  for (const path of [...databaseCompanions(databasePath), ...sideFiles(databasePath), join(folder, "hooks.log")]) {
+  for (const path of [...databaseCompanions(databasePath), ...sideFiles(databasePath), failureLogPath(databasePath)]) {
     if (present !== undefined && !names.has(basename(path))) continue
     const file = lstatSync(path, { throwIfNoEntry: false })
     if (file === undefined) continue

@@ -3,8 +3,8 @@
  * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
  * The log is never written through a link nor into a memory folder ralph-mem refuses (safe-fs.ts).
  */
-import { appendPrivateFile, ensureFolder, inspectMemoryFolder } from "@ralph-mem/events"
-import { lstatSync } from "node:fs"
+import { appendPrivateFile, ensureFolder, failureLogPath, inspectMemoryFolder } from "@ralph-mem/events"
+import { existsSync, lstatSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export interface FailureEntry {
@@ -17,8 +17,6 @@ export interface FailureEntry {
 /** Log lines are capped so a looping failure cannot fill the disk. */
 const MAX_LOG_BYTES = 5 * 1024 * 1024
 
-export const failureLogPath = (databasePath: string): string => join(dirname(databasePath), "hooks.log")
-
 /** Appends an entry; never throws (there is nowhere left to report to). */
 export const logFailure = (path: string, entry: FailureEntry): void => {
   try {
@@ -29,5 +27,28 @@ export const logFailure = (path: string, entry: FailureEntry): void => {
     appendPrivateFile(path, `${JSON.stringify(entry)}\n`)
   } catch {
     // Fail open: the hook must not break Claude Code over a log line.
+  }
+}
+
+/**
+ * Hook failures of the last day, as a `doctor` finding. History, not a current problem: every one was
+ * handled (failed open, or recovered), so the check is always ok; it says where to look.
+ */
+export const recentHookFailures = (databasePath: string, now = Date.now()) => {
+  const log = failureLogPath(databasePath)
+  const since = now - 86_400_000
+  const recent = existsSync(log)
+    ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) => {
+      try {
+        return JSON.parse(line) as { time: string; reason: string }
+      } catch {
+        return undefined
+      }
+    }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
+    : []
+  return {
+    check: "hook failures (24 h)",
+    ok: true,
+    detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}`
   }
 }

@@ -67,14 +67,15 @@ export type HookOutput =
     }
   }
 
-export interface Decision {
+/** What a hook decided: the events to record and what to print back to Claude Code. */
+export interface HookDecision {
   readonly events: ReadonlyArray<RalphMemEvent>
   readonly output?: HookOutput
-  /** Appending the same decision twice (a retried hook) writes it once. */
+  /** Appending the same hook decision twice (a retried hook) writes it once. */
   readonly idempotencyKey?: string
 }
 
-type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => Decision
+type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => HookDecision
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
@@ -112,7 +113,7 @@ const inject = (
  */
 const relative = <T>(memory: T, { project, home }: HookContext): T => relativeValues(memory, { project, home })
 
-const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): Decision =>
+const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | undefined): HookDecision =>
   output === undefined ? { events } : { events, output }
 
 /** Each item with the id that opens it: the position of the event (or session) it came from first. */

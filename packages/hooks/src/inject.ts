@@ -10,13 +10,14 @@ import {
   estimateTokens,
   type IndexHit,
   type ObservationHit,
+  oneLine,
   type OpenLoop,
   type RestoreNotice,
   type ResumeBrief,
   type SessionSummary,
   type TaskDetail
 } from "@ralph-mem/projections"
-import { activityIds, day, fixParts, type Lesson, oneLine, type OpenError, ref } from "./lessons.ts"
+import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
 
 export interface InjectionItem {
   readonly section: string

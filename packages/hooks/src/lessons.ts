@@ -12,6 +12,7 @@ import {
   failureHeadline,
   type FailureRecord,
   normalizeCommand,
+  oneLine,
   type Resolution,
   sameTerms
 } from "@ralph-mem/projections"
@@ -20,11 +21,6 @@ import {
 export const ref = (position: number) => `@${position}`
 
 export const day = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ")
-
-export const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 /** A path as the project knows it: relative to its root when inside it. */
 export const inProject = (path: string, project: string) => {

@@ -5,6 +5,7 @@
 import type { ObservationKind } from "@ralph-mem/events"
 import { checkKind, extractFailures, failureHeadline, stripAnsi } from "@ralph-mem/projections"
 import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
+import { oneLine } from "@ralph-mem/projections"
 
 export interface ToolObservation {
   readonly kind: ObservationKind
@@ -41,10 +42,6 @@ export const trim = (content: string, limit: number): { readonly content: string
   }
 }
 
-const oneLine = (value: string, max: number) => {
-  const flat = value.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 /** A compact, human-readable summary of what the tool was asked to do. */
 export const summarizeInput = (toolName: string, toolInput: unknown): string | undefined => {

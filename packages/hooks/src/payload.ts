@@ -91,5 +91,4 @@ export const inputs = {
 
 export type HookName = keyof typeof inputs
 export type HookInput<H extends HookName> = ReturnType<(typeof inputs)[H]>["Type"]
-export const hookNames = Object.keys(inputs) as ReadonlyArray<HookName>
 export const isHookName = (name: string | undefined): name is HookName => name !== undefined && Object.hasOwn(inputs, name)

@@ -7,6 +7,7 @@
 import {
   boundForScan,
   DatabaseUnusable,
+  failureLogPath,
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
@@ -14,6 +15,7 @@ import {
   redactValue,
   releaseForExit,
   resolveDatabasePath,
+  type StopOutput,
   streams
 } from "@ralph-mem/events"
 import {
@@ -29,7 +31,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
-import { failureLogPath, logFailure } from "./failure-log.ts"
+import { logFailure } from "./failure-log.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
@@ -48,12 +50,6 @@ export interface HookEnvironment {
    * the exit rather than closed (`releaseForExit`), which spares every hook the fsyncs of a close.
    */
   readonly exitsAfter?: boolean
-}
-
-/** What a Stop hook may answer: let Claude stop (nothing), or continue the turn with the next prompt. */
-export interface StopOutput {
-  readonly hookSpecificOutput?: { readonly hookEventName: "Stop"; readonly additionalContext: string }
-  readonly systemMessage?: string
 }
 
 /**

@@ -15,6 +15,7 @@
  * is interrupted, or two at once, record each event once.
  */
 import {
+  failureLogPath,
   openSideFile,
   openSideFileToRead,
   type RalphMemEvent,
@@ -26,7 +27,7 @@ import {
 import type { Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeSync, existsSync } from "node:fs"
-import { failureLogPath, logFailure } from "./failure-log.ts"
+import { logFailure } from "./failure-log.ts"
 
 const MAGIC = Buffer.from("RMSPILL1")
 const HEADER_BYTES = 4096

@@ -7,6 +7,7 @@
  * again (`resummarize.ts`), as a new event.
  */
 import {
+  oneLine,
   type PathContext,
   type RecordedObservation,
   relativePath,
@@ -22,10 +23,6 @@ export interface Summary {
   readonly memoryOnly: boolean
 }
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 const withoutFinalStop = (text: string) => text.replace(/[.!?\u2026]+$/, "")
 

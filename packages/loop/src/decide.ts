@@ -4,6 +4,7 @@
  */
 import type { CriterionResult, IterationUsage, LoopConfig, PrdStory, RalphMemEvent } from "@ralph-mem/events"
 import { type Decider, refuse as refused, type Refused } from "@ralph-mem/projections"
+import { loopConfigProblem } from "./config.ts"
 import { currentIteration, evolve, goalMet, iterationOpen, type LoopState, nextStory } from "./state.ts"
 
 export type LoopCommand =
@@ -70,6 +71,8 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
     if (command.goal.trim() === "") return refuse(command, "the goal is empty")
     if (command.prd !== undefined && command.prd.stories.length === 0) return refuse(command, "the PRD has no stories")
     if (command.prd !== undefined && command.plan !== undefined) return refuse(command, "a loop is either a PRD loop or a plan loop")
+    const problem = loopConfigProblem(command.config)
+    if (problem !== undefined) return refuse(command, problem)
     const { _tag, ...started } = command
     return [{ _tag: "LoopStarted", ...started }]
   }
@@ -140,8 +143,10 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       const rollback = rollbackTarget(command.rollback, current?.iteration ?? 0)
       return typeof rollback === "string" ? refuse(command, rollback) : [stopped, { _tag: "LoopRolledBack", loopId, ...rollback }]
     }
-    case "ChangeConfig":
-      return [{ _tag: "LoopConfigChanged", loopId, config: command.config }]
+    case "ChangeConfig": {
+      const problem = loopConfigProblem(command.config)
+      return problem === undefined ? [{ _tag: "LoopConfigChanged", loopId, config: command.config }] : refuse(command, problem)
+    }
     case "Resume":
       return [{ _tag: "LoopResumed", loopId, iteration: current?.iteration ?? 0, driver: command.driver }]
   }

@@ -9,7 +9,7 @@
  *     reason is put in twice and shows the user a "stop hook problem". Both count against the block cap.)
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
-import type { CriterionResult } from "@ralph-mem/events"
+import type { CriterionResult, StopOutput } from "@ralph-mem/events"
 import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type Memory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
@@ -19,12 +19,6 @@ import { nextStep } from "./policy.ts"
 import { iterationPrompt } from "./prompt.ts"
 import { iterationOpen, type Loop, totalTokens } from "./state.ts"
 import { transcriptUsage } from "./transcript-usage.ts"
-
-/** What the Stop hook answers: nothing lets Claude stop; additionalContext continues the turn with it. */
-export interface StopOutput {
-  readonly hookSpecificOutput?: { readonly hookEventName: "Stop"; readonly additionalContext: string }
-  readonly systemMessage?: string
-}
 
 /** Claude Code overrides a Stop hook after this many consecutive blocks unless the cap is raised (0: none). */
 export const DEFAULT_BLOCK_CAP = 8

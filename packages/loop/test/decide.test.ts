@@ -221,3 +221,26 @@ describe("stop conditions", () => {
   it("no progress: another failure", () =>
     expect(stopCondition(state(started, iteration(1), evaluated(1), completed(1), iteration(2), other, completed(2)), 5000)).toBeUndefined())
 })
+
+describe("the loop decider keeps bad limits out of the log", () => {
+  const start = (bad: Partial<LoopConfig>): LoopCommand => ({
+    _tag: "Start", loopId: L, goal: "green tests", projectPath: "/p", driver: "session", sessionId: "s1", config: { ...config, ...bad }
+  })
+
+  it("refuses a start with fewer than one iteration", () => spec.given().when(start({ maxIterations: 0 })).thenRefused(/max_iterations/))
+
+  it("refuses a start with a token limit below one", () => spec.given().when(start({ maxTokens: 0 })).thenRefused(/max_tokens/))
+
+  it("refuses a start with a cost limit of nothing", () => spec.given().when(start({ maxCostUsd: 0 })).thenRefused(/max_cost_usd/))
+
+  it("refuses a start with a context budget above the whole window", () =>
+    spec.given().when(start({ contextBudget: 1.5 })).thenRefused(/context_budget/))
+
+  it("refuses a config change to a negative cooldown", () =>
+    spec.given(started).when({ _tag: "ChangeConfig", config: { ...config, cooldownMs: -1 } }).thenRefused(/cooldown_ms/))
+
+  it("accepts a config change within the limits", () =>
+    spec.given(started).when({ _tag: "ChangeConfig", config: { ...config, maxIterations: 5 } }).then([
+      { _tag: "LoopConfigChanged", loopId: L, config: { ...config, maxIterations: 5 } }
+    ]))
+})

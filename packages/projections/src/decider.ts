@@ -10,7 +10,7 @@ import { type RalphMemEvent, type RecordedEvent, StorageError, WrongExpectedVers
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decodeForProjection, eventsAfter } from "./runner.ts"
-import type { Memory } from "./store.ts"
+import type { Memory } from "./memory.ts"
 
 /** A command that does not fit the stream's state (an empty goal, an ended loop, an unknown step): nothing is written. */
 export class Refused extends Schema.TaggedError<Refused>()("Refused", {

@@ -1,14 +1,20 @@
 export * from "./all.ts"
 export * from "./decider.ts"
-export { activeLoopForSession, latestLoop, listLoopRuns, type LoopRunRow, loopRuns } from "./loop-runs.ts"
-export { type ObservationEntry, observations, observationsOfSessionsSince, sessionObservations } from "./observations.ts"
+export { activeLoopForSession, latestLoop, listLoopRuns, type LoopRunRow, loopRuns, runningLoops } from "./loop-runs.ts"
+export {
+  observationCountsByType,
+  type ObservationEntry,
+  observations,
+  observationsOfSessionsSince,
+  sessionObservations
+} from "./observations.ts"
 export * from "./projection.ts"
 export * from "./replay.ts"
 export * from "./runner.ts"
-export { findSession, listSessions, type SessionRow, sessions } from "./sessions.ts"
+export { findSession, listSessions, sessionCount, type SessionRow, sessions } from "./sessions.ts"
 export * from "./session-log.ts"
 export * from "./metrics.ts"
-export * from "./store.ts"
+export * from "./memory.ts"
 export * from "./verify.ts"
 export * from "./queries.ts"
 export { buildMatchQuery } from "./search/query.ts"
@@ -28,6 +34,7 @@ export { decisions } from "./working/decisions.ts"
 export { tasks } from "./working/tasks.ts"
 export * from "./working/read.ts"
 export * from "./working/brief.ts"
+export * from "./text.ts"
 export { failures } from "./failures/projection.ts"
 export * from "./failures/queries.ts"
 export * from "./failures/identity.ts"

@@ -194,3 +194,13 @@ export const latestLoop = (db: SqliteDatabase, projectPath: string): string | un
     )
     .pluck()
     .get(projectPath) as string | undefined
+
+/** Every running loop, newest first (`ralph-mem status`). */
+export const runningLoops = (db: SqliteDatabase) =>
+  db
+    .prepare(
+      `SELECT loop_id AS loopId, goal, iterations, json_extract(config, '$.maxIterations') AS maxIterations,
+              session_id AS sessionId
+       FROM loop_runs WHERE status = 'running' ORDER BY started_at DESC`
+    )
+    .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>

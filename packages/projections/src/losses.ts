@@ -8,7 +8,7 @@
 import { readHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
 import type { SqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import type { Memory } from "./store.ts"
+import type { Memory } from "./memory.ts"
 
 /** Records a loss the head mark shows, if any; never fails (a loss it cannot record is found next time). */
 export const detectLostEvents = (memory: Memory): Effect.Effect<number> =>

@@ -232,3 +232,31 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
 /** Where the database's space goes: bytes per table and index (SQLite's dbstat), largest first. */
 export const storageByTable = (db: SqliteDatabase): Array<{ readonly name: string; readonly bytes: number }> =>
   db.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC`).all() as Array<{ name: string; bytes: number }>
+
+/**
+ * Hook invocations over the whole log: every one that worked wrote its events under one correlation id;
+ * every one that failed (and could still reach the database) wrote a HookFailed event, under the same id
+ * when its events were recorded late from the spill file.
+ */
+export const hookInvocations = (db: SqliteDatabase) =>
+  db
+    .prepare(
+      `WITH failed AS (SELECT json_extract(metadata, '$.correlationId') AS id FROM events WHERE type = 'HookFailed')
+       SELECT
+         (SELECT count(DISTINCT json_extract(metadata, '$.correlationId')) FROM events
+          WHERE json_extract(metadata, '$.writer') LIKE 'hook:%' AND type != 'HookFailed'
+            AND json_extract(metadata, '$.correlationId') NOT IN (SELECT id FROM failed WHERE id IS NOT NULL)
+         ) AS succeeded,
+         (SELECT count(*) FROM failed) AS failures`
+    )
+    .get() as { succeeded: number; failures: number }
+
+/** The newest context injection still in the log (not forgotten), or undefined. */
+export const lastInjection = (db: SqliteDatabase) =>
+  db
+    .prepare(
+      `SELECT occurred_at AS at, json_extract(payload, '$.hookEvent') AS hook, json_extract(payload, '$.tokens') AS tokens,
+              json_extract(payload, '$.reason') AS reason, json_array_length(json_extract(payload, '$.sources')) AS sources
+       FROM events WHERE type = 'ContextInjected' AND redacted_by IS NULL ORDER BY position DESC LIMIT 1`
+    )
+    .get() as { at: number; hook: string; tokens: number; reason: string; sources: number } | undefined

@@ -185,3 +185,12 @@ export const observationsOfSessionsSince = (
        FROM observations WHERE session_id IN (SELECT value FROM json_each(?)) AND created_at >= ? ORDER BY id DESC LIMIT ?`
     )
     .all(JSON.stringify(sessionIds), since, limit) as Array<{ id: string; type: string; sessionId: string; createdAt: number; text: string }>
+
+/** How many observations of each type; from observation_rows, not the view: counting needs no join with the log. */
+export const observationCountsByType = (db: SqliteDatabase): Record<string, number> =>
+  Object.fromEntries(
+    (db.prepare("SELECT type, count(*) AS n FROM observation_rows GROUP BY type ORDER BY type").all() as Array<{
+      type: string
+      n: number
+    }>).map((r) => [r.type, r.n])
+  )

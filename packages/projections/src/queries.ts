@@ -227,3 +227,52 @@ export const lastPrompt = (db: SqliteDatabase, sessionId: string): string | unde
     )
     .pluck()
     .get(`session:${sessionId}`) as string | undefined
+
+/** What `ralph-mem timeline` lists: sessions, observations and loop moments, across their read models. */
+export interface HistoryEntry {
+  readonly at: number
+  readonly kind: string
+  readonly sessionId: string | null
+  readonly detail: Record<string, unknown>
+}
+
+// One row per moment worth showing; `rank` orders a session's start before and its end after
+// anything else that happened in the same millisecond.
+const TIMELINE = `
+  SELECT at, kind, session_id AS sessionId, detail FROM (
+    SELECT started_at AS at, 0 AS rank, 0 AS seq, 'session started' AS kind, session_id,
+           json_object('source', source, 'project', project_path) AS detail
+      FROM sessions
+    UNION ALL
+    SELECT created_at, 1, id, 'observation', session_id,
+           json_object('id', id, 'type', type, 'tool', tool_name, 'input', input_summary, 'content', substr(content, 1, 400))
+      FROM observations
+    UNION ALL
+    SELECT r.started_at, 1, 0, 'loop started', r.session_id, json_object('loop', r.loop_id, 'goal', r.goal, 'driver', r.driver)
+      FROM loop_runs r
+    UNION ALL
+    SELECT i.started_at, 1, i.iteration, 'loop iteration started', r.session_id, json_object('loop', i.loop_id, 'iteration', i.iteration)
+      FROM loop_iterations i JOIN loop_runs r USING (loop_id)
+    UNION ALL
+    SELECT i.completed_at, 1, i.iteration, 'loop iteration completed', r.session_id,
+           json_object('loop', i.loop_id, 'iteration', i.iteration, 'passed', json(CASE i.passed WHEN 1 THEN 'true' ELSE 'false' END))
+      FROM loop_iterations i JOIN loop_runs r USING (loop_id) WHERE i.completed_at IS NOT NULL
+    UNION ALL
+    SELECT r.ended_at, 1, 0, 'loop ' || r.status, r.session_id, json_object('loop', r.loop_id, 'reason', r.end_reason)
+      FROM loop_runs r WHERE r.ended_at IS NOT NULL
+    UNION ALL
+    SELECT ended_at, 2, 0, 'session ended', session_id, json_object('reason', end_reason, 'summary', summary)
+      FROM sessions WHERE ended_at IS NOT NULL
+  )
+  WHERE (@session IS NULL OR session_id = @session) AND at >= @since
+  ORDER BY at, rank, seq
+  LIMIT @limit`
+
+/** Timeline entries in time order: of one session or all (null), from `since`, at most `limit` (-1: all). */
+export const historyEntries = (
+  db: SqliteDatabase,
+  options: { readonly sessionId: string | null; readonly since: number; readonly limit: number }
+): Array<HistoryEntry> =>
+  (db.prepare(TIMELINE).all({ session: options.sessionId, since: options.since, limit: options.limit }) as Array<
+    Omit<HistoryEntry, "detail"> & { detail: string }
+  >).map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))

@@ -6,7 +6,7 @@ import { storageError, StorageError, UndecodableEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { RebuildProgress, RebuildReport } from "./runner.ts"
-import type { Memory } from "./store.ts"
+import type { Memory } from "./memory.ts"
 
 export class UnknownProjection extends Schema.TaggedError<UnknownProjection>()("UnknownProjection", {
   name: Schema.String,

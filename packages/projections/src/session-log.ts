@@ -62,3 +62,10 @@ export const iterationsBegunSincePrompt = (db: SqliteDatabase, loopId: string, s
     )
     .pluck()
     .get(streams.loop(loopId), writer, streams.session(sessionId)) as number
+
+/** How many events the log holds, in how many streams. */
+export const logCounts = (db: SqliteDatabase) =>
+  db.prepare("SELECT count(*) AS events, count(DISTINCT stream_id) AS streams FROM events").get() as {
+    events: number
+    streams: number
+  }

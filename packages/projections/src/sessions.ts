@@ -146,3 +146,6 @@ export const listSessions = (db: SqliteDatabase, options: { readonly limit: numb
 
 export const findSession = (db: SqliteDatabase, sessionId: string): SessionRow | undefined =>
   db.prepare(`${SESSION_ROW} WHERE s.session_id = ?`).get(sessionId) as SessionRow | undefined
+
+export const sessionCount = (db: SqliteDatabase): number =>
+  db.prepare("SELECT count(*) FROM sessions").pluck().get() as number

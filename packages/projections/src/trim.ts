@@ -8,6 +8,7 @@
  * Each returns memories in the order they should be shown; none exceeds the budget.
  */
 import { estimateTokens } from "./search/tokens.ts"
+import { oneLine } from "./text.ts"
 
 export interface Candidate {
   readonly id: string
@@ -45,10 +46,6 @@ export const DECISIVE_TYPES: ReadonlySet<string> = new Set(["error", "success"])
 export const selective = (candidates: ReadonlyArray<Candidate>, budget: number): Array<Candidate> =>
   byRecency(candidates.filter((c) => DECISIVE_TYPES.has(c.type)), budget)
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 /**
  * Past `threshold` candidates, each group of the same session and type with more than one member

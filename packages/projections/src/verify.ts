@@ -8,7 +8,7 @@ import * as Result from "effect/Result"
 import { describeLoss, unacknowledgedLosses } from "./losses.ts"
 import type { Projection } from "./projection.ts"
 import { eventsAfter, makeApplier, projectedPages } from "./runner.ts"
-import type { Memory } from "./store.ts"
+import type { Memory } from "./memory.ts"
 
 export interface Finding {
   readonly check: string

@@ -1,13 +1,14 @@
 /** `ralph-mem audit`: the raw events, newest first like `git log` (oldest first with --reverse). */
 import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, jsonArrayWriter, oneLine } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { jsonArrayWriter } from "../output.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 const line = (e: RecordedEvent) =>
   [

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printFields, printJson } from "../output.ts"
-import { withExistingStore, withStore } from "../store.ts"
+import { withExistingStore, withStore } from "../command-memory.ts"
 
 const keyArgument = Argument.String("key").pipe(Argument.withDescription("What the belief is about: stack, key-files, conventions, focus, blockers, or any word"))
 

@@ -33,7 +33,7 @@ import {
   taskMarkdown
 } from "../markdown.ts"
 import { forReading, printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 import { existingTask } from "./task.ts"
 
 interface Exported {

@@ -19,7 +19,7 @@ import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withStore } from "../command-memory.ts"
 
 export const forget = Command.make(
   "forget",

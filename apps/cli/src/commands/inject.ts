@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../store.ts"
+import { withStore } from "../command-memory.ts"
 import { writeNote } from "../writes.ts"
 
 export const inject = Command.make(

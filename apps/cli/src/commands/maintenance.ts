@@ -1,48 +1,15 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import {
-  canWriteDatabase,
-  compactLog,
-  type CompactOptions,
-  type CompactReport,
-  ensureFolder,
-  inspectMemoryFolder,
-  MEMORY_FOLDER,
-  openDatabase,
-  type SqliteDatabase,
-  storageError,
-  tightenFile
-} from "@ralph-mem/events"
-import {
-  backupDue,
-  isCorruption,
-  listBackups,
-  loadSettings,
-  openMemory,
-  passesIntegrityCheck,
-  acknowledgeLosses,
-  describeLoss,
-  detectLostEvents,
-  finishPendingErasure,
-  pendingErasure,
-  unacknowledgedLosses,
-  recoverDatabase,
-  replay,
-  takeBackup,
-  verify
-} from "@ralph-mem/projections"
-import { findProjectRoot } from "@ralph-mem/events"
-import { failureLogPath, foldSpill, logFailure, resummarizeSessions, spillPath, spillState } from "@ralph-mem/hooks"
+import { compactLog, type CompactOptions, type CompactReport, failureLogPath, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import { diagnose, logFailure, resummarizeSessions } from "@ralph-mem/hooks"
+import { backupDue, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Result from "effect/Result"
 import { CliError, Command, Flag } from "effect/cli"
-import { existsSync, readFileSync, statSync } from "node:fs"
-import { basename, dirname, join } from "node:path"
 import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
 import { progress } from "../progress.ts"
-import { databasePath, withStore } from "../store.ts"
+import { databasePath, withStore } from "../command-memory.ts"
 
 export const backup = Command.make(
   "backup",
@@ -160,17 +127,6 @@ export const maintain = Command.make(
   )
 )
 
-interface Check {
-  readonly check: string
-  readonly ok: boolean
-  readonly detail: string
-  readonly repaired?: string
-  /** Worth knowing, not a fault: a setting ignored until the user accepts the project's config file. */
-  readonly note?: boolean
-}
-
-const mode = (path: string) => statSync(path).mode & 0o777
-
 export const doctor = Command.make(
   "doctor",
   {
@@ -181,147 +137,16 @@ export const doctor = Command.make(
   (input) =>
     Effect.gen(function*() {
       const path = databasePath(input.db)
-      const checks: Array<Check> = []
-      const add = (check: Check) => checks.push(check)
-      // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
-      const refused = inspectMemoryFolder(path).problem
-      if (refused !== undefined) {
-        const detail = `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}`
-        add({ check: "memory folder", ok: false, detail })
+      const { checks, folderRefused } = yield* diagnose(path, {
+        repair: input.repair,
+        projectRoot: findProjectRoot(process.cwd()),
+        env: process.env
+      })
+      if (folderRefused) {
         if (input.json) yield* printJson({ database: path, ok: false, checks })
         else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
         return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
       }
-      if (!existsSync(path)) {
-        add({ check: "database", ok: true, detail: `${path} does not exist yet (it is created on first use)` })
-      } else {
-        // Permissions: only the owner may read memory.
-        for (const [what, target, wanted] of [["database file", path, 0o600], ["database folder", dirname(path), 0o700]] as const) {
-          const actual = mode(target)
-          const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
-          const tooOpen = ours && (actual & 0o077) !== 0
-          // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
-          if (tooOpen && input.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
-          add({ check: what, ok: !tooOpen, detail: `mode ${actual.toString(8)}`, ...(tooOpen && input.repair ? { repaired: `set to ${wanted.toString(8)}` } : {}) })
-        }
-        // Can it be opened at all, and is it sound?
-        const opened = yield* Effect.result(openDatabase(path))
-        const damaged = opened._tag === "Failure" ? (isCorruption(opened.failure) ? opened.failure.message : undefined) : undefined
-        if (opened._tag === "Success") opened.success.close()
-        const sound = damaged === undefined && (opened._tag === "Failure" || passesIntegrityCheck(path))
-        if (opened._tag === "Failure" && damaged === undefined) {
-          add({ check: "database", ok: false, detail: opened.failure.message })
-        } else if (!sound) {
-          const reason = damaged ?? "integrity_check found damage"
-          if (input.repair) {
-            const recovery = yield* recoverDatabase(path, reason)
-            const restored = recovery.backup === undefined
-              ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created`
-              : `restored ${recovery.backup}; the damaged file is at ${recovery.damagedCopy}`
-            const lost = recovery.unreadable ? `, ${recovery.unreadable} unreadable (lost)` : ""
-            const repaired = `${restored}; ${recovery.salvaged ?? 0} later event(s) read back${lost}`
-            add({ check: "database", ok: false, detail: reason, repaired })
-          } else add({ check: "database", ok: false, detail: `${reason} (run ralph-mem doctor --repair)` })
-        } else {
-          add({ check: "database", ok: true, detail: "integrity check passed" })
-        }
-        // A read-only folder or file: reads work, the hooks cannot record (and verify needs to write).
-        const writable = canWriteDatabase(path)
-        if (!writable) {
-          add({
-            check: "write access",
-            ok: false,
-            detail: `${dirname(path)} or the database is read-only: status, search and the other read commands work, ` +
-              "but nothing is recorded until both are writable"
-          })
-        }
-        // The read models against the log, whenever the database (as found, or as repaired) opens.
-        const memory = writable ? yield* Effect.result(openMemory({ path })) : undefined
-        if (memory?._tag === "Success") {
-          try {
-            yield* detectLostEvents(memory.success)
-            yield* foldSpill(memory.success)
-            finishPendingErasure(memory.success.db, path)
-            const losses = unacknowledgedLosses(memory.success.db)
-            if (losses.length > 0) {
-              const detail = losses.map(describeLoss).join("; ")
-              if (input.repair) {
-                yield* acknowledgeLosses(memory.success, losses)
-                const repaired =
-                  "acknowledged (lost events cannot be brought back; damaged copies stay in damaged/ until a forget)"
-                add({ check: "lost events", ok: false, detail, repaired })
-              } else {
-                const hint = "(run ralph-mem doctor --repair to acknowledge)"
-                add({ check: "lost events", ok: false, detail: `${detail} ${hint}` })
-              }
-            }
-            const verified = yield* verify(memory.success)
-            // Losses are reported above, once.
-            const findings = verified.findings.filter((f) => f.check !== "no events known to be missing")
-            const report = { ...verified, findings, ok: findings.length === 0 }
-            if (!report.ok && input.repair) {
-              yield* replay(memory.success)
-              const again = yield* verify(memory.success)
-              add({ check: "read models and log", ok: again.ok, detail: report.findings.map((f) => f.detail).join("; "), repaired: again.ok ? "rebuilt from the log" : "a replay did not fix it" })
-            } else {
-              add({ check: "read models and log", ok: report.ok, detail: report.ok ? `${report.events} events verified` : report.findings.map((f) => f.detail).join("; ") })
-            }
-          } finally {
-            memory.success.db.close()
-          }
-        }
-      }
-      const spilled = yield* Effect.try({
-        try: () => spillState(path),
-        catch: (error) => storageError("read the spill file", error)
-      })
-      const waiting = spilled.kept + spilled.counted + spilled.unreadable
-      if (waiting > 0) {
-        add({
-          check: "hooks that could not record",
-          ok: false,
-          detail: `${waiting} hook call(s) could not write to the database (busy, or the disk full) ` +
-            `and wait in ${spillPath(path)}: ${spilled.kept} with their events, ${spilled.counted} counted only` +
-            `${spilled.unreadable > 0 ? `, ${spilled.unreadable} unreadable` : ""}; ` +
-            "the next process that can write records them"
-        })
-      }
-      const erasure = pendingErasure(path)
-      if (erasure !== undefined) {
-        add({
-          check: "forget",
-          ok: false,
-          detail: `the text forgotten at ${erasure.since} is still in the file: ` +
-            "another process is reading the database; " +
-            "the next hook or command erases it once it lets go"
-        })
-      }
-      // A backups folder that cannot be read (not a folder, no permission) is a finding, not a crash.
-      const backups = yield* Effect.result(
-        Effect.try({ try: () => listBackups(path), catch: (error) => (error instanceof Error ? error.message : String(error)) })
-      )
-      if (Result.isFailure(backups)) {
-        add({ check: "backups", ok: false, detail: `cannot read the backups: ${backups.failure}` })
-      } else {
-        const newest = backups.success[0]
-        add({
-          check: "backups",
-          ok: newest === undefined || passesIntegrityCheck(newest.path),
-          detail: newest === undefined ? "none yet (one is taken after each session, at most once per backup.interval)" : `${backups.success.length}, newest ${new Date(newest.takenAt).toISOString()}`
-        })
-      }
-      const log = join(dirname(path), "hooks.log")
-      const since = Date.now() - 86_400_000
-      const recent = existsSync(log)
-        ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l) as { time: string; reason: string } } catch { return undefined } }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
-        : []
-      // Settings ignored: invalid ones, and commands in a project's file the user has not accepted yet.
-      const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
-      for (const detail of [...loaded.untrusted, ...loaded.problems]) {
-        add({ check: "config", ok: true, note: true, detail })
-      }
-      // History, not a current problem: every one of these was handled (failed open, or recovered).
-      add({ check: "hook failures (24 h)", ok: true, detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}` })
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
       if (input.json) yield* printJson({ database: path, ok: problems.length === 0, checks })
       else {

@@ -8,7 +8,7 @@ import { Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
 import { progress } from "../progress.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 
 export const replay = Command.make(

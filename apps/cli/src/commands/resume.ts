@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson, printText, valuesForReading } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 export const resume = Command.make("resume", { db: flags.db, json: flags.json }, (input) =>
   withExistingStore(input.db, ({ db }) =>

@@ -1,13 +1,22 @@
 /** `ralph-mem search`: find memories, in three layers of detail. */
 import { findProjectRoot } from "@ralph-mem/events"
-import { fullDetails, type IndexHit, type ObservationDetail, type ObservationType, searchIndex, timelineOf } from "@ralph-mem/projections"
+import {
+  formatTime,
+  fullDetails,
+  type IndexHit,
+  type ObservationDetail,
+  type ObservationType,
+  oneLine,
+  searchIndex,
+  timelineOf
+} from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, oneLine, printJson, printText, valuesForReading } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
 

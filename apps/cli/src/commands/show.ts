@@ -3,13 +3,13 @@
  * shows. An observation in full (layer 3); a session with its summary and the index of its observations;
  * any other event (a belief, a decision, a loop's checks) as it was recorded.
  */
-import { type EventDetail, eventDetails, fullDetails, positionOfRef } from "@ralph-mem/projections"
+import { type EventDetail, eventDetails, formatTime, fullDetails, positionOfRef } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
 import * as flags from "../flags.ts"
-import { formatTime, printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { printJson } from "../output.ts"
+import { withExistingStore } from "../command-memory.ts"
 import { printDetail } from "./search.ts"
 
 /** Whether an item answers an id as given: its event id, or its short id in any spelling. */

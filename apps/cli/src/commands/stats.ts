@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 const LABELS: Record<string, string> = {
   injectionUse: "injection use",

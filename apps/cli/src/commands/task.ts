@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { taskMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore, withStore } from "../store.ts"
+import { withExistingStore, withStore } from "../command-memory.ts"
 
 const project = () => findProjectRoot(process.cwd())
 

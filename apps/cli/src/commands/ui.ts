@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
 import { existsSync } from "node:fs"
 import * as flags from "../flags.ts"
-import { databasePath } from "../store.ts"
+import { databasePath } from "../command-memory.ts"
 import { findAssets, startViewer } from "../ui/server.ts"
 
 /** The only addresses the viewer binds to: the loopback interface, by number or by name. */

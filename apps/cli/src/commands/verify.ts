@@ -6,7 +6,7 @@ import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 import { failWith } from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 export const verify = Command.make("verify", { db: flags.db, json: flags.json }, ({ db, json }) =>
   withExistingStore(db, (memory) =>

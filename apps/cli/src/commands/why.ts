@@ -7,7 +7,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { decisionMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../store.ts"
+import { withExistingStore } from "../command-memory.ts"
 
 export const why = Command.make(
   "why",

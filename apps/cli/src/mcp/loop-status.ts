@@ -1,9 +1,8 @@
 /** `loop_status`: the Ralph loop of this session, as its harness knows it. */
 import { iterationPrompt, loadLoop, loopMemory } from "@ralph-mem/loop"
-import { activeLoopForSession, openLoops } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, oneLine, openLoops } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { formatTime, oneLine } from "../output.ts"
 import { fitAnswer } from "./budget.ts"
 import { tool } from "./tool.ts"
 

@@ -1,14 +1,15 @@
 /** Layers 1 to 3 of the memory: `search` (ranked hits), `timeline` (what came around them), `get` (in full). */
 import {
+  formatTime,
   fullDetails,
   observationNeighbours,
+  oneLine,
   searchIndex,
   sessionDetails,
   sessionOverview
 } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { formatTime, oneLine } from "../output.ts"
 import { pointInTime } from "../time.ts"
 import { fitAnswer, plainAnswer } from "./budget.ts"
 import { hitLine, idList, missingLine, observationInFull, observationLine, quoted } from "./render.ts"

@@ -1,6 +1,12 @@
 /** How the memory tools show observations and search hits: one line each, or in full. */
-import { forgottenEventIds, type IndexHit, type Memory, type ObservationDetail } from "@ralph-mem/projections"
-import { formatTime, oneLine } from "../output.ts"
+import {
+  forgottenEventIds,
+  formatTime,
+  type IndexHit,
+  type Memory,
+  type ObservationDetail,
+  oneLine
+} from "@ralph-mem/projections"
 
 export const quoted = (value: string) => JSON.stringify(oneLine(value, 200))
 

@@ -18,8 +18,8 @@ import {
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
-import { failureLogPath, logFailure } from "@ralph-mem/hooks"
+import { failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
+import { logFailure } from "@ralph-mem/hooks"
 import { type Environment, loadSettings, type Memory } from "@ralph-mem/projections"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

@@ -1,9 +1,16 @@
 /** Working memory for Claude: `why` (decisions), `beliefs`, `task` (the current task's state). */
-import { currentTaskId, findTask, listBeliefs, listDecisions, searchDecisions, taskIds } from "@ralph-mem/projections"
+import {
+  currentTaskId,
+  findTask,
+  listBeliefs,
+  listDecisions,
+  oneLine,
+  searchDecisions,
+  taskIds
+} from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decisionMarkdown, taskMarkdown } from "../markdown.ts"
-import { oneLine } from "../output.ts"
 import { fitAnswer, plainAnswer } from "./budget.ts"
 import { quoted } from "./render.ts"
 import { described, Id, optional, positive, refuse, text, tool } from "./tool.ts"

@@ -11,8 +11,7 @@
  * compaction made by another process is simply read anew. New events reach open pages as server-sent events
  * that follow the log's head position.
  */
-import { catalog, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
-import { failureLogPath } from "@ralph-mem/hooks"
+import { catalog, failureLogPath, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
 import { loadLoop } from "@ralph-mem/loop"
 import {
   fullDetails,

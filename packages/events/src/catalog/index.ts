@@ -87,7 +87,6 @@ export const definitions = [
 ] as const
 
 export type RalphMemEvent = EventOf<(typeof definitions)[number]>
-export type EventType = RalphMemEvent["_tag"]
 
 export const catalog = makeCatalog(definitions)
 

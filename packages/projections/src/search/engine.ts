@@ -37,6 +37,7 @@ import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
 import { expansionsOf } from "./lexicon.ts"
 import { isLatinPrefix, matchTerms, quote, termsByWord } from "./query.ts"
 import { estimateTokens } from "./tokens.ts"
+import { oneLine } from "../text.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
 
@@ -357,10 +358,6 @@ const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): Readon
   return rare
 }
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
 
 const recencyFactor = (createdAt: number, now: number, recency: Recency) =>
   1 - recency.weight + recency.weight * 0.5 ** (Math.max(0, now - createdAt) / DAY / recency.halfLifeDays)

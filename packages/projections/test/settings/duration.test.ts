@@ -10,6 +10,8 @@ describe("durations", () => {
     expect(parseDuration("250ms")).toBe(250)
   })
 
+  it("read weeks, which the command line's ages use", () => expect(parseDuration("2w")).toBe(1_209_600_000))
+
   it("read compound and fractional forms", () => {
     expect(parseDuration("1h30m")).toBe(5_400_000)
     expect(parseDuration("1.5s")).toBe(1_500)

@@ -1,8 +1,8 @@
 /**
- * The hook program behind hook.ts: decides which hook runs and prints its output. This is where the
+ * The hook program behind hook-loader.ts: decides which hook runs and prints its output. This is where the
  * memory hooks and the Ralph loop meet: the loop continues at Stop.
  *
- * Bundled on its own (scripts/bundle.mjs) and loaded by hook.ts: everything it imports is evaluated by
+ * Bundled on its own (scripts/bundle.mjs) and loaded by hook-loader.ts: everything it imports is evaluated by
  * every hook, so Node's modules that only some hooks need (child_process) are fetched where they are used.
  */
 import { useBundledNativeBinding } from "@ralph-mem/events"

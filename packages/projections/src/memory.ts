@@ -18,9 +18,7 @@ import {
   UndecodableEvent,
   writeHeadMark
 } from "@ralph-mem/events"
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { allProjections } from "./all.ts"
 import type { Projection } from "./projection.ts"
 import { makeProjectionRunner, type ProjectionRunner } from "./runner.ts"
@@ -63,6 +61,3 @@ export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, Databa
 export const acquireMemory = (options: MemoryOptions) =>
   Effect.acquireRelease(openMemory(options), (memory) => Effect.sync(() => memory.db.close()))
 
-export class MemoryStore extends Context.Service<MemoryStore, Memory>()("ralph-mem/MemoryStore") {}
-
-export const memoryLayer = (options: MemoryOptions) => Layer.effect(MemoryStore, acquireMemory(options))

@@ -23,7 +23,7 @@ import { nodeIsRecent, oldNodeMessage, runUnderProvisionedNode } from "./old-nod
 /** Set by scripts/bundle.mjs: the hook program, relative to this file. */
 declare const HOOK_PROGRAM: string | undefined
 
-/** What the hook program (hook-main.ts) exports. */
+/** What the hook program (hook-program.ts) exports. */
 interface HookProgram {
   /** Runs the hook; true when it recorded its events. */
   readonly main: (hook: string | undefined, readStdin: () => string | undefined) => Promise<boolean>
@@ -302,6 +302,7 @@ const logOldNode = async (hook: string, reason: string, sessionId: string | unde
       if (explicit === "") fs.writeFileSync(path.join(folder, ".gitignore"), "*\n", { flag: "wx", mode: 0o600 })
     } else if (!existing.isDirectory()) return
     const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants
+    // The events package's failureLogPath, spelled out: nothing of the packages is loaded yet.
     const fd = fs.openSync(path.join(folder, "hooks.log"), O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o600)
     try {
       const entry = { time: new Date().toISOString(), hook, reason, ...(sessionId === undefined ? {} : { sessionId }) }
@@ -327,7 +328,7 @@ if (nodeIsRecent) {
       }
     } else {
       // Unbundled (development): the program's module directly, without the cache.
-      const program = (await import(new URL("./hook-main.ts", import.meta.url).href)) as HookProgram
+      const program = (await import(new URL("./hook-program.ts", import.meta.url).href)) as HookProgram
       await program.main(hook, readStdin(fs))
     }
   } catch (error) {

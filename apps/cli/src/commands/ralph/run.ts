@@ -1,0 +1,123 @@
+/** `ralph run <goal>`: a loop driven from here, with a fresh agent process per iteration. */
+import { monotonicUlid } from "@ralph-mem/events"
+import {
+  driveExternally,
+  endMessage,
+  execute,
+  formatUsage,
+  PrdInvalid,
+  readPrd,
+  statusReport,
+  storyProgress,
+  takeSnapshot
+} from "@ralph-mem/loop"
+import { injectionBudgetTokens } from "@ralph-mem/projections"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Argument, Command, Flag } from "effect/cli"
+import { resolve } from "node:path"
+import * as flags from "../../flags.ts"
+import { printJson } from "../../output.ts"
+import { withStore } from "../../command-memory.ts"
+import {
+  agentFlag,
+  agentTimeoutFlag,
+  configFromFlags,
+  criteriaFlag,
+  maxCostFlag,
+  maxDurationFlag,
+  maxIterationsFlag,
+  maxTokensFlag,
+  parseAgent,
+  waitCountdown
+} from "./shared.ts"
+
+/** A PRD loop's stories, validated; every problem of the file is reported at once. */
+const loadPrd = (path: string) => {
+  const prd = readPrd(resolve(path))
+  return prd instanceof PrdInvalid ? flags.failWith(prd.message) : Effect.succeed({ ...prd, path: resolve(path) })
+}
+
+export const run = Command.make(
+  "run",
+  {
+    goal: Argument.String("goal").pipe(
+      Argument.withDescription("What the loop works toward (with --prd: defaults to the PRD's description)"),
+      Argument.variadic({ min: 0 })
+    ),
+    prd: Flag.String("prd").pipe(
+      Flag.withDescription(
+        "A prd.json of user stories: one story per iteration, highest priority first, " +
+          "until every story passes the checks"
+      ),
+      Flag.optional
+    ),
+    agent: agentFlag,
+    agentTimeout: agentTimeoutFlag,
+    maxIterations: maxIterationsFlag,
+    maxDuration: maxDurationFlag,
+    maxTokens: maxTokensFlag,
+    maxCost: maxCostFlag,
+    criteria: criteriaFlag,
+    db: flags.db,
+    json: flags.json
+  },
+  (input) =>
+    Effect.gen(function*() {
+      const prd = Option.isSome(input.prd) ? yield* loadPrd(input.prd.value) : undefined
+      const goal = input.goal.join(" ").trim() || prd?.description ||
+        (prd === undefined ? "" : `Make every story of ${prd.path} pass`)
+      if (goal === "") return yield* flags.failWith("what should the loop work toward? Give a goal, or --prd prd.json")
+      if (prd !== undefined && prd.stories.every((s) => s.passes)) {
+        return yield* flags.failWith(`every story of ${prd.path} already passes`)
+      }
+      const { root, settings, config } = yield* configFromFlags(input)
+      const { agent, agentTimeoutMs } = yield* parseAgent(input)
+      yield* withStore(input.db, (memory) =>
+        Effect.gen(function*() {
+          const loopId = monotonicUlid()()
+          const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(
+            Effect.catchDefect(() => Effect.succeed(undefined))
+          )
+          yield* execute(memory, loopId, {
+            _tag: "Start",
+            loopId,
+            goal,
+            projectPath: root,
+            driver: "external",
+            config,
+            ...(snapshotRef === undefined ? {} : { snapshotRef }),
+            ...(prd === undefined ? {} : { prd: { path: prd.path, stories: prd.stories } })
+          }, "cli:ralph-run")
+          if (!input.json) {
+            const stories = prd === undefined ? "" : `; ${prd.stories.length} stories from ${prd.path}`
+            yield* Console.log(`Ralph loop ${loopId}: ${goal} (agent: ${agent.join(" ")}${stories})`)
+          }
+          const loop = yield* driveExternally(memory, loopId, {
+            agent,
+            env: process.env,
+            agentTimeoutMs,
+            injectionBudgetTokens: injectionBudgetTokens(settings),
+            onIteration: (l) => {
+              if (input.json) return
+              const it = l.iterations.at(-1)!
+              const story = it.storyId === undefined ? "" : ` ${it.storyId}`
+              const progress = storyProgress(l)
+              const checks = (it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")
+              process.stdout.write(
+                `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${checks})` +
+                  `${progress === undefined ? "" : `; ${progress}`}; ${formatUsage(it.usage)}\n`
+              )
+            },
+            onWait: waitCountdown()
+          })
+          if (input.json) return yield* printJson(statusReport(loop))
+          yield* Console.log(endMessage(loop))
+          if (loop.status !== "success") return yield* flags.failWith(`the loop did not succeed (${loop.status})`)
+        })
+      )
+    })
+).pipe(Command.withDescription(
+  "Run a loop with a fresh agent process per iteration (default: claude -p) until the checks pass"
+))
