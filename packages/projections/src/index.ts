@@ -3,10 +3,8 @@ export * from "./decider.ts"
 export { activeLoopForSession, latestLoop, listLoopRuns, type LoopRunRow, loopRuns, runningLoops } from "./loop-runs.ts"
 export {
   observationCountsByType,
-  type ObservationEntry,
   observations,
-  observationsOfSessionsSince,
-  sessionObservations
+  observationsOfSessionsSince
 } from "./observations.ts"
 export * from "./projection.ts"
 export * from "./replay.ts"

@@ -148,29 +148,6 @@ export const observations: Projection = {
   clearStream: (streamId) => [sql(`DELETE FROM observation_rows WHERE id IN (SELECT position FROM events WHERE stream_id = ?)`, streamId)]
 }
 
-export interface ObservationEntry {
-  readonly id: number
-  readonly eventId: string
-  readonly type: string
-  readonly toolName: string | null
-  readonly inputSummary: string | null
-  readonly content: string
-  readonly errorMessage: string | null
-  readonly files: ReadonlyArray<string>
-  readonly createdAt: number
-}
-
-/** A session's observations in the order they were made. */
-export const sessionObservations = (db: SqliteDatabase, sessionId: string, limit = 500): Array<ObservationEntry> =>
-  (db
-    .prepare(
-      `SELECT o.id, o.event_id AS eventId, o.type, o.tool_name AS toolName, o.input_summary AS inputSummary, o.content,
-              o.error_message AS errorMessage, o.files, o.created_at AS createdAt
-       FROM observations o WHERE o.session_id = ? ORDER BY o.id LIMIT ?`
-    )
-    .all(sessionId, limit) as Array<Omit<ObservationEntry, "files"> & { files: string }>)
-    .map((row) => ({ ...row, files: JSON.parse(row.files) as Array<string> }))
-
 /** The newest observations of some sessions since a time (a loop's session and its agent runs), newest first. */
 export const observationsOfSessionsSince = (
   db: SqliteDatabase,

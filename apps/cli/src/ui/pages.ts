@@ -134,13 +134,13 @@ const observationKind = (type: string) => html`<span class="kind ${type}">${type
 
 export const sessionPage = (
   session: SessionRow,
-  observations: ReadonlyArray<{ readonly id: number; readonly eventId: string; readonly type: string; readonly toolName: string | null; readonly inputSummary: string | null; readonly content: string; readonly errorMessage: string | null; readonly files: ReadonlyArray<string>; readonly createdAt: number }>,
+  observations: ReadonlyArray<ObservationDetail>,
   log: ReadonlyArray<SessionLogEntry>,
   project: string
 ): Html => {
   const entries = [
-    ...observations.map((o) => ({ position: o.id, render: html`<li class="observation">${observationKind(o.type)} <time>${time(o.createdAt)}</time>
-<b>${shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))}</b> <code class="id">${o.eventId}</code>
+    ...observations.map((o) => ({ position: o.position, render: html`<li class="observation">${observationKind(o.type)} <time>${time(o.createdAt)}</time>
+<b>${shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))}</b> <code class="id">@${o.position}</code>
 ${o.errorMessage ? html`<div class="error">${shownText(project, short(o.errorMessage, 400))}</div>` : ""}
 ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(project, f)).join(", ")}</div>` : ""}
 <details><summary>output</summary><pre>${shownText(project, o.content)}</pre></details></li>` })),

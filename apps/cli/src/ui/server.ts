@@ -21,7 +21,7 @@ import {
   listBackups,
   searchIndex,
   sessionLog,
-  sessionObservations,
+  sessionDetails,
   storageByTable,
   successMetrics,
   timelineOf
@@ -142,7 +142,7 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
         const session = findSession(db, id)
         return session === undefined
           ? pages.notFound(`No session ${id}.`)
-          : pages.sessionPage(session, sessionObservations(db, id), sessionLog(db, id), options.project)
+          : pages.sessionPage(session, sessionDetails(db, id, 500), sessionLog(db, id), options.project)
       }))(c)
   })
   app.get("/search", (c) => {
