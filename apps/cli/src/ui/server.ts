@@ -133,7 +133,16 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
     return c.html((fragment ? pages.main(title, content, position) : pages.layout(title, path, content, position)).toString())
   }
 
-  app.get("/", (c) => page("Dashboard", "/", () => pages.dashboard(withDb((db) => successMetrics(db, Date.now() - 30 * 86_400_000))))(c))
+  // The metrics read every injection of 30 days and what followed it: computed again only when the log moved
+  // (or the day changed), not on every live refresh of the dashboard.
+  let metrics: { readonly key: string; readonly value: ReturnType<typeof successMetrics> } | undefined
+  const currentMetrics = () =>
+    withDb((db) => {
+      const key = `${headPosition(db)}@${new Date().toISOString().slice(0, 10)}`
+      if (metrics?.key !== key) metrics = { key, value: successMetrics(db, Date.now() - 30 * 86_400_000) }
+      return metrics.value
+    })
+  app.get("/", (c) => page("Dashboard", "/", () => pages.dashboard(currentMetrics()))(c))
   app.get("/sessions", (c) => page("Sessions", "/sessions", () => withDb((db) => pages.sessionsPage(db, options.project)))(c))
   app.get("/sessions/:id", (c) => {
     const id = c.req.param("id")
