@@ -166,7 +166,7 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
         expect(JSON.parse(response?.stdout ?? "{}").systemMessage).toContain("memory is off")
       } finally {
         await mock.close()
-        sandbox.cleanup()
+        await sandbox.cleanup()
       }
     },
     90_000

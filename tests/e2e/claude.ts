@@ -5,9 +5,10 @@
  * pointed at the mock, telemetry and updates off, and none of the parent's ANTHROPIC_* / CLAUDE_* variables.
  */
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const REPO_BIN = join(REPO_ROOT, "node_modules", ".bin", process.platform === "win32" ? "claude.cmd" : "claude")
@@ -52,7 +53,7 @@ export interface Sandbox {
   /** TMPDIR, CLAUDE_CODE_TMPDIR and XDG_RUNTIME_DIR. */
   readonly tmp: string
   /** Removes the whole sandbox. */
-  readonly cleanup: () => void
+  readonly cleanup: () => Promise<void>
 }
 
 /** A fresh isolated home. Share one between runs to `--resume` a session or use installed plugins. */
@@ -62,9 +63,9 @@ export const createSandbox = (): Sandbox => {
   const tmp = join(root, "tmp")
   mkdirSync(home)
   mkdirSync(tmp)
-  // Retried: a detached process the session started (ralph-mem's backup after SessionEnd) may still be
-  // writing its compile cache under the sandbox's TMPDIR for a moment.
-  return { root, home, tmp, cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) }
+  // Waits for a detached process the session started (ralph-mem's maintenance after SessionEnd), which may
+  // still be writing its compile cache under the sandbox's TMPDIR.
+  return { root, home, tmp, cleanup: () => removeWhenSettled(root) }
 }
 
 /** Parent variables worth keeping; everything else (notably ANTHROPIC_*, CLAUDE_*, NODE_OPTIONS) is dropped. */
@@ -251,7 +252,7 @@ export const runClaude = async (options: RunClaudeOptions): Promise<ClaudeRun> =
     })
     return toClaudeRun(args, processResult)
   } finally {
-    if (options.sandbox === undefined) sandbox.cleanup()
+    if (options.sandbox === undefined) await sandbox.cleanup()
   }
 }
 
@@ -317,8 +318,8 @@ export const validatePlugin = (
 ): Promise<ProcessResult> => {
   const sandbox = options.sandbox ?? createSandbox()
   const args = ["plugin", "validate", ...(options.strict === false ? [] : ["--strict"]), resolve(dir)]
-  return runClaudeCommand(args, { ...options, sandbox }).finally(() => {
-    if (options.sandbox === undefined) sandbox.cleanup()
+  return runClaudeCommand(args, { ...options, sandbox }).finally(async () => {
+    if (options.sandbox === undefined) await sandbox.cleanup()
   })
 }
 

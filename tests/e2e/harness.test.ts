@@ -3,7 +3,7 @@
  * Proves hooks fire with the documented payloads, context injection reaches the model, tool failures
  * fire PostToolUseFailure, and a Stop block re-feeds Claude. Skipped only when no claude binary exists.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -20,6 +20,7 @@ import {
 } from "./claude.ts"
 import { lastToolResults, type MockAnthropic, requestsContaining, startMockAnthropic } from "./mock-anthropic.ts"
 import { createRecordingPlugin, type RecordingPlugin } from "./recording-plugin.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -49,7 +50,7 @@ const mockWith = async (...args: Parameters<typeof startMockAnthropic>): Promise
 
 afterAll(async () => {
   await Promise.all(mocks.splice(0).map((m) => m.close()))
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true })
+  for (const root of roots.splice(0)) await removeWhenSettled(root)
 })
 
 describe.skipIf(claudeBin === undefined)(suiteName, () => {
@@ -175,7 +176,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       // The resumed conversation carries the first prompt back to the model.
       expect(requestsContaining(mock.mainRequests(), "PELICAN-88")).toEqual([0, 1])
     } finally {
-      sandbox.cleanup()
+      await sandbox.cleanup()
     }
   })
 

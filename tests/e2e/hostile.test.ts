@@ -11,7 +11,6 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync
@@ -28,6 +27,7 @@ import {
   runClaude
 } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
@@ -46,7 +46,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     writeFileSync(bashrc, "# the user's shell start-up\n")
     chmodSync(bashrc, 0o644)
     const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-hostile-")))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    cleanups.push(() => removeWhenSettled(project))
     execFileSync("git", ["init", "-q", project])
     mkdirSync(join(project, ".ralph-mem"))
     symlinkSync(bashrc, join(project, ".ralph-mem", "hooks.log"))

@@ -13,7 +13,7 @@
 import { newSqliteDatabase } from "@ralph-mem/events"
 import type Database from "better-sqlite3"
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -26,6 +26,7 @@ import {
   startMockAnthropic,
   stringsIn
 } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/loop skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -65,7 +66,7 @@ afterAll(async () => {
  */
 const newProject = (options: { readonly never?: boolean } = {}): string => {
   const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-loop-")))
-  cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+  cleanups.push(() => removeWhenSettled(project))
   const git = (...args: Array<string>) => execFileSync("git", args, { cwd: project, stdio: "ignore" })
   git("init", "-q")
   git("config", "user.email", "e2e@example.com")

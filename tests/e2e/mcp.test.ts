@@ -8,7 +8,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -30,6 +30,7 @@ import {
   type Reply,
   startMockAnthropic
 } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/mcp skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 const newProject = (): string => {
   const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-mcp-")))
-  cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+  cleanups.push(() => removeWhenSettled(project))
   execFileSync("git", ["init", "-q", project])
   return project
 }

@@ -10,7 +10,7 @@ import { newSqliteDatabase } from "@ralph-mem/events"
 import type Database from "better-sqlite3"
 import { execFileSync, spawnSync } from "node:child_process"
 import { randomInt } from "node:crypto"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -36,6 +36,7 @@ import {
   startMockAnthropic,
   stringsIn
 } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/memory skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -64,7 +65,7 @@ afterAll(async () => {
 /** A fresh temporary directory (real path: macOS and some CI runners put tmp behind a symlink). */
 const temporaryDirectory = (prefix: string): string => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  cleanups.push(() => removeWhenSettled(dir))
   return dir
 }
 

@@ -14,8 +14,7 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
-  rmSync
+  realpathSync
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -30,6 +29,7 @@ import {
   validatePlugin
 } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const claudeBin = findClaudeBinary()
@@ -114,7 +114,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     expect(cacheBytes).toBeLessThan(size(join(REPO_ROOT, "dist")) + 2 * 1024 * 1024)
 
     const project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-install-")))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    cleanups.push(() => removeWhenSettled(project))
     execFileSync("git", ["init", "-q", project])
     const mock = await startMockAnthropic({ script: ["Hello."] })
     cleanups.push(() => mock.close())

@@ -7,7 +7,7 @@
  * model got) is checked against the text byte for byte.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -20,6 +20,7 @@ import {
   type Sandbox
 } from "./claude.ts"
 import { bodyContains, startMockAnthropic } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/slash-commands skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -45,7 +46,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
   beforeAll(() => {
     project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-slash-")))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    cleanups.push(() => removeWhenSettled(project))
     execFileSync("git", ["init", "-q", project])
     sandbox = createSandbox()
     cleanups.push(() => sandbox.cleanup())

@@ -5,12 +5,13 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createSandbox, describeRun, findClaudeBinary, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 const suiteName = claudeBin === undefined ? `summaries end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "summaries end to end"
@@ -54,7 +55,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
   beforeAll(async () => {
     project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-summaries-")))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    cleanups.push(() => removeWhenSettled(project))
     execFileSync("git", ["init", "-q", project])
     const sandbox = createSandbox()
     cleanups.push(() => sandbox.cleanup())

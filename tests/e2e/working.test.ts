@@ -6,12 +6,13 @@
  * request body carries the belief and the handoff note. A fresh session is told the belief, not the brief.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, realpathSync, rmSync } from "node:fs"
+import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ClaudeRun, createSandbox, describeRun, findClaudeBinary, hookResponses, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
 import { bodyContains, type MockAnthropic, type Reply, startMockAnthropic } from "./mock-anthropic.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/working skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -77,7 +78,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
   beforeAll(async () => {
     project = realpathSync(mkdtempSync(join(tmpdir(), "ralph-mem-e2e-working-")))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    cleanups.push(() => removeWhenSettled(project))
     execFileSync("git", ["init", "-q", project])
     sandbox = createSandbox()
     cleanups.push(() => sandbox.cleanup())
