@@ -7,8 +7,9 @@
 # from the package, not from the lockfile), which needs a C++ toolchain and Node's headers from the
 # internet. So the install runs no scripts, and then only the install scripts of the packages listed
 # here run (`npm rebuild` of them): the lockfile's packages that declare install scripts.
-# tests/setup.test.ts checks this list against the lockfile.
-RALPH_MEM_SCRIPTED_PACKAGES=(esbuild @anthropic-ai/claude-code)
+# tests/setup.test.ts checks this list against the lockfile. dprint's script only links its binary out of
+# its platform package (@dprint/linux-x64-glibc and the like, installed with it from the registry).
+RALPH_MEM_SCRIPTED_PACKAGES=(esbuild @anthropic-ai/claude-code dprint)
 
 npm ci --ignore-scripts --no-audit --no-fund --loglevel=error "$@" &&
   npm rebuild --ignore-scripts=false --no-audit --no-fund --loglevel=error "${RALPH_MEM_SCRIPTED_PACKAGES[@]}"
