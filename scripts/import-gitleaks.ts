@@ -337,9 +337,53 @@ const toAllow = (table: TomlTable, global = false): Allow | undefined => {
   }
 }
 
+/** The generated file keeps to the repository's line width, like any other source file. */
+const LINE_WIDTH = 120
+
+/**
+ * A string as a JavaScript expression whose lines fit LINE_WIDTH: one literal, or literals joined with `+`
+ * at the start of each next line (as the formatter lays them out). The value is cut between characters, never
+ * inside an escape, so the pieces joined are the value again; after a comma when one is near the end.
+ */
+export function wrappedString(value: string, indent: string, trailer = ""): string {
+  const whole = JSON.stringify(value)
+  if (indent.length + whole.length + trailer.length <= LINE_WIDTH) return `${indent}${whole}${trailer}`
+  const room = LINE_WIDTH - indent.length - "+ ".length - trailer.length
+  const pieces: Array<string> = []
+  let piece = ""
+  for (const char of value) {
+    if (piece !== "" && JSON.stringify(piece + char).length > room) {
+      const comma = piece.lastIndexOf(",") + 1
+      const cut = comma > piece.length - 30 ? comma : piece.length
+      pieces.push(piece.slice(0, cut))
+      piece = piece.slice(cut)
+    }
+    piece += char
+  }
+  pieces.push(piece)
+  const lines = pieces.map((text, index) => `${indent}${index === 0 ? "" : "+ "}${JSON.stringify(text)}`)
+  return `${lines.join("\n")}${trailer}`
+}
+
+/** Words as the lines of a block comment, each within LINE_WIDTH. */
+const commentLines = (text: string): string => {
+  const lines: Array<string> = []
+  let line = " *"
+  for (const word of text.split(/\s+/)) {
+    if (line !== " *" && line.length + 1 + word.length > LINE_WIDTH) {
+      lines.push(line)
+      line = " *"
+    }
+    line += ` ${word}`
+  }
+  return [...lines, line].join("\n")
+}
+
 function main(): void {
   const [tomlPath, commit] = process.argv.slice(2) // `commit`: the package and version the catalogue came from
-  if (tomlPath === undefined || commit === undefined) throw new Error("usage: node scripts/import-gitleaks.ts gitleaks.toml <npm package@version>")
+  if (tomlPath === undefined || commit === undefined) {
+    throw new Error("usage: node scripts/import-gitleaks.ts gitleaks.toml <npm package@version>")
+  }
   const toml = parseToml(readFileSync(tomlPath, "utf8"))
   const rules: Array<CatalogueRule> = []
   const skipped: Array<string> = []
@@ -370,7 +414,7 @@ function main(): void {
  * in the Software without restriction, subject to including this notice; the software is provided
  * "as is", without warranty of any kind (the full text is in catalogue/LICENSE-gitleaks).
  *
- * Left out: ${skipped.join(", ")} (path-only rules, or see EXCLUDED in the script).
+${commentLines(`Left out: ${skipped.join(", ")} (path-only rules, or see EXCLUDED in the script).`)}
  */
 `
   // Strings rather than an object literal, parsed on use: a hook loads them from its code cache instead of
@@ -383,14 +427,16 @@ function main(): void {
   const body = `export const GITLEAKS_SOURCE = ${JSON.stringify(`npm:${commit}`)}
 
 /** Each keyword (lowercase) with the indices of the rules it opens. */
-export const GITLEAKS_KEYWORDS: string = ${JSON.stringify(JSON.stringify([...keywords]))}
+export const GITLEAKS_KEYWORDS: string =
+${wrappedString(JSON.stringify([...keywords]), "  ")}
 
 /** The global allowlist, as JSON. */
-export const GITLEAKS_GLOBAL: string = ${JSON.stringify(JSON.stringify(global))}
+export const GITLEAKS_GLOBAL: string =
+${wrappedString(JSON.stringify(global), "  ")}
 
-/** One rule per line, as JSON. */
+/** One rule per item (its lines joined), as JSON. */
 export const GITLEAKS_RULES: ReadonlyArray<string> = [
-${rules.map((rule) => JSON.stringify(JSON.stringify(rule))).join(",\n")}
+${rules.map((rule, index) => wrappedString(JSON.stringify(rule), "  ", index === rules.length - 1 ? "" : ",")).join("\n")}
 ]
 `
   const out = join(import.meta.dirname, "..", "packages", "events", "src", "privacy", "catalogue", "gitleaks.ts")

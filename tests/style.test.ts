@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { wrappedString } from "../scripts/import-gitleaks.ts"
 import { CHECKS, MAX_WIDTH, wideLines } from "../scripts/lint.ts"
 
 const ROOT = join(import.meta.dirname, "..")
@@ -98,5 +99,25 @@ describe("the width check", () => {
     })
     expect(wideLines(dir)).toEqual(["scripts/run.sh:1: 125 characters", `src/wide.ts:2: ${MAX_WIDTH + 1} characters`])
     expect(check("width").run(dir).ok).toBe(false)
+  })
+})
+
+describe("the generated secret catalogue (scripts/import-gitleaks.ts)", () => {
+  it("writes a long string as literals joined with +, each line within 120 characters, joined back unchanged", () => {
+    const values = [
+      "",
+      "short",
+      "x".repeat(1000),
+      "\\\"".repeat(400), // every character escaped: a cut inside an escape would break the literal
+      "가😀\n\t\u0001,".repeat(150),
+      JSON.stringify({ id: "rule", regex: "(?:[aA][bB]),\\x2b".repeat(60), keywords: ["a", "b"] })
+    ]
+    for (const value of values) {
+      const source = wrappedString(value, "  ", ",")
+      for (const line of source.split("\n")) expect([...line].length).toBeLessThanOrEqual(MAX_WIDTH)
+      expect(source.endsWith(",")).toBe(true)
+      expect(new Function(`return ${source.slice(0, -1)}`)()).toBe(value)
+    }
+    expect(wrappedString("x".repeat(1000), "  ").split("\n").length).toBeGreaterThan(8)
   })
 })
