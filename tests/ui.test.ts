@@ -127,7 +127,7 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
 
   it("shows the success metrics on the dashboard, with their plots drawn", async () => {
     const main = await visit("/", "dashboard")
-    await expect(main.locator("table.metrics")).toBeTruthy()
+    expect(await main.locator("table.metrics").count()).toBe(1)
     expect(await main.textContent()).toMatch(/Hook success\s*100\.0%[\s\S]*Loop success\s*100\.0%[\s\S]*Mean iterations of a successful loop\s*2\.00/)
     await page.waitForSelector(".chart .uplot")
     expect(await page.locator(".chart .uplot").count()).toBe(2)
