@@ -3,7 +3,7 @@
  *   const memory = given([["session:a", started("a")], ...])
  *   expect(rows(memory, "SELECT ...")).toEqual([...])
  */
-import { type RalphMemEvent } from "@ralph-mem/events"
+import type { RalphMemEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { afterEach } from "vitest"

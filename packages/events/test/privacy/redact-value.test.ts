@@ -109,6 +109,7 @@ describe("redactValue", () => {
   })
 
   it("keeps array holes and length", () => {
+    // oxlint-disable-next-line no-sparse-arrays -- the hole is what this test is about
     const value = redactValue([1, , 3]).value as Array<unknown>
     expect(value).toHaveLength(3)
     expect(1 in value).toBe(false)
