@@ -296,7 +296,13 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     for (let grew = true; grew;) {
       grew = false
       for (const p of projections) {
-        if (wanted.has(p.name)) for (const d of p.dependsOn ?? []) if (!wanted.has(d)) (wanted.add(d), (grew = true))
+        if (!wanted.has(p.name)) continue
+        for (const d of p.dependsOn ?? []) {
+          if (!wanted.has(d)) {
+            wanted.add(d)
+            grew = true
+          }
+        }
       }
     }
     const selected = projections.filter((p) => wanted.has(p.name))
