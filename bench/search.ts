@@ -14,7 +14,10 @@ import { statSync } from "node:fs"
 import { join } from "node:path"
 import { elapsedMs, round, summarize, withTempFolder } from "./measure.ts"
 
-/** 120 words, so a term matches a realistic share of observations (a 15-word corpus makes every term match everything). */
+/**
+ * 120 words, so a term matches a realistic share of observations (a 15-word corpus makes every term match
+ * everything).
+ */
 const WORDS = [
   "parser", "token", "cache", "session", "refresh", "payment", "gateway", "timeout", "render", "schema", "migration", "queue",
   "worker", "login", "upload", "invoice", "ledger", "tenant", "webhook", "retry", "backoff", "cursor", "index", "shard",

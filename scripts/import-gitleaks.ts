@@ -27,7 +27,7 @@ interface TomlTable {
   [key: string]: string | number | Array<string> | Array<TomlTable> | TomlTable
 }
 
-/** Just enough TOML for gitleaks.toml, which is generated: `[table]`, `[[array]]`, strings, numbers, arrays of strings. */
+/** Just enough TOML for gitleaks.toml (generated): `[table]`, `[[array]]`, strings, numbers, arrays of strings. */
 function parseToml(text: string): TomlTable {
   const root: TomlTable = {}
   let current: TomlTable = root

@@ -332,8 +332,9 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
         run.child.kill("SIGKILL")
         const exit = await run.exited
         const delivered = exit.signal === "SIGKILL"
+        // Killed, or else it ended by itself, and failed: its check never passes.
         if (delivered) kills.loops++
-        else expect(exit.code, `ralph run exited by itself: ${exit.stdout}${exit.stderr}`).toBe(1) // the check never passes: the loop fails
+        else expect(exit.code, `ralph run exited by itself: ${exit.stdout}${exit.stderr}`).toBe(1)
 
         const context = `killed ${delay} ms after start (max ${maxIterations} iterations); it printed:\n${exit.stdout}${exit.stderr}`
         // What the run printed, it had committed first: its loop, and each iteration it reported.

@@ -124,7 +124,10 @@ const withDb = <A>(path: string, use: (db: Database.Database) => A): A => {
 const counts = (rows: ReadonlyArray<unknown>): Record<string, number> =>
   Object.fromEntries((rows as Array<{ key: string | null; n: number }>).map((r) => [String(r.key), r.n]))
 
-/** Problems of a database: SQLite integrity, payloads that are not JSON, batches not appended whole, and `ralph-mem verify`. */
+/**
+ * Problems of a database: SQLite integrity, payloads that are not JSON, batches not appended whole, and
+ * `ralph-mem verify`.
+ */
 const databaseProblems = async (path: string, env: Record<string, string>, cwd: string): Promise<Array<string>> => {
   const problems = withDb(path, (db) => {
     const found: Array<string> = []
@@ -373,7 +376,8 @@ describe("fuzzing the hook entry and the CLI", () => {
     const problems: Array<string> = []
     const note = (c: CliCase, what: string) => problems.push(`#${c.id} ${c.description}: ${what}`)
 
-    // What the hook fuzzing left behind is not the CLI's doing: a verify finding present before its runs is reported there.
+    // What the hook fuzzing left behind is not the CLI's doing: a verify finding present before its runs is
+    // reported there.
     const before = new Map<string, ReadonlyArray<string>>()
     for (const path of projects.map(dbOf)) if (existsSync(path)) before.set(path, await databaseProblems(path, env, work))
 

@@ -2,10 +2,10 @@
  * ralph-mem promises local-only storage and no network access anywhere in the product. This runs a full
  * scenario (every hook, every CLI command, a session-bound loop and a `ralph run` loop) as real processes,
  * with a network tripwire (support/network-tripwire.cjs) preloaded through NODE_OPTIONS into every Node
- * process: the hook and CLI processes, the detached maintenance (packing, backup) a SessionEnd starts, and the agent and criteria
- * processes ralph-mem spawns. The tripwire records any TCP/UDP/TLS/DNS/HTTP/fetch/WebSocket attempt and
- * fails it; the log must stay empty. The git processes ralph-mem runs for snapshots are not Node: a `git`
- * shim on PATH records their subcommands instead, and none may be one that talks to a remote.
+ * process: the hook and CLI processes, the detached maintenance (packing, backup) a SessionEnd starts, and the
+ * agent and criteria processes ralph-mem spawns. The tripwire records any TCP/UDP/TLS/DNS/HTTP/fetch/WebSocket
+ * attempt and fails it; the log must stay empty. The git processes ralph-mem runs for snapshots are not Node: a
+ * `git` shim on PATH records their subcommands instead, and none may be one that talks to a remote.
  *
  * The agent is user-chosen (claude -p by default): that our scripted agent is quiet only shows that
  * ralph-mem itself adds no network use around it.

@@ -134,7 +134,10 @@ interface StopOutput {
   readonly systemMessage?: string
 }
 
-/** "continue" when the Stop hook continued the turn (never with a `decision: block`), "stop" when it let Claude stop. */
+/**
+ * "continue" when the Stop hook continued the turn (never with a `decision: block`), "stop" when it let Claude
+ * stop.
+ */
 const verdict = (o: StopOutput): string => (o.decision !== undefined ? `decision:${o.decision}` : o.hookSpecificOutput === undefined ? "stop" : "continue")
 
 /** What each Stop hook printed (`{}` for nothing: Claude may stop). */

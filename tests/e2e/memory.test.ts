@@ -46,7 +46,7 @@ const suiteName = claudeBin === undefined ? `ralph-mem end to end (skipped: ${MI
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const HOOK_SCRIPT = join(REPO_ROOT, "dist", "hook.mjs")
 
-/** The ralph-mem hooks every `claude -p` run fires and reports in the stream (SessionEnd runs after the stream ends). */
+/** The ralph-mem hooks every `claude -p` run fires and reports in the stream (SessionEnd runs after it ends). */
 const STREAMED_HOOKS = ["SessionStart", "UserPromptSubmit", "Stop"] as const
 
 /** Generous: one run takes about 1 s, but a busy 2-core machine can be ten times slower. */
@@ -104,7 +104,7 @@ interface SessionOptions {
   readonly sandbox?: Sandbox
 }
 
-/** One `claude -p` session against its own mock; asserts it ran cleanly (exit 0, every script reply used as written). */
+/** One `claude -p` session against its own mock; asserts it ran cleanly (exit 0, every scripted reply used). */
 const runSession = async (options: SessionOptions): Promise<Session> => {
   const mock = await startMockAnthropic({ script: options.replies })
   cleanups.push(() => mock.close())

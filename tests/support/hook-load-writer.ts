@@ -2,7 +2,8 @@
  * One of the load test's writers: `node hook-load-writer.ts <project> <writer> <count>`.
  * Imports the real hook runner, prints "ready", waits for a line on stdin, then runs the PostToolUse
  * hook <count> times in this process, each invocation exactly as `dist/hook.mjs` runs it (decode, privacy,
- * open the memory, append with projections, close). Prints one JSON line: what it saw, how long it took, and when (epoch ms) it started and finished.
+ * open the memory, append with projections, close). Prints one JSON line: what it saw, how long it took, and
+ * when (epoch ms) it started and finished.
  */
 import * as Effect from "effect/Effect"
 import { once } from "node:events"

@@ -22,7 +22,10 @@ const between = (random: Random, low: number, high: number): number => low + Mat
 const UPPER_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 const ALNUM = UPPER_DIGITS + "abcdefghijklmnopqrstuvwxyz"
 const BASE64URL = ALNUM + "-_"
-/** Password characters a bare value may hold: no whitespace, quotes, backtick, `&` or backslash (they end or escape a value). */
+/**
+ * Password characters a bare value may hold: no whitespace, quotes, backtick, `&` or backslash (they end or
+ * escape a value).
+ */
 const PASSWORD = ALNUM + "!#$%()*+,-./:;<=>?@[]^_{|}~"
 const chars = (random: Random, alphabet: string, length: number): string =>
   Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join("")
