@@ -85,7 +85,10 @@ describe("an error fixed in an earlier session", () => {
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     expect(text).toContain("## Lessons: errors fixed since")
     expect(text).toMatch(
-      /- `npm test -- auth` failed @\d+ \(\S+ \S+\) with FAIL src\/auth\.test\.ts > login > refreshes the token; fixed: edited src\/auth\.ts @\d+; passed \S+ \S+ @\d+\n/
+      new RegExp(
+        /- `npm test -- auth` failed @\d+ \(\S+ \S+\) with FAIL src\/auth\.test\.ts > login > refreshes the token; /.source
+          + /fixed: edited src\/auth\.ts @\d+; passed \S+ \S+ @\d+\n/.source
+      )
     )
     expect(text).not.toContain("## Open errors")
     expect(text).not.toContain("## Recent errors")
@@ -100,7 +103,8 @@ describe("an error fixed in an earlier session", () => {
     git("init", "-q")
     git("config", "user.email", "dev@example.com")
     git("config", "user.name", "dev")
-    const check = `if (!require("fs").existsSync("fixed")) { console.log(" FAIL  src/thing.test.ts > the thing is fixed"); process.exit(1) }`
+    const check = `if (!require("fs").existsSync("fixed")) {\n`
+      + `  console.log(" FAIL  src/thing.test.ts > the thing is fixed"); process.exit(1)\n}`
     writeFileSync(join(root, "check.js"), check)
     git("add", "-A")
     git("commit", "-qm", "init")
@@ -123,7 +127,12 @@ describe("an error fixed in an earlier session", () => {
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     // One lesson for the passing check, which resolved both the npm test run and the loop's own failed check.
-    expect(text).toMatch(/## Lessons: errors fixed since\n- `node check\.js` failed @\d+ .* with FAIL src\/thing\.test\.ts > the thing is fixed; .*passed .* @\d+\n/)
+    expect(text).toMatch(
+      new RegExp(
+        /## Lessons: errors fixed since\n- `node check\.js` failed @\d+ .* with FAIL src\/thing\.test\.ts > /.source
+          + /the thing is fixed; .*passed .* @\d+\n/.source
+      )
+    )
     expect(text).not.toContain("## Open errors")
     expect(text).not.toContain("## Recent errors")
   })
@@ -165,7 +174,7 @@ describe("ids in the injected text", () => {
 })
 
 describe("nothing is told twice in a session", () => {
-  it("a prompt is not told what the SessionStart said, a memory command gets no related memory, a compaction tells again", () => {
+  it("a prompt is not retold the SessionStart, a memory command gets no related memory, compaction tells again", () => {
     const root = project()
     fixingSession(root)
     const atStart = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!

@@ -61,7 +61,12 @@ describe("ralph run: a fresh agent per iteration", () => {
     const root = project()
     const result = ralph(root, "run", "make", "the", "check", "pass", "--agent", "node agent.js", ...fast)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/iteration 1: failed[\s\S]*iteration 2: failed[\s\S]*iteration 3: passed[\s\S]*The loop ended: success after 3 iteration/)
+    expect(result.stdout).toMatch(
+      new RegExp(
+        /iteration 1: failed[\s\S]*iteration 2: failed[\s\S]*iteration 3: passed[\s\S]*/.source
+          + /The loop ended: success after 3 iteration/.source
+      )
+    )
     const status = json(root, "status")
     expect(status).toMatchObject({ goal: "make the check pass", status: "success", iteration: 3, driver: "external" })
     expect(status.lastResults).toEqual([expect.objectContaining({ kind: "custom", passed: true, exitCode: 0 })])
@@ -173,7 +178,7 @@ describe("the in-session driver at Stop", () => {
     expect(json(root, "status")).toMatchObject({ status: "failed", endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/) })
   })
 
-  it("counts Stop-hook blocks from the user's last prompt: a new user turn (stop_hook_active false) starts afresh", () => {
+  it("counts Stop-hook blocks from the user's last prompt: a new turn (stop_hook_active false) starts afresh", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "respect the user", "--session", "s1", ...fast)
     const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "2" }
@@ -264,15 +269,22 @@ describe("a loop that respects the user's money and limits", () => {
   }
   /** What Claude Code's `-p --output-format json` prints at the end of a run. */
   const claudeResult = (fields: string) =>
-    `console.log(JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "run " + n, ${fields} }))`
+    `console.log(JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "run " + n,`
+    + ` ${fields} }))`
 
   it("stops at --max-cost at the iteration whose reported cost reaches it, with tokens per iteration in status", () => {
     const root = projectWithAgent(claudeResult(
-      `total_cost_usd: 0.4, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 300, cache_creation_input_tokens: 50 }`
+      "total_cost_usd: 0.4, usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 300,"
+        + " cache_creation_input_tokens: 50 }"
     ))
     const result = ralph(root, "run", "spend carefully", "--agent", "node agent.js", "--max-cost", "1", ...fast)
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/iteration 1: failed \(custom failed\); 1550 tokens \(in 1000, out 200, cache read 300, cache write 50\), \$0\.4000/)
+    expect(result.stdout).toMatch(
+      new RegExp(
+        /iteration 1: failed \(custom failed\); 1550 tokens /.source
+          + /\(in 1000, out 200, cache read 300, cache write 50\), \$0\.4000/.source
+      )
+    )
     const status = json(root, "status")
     expect(status).toMatchObject({ status: "failed", iteration: 3, endReason: "max cost ($1) reached: $1.2000 spent" })
     expect(status.spend).toEqual({ tokens: 4650, costUsd: expect.closeTo(1.2, 6) })
@@ -280,7 +292,7 @@ describe("a loop that respects the user's money and limits", () => {
     expect(ralph(root, "status").stdout).toMatch(/spent\s+4650 tokens, \$1\.2000[\s\S]*iteration 1\s+failed, \d+ s, 1550 tokens/)
   })
 
-  it("says tokens are not reported (never 0) for an agent that reports nothing, and --max-tokens cannot stop it", () => {
+  it("says tokens are not reported (never 0) for an agent that reports none, and --max-tokens cannot stop it", () => {
     const root = projectWithAgent(`console.log("did things")`)
     const result = ralph(root, "run", "quiet agent", "--agent", "node agent.js", "--max-tokens", "10", "--max-iterations", "2", ...fast)
     expect(result.stdout).toMatch(/iteration 1: failed \(custom failed\); tokens not reported/)
@@ -289,7 +301,7 @@ describe("a loop that respects the user's money and limits", () => {
     expect(ralph(root, "status").stdout).toMatch(/spent\s+not reported/)
   })
 
-  it("waits for a usage limit's reported reset, then runs the same iteration again: nothing is lost or counted twice", () => {
+  it("waits for a usage limit's reported reset, then runs the iteration again: nothing lost or counted twice", () => {
     // The first run hits the limit with a reset 3 s ahead; the second fixes the check.
     const root = projectWithAgent(`
       fs.appendFileSync("runs.log", Date.now() + "\\n")
@@ -297,7 +309,12 @@ describe("a loop that respects the user's money and limits", () => {
       fs.writeFileSync("fixed", "yes"); console.log("fixed it")`)
     const result = ralph(root, "run", "wait for me", "--agent", "node agent.js", ...fast)
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stderr).toMatch(/iteration 1 hit a usage limit \(Claude AI usage limit reached\|\d+\); waiting until .*left; ralph-mem ralph stop ends it/)
+    expect(result.stderr).toMatch(
+      new RegExp(
+        /iteration 1 hit a usage limit \(Claude AI usage limit reached\|\d+\); /.source
+          + /waiting until .*left; ralph-mem ralph stop ends it/.source
+      )
+    )
     const status = json(root, "status")
     expect(status).toMatchObject({ status: "success", iteration: 1 })
     expect(status.waits).toEqual([expect.objectContaining({ iteration: 1, limit: "usage_limit", resetReported: true })])
@@ -327,7 +344,10 @@ describe("a loop that respects the user's money and limits", () => {
   it("rolls a failed loop back to iteration 1, after a rescue snapshot of the tree it left", () => {
     const root = project({ fixAt: 99 })
     expect(ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "3", ...fast).stdout).toMatch(
-      /The loop ended: failed \(max iterations \(3\) reached\) after 3 iteration\(s\)\. To undo its changes: ralph-mem ralph stop --loop \S+ --rollback --to N \(0-3\)/
+      new RegExp(
+        /The loop ended: failed \(max iterations \(3\) reached\) after 3 iteration\(s\)\. /.source
+          + /To undo its changes: ralph-mem ralph stop --loop \S+ --rollback --to N \(0-3\)/.source
+      )
     )
     const afterThree = readFileSync(join(root, "work.txt"), "utf8")
     const stopped = json(root, "stop", "--rollback", "--to", "1")
@@ -369,7 +389,7 @@ describe("a loop that respects the user's money and limits", () => {
     expect(json(root, "status").iterations[0].usage).toEqual({ inputTokens: 200, outputTokens: 10, cacheReadTokens: 20, cacheCreationTokens: 10 })
   })
 
-  it("in a session: a turn cut off by a rate limit (StopFailure) is recorded, and the next Stop goes on with the loop", () => {
+  it("in a session: a turn cut off by a rate limit (StopFailure) is recorded, the next Stop goes on with it", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "survive a 429", "--session", "s1", ...fast)
     const failure = runHookProcess(

@@ -209,7 +209,8 @@ const withDatabase = <T>(project: string, read: (db: Database.Database) => T): T
 
 const loopRuns = (project: string): Array<LoopRunRow> =>
   withDatabase(project, (db) =>
-    db.prepare("SELECT loop_id, session_id, goal, status, iterations, criteria_results, end_reason FROM loop_runs ORDER BY started_at").all() as Array<
+    db.prepare("SELECT loop_id, session_id, goal, status, iterations, criteria_results, end_reason"
+        + " FROM loop_runs ORDER BY started_at").all() as Array<
       LoopRunRow
     >)
 
@@ -300,7 +301,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
     })
 
-    it("shows the tokens each iteration used, read from the transcript (the mock reports 10 in and 5 out a request)", () => {
+    it("shows the tokens each iteration used, read from the transcript (the mock says 10 in, 5 out a request)", () => {
       const iterations = (JSON.parse(ralphCli(project, "status", "--json")) as {
         iterations: ReadonlyArray<{ iteration: number; usage: { inputTokens: number; outputTokens: number } | null }>
       }).iterations
@@ -471,7 +472,8 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
   })
 
   describe("a plan loop: edits blocked, a draft critiqued, the plan accepted at iteration 2", () => {
-    const FULL_PLAN = "## Goal\nCache the catalog.\n## Steps\n1. Add a map keyed by id.\n## Risks\nStale entries.\n## Verification\nA test that reads twice.\n[PLAN_COMPLETE]"
+    const FULL_PLAN = "## Goal\nCache the catalog.\n## Steps\n1. Add a map keyed by id.\n## Risks\nStale entries.\n"
+      + "## Verification\nA test that reads twice.\n[PLAN_COMPLETE]"
     let project: string
     let mock: MockAnthropic
     let run: ClaudeRun
@@ -513,7 +515,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(outputs.map((o) => verdict(o))).toEqual(["continue", "stop"])
       expect(outputs[1]?.systemMessage).toMatch(/the loop succeeded at iteration 2[\s\S]*The plan is saved to /)
       const [refeed] = refeedRequests(mock)
-      expect(refeedText(refeed!)).toMatch(/\[ralph-mem plan loop \S+\] Goal: design a catalog cache[\s\S]*Critique the previous draft first[\s\S]*lacks a heading for: Risks, Verification/)
+      expect(refeedText(refeed!)).toMatch(
+        new RegExp(
+          /\[ralph-mem plan loop \S+\] Goal: design a catalog cache[\s\S]*Critique the previous draft first/.source
+            + /[\s\S]*lacks a heading for: Risks, Verification/.source
+        )
+      )
       const status = JSON.parse(ralphCli(project, "status", "--json")) as { status: string; mode: string; planPath: string }
       expect(status).toMatchObject({ status: "success", mode: "plan" })
       expect(readFileSync(status.planPath, "utf8")).toBe(`${FULL_PLAN}\n`)

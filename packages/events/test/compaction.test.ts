@@ -18,7 +18,8 @@ const seed = () => {
   for (const [session, at] of [["a", 1_000], ["b", 1_000 + HOUR]] as const) {
     run(fixture.log.append(`session:${session}`, [started(session)], { ...any, occurredAt: at }))
     for (let i = 0; i < 20; i++) {
-      const output = `FAIL src/payment/gateway.test.ts > retries ${session} ${i}\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)`
+      const output = `FAIL src/payment/gateway.test.ts > retries ${session} ${i}\n`
+        + "    at processTicksAndRejections (node:internal/process/task_queues:95:5)"
       run(fixture.log.append(`session:${session}`, [observed(session, output)], { ...any, occurredAt: at + i }))
     }
   }
@@ -39,7 +40,7 @@ const packable = (db: ReturnType<typeof freshLog>["db"], position: number) =>
   db.prepare("SELECT payload, metadata FROM event_rows WHERE position = ?").get(position) as { payload: string; metadata: string }
 
 describe("payload blocks", () => {
-  it("round-trip payloads and metadata, read schema 2's payload-only blocks, and refuse bytes that are not a block", () => {
+  it("round-trip payloads and metadata, read schema 2's payload-only blocks, refuse bytes that are no block", () => {
     const events = [
       { payload: '{"a":1}', metadata: '{"writer":"test"}' },
       { payload: '{"text":"한국어 \\n \\"quoted\\""}', metadata: "{}" },
@@ -103,7 +104,7 @@ describe("compaction", () => {
     expect(collect(readEvents(log)).length).toBe(42)
   })
 
-  it("refuses, even from raw SQL, a packing that changes a payload, an edited block, and deleting a block in use", () => {
+  it("refuses, even from raw SQL, a packing that changes a payload, an edited block, deleting a block in use", () => {
     const { db } = seed()
     compactLog(db, { idleMs: 0 })
     const block = db.prepare("SELECT id, first_position AS first FROM payload_blocks ORDER BY id LIMIT 1").get() as { id: number; first: number }
@@ -134,7 +135,8 @@ describe("compaction", () => {
     // An event is never appended packed.
     expect(() =>
       fresh.db.prepare(
-        "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, block_id, block_slot) VALUES ('x', 1, 22, 1, 1, NULL, NULL, 0, ?, 0)"
+        "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata,"
+          + " occurred_at, block_id, block_slot) VALUES ('x', 1, 22, 1, 1, NULL, NULL, 0, ?, 0)"
       ).run(honest)
     ).toThrow(/appended with its payload/)
   })
@@ -177,7 +179,8 @@ describe("schema 2", () => {
     old.pragma("application_id = 0x524d454d")
     old.pragma("user_version = 1")
     const insert = old.prepare(
-      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 'session:a', ?, 'ObservationRecorded', 1, ?, '{\"writer\":\"test\",\"version\":\"0\"}', ?)"
+      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)"
+        + " VALUES (?, 'session:a', ?, 'ObservationRecorded', 1, ?, '{\"writer\":\"test\",\"version\":\"0\"}', ?)"
     )
     const payloads = Array.from({ length: 5 }, (_, i) => JSON.stringify({ sessionId: "a", kind: "tool_use", content: `step ${i}`, files: [] }))
     payloads.forEach((payload, i) => insert.run(`id${i}`, i + 1, payload, 1000 + i))
@@ -207,7 +210,8 @@ const schema2Log = () => {
   old.pragma("application_id = 0x524d454d")
   old.pragma("user_version = 2")
   const insert = old.prepare(
-    "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)"
+    "INSERT INTO event_rows (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at,"
+      + " idempotency_key) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)"
   )
   const rows = [
     ["session:a", "SessionStarted", { sessionId: "a", projectPath: "/p", source: "startup" }],
@@ -237,7 +241,7 @@ const payloadOnlyPacked = (db: ReturnType<typeof freshLog>["db"]) =>
   db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NOT NULL AND metadata IS NOT NULL").pluck().get()
 
 describe("schema 3", () => {
-  it("migrates a version-2 log, blocks packed by schema 2 included: every event reads as it did, and can be forgotten and packed again", () => {
+  it("migrates a version-2 log with schema 2's blocks: each event reads as it did, can be forgotten and packed", () => {
     const { path, before } = schema2Log()
     const db = run(openDatabase(path))
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)

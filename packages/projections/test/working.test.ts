@@ -42,7 +42,8 @@ describe("decisions", () => {
   const found = (m: ReturnType<typeof memory>, query: string) => searchDecisions(m.db, { query, project: P, limit: 10 }).map((d) => d.decisionId)
 
   it("stores each decision with its rationale, alternatives, impact and task", () => {
-    expect(rows(memory(), "SELECT id, decision_id, project_path, task_id, decision, rationale, alternatives, alternatives_text, impact, created_at FROM decisions WHERE id = 1")).toEqual([{
+    expect(rows(memory(), "SELECT id, decision_id, project_path, task_id, decision, rationale, alternatives, alternatives_text, impact,"
+        + " created_at FROM decisions WHERE id = 1")).toEqual([{
       id: 1,
       decision_id: "d1",
       project_path: P,
@@ -163,7 +164,7 @@ describe("tasks", () => {
     })
   })
 
-  it("take the files read and modified from the successful observations since the task started, relative to the project", () => {
+  it("take the files read and modified from successful observations since the task started, project-relative", () => {
     const memory = given([["session:a", observation("a", "", { toolName: "Read", files: [`${P}/before.ts`] })], ...work])
     expect(findTask(memory.db, P, "fix-login")!.files).toEqual({ read: ["src/auth.ts"], modified: ["/tmp/outside.txt", "src/auth.ts"] })
     append(memory, [task("fix-login", { _tag: "TaskCompleted" }), ["session:a", observation("a", "", { toolName: "Read", files: [`${P}/after.ts`] })]], at(50))
@@ -182,7 +183,7 @@ describe("tasks", () => {
     expect(currentTaskId(memory.db, "/elsewhere")).toBeUndefined()
   })
 
-  it("lose what a forget names: a step plan, a handoff note (the earlier one returns), the whole task with its start", () => {
+  it("lose what a forget names: a step plan, a handoff note (the earlier one returns), the task with its start", () => {
     const memory = given(work)
     forget(memory, eventIdAt(memory, 4), eventIdAt(memory, 13))
     expect(findTask(memory.db, P, "fix-login")).toMatchObject({ steps: [], currentStep: null, handoff: { note: "first note" } })
