@@ -32,7 +32,8 @@ hook("SessionStart", "demo-1", { source: "startup" })
 hook("UserPromptSubmit", "demo-1", { prompt: "The login test fails with TokenExpiredError; fix it." })
 hook("PostToolUseFailure", "demo-1", {
   tool_name: "Bash", tool_input: { command: "npm test -- auth" }, tool_use_id: "t1",
-  error: "Exit code 1\nFAIL src/auth.test.ts > refreshes an expired token\nTokenExpiredError: jwt expired at refreshSession (src/auth.ts:42:11)"
+  error: "Exit code 1\nFAIL src/auth.test.ts > refreshes an expired token\n"
+    + "TokenExpiredError: jwt expired at refreshSession (src/auth.ts:42:11)"
 })
 hook("PostToolUse", "demo-1", {
   tool_name: "Edit", tool_use_id: "t2",
@@ -55,7 +56,9 @@ writeFileSync(join(project, "check.js"), `if (!require("fs").existsSync("fixed.t
 writeFileSync(
   join(project, "agent.js"),
   `const fs = require("fs"); const n = Number(fs.existsSync("runs") ? fs.readFileSync("runs", "utf8") : 0) + 1
-   fs.writeFileSync("runs", String(n)); if (n === 3) fs.writeFileSync("fixed.txt", "yes"); console.log("agent run " + n)`
+   fs.writeFileSync("runs", String(n))
+   if (n === 3) fs.writeFileSync("fixed.txt", "yes")
+   console.log("agent run " + n)`
 )
 show(["ralph", "run", "make the check pass", "--agent", "node agent.js", "--criteria", "custom=node check.js"])
 show(["ralph", "status"])

@@ -3,7 +3,8 @@
 # ($RALPH_MEM_NODE_HOME, default ~/.cache/ralph-mem/node24: the hooks and the CLI look there too),
 # installing it first unless --no-install is given, and puts it first on PATH.
 node_is_recent() {
-  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)' 2>/dev/null
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number)
+    process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)' 2>/dev/null
 }
 
 if ! node_is_recent; then

@@ -93,7 +93,11 @@ const expectEveryEventOnce = async (root: string, expectedToolUseIds: ReadonlyAr
   // Positions 1..n with no gap; each stream's versions 1..m.
   expect(query(root, "SELECT count(*) AS n, min(position) AS low, max(position) AS high FROM events")).toEqual([{ n: total, low: 1, high: total }])
   expect(
-    query(root, "SELECT stream_id FROM events GROUP BY stream_id HAVING count(*) != max(stream_version) OR min(stream_version) != 1")
+    query(
+      root,
+      "SELECT stream_id FROM events GROUP BY stream_id"
+        + " HAVING count(*) != max(stream_version) OR min(stream_version) != 1"
+    )
   ).toEqual([])
   // The CLI's verify: integrity, log invariants, FTS, and projections equal to a fresh replay.
   const verified = await verifyCli(root)
@@ -104,7 +108,7 @@ const expectEveryEventOnce = async (root: string, expectedToolUseIds: ReadonlyAr
 }
 
 describe("hook writers under load", () => {
-  it("16 hook processes appending concurrently, 200 events each, to one database: every event present once, no hook failure, projections equal a replay", async () => {
+  it("16 hook processes append 200 events each to one database: each event once, no failure, projections equal a replay", async () => {
     const WRITERS = 16
     const EVENTS = 200
     const root = project()
@@ -144,10 +148,12 @@ describe("hook writers under load", () => {
       date: new Date().toISOString(),
       node: process.versions.node,
       machine: { cores: availableParallelism(), loadAverage1mAtStart: loadAverage1m },
-      note: "each event is one full PostToolUse hook invocation (open memory, decode, privacy, append with projections, close), 16 OS processes on one database"
+      note: "each event is one full PostToolUse hook invocation (open memory, decode, privacy, append with projections,"
+        + " close), 16 OS processes on one database"
     }
     console.log(
-      `load: ${WRITERS} writers x ${EVENTS} hook invocations in ${result.seconds} s = ${eventsPerSecond} events/s sustained (slowest writer ${
+      `load: ${WRITERS} writers x ${EVENTS} hook invocations in ${result.seconds} s = ${eventsPerSecond} events/s`
+        + ` sustained (slowest writer ${
         Math.round(Math.max(...reports.map((r) => r.ms)))
       } ms)`
     )

@@ -134,7 +134,9 @@ appendFileSync(config.envLog, JSON.stringify({
 }) + "\\n")
 
 if (event === "SessionStart" && config.sessionStartContext !== null) {
-  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: config.sessionStartContext } }))
+  process.stdout.write(JSON.stringify({
+    hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: config.sessionStartContext }
+  }))
 }
 if (event === "Stop") {
   const done = existsSync(config.stopCounter) ? Number(readFileSync(config.stopCounter, "utf8")) : 0

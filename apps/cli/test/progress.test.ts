@@ -108,7 +108,8 @@ describe("long work shows its progress", () => {
     old.pragma("application_id = 0x524d454d")
     old.pragma("user_version = 1")
     const insert = old.prepare(
-      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, ?, ?, 'ObservationRecorded', 1, ?, '{\"writer\":\"test\",\"version\":\"0\"}', ?)"
+      "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)"
+        + " VALUES (?, ?, ?, 'ObservationRecorded', 1, ?, '{\"writer\":\"test\",\"version\":\"0\"}', ?)"
     )
     old.transaction(() => {
       for (let i = 0; i < 60_000; i++) {

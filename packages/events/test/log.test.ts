@@ -156,7 +156,8 @@ describe("immutability, enforced by SQLite", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a")], any))
     const insert = db.prepare(
-      "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at) VALUES (?, 1, ?, 1, 1, ?, '{}', 0)"
+      "INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at)"
+        + " VALUES (?, 1, ?, 1, 1, ?, '{}', 0)"
     )
     expect(() => insert.run("x1", 3, "{}")).toThrow(/contiguous/)
     expect(() => insert.run("x2", 2, "{not json")).toThrow(/CHECK constraint/)

@@ -29,7 +29,8 @@ describe("the loop's policy", () => {
   it("fails when the session used every continuation Claude Code allows", () =>
     given(started, ...iteration(1, false)).when({ now: 5000, continuations: { cap: 2, used: 2 } }).then({
       _tag: "Fail",
-      reason: "Claude Code allows 2 consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume"
+      reason: "Claude Code allows 2 consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it,"
+        + " or continue with ralph-mem ralph resume"
     }))
 
   it("continues below the cap", () => given(started, ...iteration(1, false)).when({ now: 5000, continuations: { cap: 2, used: 1 } }).then({ _tag: "Continue" }))

@@ -69,8 +69,10 @@ describe("extractFailures per tool", () => {
     ["pytest", "FAILED tests/test_a.py::test_adds - assert 3 == 4\nERROR tests/test_b.py::test_db", ["FAILED tests/test_a.py::test_adds", "ERROR tests/test_b.py::test_db"]],
     ["go test", "--- FAIL: TestAdds (0.00s)\nFAIL\texample.com/calc\t0.004s", ["--- FAIL: TestAdds", "FAIL example.com/calc"]],
     ["cargo test", "test tests::adds ... FAILED\ntest tests::subs ... ok", ["test tests::adds ... FAILED"]],
-    ["tsc", "src/a.ts(3,5): error TS2322: Type 'string' is not assignable\nsrc/b.ts:7:1 - error TS2304: Cannot find name 'x'.", ["src/a.ts error TS2322", "src/b.ts error TS2304"]],
-    ["eslint stylish", "/repo/src/a.js\n  1:10  error  'x' is defined but never used  no-unused-vars\n  4:2   warning  Unexpected console  no-console", ["/repo/src/a.js error no-unused-vars", "/repo/src/a.js warning no-console"]],
+    ["tsc", "src/a.ts(3,5): error TS2322: Type 'string' is not assignable\n"
+        + "src/b.ts:7:1 - error TS2304: Cannot find name 'x'.", ["src/a.ts error TS2322", "src/b.ts error TS2304"]],
+    ["eslint stylish", "/repo/src/a.js\n  1:10  error  'x' is defined but never used  no-unused-vars\n"
+        + "  4:2   warning  Unexpected console  no-console", ["/repo/src/a.js error no-unused-vars", "/repo/src/a.js warning no-console"]],
     ["eslint unix", "src/a.js:1:10: 'x' is defined but never used. [Error/no-unused-vars]", ["src/a.js error no-unused-vars"]],
     ["mypy", "src/a.py:3: error: Incompatible types in assignment  [assignment]", ["src/a.py error [assignment]"]],
     ["ruff", "src/a.py:1:8: F401 [*] `os` imported but unused", ["src/a.py F401"]],

@@ -103,7 +103,8 @@ describe("observations", () => {
       ],
       ["note:n1", { _tag: "NoteInjected", noteId: "n1", projectPath: "/work/app", noteType: "note", text: "use pnpm, not npm" }]
     ])
-    expect(rows(memory, "SELECT id, session_id, project_path, type, tool_name, input_summary, content, error_message, files, metadata, created_at FROM observations")).toEqual([
+    expect(rows(memory, "SELECT id, session_id, project_path, type, tool_name, input_summary, content, error_message, files, metadata,"
+          + " created_at FROM observations")).toEqual([
       {
         id: 2,
         session_id: "a",
@@ -163,7 +164,8 @@ describe("loop_runs", () => {
       { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 2, passed: true, filesChanged: [], snapshotRef: "snap-2" },
       { _tag: "LoopSucceeded", loopId: "l1", iteration: 2 }
     ])
-    expect(rows(memory, "SELECT loop_id, session_id, goal, driver, status, iterations, criteria_results, snapshot_refs, started_at, ended_at, end_reason FROM loop_runs")).toEqual([
+    expect(rows(memory, "SELECT loop_id, session_id, goal, driver, status, iterations, criteria_results, snapshot_refs, started_at,"
+          + " ended_at, end_reason FROM loop_runs")).toEqual([
       {
         loop_id: "l1",
         session_id: "a",

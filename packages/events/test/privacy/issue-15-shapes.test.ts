@@ -27,7 +27,8 @@ const SHAPES: ReadonlyArray<readonly [string, string, string]> = [
   ["Google OAuth access token", `token ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR-sT_uV in use`, "a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR"],
   ["prose password mid-line", `ok so the db password: ${OPAQUE} and the host is db1`, OPAQUE],
   ["prose password is", `fyi the staging password is Tr0ub4dor-and-3 for now`, "Tr0ub4dor-and-3"],
-  ["PuTTY private key", `PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOd\nPrivate-Lines: 1\nAAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e2d3c4b5a69788796a5b4c3d2e1f0`, "AAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG"],
+  ["PuTTY private key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOd\n"
+      + "Private-Lines: 1\nAAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e2d3c4b5a69788796a5b4c3d2e1f0", "AAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG"],
   ["Authorization array, no digit", `"Authorization": ["Bearer abcdefghijklmnopqrstuvwxyzABCDEF"]`, "abcdefghijklmnopqrstuvwxyzABCDEF"],
   ["token glued after underscore", `backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt`, "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]
 ]

@@ -3,7 +3,8 @@ import { isSensitiveKey, redactText, SECRET_RULES } from "../../src/privacy/inde
 import { SENSITIVE_NAME } from "../../src/privacy/secret-rules.ts"
 
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
-const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n-----END RSA PRIVATE KEY-----"
+const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n"
+  + "-----END RSA PRIVATE KEY-----"
 
 /** [kind, input, expected output]: each rule masks exactly the sensitive part. */
 const MASKED: ReadonlyArray<readonly [string, string, string]> = [

@@ -54,7 +54,8 @@ describe("the lexicon's data", () => {
 
 describe("expanding a query", () => {
   it("adds at most 16 terms to a query, however many of its words the lexicon knows", () => {
-    const ordinary = "error test build deploy server client cache token session login user file log port database query index push commit merge"
+    const ordinary = "error test build deploy server client cache token session login user file log port database query index"
+      + " push commit merge"
     expect(expansionsOf(ordinary, matchTerms(ordinary)).length).toBe(MAX_EXPANSIONS)
     const korean = "오류 테스트 빌드 배포 서버 클라이언트 캐시 토큰 세션 로그인 사용자 파일 로그 포트 데이터베이스 쿼리 인덱스 푸시 커밋 병합"
     expect(expansionsOf(korean, matchTerms(korean)).length).toBe(MAX_EXPANSIONS)
