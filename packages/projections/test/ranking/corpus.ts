@@ -108,7 +108,8 @@ export function requireAuth(req: Request, res: Response, next: NextFunction) {
   {
     key: "auth-note-middleware-ko",
     kind: "note",
-    content: "인증을 위한 미들웨어 추가: requireAuth 가 Authorization 헤더의 Bearer 값을 RS256 공개키로 검증하고 req.user 에 claims 를 넣는다. /api/orders, /api/cart 라우트에 적용.",
+    content: "인증을 위한 미들웨어 추가: requireAuth 가 Authorization 헤더의 Bearer 값을 RS256 공개키로 검증하고 req.user 에 claims 를 넣는다. "
+      + "/api/orders, /api/cart 라우트에 적용.",
     files: ["src/middleware/jwt.middleware.ts"]
   },
   {
@@ -116,7 +117,8 @@ export function requireAuth(req: Request, res: Response, next: NextFunction) {
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx vitest run src/middleware",
-    content: ` FAIL  src/middleware/jwt.middleware.test.ts > requireAuth > responds 401 when the access token has expired
+    content: ` FAIL  src/middleware/jwt.middleware.test.ts > requireAuth > responds 401 when the access token has `
+      + `expired
 TokenExpiredError: jwt expired
  ❯ Object.module.exports [as verify] node_modules/jsonwebtoken/verify.js:190:21
  ❯ requireAuth src/middleware/jwt.middleware.ts:9:18
@@ -133,7 +135,8 @@ TokenExpiredError: jwt expired
   {
     key: "auth-login-token-expired-ko",
     kind: "note",
-    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 프론트가 refresh 를 시도함."
+    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
+      + "프론트가 refresh 를 시도함."
   },
   {
     key: "auth-fix-expiry-edit",
@@ -196,7 +199,8 @@ TokenExpiredError: jwt expired
     kind: "tool_use",
     toolName: "Grep",
     inputSummary: "jwt.verify",
-    content: `src/middleware/jwt.middleware.ts:9:  req.user = jwt.verify(bearer, publicKey(), { algorithms: ["RS256"] }) as AccessClaims
+    content: `src/middleware/jwt.middleware.ts:9:  req.user = jwt.verify(bearer, publicKey(), { algorithms: `
+      + `["RS256"] }) as AccessClaims
 src/services/refresh-token.service.ts:31:  const claims = jwt.verify(presented, publicKey())
 scripts/debug-jwt.ts:7:console.log(jwt.verify(process.argv[2], publicKey()))`,
     files: ["src/middleware/jwt.middleware.ts", "src/services/refresh-token.service.ts", "scripts/debug-jwt.ts"]
@@ -206,7 +210,8 @@ scripts/debug-jwt.ts:7:console.log(jwt.verify(process.argv[2], publicKey()))`,
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx playwright test tests/e2e/login.spec.ts --project=firefox",
-    content: `[firefox] console warning: Cookie "rt" has been rejected because it is in a cross-site context and its "SameSite" is "Lax" or "Strict".
+    content: `[firefox] console warning: Cookie "rt" has been rejected because it is in a cross-site context and its `
+      + `"SameSite" is "Lax" or "Strict".
   2) [firefox] › login.spec.ts:31:3 › login › keeps the user signed in after reload
     Expected: "/account"  Received: "/login"`,
     files: ["tests/e2e/login.spec.ts"],
@@ -291,7 +296,8 @@ api |     at stripeWebhook (src/api/webhooks/stripe.ts:14:32)`,
   {
     key: "pay-webhook-ko",
     kind: "note",
-    content: "Stripe webhook 서명 검증 실패 원인: 전역 express.json() 이 body 를 먼저 파싱해서 raw body 가 사라짐. webhook 라우트에만 express.raw({ type: 'application/json' }) 적용해서 해결.",
+    content: "Stripe webhook 서명 검증 실패 원인: 전역 express.json() 이 body 를 먼저 파싱해서 raw body 가 사라짐. webhook 라우트에만 "
+      + "express.raw({ type: 'application/json' }) 적용해서 해결.",
     files: ["src/api/webhooks/stripe.ts", "src/api/app.ts"]
   },
   {
@@ -485,7 +491,8 @@ shop-postgres-1  | 2026-10-16 02:11:04.530 UTC [1] LOG:  database system is read
     toolName: "Bash",
     inputSummary: "npx knex migrate:up",
     content: `migration file "20261002_add_discount_code.ts" failed
-migration failed with error: alter table "orders" add column "discount_code" varchar(32) - column "discount_code" of relation "orders" already exists
+migration failed with error: alter table "orders" add column "discount_code" varchar(32) - column "discount_code" of `
+      + `relation "orders" already exists
 error: column "discount_code" of relation "orders" already exists
     at Parser.parseErrorMessage (node_modules/pg-protocol/dist/parser.js:283:98)
   code: '42701'`,
@@ -623,7 +630,9 @@ Check the render method of \`CartItemList\`. See https://reactjs.org/link/warnin
     kind: "error",
     toolName: "Bash",
     inputSummary: "npm run dev:web",
-    content: `Warning: Maximum update depth exceeded. This can happen when a component calls setState inside useEffect, but useEffect either doesn't have a dependency array, or one of the dependencies changes on every render.
+    content: `Warning: Maximum update depth exceeded. This can happen when a component calls setState inside `
+      + `useEffect, but useEffect either doesn't have a dependency array, or one of the dependencies changes on `
+      + `every render.
     at CartSummary (src/web/components/CartSummary.tsx:21:5)
     at aside
     at CartDrawer (src/web/components/CartDrawer.tsx:17:3)`,
@@ -710,7 +719,8 @@ AssertionError: expected 'NaN원' to be '12,900원' // Object.is equality
     kind: "error",
     toolName: "Bash",
     inputSummary: "npm run dev:web",
-    content: `Error: Hydration failed because the server rendered text didn't match the client. As a result this tree will be regenerated on the client.
+    content: `Error: Hydration failed because the server rendered text didn't match the client. As a result this `
+      + `tree will be regenerated on the client.
 - Server: "₩0"
 + Client: "₩12,900"
     at CartBadge (src/web/components/CartBadge.tsx:7:10)`,
@@ -780,7 +790,8 @@ const strict = session("sess-shop-ts-01", SHOP, 25, [
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx tsc --noEmit -p tsconfig.json",
-    content: `src/services/checkout.service.ts(48,11): error TS2322: Type 'string | undefined' is not assignable to type 'string'.
+    content: `src/services/checkout.service.ts(48,11): error TS2322: Type 'string | undefined' is not assignable to `
+      + `type 'string'.
   Type 'undefined' is not assignable to type 'string'.
 
 Found 1 error in src/services/checkout.service.ts:48`,
@@ -792,7 +803,8 @@ Found 1 error in src/services/checkout.service.ts:48`,
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx tsc --noEmit -p tsconfig.json",
-    content: `src/api/routes/orders.ts(31,27): error TS2345: Argument of type 'number' is not assignable to parameter of type 'OrderId'.
+    content: `src/api/routes/orders.ts(31,27): error TS2345: Argument of type 'number' is not assignable to `
+      + `parameter of type 'OrderId'.
 
 Found 1 error in src/api/routes/orders.ts:31`,
     files: ["src/api/routes/orders.ts"],
@@ -803,7 +815,8 @@ Found 1 error in src/api/routes/orders.ts:31`,
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx tsc --noEmit -p tsconfig.json",
-    content: `src/api/controllers/orders.controller.ts(12,35): error TS7006: Parameter 'req' implicitly has an 'any' type.
+    content: `src/api/controllers/orders.controller.ts(12,35): error TS7006: Parameter 'req' implicitly has an 'any' `
+      + `type.
 src/api/controllers/orders.controller.ts(12,40): error TS7006: Parameter 'res' implicitly has an 'any' type.
 
 Found 2 errors in the same file, starting at: src/api/controllers/orders.controller.ts:12`,
@@ -979,7 +992,8 @@ test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fin
   --> src/handlers.rs:6:43
    |
    = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#needless_borrow
-warning: \`thumbs\` (bin "thumbs") generated 3 warnings (run \`cargo clippy --fix --bin "thumbs"\` to apply 3 suggestions)`,
+warning: \`thumbs\` (bin "thumbs") generated 3 warnings (run \`cargo clippy --fix --bin "thumbs"\` to apply 3 `
+      + `suggestions)`,
     files: ["services/thumbs/src/handlers.rs"]
   },
   {
@@ -993,7 +1007,8 @@ warning: \`thumbs\` (bin "thumbs") generated 3 warnings (run \`cargo clippy --fi
     toolName: "Bash",
     inputSummary: "curl -s -o /dev/null -w '%{http_code}' localhost:8081/thumb/p_102",
     content: `thumbs-1  | thread 'tokio-runtime-worker' panicked at src/handlers.rs:3:47:
-thumbs-1  | called \`Result::unwrap()\` on an \`Err\` value: Unsupported(UnsupportedError { format: Exact(Avif), kind: Format(Exact(Avif)) })
+thumbs-1  | called \`Result::unwrap()\` on an \`Err\` value: Unsupported(UnsupportedError { format: Exact(Avif), `
+      + `kind: Format(Exact(Avif)) })
 thumbs-1  | note: run with \`RUST_BACKTRACE=1\` environment variable to display a backtrace
 000`,
     files: ["services/thumbs/src/handlers.rs"],
@@ -1055,7 +1070,8 @@ jobs:
     content: `test (2)  Run npm ci
 test (2)  npm ERR! code EUSAGE
 test (2)  npm ERR!
-test (2)  npm ERR! \`npm ci\` can only install packages when your package.json and package-lock.json are in sync. Please update your lock file with \`npm install\` before continuing.
+test (2)  npm ERR! \`npm ci\` can only install packages when your package.json and package-lock.json are in sync. `
+      + `Please update your lock file with \`npm install\` before continuing.
 test (2)  npm ERR! Missing: zod@3.23.8 from lock file`,
     files: ["package-lock.json"],
     errorMessage: "npm ERR! code EUSAGE"
@@ -1161,7 +1177,8 @@ src/web/components/SearchBox.tsx:22:  <li key={hit.id}>{hit.productName}</li>`,
     kind: "tool_use",
     toolName: "Edit",
     inputSummary: "src/search/product-index.ts",
-    content: `Rename the indexed fields from camelCase to snake_case so they match the Elasticsearch mapping and the Python indexer:
+    content: `Rename the indexed fields from camelCase to snake_case so they match the Elasticsearch mapping and the `
+      + `Python indexer:
 -    productName: p.name,
 -    unitPrice: p.priceCents,
 -    categoryId: p.categoryId,
@@ -1226,7 +1243,8 @@ alias products -> products_v7`
     kind: "error",
     toolName: "Bash",
     inputSummary: "npx vitest run src/search",
-    content: ` FAIL  src/search/query-builder.test.ts > buildProductQuery > boosts exact name matches above description matches
+    content: ` FAIL  src/search/query-builder.test.ts > buildProductQuery > boosts exact name matches above `
+      + `description matches
 AssertionError: expected [ 'p_102', 'p_7' ] to deeply equal [ 'p_7', 'p_102' ]
  ❯ src/search/query-builder.test.ts:27:40`,
     files: ["src/search/query-builder.test.ts"],
@@ -1312,7 +1330,8 @@ const authSession = session("sess-shop-authsess-01", SHOP, 7, [
   {
     key: "authsess-expiry-ko",
     kind: "note",
-    content: "인증에서 세션 만료 처리: access 는 15분, refresh 는 14일. 만료되면 /api/session/refresh 로 한 번 자동 갱신하고, 그것도 실패하면 로그인 페이지로 보낸다.",
+    content: "인증에서 세션 만료 처리: access 는 15분, refresh 는 14일. 만료되면 /api/session/refresh 로 한 번 자동 갱신하고, 그것도 실패하면 로그인 페이지로 "
+      + "보낸다.",
     files: ["src/web/lib/api-client.ts", "src/config/session.ts"]
   },
   {
@@ -1448,7 +1467,8 @@ GET /api/orders 200 1843.221 ms - 51 queries: N+1 query, one select of order_ite
     kind: "error",
     toolName: "Bash",
     inputSummary: "npm run dev:api",
-    content: `(node:48211) MaxListenersExceededWarning: Possible EventEmitter memory leak detected. 11 close listeners added to [Socket]. MaxListeners is 10. Use emitter.setMaxListeners() to increase limit
+    content: `(node:48211) MaxListenersExceededWarning: Possible EventEmitter memory leak detected. 11 close `
+      + `listeners added to [Socket]. MaxListeners is 10. Use emitter.setMaxListeners() to increase limit
     at _addListener (node:events:591:17)
     at Socket.addListener (node:events:609:10)
     at subscribeOrderUpdates (src/realtime/order-updates.ts:23:10)`,
@@ -1461,7 +1481,8 @@ GET /api/orders 200 1843.221 ms - 51 queries: N+1 query, one select of order_ite
     toolName: "Bash",
     inputSummary: "npm run export:orders",
     content: `<--- Last few GCs --->
-[51734:0x7f3c2a8]    41022 ms: Mark-Compact 2038.1 (2083.4) -> 2035.9 (2084.1) MB, 1712.33 / 0.00 ms  (average mu = 0.113) allocation failure
+[51734:0x7f3c2a8]    41022 ms: Mark-Compact 2038.1 (2083.4) -> 2035.9 (2084.1) MB, 1712.33 / 0.00 ms  (average mu = `
+      + `0.113) allocation failure
 FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`,
     files: ["scripts/export-orders.ts"],
     errorMessage: "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory"
@@ -1477,7 +1498,8 @@ FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memor
     kind: "tool_use",
     toolName: "Bash",
     inputSummary: "psql -c 'EXPLAIN ANALYZE SELECT * FROM orders WHERE user_id = 42 ORDER BY created_at DESC'",
-    content: ` Index Scan using orders_user_created_idx on orders  (cost=0.42..312.10 rows=140 width=96) (actual time=0.031..0.402 rows=137 loops=1)
+    content: ` Index Scan using orders_user_created_idx on orders  (cost=0.42..312.10 rows=140 width=96) (actual `
+      + `time=0.031..0.402 rows=137 loops=1)
    Index Cond: (user_id = 42)
  Planning Time: 0.097 ms
  Execution Time: 3.118 ms`
@@ -1573,7 +1595,8 @@ Did you mean to import "./config/env.js"?
     content: `# npm audit report
 
 cookie  <0.7.0
-cookie accepts cookie name, path, and domain with out of bounds characters - https://github.com/advisories/GHSA-pxg6-pf52-xh8x
+cookie accepts cookie name, path, and domain with out of bounds characters - `
+      + `https://github.com/advisories/GHSA-pxg6-pf52-xh8x
 fix available via \`npm audit fix\`
 node_modules/cookie
   express  4.0.0-rc1 - 4.21.0
@@ -1654,7 +1677,8 @@ server: nginx/1.27.2
 content-type: text/html
 
 <html><head><title>502 Bad Gateway</title></head>
-nginx error.log: upstream prematurely closed connection while reading response header from upstream, upstream: "http://172.18.0.5:3000/api/health"`,
+nginx error.log: upstream prematurely closed connection while reading response header from upstream, upstream: `
+      + `"http://172.18.0.5:3000/api/health"`,
     errorMessage: "HTTP/2 502 Bad Gateway"
   },
   {
@@ -1745,7 +1769,8 @@ TokenExpiredError: jwt expired
     kind: "error",
     toolName: "Bash",
     inputSummary: "npm test",
-    content: 'Warning: Each child in a list should have a unique "key" prop. Check the render method of `PostList`. react key prop warning list',
+    content: 'Warning: Each child in a list should have a unique "key" prop. Check the render method of `PostList`. '
+      + 'react key prop warning list',
     errorMessage: "react key prop warning"
   },
   {
@@ -1786,7 +1811,8 @@ const otherShop = session("sess-other-blog-02", OTHER, 0, [
   {
     key: "other-login-token-expired-ko",
     kind: "note",
-    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 프론트가 refresh 를 시도함."
+    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
+      + "프론트가 refresh 를 시도함."
   },
   {
     key: "other-payment-timeout-ko",
@@ -1965,7 +1991,8 @@ e81b6f2 (origin/main, main) fix(cart): keep quantities on reload
     toolName: "Edit",
     inputSummary: "src/jobs/send-email.job.ts",
     content: `-await emailQueue.add("order-confirmation", data)
-+await emailQueue.add("order-confirmation", data, { attempts: 3, backoff: { type: "exponential", delay: 5_000 }, removeOnComplete: 1000 })`,
++await emailQueue.add("order-confirmation", data, { attempts: 3, backoff: { type: "exponential", delay: 5_000 }, `
+      + `removeOnComplete: 1000 })`,
     files: ["src/jobs/send-email.job.ts"]
   }
 ])
