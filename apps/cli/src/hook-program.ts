@@ -7,7 +7,7 @@
  */
 import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
-import { injectionBudgetTokens } from "@ralph-mem/projections"
+import { injectionBudgetTokens } from "@ralph-mem/settings"
 import { continueAtStop, interruptAtStopFailure } from "@ralph-mem/loop"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"

@@ -8,7 +8,6 @@ import {
   activePlanLoop,
   activityBetween,
   commandFamily,
-  injectionBudgetTokens,
   listBeliefs,
   type Memory,
   normalizeCommand,
@@ -21,12 +20,12 @@ import {
   resumeBrief,
   searchIndex,
   sessionRecord,
-  type Settings,
   estimateTokens,
   toldInSession,
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
+import { injectionBudgetTokens, type Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,
   type Injection,

@@ -22,11 +22,11 @@ import {
   detectLostEvents,
   finishPendingErasure,
   isCorruption,
-  loadSettings,
   type Memory,
   openMemory,
   recoverDatabase
 } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

@@ -4,7 +4,8 @@
  * are in recall.ts, working.ts, remember.ts and loop-status.ts; tools.ts lists them.
  */
 import type { AppendError } from "@ralph-mem/events"
-import type { Memory, Settings } from "@ralph-mem/projections"
+import type { Memory } from "@ralph-mem/projections"
+import type { Settings } from "@ralph-mem/settings"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Answer } from "./budget.ts"

@@ -11,7 +11,7 @@ import {
   storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { injectionBudgetTokens } from "@ralph-mem/projections"
+import { injectionBudgetTokens } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -11,7 +11,8 @@ import {
   statusReport,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { activeLoopForSession, formatTime, latestLoop, loadSettings, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, latestLoop, type Memory } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

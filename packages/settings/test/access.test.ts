@@ -8,7 +8,7 @@ import {
   settingKeys,
   settingValue,
   writeSetting
-} from "../../src/settings/index.ts"
+} from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 describe("settingValue", () => {

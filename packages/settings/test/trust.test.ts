@@ -10,7 +10,7 @@ import {
   keepAccepted,
   trustStorePath,
   writeSetting
-} from "../../src/settings/index.ts"
+} from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 const PLANTED = "$(touch ~/pwned)"
