@@ -13,7 +13,7 @@ import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableO
 import { type CommandOutcome, runCommand } from "./criteria/index.ts"
 import { closeIteration, settleOrBegin, succeed } from "./iteration.ts"
 import { agentSession, loopMemory } from "./loop-memory.ts"
-import { iterationPrompt } from "./prompt.ts"
+import { iterationPrompt, promptChars } from "./prompt.ts"
 import { iterationOpen, type Loop, storyOf } from "./state.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
@@ -148,7 +148,7 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
     const iteration = loop.iterations.at(-1)!.iteration
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
-      maxChars: Math.max(2_000, Math.floor(options.injectionBudgetTokens * loop.config.contextBudget * 4))
+      maxChars: promptChars(loop, options.injectionBudgetTokens)
     })
     const outcome = yield* runCommand([...agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
     const report = readAgentReport(outcome, Date.now())

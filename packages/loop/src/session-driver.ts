@@ -16,8 +16,8 @@ import { closeIteration, settleOrBegin, type Success, succeed } from "./iteratio
 import { loopMemory } from "./loop-memory.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
-import { iterationPrompt } from "./prompt.ts"
-import { iterationOpen, type Loop, totalTokens } from "./state.ts"
+import { iterationPrompt, promptChars } from "./prompt.ts"
+import { iterationOpen, totalTokens } from "./state.ts"
 import { transcriptUsage } from "./transcript-usage.ts"
 
 /** Claude Code overrides a Stop hook after this many consecutive blocks unless the cap is raised (0: none). */
@@ -32,10 +32,6 @@ export const blockCap = (env: Readonly<Record<string, string | undefined>>): num
 
 const summary = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
-
-/** Characters the next prompt may use: the loop's share of the injection budget, at ~4 chars a token. */
-const promptChars = (loop: Loop, injectionBudgetTokens: number) =>
-  Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
 
 const planNote = (success: Success) =>
   success.plan === undefined
