@@ -25,10 +25,11 @@ import {
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
-import { injectionBudgetTokens, type Settings } from "@ralph-mem/settings"
+import type { Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,
   type Injection,
+  injectionBudgetTokens,
   type InjectionItem,
   promptItems,
   sessionStartItems,

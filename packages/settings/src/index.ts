@@ -22,7 +22,6 @@ export {
   type CriterionType,
   criterionTypes,
   defaultSettings,
-  injectionBudgetTokens,
   type LoopSettings,
   type MemorySettings,
   type SearchSettings,

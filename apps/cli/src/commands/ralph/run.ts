@@ -1,5 +1,6 @@
 /** `ralph run <goal>`: a loop driven from here, with a fresh agent process per iteration. */
 import { monotonicUlid } from "@ralph-mem/events"
+import { injectionBudgetTokens } from "@ralph-mem/hooks"
 import {
   driveExternally,
   endMessage,
@@ -11,7 +12,6 @@ import {
   storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { injectionBudgetTokens } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
