@@ -3,7 +3,7 @@
  * successes, PRD learnings among them) of the loop's session and of its agent runs, newest first, within
  * a small token budget.
  */
-import { estimateTokens, type Memory, observationsOfSessionsSince } from "@ralph-mem/projections"
+import { estimateTokens, type MemoryStore, observationsOfSessionsSince } from "@ralph-mem/projections"
 import type { Loop } from "./state.ts"
 
 /** The session that an external driver's agent runs are recorded under. */
@@ -35,7 +35,7 @@ const newestWithin = (lines: ReadonlyArray<Line>, budget: number): Array<Line> =
   return kept
 }
 
-export const loopMemory = (memory: Memory, loop: Loop): ReadonlyArray<string> => {
+export const loopMemory = (memory: MemoryStore, loop: Loop): ReadonlyArray<string> => {
   const rows = observationsOfSessionsSince(memory.db, [loop.sessionId ?? "", agentSession(loop.loopId)], loop.startedAt, 50)
   const lines = rows
     .filter((r) => DECISIVE_TYPES.has(r.type))

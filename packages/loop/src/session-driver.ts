@@ -10,7 +10,7 @@
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult, StopOutput } from "@ralph-mem/events"
-import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"
@@ -41,7 +41,7 @@ const planNote = (success: Success) =>
     : ` The plan could not be written to ${success.plan.path} (${success.plan.problem}); it is in the log: ralph-mem audit --type LoopPlanSaved --json.`
 
 export const continueAtStop = (
-  memory: Memory,
+  memory: MemoryStore,
   input: {
     readonly sessionId: string
     readonly lastAssistantMessage: string
@@ -106,7 +106,7 @@ export const continueAtStop = (
  * next prompt (its injection names the loop), whose Stop closes the iteration as usual.
  */
 export const interruptAtStopFailure = (
-  memory: Memory,
+  memory: MemoryStore,
   input: { readonly sessionId: string; readonly error: string; readonly message: string }
 ): Effect.Effect<StopOutput | undefined> => {
   const loopId = activeLoopForSession(memory.db, input.sessionId)

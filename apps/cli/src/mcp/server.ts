@@ -20,7 +20,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
-import { type Memory } from "@ralph-mem/projections"
+import { type MemoryStore } from "@ralph-mem/projections"
 import { type Environment, loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -73,7 +73,7 @@ const describe = (error: unknown): string =>
     : String(error)
 
 /** Runs reads in one short transaction: one consistent view of the database, never held past the call. */
-const inReadTransaction = <A, E>(memory: Memory, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+const inReadTransaction = <A, E>(memory: MemoryStore, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.suspend(() => memory.db.transaction(() => Effect.runSyncExit(effect))())
 
 const NO_MEMORY =
@@ -105,7 +105,7 @@ export const callTool = (
     const budget = settings.memory.toolResultTokens
     const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
-    let memory: Memory | undefined
+    let memory: MemoryStore | undefined
     const outcome: Outcome = yield* Effect.gen(function* () {
       if (decoded._tag === "Failure") {
         // Recorded in the memory there is, if any; a malformed call makes no database.
@@ -159,7 +159,7 @@ const logProblem = (options: MemoryServerOptions, tool: string, reason: string) 
 
 /** The call's record. Best effort: a call whose record cannot be written is still answered, and the reason logged. */
 const record = (
-  memory: Memory,
+  memory: MemoryStore,
   options: MemoryServerOptions,
   call: {
     readonly tool: string

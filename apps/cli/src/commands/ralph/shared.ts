@@ -11,7 +11,7 @@ import {
   statusReport,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { activeLoopForSession, formatTime, latestLoop, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, latestLoop, type MemoryStore } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -100,7 +100,7 @@ export const configFromFlags = (input: {
   })
 
 /** Resolves the loop a command is about: --loop, else the latest of this project. */
-export const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
+export const resolveLoop = (memory: MemoryStore, loop: Option.Option<string>) => {
   const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory.db, project())
   if (loopId === undefined) {
     return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")
