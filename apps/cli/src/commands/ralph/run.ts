@@ -25,10 +25,7 @@ import {
   agentTimeoutFlag,
   configFromFlags,
   criteriaFlag,
-  maxCostFlag,
-  maxDurationFlag,
-  maxIterationsFlag,
-  maxTokensFlag,
+  loopLimitFlags,
   parseAgent,
   waitCountdown
 } from "./shared.ts"
@@ -55,10 +52,7 @@ export const run = Command.make(
     ),
     agent: agentFlag,
     agentTimeout: agentTimeoutFlag,
-    maxIterations: maxIterationsFlag,
-    maxDuration: maxDurationFlag,
-    maxTokens: maxTokensFlag,
-    maxCost: maxCostFlag,
+    ...loopLimitFlags,
     criteria: criteriaFlag,
     db: flags.db,
     json: flags.json

@@ -36,26 +36,29 @@ export const criteriaFlag = Flag.String("criteria").pipe(
 
 export const project = () => findProjectRoot(process.cwd())
 
-export const maxIterationsFlag = Flag.Int("max-iterations").pipe(
-  Flag.withDescription("Stop after N iterations"),
-  Flag.optional
-)
-export const maxDurationFlag = Flag.String("max-duration").pipe(
-  Flag.withDescription("Stop after this long (30m, 2h)"),
-  Flag.optional
-)
-export const maxTokensFlag = Flag.Int("max-tokens").pipe(
-  Flag.withDescription(
-    "Stop once the iterations used this many tokens (input, output and cache, as the agent reports them)"
+/** The stop conditions `start`, `plan` and `run` take, over the config's `loop.*` settings. */
+export const loopLimitFlags = {
+  maxIterations: Flag.Int("max-iterations").pipe(
+    Flag.withDescription("Stop after N iterations"),
+    Flag.optional
   ),
-  Flag.optional
-)
-export const maxCostFlag = Flag.String("max-cost").pipe(
-  Flag.withDescription(
-    "Stop once the iterations cost this many US dollars (as the agent reports it; Claude Code's `-p` runs do)"
+  maxDuration: Flag.String("max-duration").pipe(
+    Flag.withDescription("Stop after this long (30m, 2h)"),
+    Flag.optional
   ),
-  Flag.optional
-)
+  maxTokens: Flag.Int("max-tokens").pipe(
+    Flag.withDescription(
+      "Stop once the iterations used this many tokens (input, output and cache, as the agent reports them)"
+    ),
+    Flag.optional
+  ),
+  maxCost: Flag.String("max-cost").pipe(
+    Flag.withDescription(
+      "Stop once the iterations cost this many US dollars (as the agent reports it; Claude Code's `-p` runs do)"
+    ),
+    Flag.optional
+  )
+}
 
 export const agentFlag = Flag.String("agent").pipe(
   Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
