@@ -84,9 +84,7 @@ const packageScripts = (project: ProjectFiles): Record<string, string> => {
   }
 }
 
-export type PackageManager = "npm" | "pnpm" | "yarn" | "bun"
-
-export const detectPackageManager = (projectRoot: string): PackageManager => packageManagerOf(new ProjectFiles(projectRoot))
+type PackageManager = "npm" | "pnpm" | "yarn" | "bun"
 
 const packageManagerOf = (project: ProjectFiles): PackageManager => {
   if (project.has("pnpm-lock.yaml")) return "pnpm"

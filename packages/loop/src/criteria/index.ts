@@ -1,4 +1,4 @@
-export { type Argv, detectCommand, type DetectableKind, detectPackageManager, isDetectableKind, type PackageManager } from "./detect.ts"
+export { type Argv, detectCommand, type DetectableKind, isDetectableKind } from "./detect.ts"
 export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./evaluate.ts"
 export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
 export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
