@@ -16,7 +16,6 @@ export {
   type SettingsFiles,
   settingsFiles
 } from "./load.ts"
-export { trustStorePath } from "./trust.ts"
 export {
   type BackupSettings,
   type CriterionType,

@@ -2,13 +2,11 @@ export { type Argv, detectCommand, type DetectableKind, isDetectableKind } from 
 export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./evaluate.ts"
 export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
 export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
-export { DEFAULT_MARKER, DEFAULT_TIMEOUT_MS, OUTPUT_TAIL_CHARS, runCriterion, type RunCriterionOptions } from "./run.ts"
+export { runCriterion, type RunCriterionOptions } from "./run.ts"
 export {
   checkMinIterations,
   checkPlanSections,
   DEFAULT_MIN_PLAN_ITERATIONS,
   DEFAULT_PLAN_MARKER,
-  DEFAULT_PLAN_SECTIONS,
-  headingsOf,
-  missingSections
+  DEFAULT_PLAN_SECTIONS
 } from "./plan.ts"
