@@ -21,11 +21,11 @@ import { iterationOpen, totalTokens } from "./state.ts"
 import { transcriptUsage } from "./transcript-usage.ts"
 
 /** Claude Code overrides a Stop hook after this many consecutive blocks unless the cap is raised (0: none). */
-export const DEFAULT_BLOCK_CAP = 8
+const DEFAULT_BLOCK_CAP = 8
 
 const WRITER = "hook:Stop"
 
-export const blockCap = (env: Readonly<Record<string, string | undefined>>): number => {
+const blockCap = (env: Readonly<Record<string, string | undefined>>): number => {
   const raw = Number(env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"])
   return Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_BLOCK_CAP
 }

@@ -5,7 +5,7 @@
 export { listSettings, settingKeys, settingValue } from "./access.ts"
 export { DURATION_EXAMPLES, formatDuration, parseDuration } from "./duration.ts"
 export { type WriteResult, writeSetting, type WriteSettingOptions } from "./edit.ts"
-export { type Environment, environmentOverrides } from "./env.ts"
+export type { Environment } from "./env.ts"
 export {
   type Acceptance,
   acceptProjectFile,
@@ -13,8 +13,7 @@ export {
   type LoadedSettings,
   loadSettings,
   type LoadSettingsOptions,
-  type SettingsFiles,
-  settingsFiles
+  type SettingsFiles
 } from "./load.ts"
 export {
   type BackupSettings,

@@ -50,7 +50,7 @@ const INSTRUCTIONS =
 const byName = new Map(memoryTools.map((tool) => [tool.name, tool]))
 
 /** The tools as Claude Code lists them: the JSON Schema of each is made from the Schema that decodes its input. */
-export const toolList = (): Array<Tool> =>
+const toolList = (): Array<Tool> =>
   memoryTools.map((tool) => {
     const { schema } = Schema.toJsonSchemaDocument(tool.input as unknown as Schema.Top)
     return {
@@ -87,7 +87,7 @@ export interface CallRequest {
 }
 
 /** One tool call, start to end: decode, open, answer, record. Never fails: every problem is a tool error. */
-export const callTool = (
+const callTool = (
   connection: MemoryConnection,
   options: MemoryServerOptions,
   request: CallRequest

@@ -1,7 +1,7 @@
 export { type Argv, detectCommand, type DetectableKind, isDetectableKind } from "./detect.ts"
-export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./evaluate.ts"
+export { type CriteriaEvaluation, evaluateCriteria } from "./evaluate.ts"
 export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
-export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
+export { type CommandOptions, type CommandOutcome, runCommand } from "./process.ts"
 export { runCriterion, type RunCriterionOptions } from "./run.ts"
 export {
   checkMinIterations,
