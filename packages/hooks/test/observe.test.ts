@@ -35,8 +35,8 @@ describe("observing tool calls", () => {
     expect(files("Write", { content: "x" }, { filePath: "/p/b.ts" })).toEqual(["/p/b.ts"])
     expect(files("NotebookEdit", { notebook_path: "/p/n.ipynb" }, undefined)).toEqual(["/p/n.ipynb"])
     expect(files("Bash", { command: "rm -rf /" }, "text")).toEqual([])
-    expect(observeToolFailure({ ...base, tool_name: "Edit", tool_input: { file_path: "/p/c.ts" }, error: "no match", is_interrupt: false }, 4000).files)
-      .toEqual(["/p/c.ts"])
+    const failed = { ...base, tool_name: "Edit", tool_input: { file_path: "/p/c.ts" }, error: "no match" }
+    expect(observeToolFailure({ ...failed, is_interrupt: false }, 4000).files).toEqual(["/p/c.ts"])
   })
 
   it("records what edits and reads did, not whole files", () => {

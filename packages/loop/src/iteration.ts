@@ -78,7 +78,13 @@ export const succeed = (memory: MemoryStore, loop: Loop, writer: string, lastAss
  * before recording the outcome left that decision unrecorded: it is made now (the goal was met: success;
  * a stop condition holds: failure), instead of beginning an iteration the limits forbid.
  */
-export const settleOrBegin = (memory: MemoryStore, loop: Loop, writer: string, now: number, lastAssistantMessage?: string) => {
+export const settleOrBegin = (
+  memory: MemoryStore,
+  loop: Loop,
+  writer: string,
+  now: number,
+  lastAssistantMessage?: string
+) => {
   const verdict = loop.iterations.at(-1)?.completedAt === undefined ? { _tag: "Continue" as const } : nextStep(loop, { now })
   switch (verdict._tag) {
     case "Succeed":

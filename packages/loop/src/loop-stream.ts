@@ -9,7 +9,10 @@ import * as Effect from "effect/Effect"
 import { type LoopCommand, loopDecider } from "./decide.ts"
 import type { Loop, LoopState } from "./state.ts"
 
-export const loadLoop = (memory: Pick<MemoryStore, "log">, loopId: string): { readonly state: LoopState; readonly version: number } =>
+export const loadLoop = (
+  memory: Pick<MemoryStore, "log">,
+  loopId: string
+): { readonly state: LoopState; readonly version: number } =>
   loadState(memory, streams.loop(loopId), loopDecider)
 
 /** Decides and appends a command; returns the loop after it. */

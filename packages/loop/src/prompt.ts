@@ -16,7 +16,7 @@ const describeResult = (r: CriterionResult, tailChars: number): string => {
   return r.passed || r.outputTail.trim() === "" ? head : `${head}\n  \`\`\`\n${clip(r.outputTail.trim(), tailChars)}\n  \`\`\``
 }
 
-/** Characters the next prompt may use: the loop's share (`context_budget`) of the injection budget, at ~4 chars a token. */
+/** Characters the next prompt may use: the loop's share (`context_budget`) of the injection budget, 4 per token. */
 export const promptChars = (loop: Loop, injectionBudgetTokens: number): number =>
   Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
 

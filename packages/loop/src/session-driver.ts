@@ -10,7 +10,12 @@
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult, StopOutput } from "@ralph-mem/events"
-import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type MemoryStore } from "@ralph-mem/projections"
+import {
+  activeLoopForSession,
+  estimateTokens,
+  iterationsBegunSincePrompt,
+  type MemoryStore
+} from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"

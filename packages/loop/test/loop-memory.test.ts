@@ -1,5 +1,5 @@
 /** The loop's memory in the next prompt, read from a real memory the observations were folded into. */
-import type { LoopConfig } from "@ralph-mem/events"
+import type { LoopConfig, RalphMemEvent } from "@ralph-mem/events"
 import { estimateTokens } from "@ralph-mem/projections"
 import { describe, expect, it } from "vitest"
 import { observation } from "../../projections/test/events.ts"
@@ -7,12 +7,13 @@ import { given, T0 } from "../../projections/test/spec.ts"
 import { agentSession, loopMemory } from "../src/loop-memory.ts"
 import { fold } from "../src/state.ts"
 
-const config: LoopConfig = { maxIterations: 3, noProgressThreshold: 2, cooldownMs: 0, contextBudget: 0.6, successCriteria: [] }
-const loopStartedAt = (at: number) =>
-  fold([{
-    event: { _tag: "LoopStarted", loopId: "l1", goal: "green", projectPath: "/p", driver: "session", sessionId: "s", config },
-    occurredAt: at
-  }])!
+const config: LoopConfig = {
+  maxIterations: 3, noProgressThreshold: 2, cooldownMs: 0, contextBudget: 0.6, successCriteria: []
+}
+const started: RalphMemEvent = {
+  _tag: "LoopStarted", loopId: "l1", goal: "green", projectPath: "/p", driver: "session", sessionId: "s", config
+}
+const loopStartedAt = (at: number) => fold([{ event: started, occurredAt: at }])!
 
 const recorded = (sessionId: string, kind: "tool_use" | "error" | "success" | "note", content: string) =>
   [`session:${sessionId}`, observation(sessionId, content, { kind })] as const

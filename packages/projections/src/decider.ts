@@ -34,7 +34,11 @@ export interface Decider<S, C> {
 }
 
 /** A stream's state (folded over every event that was not forgotten) and its version. */
-export const loadState = <S>(memory: Pick<MemoryStore, "log">, streamId: string, decider: Pick<Decider<S, never>, "initialState" | "evolve">) => {
+export const loadState = <S>(
+  memory: Pick<MemoryStore, "log">,
+  streamId: string,
+  decider: Pick<Decider<S, never>, "initialState" | "evolve">
+) => {
   let state = decider.initialState
   let version = 0
   for (const recorded of eventsAfter(memory.log, 0, { streamId })) {

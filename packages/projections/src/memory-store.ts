@@ -37,7 +37,9 @@ export interface MemoryStoreOptions extends OpenOptions {
 }
 
 /** Opens the database, brings every projection up to date, and wires them into appends. */
-export const openMemory = (options: MemoryStoreOptions): Effect.Effect<MemoryStore, DatabaseUnusable | StorageError | UndecodableEvent> =>
+export const openMemory = (
+  options: MemoryStoreOptions
+): Effect.Effect<MemoryStore, DatabaseUnusable | StorageError | UndecodableEvent> =>
   Effect.flatMap(openDatabase(options.path, options), (db) =>
     Effect.try({
       try: (): MemoryStore => {

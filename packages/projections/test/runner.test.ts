@@ -5,7 +5,17 @@ import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
 import { existsSync, readFileSync } from "node:fs"
 import { PARALLEL_FOLD_FROM_EVENTS } from "../src/fold-in-worker.ts"
-import { allProjections, makeProjectionRunner, type MemoryStore, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
+import {
+  allProjections,
+  makeProjectionRunner,
+  type MemoryStore,
+  type Projection,
+  replay,
+  scrubAfterForget,
+  sessions,
+  sql,
+  verify
+} from "../src/index.ts"
 import { openMemory } from "../src/memory-store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
 import { append, dump, given, open, rows, T0 } from "./spec.ts"

@@ -3,7 +3,16 @@
  * handoff note for the next session; the files read and modified come from the observations.
  */
 import { findProjectRoot, streams, TaskStepStatus } from "@ralph-mem/events"
-import { currentTaskId, findTask, handleCommand, listDecisions, listTasks, type MemoryStore, type TaskDetail, taskIds } from "@ralph-mem/projections"
+import {
+  currentTaskId,
+  findTask,
+  handleCommand,
+  listDecisions,
+  listTasks,
+  type MemoryStore,
+  type TaskDetail,
+  taskIds
+} from "@ralph-mem/projections"
 import { parseName, type TaskCommand, taskDecider, taskIdFor } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

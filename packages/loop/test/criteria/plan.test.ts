@@ -7,7 +7,8 @@ const plan = (...headings: ReadonlyArray<string>) => headings.map((h) => `${h}\n
 /** The sections the gate finds missing, as its failure names them. */
 const missingSections = (text: string, sections: ReadonlyArray<string>): ReadonlyArray<string> => {
   const result = checkPlanSections({ kind: "plan_sections", sections }, text)
-  return result.passed ? [] : result.outputTail.match(/^the plan lacks a heading for: (.*) \(a Markdown heading/)![1]!.split(", ")
+  if (result.passed) return []
+  return result.outputTail.match(/^the plan lacks a heading for: (.*) \(a Markdown heading/)![1]!.split(", ")
 }
 
 describe("plan sections", () => {
