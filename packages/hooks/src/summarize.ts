@@ -75,7 +75,7 @@ export const classifyPrompt = (prompt: string): PromptKind => {
 
 /** A tool call that only used ralph-mem itself (its CLI, its MCP server). */
 const isMemoryTool = (o: RecordedObservation) =>
-  /^mcp__plugin_ralph-mem_/.test(o.toolName ?? "") ||
+  (o.toolName ?? "").startsWith("mcp__plugin_ralph-mem_") ||
   (o.toolName === "Bash" && MEMORY_CLI.test(`${o.inputSummary ?? ""} `))
 
 const EDITING_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"])

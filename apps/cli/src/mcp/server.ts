@@ -20,7 +20,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
-import { type MemoryStore } from "@ralph-mem/projections"
+import type { MemoryStore } from "@ralph-mem/projections"
 import { type Environment, loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"

@@ -11,7 +11,7 @@ export const PRIVATE_MARKER = "[private]"
  * attributes of any length (`<private data="x">`, `<   /  private >`). Linear: each run of whitespace
  * follows one `<`, and an attribute scan stops at the next `<` or `>`, where the next try starts.
  */
-const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s\/>])[^<>]*>/gi
+const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s/>])[^<>]*>/gi
 
 export interface StrippedText {
   readonly text: string
