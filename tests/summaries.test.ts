@@ -56,7 +56,8 @@ const summarisedByV1 = (root: string) => {
 }
 
 const V2 = "Asked: make the parser accept trailing commas. Outcome: Trailing commas parse now. " +
-  "Errors (1 command, 1 fixed): `cargo test` failed (thread 'trailing_comma' panicked), fixed later. Passed: `cargo test`. Changed: src/parser.rs."
+  "Errors (1 command, 1 fixed): `cargo test` failed (thread 'trailing_comma' panicked), fixed later."
+    + " Passed: `cargo test`. Changed: src/parser.rs."
 
 describe("summaries v2", () => {
   it("maintain summarises a session an older summariser did, as a new event, once", () => {
@@ -66,7 +67,11 @@ describe("summaries v2", () => {
     expect(first.code).toBe(0)
     expect(JSON.parse(first.stdout).summaries).toEqual({ summarized: 1, summarizer: "local-v2" })
     // The old summary stays in the log; the read model shows the new one.
-    expect(query(root, "SELECT json_extract(payload, '$.summarizer') AS s FROM events WHERE type = 'SessionSummarized' ORDER BY position"))
+    expect(query(
+      root,
+      "SELECT json_extract(payload, '$.summarizer') AS s FROM events"
+        + " WHERE type = 'SessionSummarized' ORDER BY position"
+    ))
       .toEqual([{ s: "local-v1" }, { s: "local-v2" }])
     expect(query(root, "SELECT summary, summarizer, memory_only FROM sessions")).toEqual([{ summary: V2, summarizer: "local-v2", memory_only: 0 }])
     expect(JSON.parse(runCli(["maintain", "--json"], { cwd: root }).stdout).summaries.summarized).toBe(0)

@@ -44,7 +44,7 @@ describe("the ralph-mem catalog", () => {
     expect(JSON.stringify(decoded)).toBe(JSON.stringify(Result.getOrThrow(catalog.decode(encoded.type, encoded.schemaVersion, stored))))
   })
 
-  it("reads back through decode what is not stored as it is: another version, a transformed field, a non-object", () => {
+  it("reads back through decode what is not stored as is: another version, a transformed field, a non-object", () => {
     const Timed = defineEvent("Timed", { at: Schema.NumberFromString })
     const timed = makeCatalog([Timed])
     expect(Result.getOrThrow(timed.decodeStored("Timed", 1, { at: "42" }))).toEqual({ _tag: "Timed", at: 42 })

@@ -59,7 +59,8 @@ describe("readPrd", () => {
       'userStories[1].priority: expected a number (lower comes first), got "high"',
       'userStories[1].passes: expected true or false, got "no"',
       "userStories[1].notes: expected a string, got 3",
-      'userStories[1].criteria[0]: unknown criterion "bogus"; use one of test_pass, build_success, lint_clean, type_check, custom, marker',
+      'userStories[1].criteria[0]: unknown criterion "bogus";'
+        + " use one of test_pass, build_success, lint_clean, type_check, custom, marker",
       "userStories[1].criteria[1]: expected a string, got 4",
       'userStories[2]: expected an object, got "story"'
     ])

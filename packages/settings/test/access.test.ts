@@ -21,7 +21,8 @@ describe("settingValue", () => {
 
   it("turns durations and criteria back into their YAML form", () => {
     const m = machine()
-    m.write(m.globalFile, "loop:\n  max_duration: 90m\n  success_criteria:\n    - {type: custom, command: make, expected_exit_code: 2, timeout: 30s}\n")
+    m.write(m.globalFile, "loop:\n  max_duration: 90m\n  success_criteria:\n"
+        + "    - {type: custom, command: make, expected_exit_code: 2, timeout: 30s}\n")
     const { settings } = m.load()
     expect(settings.loop.maxDurationMs).toBe(5_400_000)
     expect(settingValue(settings, "loop.max_duration")).toBe("90m")

@@ -146,10 +146,12 @@ describe("writeSetting refuses, leaving the file untouched", () => {
     const m = machine()
     m.write(m.projectFile, commented)
     expect(refused(m.projectFile, "memory.injected_memory", "lots")).toEqual([
-      `${m.projectFile}: memory.injected_memory: expected a number between 0 and 1, got a string of 4 characters (not changed)`
+      `${m.projectFile}: memory.injected_memory: expected a number between 0 and 1,`
+        + " got a string of 4 characters (not changed)"
     ])
     expect(refused(m.projectFile, "loop.max_duration", "30")).toEqual([
-      `${m.projectFile}: loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit, got 30 (not changed)`
+      `${m.projectFile}: loop.max_duration: expected a duration like "90s", "30m" or "2h",`
+        + " or null for no limit, got 30 (not changed)"
     ])
   })
 

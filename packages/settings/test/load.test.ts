@@ -30,7 +30,8 @@ describe("loadSettings with nothing configured", () => {
         `import { loadSettings } from ${JSON.stringify(index)}
          import { createRequire } from "node:module"
          loadSettings({ projectRoot: ${JSON.stringify(projectRoot)}, home: ${JSON.stringify(m.home)}, env: {} })
-         const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes("/node_modules/yaml/"))
+         const cached = Object.keys(createRequire(import.meta.url).cache)
+         const loaded = cached.some((path) => path.includes("/node_modules/yaml/"))
          process.stdout.write(String(loaded))`
       ]).toString()
     expect(probe(m.projectRoot)).toBe("false")
@@ -100,7 +101,8 @@ describe("every validation problem names the file and the key", () => {
     ["memory:\n  search:\n    recency_weight: 1.5\n", "memory.search.recency_weight: expected a number between 0 and 1, got 1.5"],
     ["loop:\n  max_iterations: 0\n", "loop.max_iterations: expected an integer >= 1, got 0"],
     ["loop:\n  max_duration: 30\n", 'loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit, got 30'],
-    ["loop:\n  max_duration: forever\n", 'loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit, got a string of 7 characters'],
+    ["loop:\n  max_duration: forever\n", 'loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit,'
+      + " got a string of 7 characters"],
     ["loop:\n  no_progress_threshold: 0\n", "loop.no_progress_threshold: expected an integer >= 1, got 0"],
     ["loop:\n  cooldown_ms: -1\n", "loop.cooldown_ms: expected an integer >= 0 (milliseconds), got -1"],
     ["loop:\n  context_budget: 2\n", "loop.context_budget: expected a number between 0 and 1, got 2"],
@@ -174,7 +176,8 @@ describe("success criteria", () => {
     const { settings, problems } = m.load()
     const at = `${m.projectFile}: loop.success_criteria`
     expect(problems).toEqual([
-      `${at}[0].type: expected one of test_pass, build_success, lint_clean, type_check, custom, marker, got a string of 5 characters`,
+      `${at}[0].type: expected one of test_pass, build_success, lint_clean, type_check, custom, marker,`
+        + " got a string of 5 characters",
       `${at}[1].type: missing; expected one of test_pass, build_success, lint_clean, type_check, custom, marker`,
       `${at}[2]: type custom needs a command`,
       `${at}[3]: type marker needs a marker`,
@@ -204,7 +207,7 @@ describe("budget shares", () => {
     expect(settings.memory.injectedMemory).toBe(0.2)
   })
 
-  it("over 1: a problem naming all four keys and the file; that layer's shares are dropped, its other keys kept", () => {
+  it("over 1: a problem naming all four keys and the file; that layer's shares are dropped, other keys kept", () => {
     const m = machine()
     m.write(m.globalFile, "memory:\n  injected_memory: 0.1\n")
     m.write(m.projectFile, "memory:\n  task: 0.5\n  context_window: 100000\n")
