@@ -19,7 +19,8 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("The login test fails with TokenExpiredError right after sign-in; fix it", [
         read("src/auth/session.ts"),
-        fail("npm test -- auth", "FAIL src/auth/session.test.ts\nTokenExpiredError: jwt expired\n    at refreshSession (src/auth/session.ts:41:11)"),
+        fail("npm test -- auth", "FAIL src/auth/session.test.ts"
+          + "\nTokenExpiredError: jwt expired\n    at refreshSession (src/auth/session.ts:41:11)"),
         edit("src/auth/session.ts", "expiresIn: ttl / 1000", "expiresIn: ttl"),
         run("npm test -- auth", "PASS src/auth/session.test.ts (6 tests)")
       ], "Fixed: refreshSession divided the TTL by 1000 twice, so tokens expired at once. The auth tests pass.")
@@ -59,7 +60,8 @@ export const corpus: ReadonlyArray<Scenario> = [
         grep("constructEvent", "src/payments/webhook.ts"),
         edit("src/payments/webhook.ts", "await stripe.webhooks.constructEventAsync(body, sig, secret)", "stripe.webhooks.constructEvent(rawBody, sig, secret)"),
         run("npm test -- webhook", "PASS src/payments/webhook.test.ts (3 tests)")
-      ], "The webhook test timed out because the body was parsed as JSON before verification; it now verifies the raw body.")
+      ], "The webhook test timed out because the body was parsed as JSON before verification;"
+        + " it now verifies the raw body.")
     ],
     next: "The payment webhook test timed out on CI again, same as before?",
     expected: [
@@ -99,7 +101,8 @@ export const corpus: ReadonlyArray<Scenario> = [
         run("curl -i -X OPTIONS http://localhost:3000/api/orders", "HTTP/1.1 404 Not Found"),
         edit("src/app.ts", "app.use(router)", "app.use(cors({ origin: config.allowedOrigins }))\napp.use(router)"),
         run("curl -i -X OPTIONS http://localhost:3000/api/orders", "HTTP/1.1 204 No Content\nAccess-Control-Allow-Origin: http://localhost:5173")
-      ], "Preflight OPTIONS requests returned 404; the cors middleware now runs before the router, with origins from config.allowedOrigins.")
+      ], "Preflight OPTIONS requests returned 404; the cors middleware now runs before the router,"
+        + " with origins from config.allowedOrigins.")
     ],
     next: "The staging frontend gets CORS errors calling the orders API",
     expected: [
@@ -171,7 +174,8 @@ export const corpus: ReadonlyArray<Scenario> = [
         run("pytest --durations=5", "12.40s setup tests/test_orders.py::test_create\n11.90s setup tests/test_orders.py::test_cancel"),
         edit("tests/conftest.py", "@pytest.fixture\ndef engine():", "@pytest.fixture(scope=\"session\")\ndef engine():"),
         run("pytest -q", "148 passed in 9.31s")
-      ], "The engine fixture was function-scoped, so every test created the schema; it is session-scoped now (148 tests in 9 s).")
+      ], "The engine fixture was function-scoped, so every test created the schema;"
+        + " it is session-scoped now (148 tests in 9 s).")
     ],
     next: "The test suite got slow again after I added the payments fixtures",
     expected: [
@@ -224,7 +228,8 @@ export const corpus: ReadonlyArray<Scenario> = [
         grep("autoretry_for", "app/tasks/email.py"),
         edit("app/tasks/email.py", "@app.task(autoretry_for=(Exception,))", "@app.task(autoretry_for=(SMTPServerDisconnected,), acks_late=True, idempotency_key='message_id')"),
         run("pytest tests/test_email.py", "5 passed")
-      ], "Retries were on any Exception, including the timeout after the send succeeded; now only on SMTPServerDisconnected and keyed by message_id.")
+      ], "Retries were on any Exception, including the timeout after the send succeeded;"
+        + " now only on SMTPServerDisconnected and keyed by message_id.")
     ],
     next: "Customers got the password reset email twice",
     expected: [
@@ -238,7 +243,8 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: GO,
     past: [
       session("go test -race fails in the store package", [
-        fail("go test -race ./internal/store/...", "WARNING: DATA RACE\nWrite at 0x00c0001 by goroutine 12:\n  store.(*Cache).Put()\n      internal/store/cache.go:34"),
+        fail("go test -race ./internal/store/...", "WARNING: DATA RACE\nWrite at 0x00c0001 by goroutine 12:\n"
+          + "  store.(*Cache).Put()\n      internal/store/cache.go:34"),
         edit("internal/store/cache.go", "type Cache struct {\n\titems map[string]Item", "type Cache struct {\n\tmu    sync.RWMutex\n\titems map[string]Item"),
         run("go test -race ./internal/store/...", "ok  \texample.com/api/internal/store\t1.204s")
       ], "Cache.Put wrote the map without a lock; a sync.RWMutex guards it now.")
@@ -256,7 +262,8 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: GO,
     past: [
       session("go mod tidy fails on the private billing module", [
-        fail("go mod tidy", "go: example.com/billing@v1.4.0: reading https://proxy.golang.org/example.com/billing/@v/v1.4.0.mod: 404 Not Found"),
+        fail("go mod tidy", "go: example.com/billing@v1.4.0: reading "
+          + "https://proxy.golang.org/example.com/billing/@v/v1.4.0.mod: 404 Not Found"),
         note("Set GOPRIVATE=example.com/* before any go command touching the billing module"),
         run("GOPRIVATE=example.com/* go mod tidy", "")
       ], "The private module was fetched through the public proxy; GOPRIVATE fixes it.")
@@ -290,7 +297,8 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: RUST,
     past: [
       session("Make CI green", [
-        fail("cargo clippy -- -D warnings", "error: this `if` has identical blocks\n --> src/cli.rs:88:9\n = help: for further information visit https://rust-lang.github.io/rust-clippy/master/index.html#if_same_then_else"),
+        fail("cargo clippy -- -D warnings", "error: this `if` has identical blocks\n --> src/cli.rs:88:9\n = help: for further information visit "
+          + "https://rust-lang.github.io/rust-clippy/master/index.html#if_same_then_else"),
         edit("src/cli.rs", "if verbose { print(x) } else { print(x) }", "print(x)"),
         run("cargo clippy -- -D warnings", "Finished")
       ], "CI runs clippy with -D warnings; fixed the duplicated branches in src/cli.rs.")

@@ -77,7 +77,8 @@ Error: listen EADDRINUSE: address already in use :::3000
   ● rate counter › increments per user
     ReplyError: WRONGTYPE Operation against a key holding the wrong kind of value
       at parseError (node_modules/redis-parser/lib/parser.js:179:12)`, "WRONGTYPE Operation against a key holding the wrong kind of value"),
-  note("websocket-timeout-ko", 84, "웹소켓이 정확히 30초마다 끊기던 문제 원인: nginx 의 proxy_read_timeout 이 30s 로 잡혀 있었음. 서버가 아무것도 안 보내면 nginx 가 연결을 닫는다. proxy_read_timeout 을 3600s 로 올리고 클라이언트에서 25초마다 ping 보내도록 수정."),
+  note("websocket-timeout-ko", 84, "웹소켓이 정확히 30초마다 끊기던 문제 원인: nginx 의 proxy_read_timeout 이 30s 로 잡혀 있었음."
+      + " 서버가 아무것도 안 보내면 nginx 가 연결을 닫는다. proxy_read_timeout 을 3600s 로 올리고 클라이언트에서 25초마다 ping 보내도록 수정."),
   bash("dns-enotfound", "error", 77, "npm run sync:payments", `Error: getaddrinfo ENOTFOUND payments.internal.example.com
     at GetAddrInfoReqWrap.onlookupall [as oncomplete] (node:dns:120:26) {
   errno: -3008,
@@ -85,7 +86,8 @@ Error: listen EADDRINUSE: address already in use :::3000
   syscall: 'getaddrinfo',
   hostname: 'payments.internal.example.com'
 }`, "getaddrinfo ENOTFOUND payments.internal.example.com"),
-  bash("tls-first-certificate", "error", 70, "node scripts/check-webhooks.ts", `FetchError: request to https://hooks.partner.example.com/v1/ping failed, reason: unable to verify the first certificate
+  bash("tls-first-certificate", "error", 70, "node scripts/check-webhooks.ts", `FetchError: request to https://hooks.partner.example.com/v1/ping failed,`
+      + ` reason: unable to verify the first certificate
     at ClientRequest.<anonymous> (node_modules/node-fetch/lib/index.js:1501:11) {
   type: 'system',
   errno: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -184,7 +186,8 @@ Cannot GET /api/v2/invoices
     at fetchWrapper (node_modules/@octokit/request/dist-node/index.js:86:21)
   response headers: x-ratelimit-remaining: 0, retry-after: 60
 Synced 312 of 1,240 issues before the limit.`, "API rate limit exceeded for installation (status 429)"),
-  bash("nginx-502", "error", 98, "tail -n 5 /var/log/nginx/error.log", `2026/08/14 03:12:07 [error] 31#31: *1843 upstream prematurely closed connection while reading response header from upstream,
+  bash("nginx-502", "error", 98, "tail -n 5 /var/log/nginx/error.log", `2026/08/14 03:12:07 [error] 31#31: *1843 upstream prematurely closed connection`
+      + ` while reading response header from upstream,
 client: 10.0.3.17, server: app.example.com, request: "POST /api/orders HTTP/1.1",
 upstream: "http://10.0.5.21:4000/api/orders", host: "app.example.com"
 The browser got 502 Bad Gateway while the API restarted during the deploy.`),
@@ -204,18 +207,21 @@ nginx.conf has no client_max_body_size, so the default 1m applies.`, "413 Reques
   bash("pg-too-many-clients", "error", 108, "npm run test:integration", `error: sorry, too many clients already
     at Parser.parseErrorMessage (node_modules/pg-protocol/dist/parser.js:287:98)
   severity: 'FATAL', code: '53300'
-Each test file creates its own Pool of 20 and never calls pool.end(): 14 files, 280 connections, max_connections is 100.`, "sorry, too many clients already"),
+Each test file creates its own Pool of 20 and never calls pool.end():`
+      + ` 14 files, 280 connections, max_connections is 100.`, "sorry, too many clients already"),
   bash("pg-deadlock", "error", 86, "npm run jobs:settle", `error: deadlock detected
   detail: 'Process 4121 waits for ShareLock on transaction 99812; blocked by process 4133.\\n' +
     'Process 4133 waits for ShareLock on transaction 99810; blocked by process 4121.',
   hint: 'See server log for query details.', code: '40P01'
   at settleInvoices (src/jobs/settle.ts:58:7)`, "deadlock detected"),
-  note("migration-lock-ko", 82, "배포 중 마이그레이션이 멈춘 원인: orders 테이블 컬럼 이름 변경이 ACCESS EXCLUSIVE 잠금을 잡고, 긴 분석 쿼리가 끝나기를 기다림. lock_timeout 5s 를 걸고 업무 시간 외에 다시 실행."),
+  note("migration-lock-ko", 82, "배포 중 마이그레이션이 멈춘 원인: orders 테이블 컬럼 이름 변경이 ACCESS EXCLUSIVE 잠금을 잡고, 긴 분석 쿼리가 끝나기를 기다림."
+      + " lock_timeout 5s 를 걸고 업무 시간 외에 다시 실행."),
   bash("pg-unique-email", "error", 64, "npm test -- src/users", `FAIL src/users/signup.test.ts
   ● signup › rejects a second account with the same email
     error: duplicate key value violates unique constraint "users_email_key"
     detail: Key (email)=(a@example.com) already exists.`, "duplicate key value violates unique constraint \"users_email_key\""),
-  note("slow-orders-query-ko", 57, "주문 목록 API 가 느렸던 이유: orders 를 created_at 으로 정렬하는데 인덱스가 없어서 전체 스캔. (customer_id, created_at) 복합 인덱스 추가 후 1.2초 → 40ms."),
+  note("slow-orders-query-ko", 57, "주문 목록 API 가 느렸던 이유: orders 를 created_at 으로 정렬하는데 인덱스가 없어서 전체 스캔."
+      + " (customer_id, created_at) 복합 인덱스 추가 후 1.2초 → 40ms."),
   bash("redis-maxmemory", "error", 46, "redis-cli -h cache SET feed:4412 ...", `(error) OOM command not allowed when used memory > 'maxmemory'.
 maxmemory 256mb, maxmemory-policy noeviction: keys without a TTL filled the cache.`, "OOM command not allowed when used memory > 'maxmemory'"),
   bash("sqlite-locked", "error", 42, "npm test -- src/offline", `FAIL src/offline/queue.test.ts
@@ -229,7 +235,8 @@ maxmemory 256mb, maxmemory-policy noeviction: keys without a TTL filled the cach
  Test Files  2 passed (2)`),
 
   // --- builds, tests, dependencies -------------------------------------------------------------------------
-  bash("ts2345-undefined", "error", 100, "npx tsc --noEmit", `src/api/invoices.ts:48:27 - error TS2345: Argument of type 'string | undefined' is not assignable to parameter of type 'string'.
+  bash("ts2345-undefined", "error", 100, "npx tsc --noEmit", `src/api/invoices.ts:48:27 - error TS2345: Argument of type 'string | undefined'`
+      + ` is not assignable to parameter of type 'string'.
   Type 'undefined' is not assignable to type 'string'.
 
 48     const due = parseDate(req.query.due)
@@ -251,25 +258,29 @@ npm ERR! ERESOLVE unable to resolve dependency tree
 npm ERR! Found: react@19.0.0
 npm ERR! Could not resolve dependency:
 npm ERR! peer react@"^16.8.0 || ^17.0.0 || ^18.0.0" from react-beautiful-dnd@13.1.1`, "ERESOLVE unable to resolve dependency tree"),
-  note("docker-cache-ko", 75, "도커 이미지 빌드가 매번 처음부터 다시 되던 이유: Dockerfile 에서 COPY . . 가 npm ci 보다 앞에 있어서 소스 한 줄만 바뀌어도 레이어 캐시가 깨짐. package.json 과 lock 파일만 먼저 복사하고 npm ci 후에 소스 복사."),
+  note("docker-cache-ko", 75, "도커 이미지 빌드가 매번 처음부터 다시 되던 이유: Dockerfile 에서 COPY . . 가 npm ci 보다 앞에 있어서 소스 한 줄만 바뀌어도 레이어 캐시가 깨짐."
+      + " package.json 과 lock 파일만 먼저 복사하고 npm ci 후에 소스 복사."),
   bash("jest-timeout", "error", 61, "npm test -- src/jobs", `FAIL src/jobs/export.test.ts (5.4 s)
   ● export job › writes the CSV for a month of invoices
     thrown: "Exceeded timeout of 5000 ms for a test.
     Add a timeout value to this test to increase the timeout, if this is a long-running test."`, "Exceeded timeout of 5000 ms for a test"),
   note("ci-cache-ko", 37, "CI 빌드 시간 단축: node_modules 대신 npm 캐시 디렉터리를 actions/cache 로 저장하고 lock 파일 해시를 키로 사용. 8분 → 3분."),
   bash("eslint-hooks", "error", 35, "npm run lint", `src/web/pages/Invoices.tsx
-  31:6  warning  React Hook useEffect has a missing dependency: 'filters'. Either include it or remove the dependency array  react-hooks/exhaustive-deps
+  31:6  warning  React Hook useEffect has a missing dependency: 'filters'.`
+      + ` Either include it or remove the dependency array  react-hooks/exhaustive-deps
 
 ✖ 1 problem (0 errors, 1 warning)`),
 
   // --- deployment and infrastructure -------------------------------------------------------------------------
   bash("imagepullbackoff", "error", 71, "kubectl describe pod api-5d6f8c7b9-pq2rt -n production", `Events:
-  Warning  Failed     12s   kubelet  Failed to pull image "registry.example.com/app/api:2.3.1": rpc error: code = Unknown
+  Warning  Failed     12s   kubelet  Failed to pull image "registry.example.com/app/api:2.3.1":`
+      + ` rpc error: code = Unknown
            desc = failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized
   Warning  Failed     12s   kubelet  Error: ErrImagePull
   Normal   BackOff    1s    kubelet  Back-off pulling image "registry.example.com/app/api:2.3.1"
   Warning  Failed     1s    kubelet  Error: ImagePullBackOff`),
-  note("helm-replicas-ko", 67, "헬름 배포 롤백함: values-production.yaml 에서 replicaCount 를 replicasCount 로 오타 내서 기본값 1 로 배포됨. helm rollback api 41 로 되돌리고 helm lint 를 CI 에 추가."),
+  note("helm-replicas-ko", 67, "헬름 배포 롤백함: values-production.yaml 에서 replicaCount 를 replicasCount 로 오타 내서 기본값 1 로 배포됨."
+      + " helm rollback api 41 로 되돌리고 helm lint 를 CI 에 추가."),
   bash("terraform-state-lock", "error", 63, "terraform apply", `Error: Error acquiring the state lock
 
 Error message: ConditionalCheckFailedException: The conditional request failed
