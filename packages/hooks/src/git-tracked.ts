@@ -1,0 +1,116 @@
+/**
+ * Asks git whether it tracks anything in a project's memory folder, and keeps the answer where every
+ * open of the folder finds it (packages/events/src/tracked-memory.ts). Run once a session (SessionStart),
+ * by `doctor` and by the CLI's commands, never by the tool-call hooks: it costs a process.
+ *
+ * `git ls-files` reads the index, so a folder git tracks is found whatever the repository's .gitignore or
+ * a planted `.ralph-mem/.gitignore` say, in a worktree (a `.git` file) as in a clone. Git runs in the
+ * project with its location variables (GIT_DIR and the like) removed, so it reads that project's index,
+ * and with the file-system monitor off: a hostile `.git/config` (a project copied with its `.git`, not
+ * cloned) could name a command there, which ls-files could otherwise start.
+ */
+import {
+  MEMORY_FOLDER,
+  readTrackedMemory,
+  trackedMemoryProblem,
+  trackedMemoryRecordPath,
+  type UnsafePath,
+  writePrivateFile
+} from "@ralph-mem/events"
+import { existsSync, mkdirSync, rmSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+
+/** Longer than ls-files takes on the largest index; a SessionStart may take this much more at worst. */
+const GIT_TIMEOUT_MS = 5000
+/** Paths kept in the record to show the user (the count says how many there are). */
+const SHOWN_PATHS = 20
+
+export type TrackedCheck =
+  | { readonly _tag: "NotApplicable" }
+  | { readonly _tag: "Clean" }
+  | {
+    readonly _tag: "Tracked"
+    readonly paths: ReadonlyArray<string>
+    readonly count: number
+    /** Why the verdict could not be kept for later processes (they would not know): refuse by this one. */
+    readonly unkept?: string
+  }
+  /** Git could not say (not installed, refused the repository, timed out): the last verdict stands. */
+  | { readonly _tag: "Unknown"; readonly reason: string }
+
+/** Environment variables that would make git read another repository or index than the project's. */
+const GIT_LOCATION = /^GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|NAMESPACE|CEILING_DIRECTORIES)$/
+
+/** The paths git tracks below `<projectRoot>/.ralph-mem`, or why git could not say. */
+const askGit = (projectRoot: string): TrackedCheck => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !GIT_LOCATION.test(key)))
+  // Loaded here only: child_process costs every hook that loads it.
+  const { spawnSync } = process.getBuiltinModule("node:child_process")
+  // A case-insensitive file system holds `.Ralph-Mem` where `.ralph-mem` is looked for.
+  const pathspec = process.platform === "darwin" || process.platform === "win32"
+    ? `:(icase)${MEMORY_FOLDER}`
+    : MEMORY_FOLDER
+  const result = spawnSync(
+    "git",
+    ["-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--", pathspec],
+    {
+      cwd: projectRoot,
+      env: { ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+      encoding: "utf8",
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: 4 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true
+    }
+  )
+  const paths = (result.stdout ?? "").split("\0").filter((path) => path !== "")
+  // More output than the buffer holds is a great many tracked files: tracked all the same.
+  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS" && paths.length > 0) {
+    return { _tag: "Tracked", paths: paths.slice(0, SHOWN_PATHS), count: paths.length }
+  }
+  if (result.error !== undefined) {
+    const code = (result.error as NodeJS.ErrnoException).code
+    return { _tag: "Unknown", reason: code === "ENOENT" ? "git is not installed (not on PATH)" : result.error.message }
+  }
+  if (result.status !== 0) {
+    const said = (result.stderr ?? "").trim().split("\n")[0]?.slice(0, 300) ?? ""
+    return { _tag: "Unknown", reason: `git ls-files exited ${result.status ?? result.signal}: ${said}` }
+  }
+  return paths.length === 0 ? { _tag: "Clean" } : { _tag: "Tracked", paths: paths.slice(0, SHOWN_PATHS), count: paths.length }
+}
+
+/**
+ * Checks the memory folder of `databasePath` when it is the project's own `.ralph-mem` in a git repository
+ * (a folder the user chose with RALPH_MEM_DB or --db is theirs), and records the verdict: a record while
+ * git tracks something there, none once it does not. An unknown answer changes nothing.
+ */
+export const checkTrackedMemory = (projectRoot: string, databasePath: string): TrackedCheck => {
+  const folder = dirname(databasePath)
+  if (basename(folder) !== MEMORY_FOLDER || folder !== join(projectRoot, MEMORY_FOLDER)) {
+    return { _tag: "NotApplicable" }
+  }
+  const record = trackedMemoryRecordPath(folder)
+  if (record === undefined) return { _tag: "Unknown", reason: "no home folder to keep the verdict in" }
+  // Not a repository: git tracks nothing there (a record left from when it was one goes).
+  const check = existsSync(join(projectRoot, ".git")) ? askGit(projectRoot) : ({ _tag: "Clean" } as const)
+  try {
+    if (check._tag === "Tracked") {
+      mkdirSync(dirname(record), { recursive: true, mode: 0o700 })
+      const kept = { folder, tracked: check.paths, count: check.count, checkedAt: new Date().toISOString() }
+      writePrivateFile(record, `${JSON.stringify(kept)}\n`)
+    } else if (check._tag === "Clean" && readTrackedMemory(folder) !== undefined) {
+      rmSync(record, { force: true })
+    }
+  } catch (error) {
+    const unkept = `cannot keep the verdict in ${record}: ${(error as Error).message}`
+    // This process still knows, and refuses by what it found; a record left from before stays.
+    return check._tag === "Tracked" ? { ...check, unkept } : { _tag: "Unknown", reason: unkept }
+  }
+  return check
+}
+
+/** The refusal a check found, for the process that made it (the record may not have been kept). */
+export const trackedRefusal = (check: TrackedCheck, databasePath: string): UnsafePath | undefined =>
+  check._tag === "Tracked"
+    ? trackedMemoryProblem({ folder: dirname(databasePath), tracked: check.paths, count: check.count, checkedAt: "" })
+    : undefined
