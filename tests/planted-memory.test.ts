@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -44,24 +44,26 @@ const snapshot = (root: string): Map<string, string> => {
 /** A user's environment: their own home, so the verdict kept outside the project is theirs. */
 const userEnv = (home: string): Record<string, string> => ({ HOME: home, XDG_STATE_HOME: join(home, "state") })
 
-/** The attacker's repository: a memory made with the real CLI, committed (forced past its `*` .gitignore). */
-const attackerRepository = (): string => {
-  const repo = tempFolder()
-  git(repo, "init", "-q")
-  const made = runCli(["inject", "--type", "convention", PLANTED], { cwd: repo, env: userEnv(tempFolder()) })
+/**
+ * The attacker's repository, cloned: a memory made with the real CLI, committed (forced past its `*`
+ * .gitignore). It was made at the path the clone lands at (the attacker guessed it, or wrote the project
+ * column in SQL), so its notes are the project's as far as the memory can tell.
+ */
+const plantedClone = (): string => {
+  const project = join(tempFolder(), "victim")
+  mkdirSync(project)
+  git(project, "init", "-q")
+  const made = runCli(["inject", "--type", "convention", PLANTED], { cwd: project, env: userEnv(tempFolder()) })
   expect(made.code, made.stderr).toBe(0)
-  writeFileSync(join(repo, "README"), "a useful project\n")
-  git(repo, "add", "README")
-  git(repo, "add", "-f", ".ralph-mem")
-  git(repo, "commit", "-q", "-m", "initial")
-  expect(git(repo, "ls-files", "--", ".ralph-mem")).toContain(".ralph-mem/memory.db")
-  return repo
-}
-
-const clone = (from: string): string => {
-  const into = join(tempFolder(), "victim")
-  git(from, "clone", "-q", from, into)
-  return into
+  writeFileSync(join(project, "README"), "a useful project\n")
+  git(project, "add", "README")
+  git(project, "add", "-f", ".ralph-mem")
+  git(project, "commit", "-q", "-m", "initial")
+  expect(git(project, "ls-files", "--", ".ralph-mem")).toContain(".ralph-mem/memory.db")
+  const origin = `${project}-origin`
+  renameSync(project, origin)
+  git(origin, "clone", "-q", origin, project)
+  return project
 }
 
 const hook = (event: string, cwd: string, home: string, session: string, fields: Record<string, unknown> = {}) =>
@@ -69,7 +71,7 @@ const hook = (event: string, cwd: string, home: string, session: string, fields:
 
 describe("a memory that arrived with the repository", () => {
   it("is neither injected nor written to, the user is told, status and doctor say so", () => {
-    const project = clone(attackerRepository())
+    const project = plantedClone()
     const home = tempFolder()
     const memory = join(project, ".ralph-mem")
     const before = snapshot(memory)
