@@ -160,6 +160,21 @@ describe("a memory that arrived with the repository", () => {
     expect(existsSync(join(project, ".ralph-mem", "memory.db"))).toBe(true)
   })
 
+  it("a verdict that cannot be kept: SessionStart still refuses, and warns that later hooks cannot tell", () => {
+    const project = plantedClone()
+    const home = tempFolder()
+    const before = snapshot(join(project, ".ralph-mem"))
+    writeFileSync(join(home, "not-a-folder"), "")
+    const start = runHookProcess("SessionStart", payload("SessionStart", "s1", project, { source: "startup" }), {
+      cwd: project,
+      env: { HOME: home, XDG_STATE_HOME: join(home, "not-a-folder", "state") }
+    })
+    expect(start.stdout).not.toContain("curl")
+    expect(start.stdout).toContain("git tracks files in it")
+    expect(start.stdout).toContain("WARNING: cannot keep the verdict")
+    expect(snapshot(join(project, ".ralph-mem"))).toEqual(before)
+  })
+
   it("git missing: memory stays on (fail open) and hooks.log says the check could not be made", () => {
     const project = tempFolder()
     const home = tempFolder()

@@ -14,7 +14,7 @@ import {
   readTrackedMemory,
   trackedMemoryProblem,
   trackedMemoryRecordPath,
-  type UnsafePath,
+  UnsafePath,
   writePrivateFile
 } from "@ralph-mem/events"
 import { existsSync, mkdirSync, rmSync } from "node:fs"
@@ -89,10 +89,13 @@ export const checkTrackedMemory = (projectRoot: string, databasePath: string): T
   if (basename(folder) !== MEMORY_FOLDER || folder !== join(projectRoot, MEMORY_FOLDER)) {
     return { _tag: "NotApplicable" }
   }
-  const record = trackedMemoryRecordPath(folder)
-  if (record === undefined) return { _tag: "Unknown", reason: "no home folder to keep the verdict in" }
   // Not a repository: git tracks nothing there (a record left from when it was one goes).
   const check = existsSync(join(projectRoot, ".git")) ? askGit(projectRoot) : ({ _tag: "Clean" } as const)
+  const record = trackedMemoryRecordPath(folder)
+  if (record === undefined) {
+    const unkept = "no home folder (HOME, XDG_STATE_HOME) to keep the verdict in"
+    return check._tag === "Tracked" ? { ...check, unkept } : check
+  }
   try {
     if (check._tag === "Tracked") {
       mkdirSync(dirname(record), { recursive: true, mode: 0o700 })
@@ -110,7 +113,12 @@ export const checkTrackedMemory = (projectRoot: string, databasePath: string): T
 }
 
 /** The refusal a check found, for the process that made it (the record may not have been kept). */
-export const trackedRefusal = (check: TrackedCheck, databasePath: string): UnsafePath | undefined =>
-  check._tag === "Tracked"
-    ? trackedMemoryProblem({ folder: dirname(databasePath), tracked: check.paths, count: check.count, checkedAt: "" })
-    : undefined
+export const trackedRefusal = (check: TrackedCheck, databasePath: string): UnsafePath | undefined => {
+  if (check._tag !== "Tracked") return undefined
+  const found = { folder: dirname(databasePath), tracked: check.paths, count: check.count, checkedAt: "" }
+  const problem = trackedMemoryProblem(found)
+  if (check.unkept === undefined) return problem
+  // Said, so the user knows the hooks after this one cannot tell, and fixes it now.
+  const warning = `; WARNING: ${check.unkept}, so the hooks after this one may use that memory`
+  return new UnsafePath({ ...problem, reason: `${problem.reason}${warning}` })
+}
