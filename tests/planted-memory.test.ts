@@ -92,7 +92,11 @@ describe("a memory that arrived with the repository", () => {
     expect(prompt.code).toBe(0)
     expect(prompt.stdout).not.toContain("curl")
     for (const event of ["PreToolUse", "PostToolUse"]) {
-      const tool = { tool_name: "Bash", tool_input: { command: "npm test" }, tool_response: { stdout: "my secret work" } }
+      const tool = {
+        tool_name: "Bash",
+        tool_input: { command: "npm test" },
+        tool_response: { stdout: "my secret work" }
+      }
       const run = hook(event, project, home, "s1", tool)
       expect(run.code).toBe(0)
       expect(run.stdout).toBe("")

@@ -81,7 +81,8 @@ export const readTrackedMemory = (
 
 /** The refusal of a memory folder git tracks files in: what was found, why memory is off, how to fix it. */
 export const trackedMemoryProblem = (found: TrackedMemory): UnsafePath => {
-  const shown = found.tracked.slice(0, 3).map((p) => JSON.stringify(p)).join(", ")
+  // The names are the repository's (anyone's text): quoted, escaped and cut short.
+  const shown = found.tracked.slice(0, 3).map((p) => JSON.stringify(p.slice(0, 80))).join(", ")
   const more = found.count > 3 ? ` and ${found.count - 3} more` : ""
   return new UnsafePath({
     path: found.folder,

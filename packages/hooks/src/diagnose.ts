@@ -70,7 +70,8 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
     // Git is asked again whether it tracks files in the memory folder: a fix shows here without a new session.
     const tracked = checkTrackedMemory(options.projectRoot, path)
     if (tracked._tag === "Unknown") {
-      add({ check: "git", ok: true, note: true, detail: `could not check whether git tracks files in the memory folder: ${tracked.reason}` })
+      const detail = `could not check whether git tracks files in the memory folder: ${tracked.reason}`
+      add({ check: "git", ok: true, note: true, detail })
     }
     // A refused folder (a planted link, another user's file, files git tracks) is reported and left exactly as it is.
     const refused = trackedRefusal(tracked, path) ?? inspectMemoryFolder(path).problem

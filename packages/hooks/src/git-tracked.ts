@@ -64,10 +64,8 @@ const askGit = (projectRoot: string): TrackedCheck => {
     }
   )
   const paths = (result.stdout ?? "").split("\0").filter((path) => path !== "")
-  // More output than the buffer holds is a great many tracked files: tracked all the same.
-  if ((result.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS" && paths.length > 0) {
-    return { _tag: "Tracked", paths: paths.slice(0, SHOWN_PATHS), count: paths.length }
-  }
+  // A path git printed is in its index, even when it was cut short (past the buffer, past the time).
+  if (paths.length > 0) return { _tag: "Tracked", paths: paths.slice(0, SHOWN_PATHS), count: paths.length }
   if (result.error !== undefined) {
     const code = (result.error as NodeJS.ErrnoException).code
     return { _tag: "Unknown", reason: code === "ENOENT" ? "git is not installed (not on PATH)" : result.error.message }
@@ -76,7 +74,7 @@ const askGit = (projectRoot: string): TrackedCheck => {
     const said = (result.stderr ?? "").trim().split("\n")[0]?.slice(0, 300) ?? ""
     return { _tag: "Unknown", reason: `git ls-files exited ${result.status ?? result.signal}: ${said}` }
   }
-  return paths.length === 0 ? { _tag: "Clean" } : { _tag: "Tracked", paths: paths.slice(0, SHOWN_PATHS), count: paths.length }
+  return { _tag: "Clean" }
 }
 
 /**
