@@ -7,9 +7,9 @@
  * packages/hooks/src/git-tracked.ts) and the answer kept outside the project, one small file per memory
  * folder in `<state home>/ralph-mem/tracked-memory/`, present only while git tracks something there. Every
  * open of a memory folder (`inspectMemoryFolder`) reads that one file; a missing file (nearly always) costs
- * one failed open. The file names its folder and is only believed for that folder.
+ * one `stat` of a missing file. The file names its folder and is only believed for that folder.
  */
-import { readFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { isAbsolute, join } from "node:path"
 import { UnsafePath } from "./errors.ts"
 
@@ -63,8 +63,11 @@ export const readTrackedMemory = (
   if (path === undefined) return undefined
   let text: string
   try {
+    // Nearly always missing: a stat that builds no error for that is a fraction of a failed read.
+    if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined
     text = readFileSync(path, "utf8")
   } catch {
+    // Unreadable (no permission on the state folder): as if git had not been asked.
     return undefined
   }
   try {
