@@ -55,6 +55,8 @@ export const seed = (project: string, observations: number) => {
   memory.db.close()
 }
 
+const PROMPT = "why does module 42 throw a TypeError reading token?"
+
 const TYPECHECK_FAILURE = "Exit code 2\nsrc/auth.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
 
 const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
@@ -95,7 +97,7 @@ export const hooksBench = (runs: number) =>
           tool_use_id: `toolu_${i}`
         }), project),
       userPromptSubmit: () =>
-        time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: "why does module 42 throw a TypeError reading token?" }), project),
+        time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }), project),
       postToolUseFailure: (i: number) => time(hook("PostToolUseFailure"), failurePayload(project, i), project)
     }
     // Warm-up: the compile cache and the OS page cache, as a real session's first hooks would.
@@ -125,7 +127,12 @@ export const hooksBench = (runs: number) =>
       observations: 10_000,
       runs,
       nodeBaseline: baseline,
-      postToolUse: { ...post, ratio: round(post.p50Ms / baseline.p50Ms, 2), pairedRatio: paired(samples.postToolUse), target: "<= 1.5x node -e 0" },
+      postToolUse: {
+        ...post,
+        ratio: round(post.p50Ms / baseline.p50Ms, 2),
+        pairedRatio: paired(samples.postToolUse),
+        target: "<= 1.5x node -e 0"
+      },
       userPromptSubmit: {
         ...prompt,
         ratio: round(prompt.p50Ms / baseline.p50Ms, 2),

@@ -165,7 +165,8 @@ describe("hooks load only what they use", () => {
 
 describe("the plugin's hooks/hooks.json", () => {
   it("runs every event through dist/hook.mjs with the same options to node (the ones these tests run it with)", () => {
-    const config = JSON.parse(readFileSync(join(import.meta.dirname, "..", "plugin", "hooks", "hooks.json"), "utf8")) as {
+    const file = join(import.meta.dirname, "..", "plugin", "hooks", "hooks.json")
+    const config = JSON.parse(readFileSync(file, "utf8")) as {
       hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
     }
     expect(Object.keys(config.hooks).length).toBeGreaterThan(5)

@@ -10,7 +10,8 @@ export const HOOK = join(import.meta.dirname, "..", "..", "dist", "hook.mjs")
 
 /** The options hooks/hooks.json gives `node` before the hook entry (the same for every event). */
 export const HOOK_NODE_OPTIONS: ReadonlyArray<string> = (() => {
-  const config = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "plugin", "hooks", "hooks.json"), "utf8")) as {
+  const file = join(import.meta.dirname, "..", "..", "plugin", "hooks", "hooks.json")
+  const config = JSON.parse(readFileSync(file, "utf8")) as {
     hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
   }
   const command = config.hooks["PostToolUse"]![0]!.hooks[0]!.command

@@ -6,10 +6,10 @@
  * bundle, `dist/chunks/hook-<group>-<content hash>.cjs` (scripts/bundle.mjs), one per group of hooks (a
  * tool call's, a prompt's, a turn's end: hook-programs/), so a hook compiles only the code its group runs.
  * This entry compiles its event's program with a V8 code cache of its own, one per event, written after the
- * first run of that event that recorded its events. Written after the run, the cache holds every function the run compiled; Node's
- * compile cache is written right after compiling, so it holds the top level only, and every hook would
- * compile again each function it calls. With the bundle being CommonJS (no ESM namespaces of Node's
- * modules, no module graph to link), this took a PostToolUse hook from about 26 to 15 ms over `node -e 0`.
+ * first run of that event that recorded its events. Written after the run, the cache holds every function the
+ * run compiled; Node's compile cache is written right after compiling, so it holds the top level only, and
+ * every hook would compile again each function it calls. With the bundle being CommonJS (no ESM namespaces of
+ * Node's modules, no module graph to link), this took a PostToolUse hook from about 26 to 15 ms over `node -e 0`.
  *
  * The cache lives beside Node's own, in a private `ralph-mem` folder of Node's compile-cache folder:
  * NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off. Its name carries the bundle's

@@ -30,7 +30,8 @@ const writeStdout = (text: string): void => {
   }
 }
 
-export const hookMain = (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain => async (hook, readStdin) => {
+export const hookMain = (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain =>
+async (hook, readStdin) => {
   // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
   if (!isHookName(hook)) return false
   useBundledNativeBinding(import.meta.url)
@@ -46,7 +47,8 @@ export const hookMain = (handlers: HookHandlers, extensions: HookExtensions = {}
     extensions.afterRecorded?.(name, context)
   }
   const environment = { env: process.env, cwd: process.cwd(), exitsAfter: true }
-  const output = await Effect.runPromise(runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded }))
+  const run = runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded })
+  const output = await Effect.runPromise(run)
   if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
   return recorded
 }

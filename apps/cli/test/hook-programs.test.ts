@@ -16,7 +16,8 @@ describe("the hook programs", () => {
   })
 
   it("each is a module of hook-programs/ exporting main", async () => {
-    const modules = readdirSync(join(import.meta.dirname, "..", "src", "hook-programs")).filter((f) => f !== "groups.ts")
+    const folder = join(import.meta.dirname, "..", "src", "hook-programs")
+    const modules = readdirSync(folder).filter((f) => f !== "groups.ts")
     expect(modules.map((f) => f.replace(/\.ts$/, "")).sort()).toEqual(Object.keys(hookPrograms).sort())
     for (const group of Object.keys(hookPrograms)) {
       const program = (await import(`../src/hook-programs/${group}.ts`)) as { main: unknown }

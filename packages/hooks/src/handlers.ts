@@ -277,12 +277,14 @@ const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
 }
 
 /** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
-const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
-  isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> =>
+(input, context) => isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
 
 // Pure: a hook program that does not handle these events leaves them, and what they import, out of its bundle.
 const postToolUse = /* @__PURE__ */ unlessMemoryTool(/* @__PURE__ */ recordTool("PostToolUse", observeToolUse))
-const postToolUseFailure = /* @__PURE__ */ unlessMemoryTool(/* @__PURE__ */ recordTool("PostToolUseFailure", observeToolFailure))
+const postToolUseFailure = /* @__PURE__ */ unlessMemoryTool(
+  /* @__PURE__ */ recordTool("PostToolUseFailure", observeToolFailure)
+)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
 const stop: Handler<"Stop"> = (input, { project, settings }) => {
@@ -349,6 +351,15 @@ export const handlers: { readonly [H in HookName]: Handler<H> } = {
  * The handlers by group of hooks: each group is a hook program of its own (scripts/bundle.mjs) holding only
  * what its hooks run. A tool call's hooks, which run most often, hold neither the search nor its lexicon.
  */
-export const toolCallHandlers = { PreToolUse: preToolUse, PostToolUse: postToolUse, PostToolUseFailure: postToolUseFailure } satisfies HookHandlers
+export const toolCallHandlers = {
+  PreToolUse: preToolUse,
+  PostToolUse: postToolUse,
+  PostToolUseFailure: postToolUseFailure
+} satisfies HookHandlers
 export const promptHandlers = { SessionStart: sessionStart, UserPromptSubmit: userPromptSubmit } satisfies HookHandlers
-export const turnEndHandlers = { Stop: stop, StopFailure: stopFailure, PreCompact: preCompact, SessionEnd: sessionEnd } satisfies HookHandlers
+export const turnEndHandlers = {
+  Stop: stop,
+  StopFailure: stopFailure,
+  PreCompact: preCompact,
+  SessionEnd: sessionEnd
+} satisfies HookHandlers

@@ -142,8 +142,12 @@ const refusalNotice = (hook: HookName, stdin: string | undefined, error: Databas
 }
 
 /** Runs a hook with every handler (tests, tools); a hook program passes its own handlers to runHookWith. */
-export const runHook = (hook: HookName, stdin: string | undefined, environment: HookEnvironment, extensions: HookExtensions = {}) =>
-  runHookWith(handlers, hook, stdin, environment, extensions)
+export const runHook = (
+  hook: HookName,
+  stdin: string | undefined,
+  environment: HookEnvironment,
+  extensions: HookExtensions = {}
+) => runHookWith(handlers, hook, stdin, environment, extensions)
 
 /** Runs a hook with `table`'s handler for it; a hook it has no handler for fails, open and logged. */
 export const runHookWith = (

@@ -62,11 +62,15 @@ const allowOf = (allow: CatalogueAllow): CompiledAllow => {
 }
 
 /** The keywords, at the same index the rules each opens, and the shortest keyword's length: read on first use. */
-let keywords:
-  | { readonly words: ReadonlyArray<string>; readonly rules: ReadonlyArray<ReadonlyArray<number>>; readonly shortest: number }
-  | undefined
+let keywords: Keywords | undefined
 
-const readKeywords = () => {
+interface Keywords {
+  readonly words: ReadonlyArray<string>
+  readonly rules: ReadonlyArray<ReadonlyArray<number>>
+  readonly shortest: number
+}
+
+const readKeywords = (): Keywords => {
   const pairs = JSON.parse(GITLEAKS_KEYWORDS) as Array<[string, Array<number>]>
   const words = pairs.map(([word]) => word)
   return { words, rules: pairs.map(([, rules]) => rules), shortest: Math.min(...words.map((word) => word.length)) }
