@@ -2,9 +2,8 @@
  * The hook program of a turn's and a session's end: the Ralph loop continues at Stop (this is where the memory
  * hooks and the loop meet), and a session that ended is maintained in the background.
  */
-import { type HookExtensions, turnEndHandlers } from "@ralph-mem/hooks"
+import { type HookExtensions, injectionBudgetTokens, turnEndHandlers } from "@ralph-mem/hooks"
 import { continueAtStop, interruptAtStopFailure } from "@ralph-mem/loop"
-import { injectionBudgetTokens } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
