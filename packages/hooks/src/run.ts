@@ -35,7 +35,7 @@ import { statSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
 import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
-import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
+import { type Handler, type HookContext, type HookHandlers, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
@@ -156,7 +156,17 @@ const refusalNotice = (hook: HookName, stdin: string | undefined, error: Databas
   return { systemMessage: `ralph-mem is not recording this session. ${error.reason}` }
 }
 
+/** Runs a hook with every handler (tests, tools); a hook program passes its own handlers to runHookWith. */
 export const runHook = (
+  hook: HookName,
+  stdin: string | undefined,
+  environment: HookEnvironment,
+  extensions: HookExtensions = {}
+) => runHookWith(handlers, hook, stdin, environment, extensions)
+
+/** Runs a hook with `table`'s handler for it; a hook it has no handler for fails, open and logged. */
+export const runHookWith = (
+  table: HookHandlers,
   hook: HookName,
   stdin: string | undefined,
   environment: HookEnvironment,
@@ -194,7 +204,9 @@ export const runHook = (
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
       for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
       const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
-      const decision = handlers[hook](input as never, context)
+      const handler = table[hook] as Handler<HookName> | undefined
+      if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
+      const decision = handler(input as never, context)
       if (decision.events.length > 0) {
         pendingAppend = {
           stream: streams.session(input.session_id),
