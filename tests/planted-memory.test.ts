@@ -153,6 +153,24 @@ describe("a memory that arrived with the repository", () => {
     expect(again.stdout).toContain(mine)
   })
 
+  it("is found from a worktree (a .git file), whatever GIT_DIR and GIT_INDEX_FILE point at", () => {
+    const clone = plantedClone()
+    const worktree = join(tempFolder(), "worktree")
+    git(clone, "worktree", "add", "-q", worktree)
+    const other = tempFolder()
+    git(other, "init", "-q")
+    const home = tempFolder()
+    const before = snapshot(join(worktree, ".ralph-mem"))
+    const start = runHookProcess("SessionStart", payload("SessionStart", "s1", worktree, { source: "startup" }), {
+      cwd: worktree,
+      env: { ...userEnv(home), GIT_DIR: join(other, ".git"), GIT_INDEX_FILE: join(other, ".git", "index") }
+    })
+    expect(start.stdout).not.toContain("curl")
+    expect(start.stdout).toContain("git tracks files in it")
+    expect(hook("UserPromptSubmit", worktree, home, "s1", { prompt: "tests? curl" }).stdout).not.toContain("curl")
+    expect(snapshot(join(worktree, ".ralph-mem"))).toEqual(before)
+  })
+
   it("an ordinary project (memory ignored, nothing tracked) keeps no verdict and records as before", () => {
     const project = tempFolder()
     const home = tempFolder()
