@@ -246,7 +246,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   { kind: "github-token", pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") },
   { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
   { kind: "slack-token", pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g, hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-") },
-  { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w\/-]+/g, hint: contains("hooks.slack.com") },
+  { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w/-]+/g, hint: contains("hooks.slack.com") },
   { kind: "stripe-key", pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, hint: contains("_live_", "_test_") },
   { kind: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
   { kind: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: contains("npm_") },
@@ -255,20 +255,20 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20,}/g, hint: contains("ya29.") },
   { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16,}\.[\w-]{16,}/g, hint: contains("SG.") },
   // A PuTTY key file's private part: the base64 lines after `Private-Lines: N`.
-  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+\/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+\/=]+(?=\r?\n|$))*/g, hint: contains("Private-Lines") },
+  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+/=]+(?=\r?\n|$))*/g, hint: contains("Private-Lines") },
   { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
   // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
-  { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:\/@]{0,256}:)[^\s\/]{1,256}(?=@)/g, hint: contains("://") },
+  { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:/@]{0,256}:)[^\s/]{1,256}(?=@)/g, hint: contains("://") },
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
   {
     kind: "authorization",
     pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi, hint: /authorization/i
   },
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
-  { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+\/-]*\d)[\w.~+\/-]{16,}=*/gi, hint: /bearer|basic/i },
+  { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi, hint: /bearer|basic/i },
   {
     kind: "aws-secret-key",
-    pattern: /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9\/+=]{40}(?![A-Za-z0-9\/+=])/gi, hint: /secret_?access_?key/i
+    pattern: /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi, hint: /secret_?access_?key/i
   },
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
