@@ -34,7 +34,8 @@ export const seed = (project: string, observations: number) => {
         kind: i % 10 === 0 ? "error" : "tool_use",
         toolName: "Bash",
         inputSummary: `npm test -- module-${i}`,
-        content: `FAIL src/module${i}.test.ts > handles case ${s}.${i}\nTypeError: cannot read properties of undefined (reading 'token')`,
+        content: `FAIL src/module${i}.test.ts > handles case ${s}.${i}\n`
+          + "TypeError: cannot read properties of undefined (reading 'token')",
         files: [`src/module${i}.ts`]
       }))
     ]

@@ -71,7 +71,10 @@ const bundleHookProgram = async (group) => {
     // ASCII, so it can be read without decoding UTF-8.
     charset: "ascii",
     define: { "import.meta.url": "__hookProgramUrl" },
-    banner: { js: '(function (exports, require, module, __filename, __dirname) {var __hookProgramUrl = require("node:url").pathToFileURL(__filename).href;' },
+    banner: {
+      js: "(function (exports, require, module, __filename, __dirname) {"
+        + "var __hookProgramUrl = require(\"node:url\").pathToFileURL(__filename).href;"
+    },
     footer: { js: "})" }
   })
   const [code] = program.outputFiles
