@@ -75,7 +75,8 @@ describe("recalling a failure seen before", () => {
     const text = recallText({ ...fixed, resolution: resolution(5) }, activity, "/work/app")
     expect(text).toBe(
       "ralph-mem: this failure was seen before. 2026-11-20 09:00 `npm test -- auth` failed @2: " +
-        "FAIL src/auth.test.ts > login > refreshes the token. It passed 2026-11-20 09:00 @5 after: " +
+        "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired. " +
+        "It passed 2026-11-20 09:00 @5 after: " +
         "edited src/auth.ts @4, src/token.ts @3; noted \"tokens live an hour\" @3; ran `grep -n expiresIn src/auth.ts` @4. " +
         "Open any @id with ralph-mem show <id>."
     )

@@ -5,6 +5,7 @@ import {
   activityBetween,
   checkKind,
   failureDigest,
+  failureHeadline,
   failureTerms,
   normalizeCommand,
   projectFailures,
@@ -49,6 +50,32 @@ describe("recognising a failure again", () => {
     const b = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts"))
     expect(sameTerms(a, b)).toBe(true)
     expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
+  })
+})
+
+describe("a failure in one line", () => {
+  it("gives the message that follows a line naming only a test or a file", () => {
+    expect(failureHeadline(`Exit code 1\n${VITEST_FAIL}`))
+      .toBe("FAIL src/auth.test.ts > login > refreshes the token 12ms: TokenExpiredError: jwt expired")
+    expect(failureHeadline("FAIL src/payments/webhook.test.ts\n    at Object.<anonymous> (webhook.test.ts:4:1)\n" +
+      "Error: Timeout of 5000ms exceeded waiting for signature verification"))
+      .toBe("FAIL src/payments/webhook.test.ts: Error: Timeout of 5000ms exceeded waiting for signature verification")
+    const cargo = "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"
+    expect(failureHeadline(cargo))
+      .toBe("test csv::quoted_newline ... FAILED: thread 'csv::quoted_newline' panicked: expected 2 records, got 3")
+  })
+
+  it("keeps a line that says what failed as it is, and a line naming a failure when nothing says more", () => {
+    expect(failureHeadline("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.\nFound 1 error in 1 file."))
+      .toBe("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.")
+    expect(failureHeadline("FAIL src/a.test.ts\nTests  1 failed (3)")).toBe("FAIL src/a.test.ts")
+  })
+
+  it("falls back to a tool's own line when every line is one (npm's engine check), never to nothing", () => {
+    expect(failureHeadline("Exit code 1\nnpm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"}"))
+      .toBe("npm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"}")
+    expect(failureHeadline("Exit code 1\nnpm error code 1\n")).toBe("npm error code 1")
+    expect(failureHeadline("Exit code 1")).toBe("")
   })
 })
 
