@@ -204,15 +204,31 @@ const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => 
   return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
 }
 
+/** How many of a lesson's other failures it names, when they failed otherwise than its latest. */
+const EARLIER_FAILURES = 2
+
+/** A lesson's other failures that failed otherwise (`; earlier @8: error TS2532: ...`), each on a few words. */
+const earlierFailures = (lesson: LessonWithActivity, headline: string) => {
+  const seen = new Set([headline])
+  const told = lesson.earlier.flatMap((f) => {
+    const said = failureHeadline(f.output).replace(/\.$/, "")
+    if (said === "" || seen.has(said)) return []
+    seen.add(said)
+    const command = f.command === lesson.failure.command ? "" : ` \`${oneLine(f.command, 60)}\``
+    return [`${ref(f.position)}${command}: ${oneLine(said, 120)}`]
+  })
+  return told.length === 0 ? "" : `; earlier ${told.slice(0, EARLIER_FAILURES).join("; ")}`
+}
+
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
   const { failure, resolution } = lesson
-  const headline = failureHeadline(failure.output)
+  const headline = failureHeadline(failure.output).replace(/\.$/, "")
   const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
   const fix = fixParts(lesson.activity, project, 3)
   const firstFix = fixParts(lesson.activity, project, 1)[0]
   return {
     section: "Lessons: errors fixed since",
-    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}; ` +
+    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}${earlierFailures(lesson, headline)}; ` +
       `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; ` +
       `passed ${day(resolution.at)} ${ref(resolution.position)}`,
     compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}` +

@@ -149,4 +149,23 @@ describe("what a session is told at its start", () => {
     expect(injection.text).not.toContain("Where the last session stopped")
     expect(renderSections(resumeItems(brief), "compact").split("\n")[0]).toBe("## Where the last session stopped")
   })
+
+  it("tells a lesson with what failed (its other failures when they failed otherwise) and the code of the fix", () => {
+    const pass = { position: 9, eventId: "pass-9", at: T0, command: "npx tsc --noEmit" }
+    const tsc = (position: number, output: string): FailureRecord => ({
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output, resolution: pass
+    })
+    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { lessons } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const edit = {
+      position: 8, eventId: "edit-8", text: "/work/app/src/routes/index.ts", change: "- req.user.id\n+ req.user?.id ?? anonymous"
+    }
+    const activity = { edits: [edit], commands: [], notes: [], decisions: [] }
+    const items = sessionStartItems({ ...base, openErrors: [], lessons: lessons.map((l) => ({ ...l, activity })) })
+    expect(items.find((i) => i.section === "Lessons: errors fixed since")?.full).toBe(
+      "- `npx tsc --noEmit` failed @7 (2026-11-20 09:00) with Found 26 errors in 8 files; " +
+        "earlier @2: src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'; " +
+        "fixed: edited src/routes/index.ts (`req.user?.id ?? anonymous`) @8; passed 2026-11-20 09:00 @9"
+    )
+  })
 })

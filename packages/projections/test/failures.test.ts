@@ -99,7 +99,7 @@ describe("failures and what resolved them", () => {
       resolution: { position: 6, at: at(5), command: "npm test -- auth" }
     })
     const activity = activityBetween(memory.db, { project: "/work/app", after: 2, before: 6, limit: 3 })
-    expect(activity.edits.map((e) => [e.position, e.text])).toEqual([[3, "/work/app/src/auth.ts"]])
+    expect(activity.edits.map((e) => [e.position, e.text, e.change])).toEqual([[3, "/work/app/src/auth.ts", "- a\n+ b"]])
     expect(activity.commands.map((e) => e.text)).toEqual(["grep -n expiresIn src/auth.ts"])
     expect(activity.notes.map((e) => e.text)).toEqual(["tokens live an hour"])
     expect(run(verify(memory)).findings).toEqual([])
