@@ -173,7 +173,9 @@ describe("hooks inject memory", () => {
     expect(context).toContain("## Recent sessions")
     expect(context).toContain("TokenExpiredError: jwt expired at refreshSession")
     // The failing run was fixed in that session: a lesson, not an error, and its passing run is part of it.
-    expect(context).toMatch(/## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts; fixed: edited src\/auth\.ts @\d+; passed .* @\d+/)
+    // It says what failed (the error's own words) and what fixed it (the lines the edit changed).
+    expect(context).toMatch(/## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts: /)
+    expect(context).toMatch(/: TokenExpiredError: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed/)
     expect(context).not.toContain("## Recent successes")
     const [injected] = query(root, "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'") as Array<{ text: string; tokens: number; sources: string }>
     expect(injected!.text).toBe(context)
