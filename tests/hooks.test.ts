@@ -190,6 +190,20 @@ describe("hooks inject memory", () => {
     expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*TokenExpiredError: jwt expired at refreshSession/)
   })
 
+  it("shows a related edit by the lines it changed, however long the text it replaced", () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    const before = `app.use(router) // ${"every route of the dashboard API, mounted in order ".repeat(4)}`
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Edit",
+      tool_input: { file_path: `${root}/src/app.ts`, old_string: before, new_string: `app.use(cors({ origin: config.allowedOrigins }))\n${before}` },
+      tool_response: { filePath: `${root}/src/app.ts` },
+      tool_use_id: "toolu_1"
+    })
+    const run = hook(root, "UserPromptSubmit", "s2", { prompt: "the dashboard routes fail CORS preflight" })
+    expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*\[tool_use\] Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+/)
+  })
+
   it("answers a Korean prompt with English memory, through the lexicon the bundle holds", () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })

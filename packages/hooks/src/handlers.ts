@@ -23,12 +23,14 @@ import {
   sessionRecord,
   type Settings,
   estimateTokens,
+  hitBodies,
   toldInSession,
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import {
   fitToBudget,
+  HIT_CHARS,
   type Injection,
   type InjectionItem,
   promptItems,
@@ -198,7 +200,10 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const told = toldInSession(memory.db, input.session_id)
-  const items = promptItems(relative(loop, context), relative(hits, context))
+  // What each hit holds, read far enough that paths made relative still leave a line's worth.
+  const bodies = hits.length === 0 ? new Map() : hitBodies(memory.db, hits.map((h) => h.id), HIT_CHARS * 4)
+  const shown = hits.map((hit) => ({ ...hit, body: bodies.get(hit.id) }))
+  const items = promptItems(relative(loop, context), relative(shown, context))
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
   const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)

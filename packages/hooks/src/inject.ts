@@ -8,6 +8,7 @@ import {
   type Belief,
   failureHeadline,
   estimateTokens,
+  type HitBody,
   type IndexHit,
   type ObservationHit,
   oneLine,
@@ -18,6 +19,7 @@ import {
   type TaskDetail
 } from "@ralph-mem/projections"
 import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
+import { changedLines } from "./observe.ts"
 
 export interface InjectionItem {
   readonly section: string
@@ -268,15 +270,53 @@ export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> =
   ]
 }
 
-const hitItem = (hit: IndexHit): InjectionItem => ({
+/** A search hit with what it holds, read for the injection: its title is only the start of it. */
+export type ShownHit = IndexHit & { readonly body?: HitBody | undefined }
+
+/**
+ * How much of a hit the prompt's injection shows: a summary's outcome, which follows what was asked, or the
+ * code an edit wrote, which a title cut at its start loses.
+ */
+export const HIT_CHARS = 240
+
+/** The files a search found, from its recorded response; undefined when it is not one (or was cut). */
+const foundFiles = (text: string): string | undefined => {
+  try {
+    const files = (JSON.parse(text) as { filenames?: unknown }).filenames
+    return Array.isArray(files) ? [...new Set(files.map(String))].join(", ") : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What an observation's text adds to its tool and input: an edit's changed lines, the files a search found;
+ * nothing for a read or a write (their input names the file, their text says it again).
+ */
+const shownContent = (toolName: string | null, text: string) => {
+  if (toolName === "Read" || toolName === "Write") return ""
+  if (toolName === "Edit" || toolName === "MultiEdit") return changedLines(text)?.join(" / ") ?? text
+  if (toolName === "Grep" || toolName === "Glob") return foundFiles(text) ?? text
+  return text
+}
+
+const hitText = ({ title, body }: ShownHit) => {
+  if (body === undefined) return title
+  if (body.toolName === null && body.inputSummary === null) return body.text
+  const head = [body.toolName, body.inputSummary].filter(Boolean).join(" ")
+  const content = shownContent(body.toolName, body.text)
+  return head === "" ? content : content.trim() === "" ? head : `${head}: ${content}`
+}
+
+const hitItem = (hit: ShownHit): InjectionItem => ({
   section: "Related memory",
-  full: `- ${day(hit.createdAt)} [${hit.type}] ${hit.title}`,
+  full: `- ${day(hit.createdAt)} [${hit.type}] ${oneLine(hitText(hit), HIT_CHARS)}`,
   compact: `- [${hit.type}] ${oneLine(hit.title, 100)}`,
   sources: [hit.id]
 })
 
 /** UserPromptSubmit: the active loop, then what memory found relevant to the prompt, best first. */
-export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<IndexHit>): Array<InjectionItem> => [
+export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<ShownHit>): Array<InjectionItem> => [
   ...(loop === undefined ? [] : [loopItem(loop)]),
   ...hits.map(hitItem)
 ]

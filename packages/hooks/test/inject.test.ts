@@ -9,12 +9,15 @@ import {
 import { describe, expect, it } from "vitest"
 import {
   fitToBudget,
+  HIT_CHARS,
   type InjectionItem,
   OPEN_LINE,
   type ProjectMemory,
+  promptItems,
   renderSections,
   resumeItems,
-  sessionStartItems
+  sessionStartItems,
+  type ShownHit
 } from "../src/inject.ts"
 import { splitFailures } from "../src/lessons.ts"
 
@@ -167,5 +170,44 @@ describe("what a session is told at its start", () => {
         "earlier @2: src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'; " +
         "fixed: edited src/routes/index.ts (`req.user?.id ?? anonymous`) @8; passed 2026-11-20 09:00 @9"
     )
+  })
+})
+
+describe("what a prompt is told", () => {
+  const T0 = Date.parse("2026-11-20T09:00:00Z")
+  const hit = (id: string, type: string, title: string, body?: ShownHit["body"]): ShownHit => ({
+    kind: type === "summary" ? "session" : "observation", id, score: 1, sessionId: "s1", type, title, createdAt: T0, tokens: 10, body
+  })
+  const outcome = "Asked: The dashboard cannot call the API. Outcome: Preflight OPTIONS requests returned 404; the cors " +
+    "middleware now runs before the router, with origins from config.allowedOrigins. Changed: src/app.ts."
+
+  it("shows what a hit holds past its title: a summary's outcome, an edit's new lines, the files a search found", () => {
+    const items = promptItems(undefined, [
+      hit("s1", "summary", outcome.slice(0, 159), { toolName: null, inputSummary: null, text: outcome }),
+      hit("e1", "tool_use", "Edit src/db.ts: - new Pool({ max: 10 }) + new Pool({ max: 4…", {
+        toolName: "Edit", inputSummary: "src/db.ts", text: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })"
+      }),
+      hit("e2", "tool_use", "Read src/db.ts: read src/db.ts (40 lines)", {
+        toolName: "Read", inputSummary: "src/db.ts", text: "read src/db.ts (40 lines)"
+      }),
+      hit("e3", "tool_use", "Grep Pool in .: {\"mode\"…", {
+        toolName: "Grep", inputSummary: "Pool in .", text: JSON.stringify({ mode: "files_with_matches", filenames: ["src/db.ts", "src/db.ts"] })
+      }),
+      hit("e4", "tool_use", "Bash npm test: ok")
+    ])
+    expect(items.map((i) => i.full)).toEqual([
+      `- 2026-11-20 09:00 [summary] ${outcome}`,
+      "- 2026-11-20 09:00 [tool_use] Edit src/db.ts: new Pool({ max: 40 })",
+      "- 2026-11-20 09:00 [tool_use] Read src/db.ts",
+      "- 2026-11-20 09:00 [tool_use] Grep Pool in .: src/db.ts",
+      "- 2026-11-20 09:00 [tool_use] Bash npm test: ok"
+    ])
+    expect(items[0]!.compact).toBe(`- [summary] ${outcome.slice(0, 99)}…`)
+  })
+
+  it("bounds what a hit shows", () => {
+    const long = "x".repeat(5000)
+    const [item] = promptItems(undefined, [hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })])
+    expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + HIT_CHARS)
   })
 })
