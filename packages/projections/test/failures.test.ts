@@ -37,6 +37,11 @@ describe("recognising a failure again", () => {
     expect(checkKind("npx tsc --noEmit")).toBe("typecheck")
     expect(checkKind("npm run build && npm test")).toBe("build")
     expect(checkKind("ls -la")).toBeUndefined()
+    // A folder in a path is not a check word; a script named after one still is.
+    expect(checkKind("git log --oneline -5 -- tests/conftest.py")).toBeUndefined()
+    expect(checkKind("ls build/ src/test/java")).toBeUndefined()
+    expect(checkKind("pytest tests/test_email.py")).toBe("test")
+    expect(checkKind("bash scripts/test.sh")).toBe("test")
   })
 
   it("digests what failed, blind to timings, and has no digest when nothing is named", () => {

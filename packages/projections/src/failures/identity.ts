@@ -8,11 +8,12 @@ import { extractFailures, failureSignature, stripAnsi } from "./fingerprint.ts"
 /** The checks a command can run; a loop's criteria map onto them (test_pass is `test`). */
 export type CheckKind = "test" | "build" | "lint" | "typecheck"
 
+// A word followed by `/` is a folder in a path (`git log -- tests/conftest.py`, `ls build/`), not a check.
 const CHECK_PATTERNS: ReadonlyArray<readonly [CheckKind, RegExp]> = [
-  ["typecheck", /\b(?:tsc|typecheck|type-check|mypy|pyright|cargo check|go vet)\b/i],
-  ["lint", /\b(?:lint|eslint|biome|ruff|clippy|flake8|pylint)\b/i],
-  ["test", /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo test|go test)\b/i],
-  ["build", /\b(?:build|make|gradle|mvn|webpack)\b/i]
+  ["typecheck", /\b(?:tsc|typecheck|type-check|mypy|pyright|cargo check|go vet)\b(?!\/)/i],
+  ["lint", /\b(?:lint|eslint|biome|ruff|clippy|flake8|pylint)\b(?!\/)/i],
+  ["test", /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo test|go test)\b(?!\/)/i],
+  ["build", /\b(?:build|make|gradle|mvn|webpack)\b(?!\/)/i]
 ]
 
 /** The check a command runs, by the first check word in it (`npm run build && npm test` builds first). */
