@@ -74,6 +74,8 @@ describe("a failure in one line", () => {
     expect(failureHeadline("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.\nFound 1 error in 1 file."))
       .toBe("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.")
     expect(failureHeadline("FAIL src/a.test.ts\nTests  1 failed (3)")).toBe("FAIL src/a.test.ts")
+    // A loop's check reports its exit in its own words: that says nothing of what failed.
+    expect(failureHeadline(" FAIL  src/thing.test.ts > works\n\n[ralph-mem] exit code 1, expected 0")).toBe("FAIL src/thing.test.ts > works")
   })
 
   it("falls back to a tool's own line when every line is one (npm's engine check), never to nothing", () => {

@@ -101,6 +101,8 @@ const GENERIC_LINE = new RegExp(
     String.raw`^\s*error Command failed`,
     String.raw`^\s*make(?:\[\d+\])?: \*\*\*`,
     String.raw`^\s*Exit code \d+\s*$`,
+    // A loop's check, as ralph-mem reports its exit (timing out or failing to start says more, and stays).
+    String.raw`^\s*\[ralph-mem\] exit code -?\d+, expected \d+\s*$`,
     String.raw`^\s*Error: Process completed with exit code`
   ].join("|")
 )
