@@ -25,7 +25,7 @@ const scenarios = (only === undefined ? corpus : corpus.filter((s) => only.inclu
 const results: Array<ScenarioResult> = []
 for (const scenario of scenarios) {
   const started = Date.now()
-  const result = runScenario(scenario)
+  const result = await runScenario(scenario)
   results.push(result)
   const mine = result.systems["ralph-mem"]
   const base = result.systems["newest-50"]
