@@ -6,6 +6,7 @@
 import {
   type Activity,
   type Belief,
+  type FailureRecord,
   failureHeadline,
   estimateTokens,
   type HitBody,
@@ -198,28 +199,34 @@ export interface ProjectMemory {
   readonly successes: ReadonlyArray<ObservationHit>
 }
 
-const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
-  const headline = failureHeadline(latest.output)
-  const line = (max: number) =>
-    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
-    oneLine(headline, max)
-  return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
-}
-
-/** How many of a lesson's other failures it names, when they failed otherwise than its latest. */
+/** How many of a failure's other failures an item names, when they failed otherwise than the latest. */
 const EARLIER_FAILURES = 2
 
-/** A lesson's other failures that failed otherwise (`; earlier @8: error TS2532: ...`), each on a few words. */
-const earlierFailures = (lesson: LessonWithActivity, headline: string) => {
+/** The other failures that failed otherwise than the latest (`; earlier @8: error TS2532: ...`), each on a few words. */
+const earlierFailures = (latest: FailureRecord, earlier: ReadonlyArray<FailureRecord>, headline: string) => {
   const seen = new Set([headline])
-  const told = lesson.earlier.flatMap((f) => {
+  const told = earlier.flatMap((f) => {
     const said = failureHeadline(f.output).replace(/\.$/, "")
     if (said === "" || seen.has(said)) return []
     seen.add(said)
-    const command = f.command === lesson.failure.command ? "" : ` \`${oneLine(f.command, 60)}\``
+    const command = f.command === latest.command ? "" : ` \`${oneLine(f.command, 60)}\``
     return [`${ref(f.position)}${command}: ${oneLine(said, 120)}`]
   })
   return told.length === 0 ? "" : `; earlier ${told.slice(0, EARLIER_FAILURES).join("; ")}`
+}
+
+const openErrorItem = ({ latest, earlier, times, sources }: OpenError): InjectionItem => {
+  const headline = failureHeadline(latest.output).replace(/\.$/, "")
+  const line = (max: number) =>
+    `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
+    oneLine(headline, max)
+  return {
+    section: "Open errors",
+    full: `${line(300)}${earlierFailures(latest, earlier, headline)}`,
+    compact: line(100),
+    sources,
+    ref: latest.position
+  }
 }
 
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
@@ -230,7 +237,8 @@ const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem 
   const firstFix = fixParts(lesson.activity, project, 1)[0]
   return {
     section: "Lessons: errors fixed since",
-    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}${earlierFailures(lesson, headline)}; ` +
+    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}` +
+      `${earlierFailures(failure, lesson.earlier, headline)}; ` +
       `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; ` +
       `passed ${day(resolution.at)} ${ref(resolution.position)}`,
     compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}` +

@@ -35,6 +35,8 @@ const tail = (path: string, max: number) => (path.length > max ? `…${path.slic
 export interface OpenError {
   /** The latest failure of the command. */
   readonly latest: FailureRecord
+  /** Its other failures, newest first: they may have failed otherwise (another error, another test). */
+  readonly earlier: ReadonlyArray<FailureRecord>
   readonly times: number
   readonly sources: ReadonlyArray<string>
 }
@@ -57,13 +59,14 @@ const commandOf = (failure: FailureRecord) => `${failure.family}\u0000${failure.
 export const splitFailures = (
   failures: ReadonlyArray<FailureRecord>
 ): { readonly open: Array<OpenError>; readonly lessons: Array<Lesson> } => {
-  const open = new Map<string, { latest: FailureRecord; sources: Array<string> }>()
+  const open = new Map<string, { latest: FailureRecord; earlier: Array<FailureRecord>; sources: Array<string> }>()
   const lessons = new Map<number, Lesson & { earlier: Array<FailureRecord>; sources: Array<string> }>()
   for (const failure of failures) {
     const { resolution } = failure
     if (resolution === null) {
       const key = commandOf(failure)
-      const group = open.get(key) ?? { latest: failure, sources: [] }
+      const group = open.get(key) ?? { latest: failure, earlier: [], sources: [] }
+      if (group.latest !== failure) group.earlier.push(failure)
       group.sources.push(failure.eventId)
       open.set(key, group)
     } else {
@@ -77,7 +80,7 @@ export const splitFailures = (
     }
   }
   return {
-    open: [...open.values()].map((g) => ({ latest: g.latest, times: g.sources.length, sources: g.sources })),
+    open: [...open.values()].map((g) => ({ ...g, times: g.sources.length })),
     lessons: [...lessons.values()].sort((a, b) => b.resolution.position - a.resolution.position)
   }
 }

@@ -171,6 +171,19 @@ describe("what a session is told at its start", () => {
         "fixed: edited src/routes/index.ts (`req.user?.id ?? anonymous`) @8; passed 2026-11-20 09:00 @9"
     )
   })
+
+  it("tells an open error with its other failures when they failed otherwise, each once", () => {
+    const tsc = (position: number, output: string): FailureRecord => ({
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output
+    })
+    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { open } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const items = sessionStartItems({ ...base, openErrors: open })
+    expect(items.find((i) => i.section === "Open errors")?.full).toBe(
+      "- 2026-11-20 09:00 `npx tsc --noEmit` failed (3 times): Found 26 errors in 8 files; " +
+        "earlier @2: src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'"
+    )
+  })
 })
 
 describe("what a prompt is told", () => {
