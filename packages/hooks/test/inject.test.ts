@@ -6,10 +6,13 @@ import {
   type TaskDetail,
   type TaskStep
 } from "@ralph-mem/projections"
+import { defaultSettings } from "@ralph-mem/settings"
 import { describe, expect, it } from "vitest"
+import { machine } from "../../settings/test/fixture.ts"
 import {
   fitToBudget,
   HIT_CHARS,
+  injectionBudgetTokens,
   type InjectionItem,
   OPEN_LINE,
   type ProjectMemory,
@@ -222,5 +225,19 @@ describe("what a prompt is told", () => {
     const long = "x".repeat(5000)
     const [item] = promptItems(undefined, [hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })])
     expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + HIT_CHARS)
+  })
+})
+
+describe("injectionBudgetTokens", () => {
+  it("is the injected share of the context window, rounded down", () => {
+    expect(injectionBudgetTokens(defaultSettings)).toBe(30_000)
+    const settings = { ...defaultSettings, memory: { ...defaultSettings.memory, contextWindow: 199_999 } }
+    expect(injectionBudgetTokens(settings)).toBe(29_999)
+  })
+
+  it("follows the configured share", () => {
+    const m = machine()
+    m.write(m.projectFile, "memory:\n  context_window: 100000\n  injected_memory: 0.1\n")
+    expect(injectionBudgetTokens(m.load().settings)).toBe(10_000)
   })
 })
