@@ -29,12 +29,13 @@ import {
 import type { Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,
-  HIT_CHARS,
+  HIT_READ_CHARS,
   type Injection,
   injectionBudgetTokens,
   type InjectionItem,
   promptItems,
   sessionStartItems,
+  showHits,
   type Told,
   untold,
   withRefs
@@ -200,9 +201,8 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const told = toldInSession(memory.db, input.session_id)
-  // What each hit holds, read far enough that paths made relative still leave a line's worth.
-  const bodies = hits.length === 0 ? new Map() : hitBodies(memory.db, hits.map((h) => h.id), HIT_CHARS * 4)
-  const shown = hits.map((hit) => ({ ...hit, body: bodies.get(hit.id) }))
+  const bodies = hits.length === 0 ? new Map() : hitBodies(memory.db, hits.map((h) => h.id), HIT_READ_CHARS)
+  const shown = showHits(hits, bodies, HIT_READ_CHARS)
   const items = promptItems(relative(loop, context), relative(shown, context))
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
   const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)

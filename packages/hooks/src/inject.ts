@@ -290,7 +290,25 @@ export type ShownHit = IndexHit & { readonly body?: HitBody | undefined }
  * How much of a hit the prompt's injection shows: a summary's outcome, which follows what was asked, or the
  * code an edit wrote, which a title cut at its start loses.
  */
-export const HIT_CHARS = 240
+const HIT_CHARS = 240
+
+/** How much of a hit's text is read: far enough that paths made relative still leave a line's worth. */
+export const HIT_READ_CHARS = HIT_CHARS * 4
+
+/**
+ * Hits with what they hold (`bodies` by hit id, each text read to `read` characters). A text cut where it was
+ * read loses its last word: a path cut there would not be made relative, and could show the home folder.
+ */
+export const showHits = (
+  hits: ReadonlyArray<IndexHit>,
+  bodies: ReadonlyMap<string, HitBody>,
+  read: number
+): Array<ShownHit> =>
+  hits.map((hit) => {
+    const body = bodies.get(hit.id)
+    if (body === undefined) return hit
+    return { ...hit, body: body.text.length < read ? body : { ...body, text: body.text.replace(/\S*$/, "") } }
+  })
 
 /** The files a search found, from its recorded response; undefined when it is not one (or was cut). */
 const foundFiles = (text: string): string | undefined => {

@@ -11,7 +11,6 @@ import { describe, expect, it } from "vitest"
 import { machine } from "../../settings/test/fixture.ts"
 import {
   fitToBudget,
-  HIT_CHARS,
   injectionBudgetTokens,
   type InjectionItem,
   OPEN_LINE,
@@ -20,6 +19,7 @@ import {
   renderSections,
   resumeItems,
   sessionStartItems,
+  showHits,
   type ShownHit
 } from "../src/inject.ts"
 import { splitFailures } from "../src/lessons.ts"
@@ -221,10 +221,23 @@ describe("what a prompt is told", () => {
     expect(items[0]!.compact).toBe(`- [summary] ${outcome.slice(0, 99)}…`)
   })
 
+  it("leaves out the last word of a text cut where it was read: a path cut there is never shown", () => {
+    const read = 40
+    const text = `${"a ".repeat(12)}/home/dev/work/app/src/x.ts`.slice(0, read)
+    const cutWhereRead = new Map([["n1", { toolName: null, inputSummary: null, text }]])
+    const [cut] = showHits([hit("n1", "note", "t")], cutWhereRead, read)
+    expect(cut!.body?.text).toBe(`${"a ".repeat(12)}`)
+    const short = new Map([["n1", { toolName: null, inputSummary: null, text: "short" }]])
+    const [whole] = showHits([hit("n1", "note", "t")], short, read)
+    expect(whole!.body?.text).toBe("short")
+    expect(showHits([hit("n2", "note", "t")], new Map(), read)[0]!.body).toBeUndefined()
+  })
+
   it("bounds what a hit shows", () => {
     const long = "x".repeat(5000)
     const [item] = promptItems(undefined, [hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })])
-    expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + HIT_CHARS)
+    // 240 characters of what it holds, after its time and type.
+    expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + 240)
   })
 })
 
