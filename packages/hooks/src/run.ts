@@ -13,6 +13,7 @@ import {
   projectDatabasePath,
   type RalphMemEvent,
   redactValue,
+  refusedFolder,
   releaseForExit,
   resolveDatabasePath,
   type StopOutput,
@@ -32,6 +33,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
+import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 import { type Handler, type HookContext, type HookHandlers, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
@@ -124,6 +126,19 @@ const recordFailure = (
     Effect.as(true),
     Effect.catchCause(() => Effect.succeed(false))
   )
+
+/** Fails with the refusal when git tracks files in the memory folder; git that cannot say leaves a trace. */
+const refuseTrackedMemory = (project: string, path: string, hook: HookName, sessionId: string) =>
+  Effect.suspend(() => {
+    const check = checkTrackedMemory(project, path)
+    const refusal = trackedRefusal(check, path)
+    if (refusal !== undefined) return Effect.fail(refusedFolder(path, refusal))
+    if (check._tag === "Unknown") {
+      const reason = `could not check whether git tracks files in the memory folder: ${check.reason}`
+      logFailure(failureLogPath(path), { time: new Date().toISOString(), hook, reason, sessionId })
+    }
+    return Effect.void
+  })
 
 const isRefusedFolder = (error: unknown): error is DatabaseUnusable =>
   error instanceof DatabaseUnusable && error.problem === "unsafe"
@@ -230,6 +245,9 @@ export const runHookWith = (
     ) ?? environment.cwd
     const project = findProjectRoot(folder)
     knownPath = projectDatabasePath(project, environment.env)
+    // Once a session, git is asked whether the memory folder came with the repository (git-tracked.ts);
+    // the other hooks find the answer when they open the folder.
+    if (hook === "SessionStart") yield* refuseTrackedMemory(project, databasePath(), hook, input.session_id)
     return yield* record(input, project).pipe(
       Effect.catchCause((cause) => {
         const error = Cause.squash(cause)
