@@ -4,11 +4,12 @@
  * once, and Claude Code carries on. `ralph-mem doctor` reports and repairs the same by hand.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const PLANTED = "OKAPI-4417-HERON"
@@ -52,12 +53,12 @@ const damage: ReadonlyArray<readonly [string, (path: string) => void]> = [
 ]
 
 describe("backups", () => {
-  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", async () => {
+  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
+    await maintenanceSettled(root)
     const backups = join(folder(root), "backups")
-    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
     const [first] = readdirSync(backups)
     expect(statSync(backups).mode & 0o777).toBe(0o700)
     expect(statSync(join(backups, first!)).mode & 0o777).toBe(0o600)
