@@ -51,7 +51,9 @@ const spellings = (folder: string): Array<string> => {
 const maintenanceRunsIn = (folder: string): boolean => {
   const inside = spellings(folder).map((path) => `${path}/`)
   return maintenanceProcesses().some(({ argv, env }) =>
-    [...argv, ...env.map((entry) => entry.slice(entry.indexOf("=") + 1))].some((value) => inside.some((prefix) => value.startsWith(prefix)))
+    [...argv, ...env.map((entry) => entry.slice(entry.indexOf("=") + 1))].some((value) =>
+      inside.some((prefix) => value.startsWith(prefix))
+    )
   )
 }
 
@@ -62,7 +64,9 @@ const maintenanceRunsIn = (folder: string): boolean => {
 export const maintenanceSettled = async (folder: string): Promise<void> => {
   const deadline = Date.now() + SETTLE_TIMEOUT_MS
   while (maintenanceRunsIn(folder)) {
-    if (Date.now() > deadline) throw new Error(`ralph-mem maintain still runs in ${folder} after ${SETTLE_TIMEOUT_MS} ms`)
+    if (Date.now() > deadline) {
+      throw new Error(`ralph-mem maintain still runs in ${folder} after ${SETTLE_TIMEOUT_MS} ms`)
+    }
     await sleep(50)
   }
 }
