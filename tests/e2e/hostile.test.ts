@@ -54,7 +54,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     const mock = await startMockAnthropic({ script: ["Nothing to do."] })
     cleanups.push(() => mock.close())
-    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 }
+    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 120_000 }
     const run = await runClaude(options)
     expect(run.code, describeRun(run)).toBe(0)
 
@@ -65,5 +65,5 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const [start] = hookResponses(run, "SessionStart")
     const told = JSON.parse(start?.stdout ?? "{}") as { systemMessage?: string }
     expect(told.systemMessage).toContain(`${join(project, ".ralph-mem", "hooks.log")}: it is a symbolic link`)
-  }, 120_000)
+  }, 300_000)
 })
