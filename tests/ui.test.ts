@@ -201,7 +201,7 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     expect(runHookProcess("SessionStart", payload("SessionStart", "sess-live", root, { source: "startup" }), { cwd: root }).code).toBe(0)
     const hookDone = Date.now()
     // The page polls the log twice a second; a loaded machine gets room, and the latency is written down.
-    await page.waitForSelector("text=sess-live", { timeout: 15_000 })
+    await page.waitForSelector("text=sess-live", { timeout: 60_000 })
     const latencyMs = Date.now() - hookDone
     writeFileSync(join(SHOTS, "live.json"), JSON.stringify({ hookMs: hookDone - started, shownAfterHookMs: latencyMs }))
     await page.screenshot({ path: join(SHOTS, "live-after.png"), fullPage: true })
