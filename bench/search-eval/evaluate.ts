@@ -4,7 +4,7 @@
  * UserPromptSubmit hook searches (the project, 5 hits), each query checked for its memory in the top 1 and 3.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { type Memory, openMemory, searchIndex } from "@ralph-mem/projections"
+import { type MemoryStore, openMemory, searchIndex } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { burialObservations } from "./burial.ts"
 import { EVAL_PROJECT, type EvalMemory, memories } from "./corpus.ts"
@@ -34,7 +34,7 @@ const observed = (sessionId: string, m: Omit<EvalMemory, "key" | "daysAgo">): Ra
 const started = (sessionId: string): RalphMemEvent => ({ _tag: "SessionStarted", sessionId, projectPath: EVAL_PROJECT, source: "startup" })
 
 export interface EvalMemoryDatabase {
-  readonly memory: Memory
+  readonly memory: MemoryStore
   /** Corpus key -> event id. */
   readonly eventIdOf: ReadonlyMap<string, string>
 }

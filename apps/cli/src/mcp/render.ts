@@ -3,7 +3,7 @@ import {
   forgottenEventIds,
   formatTime,
   type IndexHit,
-  type Memory,
+  type MemoryStore,
   type ObservationDetail,
   oneLine
 } from "@ralph-mem/projections"
@@ -40,7 +40,7 @@ export const hitLine = (hit: IndexHit, rank: number) =>
 export const idList = (ids: ReadonlyArray<string>) => JSON.stringify(ids)
 
 /** Unknown and forgotten ids, said apart: a forgotten one is gone for good, an unknown one may be mistyped. */
-export const missingLine = (db: Memory["db"], missing: ReadonlyArray<string>) => {
+export const missingLine = (db: MemoryStore["db"], missing: ReadonlyArray<string>) => {
   if (missing.length === 0) return undefined
   const forgotten = forgottenEventIds(db, missing)
   const unknown = missing.filter((id) => !forgotten.has(id))
