@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const project = () => {
@@ -416,7 +417,7 @@ describe("hooks fail open", () => {
 })
 
 describe("privacy on every write path", () => {
-  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", async () => {
+  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
     const secret = "sk-ant-api03-PLANTEDsecretVALUE0123456789abcdefABCDEF"
     const aws = "AKIAPLANTED12345678X"
@@ -433,8 +434,8 @@ describe("privacy on every write path", () => {
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     hook(root, "SessionStart", "s2", { source: "startup" })
     // SessionEnd starts a backup in the background: wait for it, then read everything on disk.
+    await maintenanceSettled(root)
     const backups = join(root, ".ralph-mem", "backups")
-    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
     const files = [
       ...["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)),
       ...readdirSync(backups).map((f) => join(backups, f))

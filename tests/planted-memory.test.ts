@@ -182,6 +182,17 @@ describe("a memory that arrived with the repository", () => {
     expect(existsSync(join(project, ".ralph-mem", "memory.db"))).toBe(true)
   })
 
+  it("a .git git takes for no repository (an empty folder): nothing tracked, nothing in hooks.log", () => {
+    const project = tempFolder()
+    const home = tempFolder()
+    mkdirSync(join(project, ".git"))
+    const start = hook("SessionStart", project, home, "s1", { source: "startup" })
+    expect(start.code).toBe(0)
+    expect(start.stdout).toBe("")
+    expect(existsSync(join(project, ".ralph-mem", "memory.db"))).toBe(true)
+    expect(existsSync(join(project, ".ralph-mem", "hooks.log"))).toBe(false)
+  })
+
   it("a verdict that cannot be kept: SessionStart still refuses, and warns that later hooks cannot tell", () => {
     const project = plantedClone()
     const home = tempFolder()

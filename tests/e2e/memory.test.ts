@@ -50,8 +50,8 @@ const HOOK_SCRIPT = join(REPO_ROOT, "dist", "hook.mjs")
 const STREAMED_HOOKS = ["SessionStart", "UserPromptSubmit", "Stop"] as const
 
 /** Generous: one run takes about 1 s, but a busy 2-core machine can be ten times slower. */
-const RUN_TIMEOUT_MS = 60_000
-const SCENARIO_TIMEOUT_MS = 120_000
+const RUN_TIMEOUT_MS = 120_000
+const SCENARIO_TIMEOUT_MS = 600_000
 
 // ---------------------------------------------------------------------------------------------------------
 // Projects, mocks and sessions

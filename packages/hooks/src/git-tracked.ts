@@ -41,6 +41,9 @@ export type TrackedCheck =
 /** Environment variables that would make git read another repository or index than the project's. */
 const GIT_LOCATION = /^GIT_(DIR|WORK_TREE|INDEX_FILE|COMMON_DIR|OBJECT_DIRECTORY|NAMESPACE|CEILING_DIRECTORIES)$/
 
+/** What git says (its first line, exit 128) in a folder that is no repository of its own or above it. */
+const NOT_A_REPOSITORY = /^fatal: not a git repository/
+
 /** The paths git tracks below `<projectRoot>/.ralph-mem`, or why git could not say. */
 const askGit = (projectRoot: string): TrackedCheck => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !GIT_LOCATION.test(key)))
@@ -55,7 +58,8 @@ const askGit = (projectRoot: string): TrackedCheck => {
     ["-c", "core.fsmonitor=false", "ls-files", "-z", "--cached", "--", pathspec],
     {
       cwd: projectRoot,
-      env: { ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+      // In C so that what git says is in the words looked for below, whatever the user's language.
+      env: { ...env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
       encoding: "utf8",
       timeout: GIT_TIMEOUT_MS,
       maxBuffer: 4 * 1024 * 1024,
@@ -72,6 +76,9 @@ const askGit = (projectRoot: string): TrackedCheck => {
   }
   if (result.status !== 0) {
     const said = (result.stderr ?? "").trim().split("\n")[0]?.slice(0, 300) ?? ""
+    // A `.git` git does not take for a repository (an empty folder, a copy without its objects) has no
+    // index, so it tracks nothing: nothing to refuse, and nothing worth a line in hooks.log each session.
+    if (NOT_A_REPOSITORY.test(said)) return { _tag: "Clean" }
     return { _tag: "Unknown", reason: `git ls-files exited ${result.status ?? result.signal}: ${said}` }
   }
   return { _tag: "Clean" }

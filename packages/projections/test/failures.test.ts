@@ -56,6 +56,24 @@ describe("recognising a failure again", () => {
     expect(sameTerms(a, b)).toBe(true)
     expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
   })
+
+  it("finds the same terms in an ASCII line as the Unicode word classes do, and keeps words in any script", () => {
+    const lines = [
+      "TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts",
+      "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+      "FAILED tests/test_api.py::test_login_v2 - AssertionError: assert 401 == 200",
+      "--- FAIL: TestParse_Header (0.00s) ../pkg/http2/frame_test.go:42 0x1f3a9c deadbeef",
+      "\tat Object.<anonymous> (/home/u/.cache/x-y/z.js:10:3) [[ISO-8859-1]] ~~~ 1234 _a_b_ ./-x-./"
+    ]
+    for (const line of lines) {
+      // A word the terms drop ("é", shorter than a term) makes the line non-ASCII: the Unicode classes split it.
+      expect(failureTerms([line])).toEqual(failureTerms([`${line} é`]))
+      expect(failureTerms([line]).length).toBeGreaterThan(0)
+    }
+    expect(failureTerms(["Ошибка: модуль auth.ts не найден; 認証エラー in löwe_handler"])).toEqual(
+      ["auth.ts", "löwe_handler", "модуль", "найден", "ошибка", "認証エラー"]
+    )
+  })
 })
 
 describe("a failure in one line", () => {

@@ -156,13 +156,31 @@ const STOP_TERMS = new Set([
   "true", "false", "undefined", "null", "with", "from", "that", "this", "line", "file", "found", "cannot", "could"
 ])
 
+/**
+ * How a line splits into words, and what makes a word a term (a letter in it). A Unicode property class costs
+ * a hook about half a millisecond to build, the first time it is used; nearly all output is ASCII, and for
+ * ASCII text the plain ranges match exactly what the Unicode classes would. So those are built only for a
+ * line that is not ASCII.
+ */
+interface TermPatterns {
+  readonly separator: RegExp
+  readonly letter: RegExp
+}
+
+const ASCII = /^[\x00-\x7f]*$/
+const ASCII_TERMS: TermPatterns = { separator: /[^A-Za-z0-9_./-]+/, letter: /[A-Za-z]/ }
+let unicodeTerms: TermPatterns | undefined
+const termPatterns = (line: string): TermPatterns =>
+  ASCII.test(line) ? ASCII_TERMS : (unicodeTerms ??= { separator: /[^\p{L}\p{N}_./-]+/u, letter: /\p{L}/u })
+
 /** The words of what failed that tell one failure from another: error names, files, test names, codes. */
 export const failureTerms = (signature: ReadonlyArray<string>): Array<string> => {
   const terms = new Set<string>()
   for (const line of signature) {
-    for (const word of line.toLowerCase().split(/[^\p{L}\p{N}_./-]+/u)) {
+    const { separator, letter } = termPatterns(line)
+    for (const word of line.toLowerCase().split(separator)) {
       const term = word.replace(/^[./-]+|[./-]+$/g, "")
-      if (term.length >= 4 && /\p{L}/u.test(term) && !STOP_TERMS.has(term)) terms.add(term)
+      if (term.length >= 4 && letter.test(term) && !STOP_TERMS.has(term)) terms.add(term)
     }
   }
   return [...terms].sort().slice(0, 24)
