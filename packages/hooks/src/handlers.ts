@@ -19,7 +19,6 @@ import {
   recentWorkSessions,
   relativeValues,
   resumeBrief,
-  searchIndex,
   sessionRecord,
   type Settings,
   estimateTokens,
@@ -27,6 +26,7 @@ import {
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
+import { searchIndex } from "@ralph-mem/projections/search"
 import {
   fitToBudget,
   type Injection,

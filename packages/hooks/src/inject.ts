@@ -8,7 +8,6 @@ import {
   type Belief,
   failureHeadline,
   estimateTokens,
-  type IndexHit,
   type ObservationHit,
   oneLine,
   type OpenLoop,
@@ -17,6 +16,7 @@ import {
   type SessionSummary,
   type TaskDetail
 } from "@ralph-mem/projections"
+import { type IndexHit } from "@ralph-mem/projections/search"
 import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
 
 export interface InjectionItem {

@@ -1,7 +1,7 @@
 import type { RalphMemEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { fullDetails, searchIndex, timelineOf } from "../src/index.ts"
+import { fullDetails, searchIndex, timelineOf } from "../src/search/index.ts"
 import { observation, started } from "./events.ts"
 import { append, open, T0 } from "./spec.ts"
 

@@ -1,12 +1,6 @@
 /** How the memory tools show observations and search hits: one line each, or in full. */
-import {
-  forgottenEventIds,
-  formatTime,
-  type IndexHit,
-  type Memory,
-  type ObservationDetail,
-  oneLine
-} from "@ralph-mem/projections"
+import { forgottenEventIds, formatTime, type Memory, oneLine } from "@ralph-mem/projections"
+import { type IndexHit, type ObservationDetail } from "@ralph-mem/projections/search"
 
 export const quoted = (value: string) => JSON.stringify(oneLine(value, 200))
 

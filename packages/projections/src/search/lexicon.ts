@@ -1,7 +1,7 @@
 /**
  * What a query may also mean: the lexicon (data in lexicon/: a Korean-English bridge for software terms, error
  * codes with the words people use for them, developer synonyms) and English word forms (a Porter stemmer).
- * The search asks for these terms besides the user's own, at a lower weight (engine.ts).
+ * The search asks for these terms besides the user's own, at a lower weight (terms.ts, hits.ts).
  *
  * The data is loaded on first use, once per process. Its phrases are stored as the search splits words (lower
  * case, one space between words), so a query's words are looked up as they are.

@@ -4,7 +4,8 @@
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
-import { planForget, searchIndex } from "../../src/index.ts"
+import { planForget } from "../../src/index.ts"
+import { searchIndex } from "../../src/search/index.ts"
 import { observation, started } from "../events.ts"
 import { append, open, T0 } from "../spec.ts"
 
