@@ -8,7 +8,7 @@
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
-import { quote } from "./query.ts"
+import { isLatinPrefix, quote } from "./query.ts"
 import { statement, values } from "./statements.ts"
 import { newestHolding, type Selected } from "./terms.ts"
 
@@ -24,16 +24,17 @@ export const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number 
 const RARE_ROWS = 300
 
 const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
-  // A prefix term matches more rows than its word: those are counted (up to the bound) before it is taken.
+  // A prefix term matches more rows than its word (`permiss*` holds no row as a word, yet `permission` is in
+  // hundreds): its rows are counted, up to the bound, before the terms are ordered.
   const rows = (term: Selected) =>
-    term.use.endsWith("*") ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held
+    isLatinPrefix(term.use) ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held
+  const counted = terms.map((term) => ({ use: term.use, rows: rows(term) })).sort((x, y) => x.rows - y.rows)
   const rare: Array<string> = []
   let total = 0
-  for (const term of [...terms].sort((x, y) => x.held - y.held)) {
-    const held = rows(term)
-    if (rare.length > 0 && total + held > RARE_ROWS) break
+  for (const term of counted) {
+    if (rare.length > 0 && total + term.rows > RARE_ROWS) break
     rare.push(term.use)
-    total += held
+    total += term.rows
   }
   return rare
 }

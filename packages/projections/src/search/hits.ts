@@ -30,7 +30,7 @@ import {
   summariesPassing,
   summaryScorer
 } from "./candidates.ts"
-import { conceptsOf, coverageOf, MAX_CONCEPTS } from "./coverage.ts"
+import { conceptsOf, coverageOf } from "./coverage.ts"
 import { matchTerms } from "./query.ts"
 import { statement } from "./statements.ts"
 import { corpusOf, judgeOnce, selectiveTerms, STAND_IN_DIVISOR, standInTerms } from "./terms.ts"
@@ -161,11 +161,11 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
   }
   // Coverage orders hits that hold the query in other words than the user's: without those, bm25 does.
-  const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, judgeTerm, standIns)
-  const covered = coverageOf(db, concepts)
-  if (concepts.length >= 2 && concepts.length <= MAX_CONCEPTS) {
+  const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, corpus, judgeTerm, standIns)
+  const coverage = coverageOf(db, concepts)
+  if (coverage !== undefined) {
     for (const [id, row] of best) {
-      best.set(id, { ...row, relevance: (row.relevance * (covered.get(id) ?? 1)) / concepts.length })
+      best.set(id, { ...row, relevance: row.relevance * (coverage.shares.get(id) ?? coverage.lightest) })
     }
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({

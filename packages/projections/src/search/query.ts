@@ -58,9 +58,9 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
   return [...terms]
 }
 
-/** The query's terms word by word, each word's own term first: a hit covers a word when it holds any of its terms. */
-export const termsByWord = (userText: string): ReadonlyArray<ReadonlyArray<string>> =>
-  [...wordsOf(userText)].map(termsOf)
+/** The query's words with their terms, the word's own term first: a hit covers a word when it holds any of its terms. */
+export const termsByWord = (userText: string): ReadonlyArray<readonly [word: string, terms: ReadonlyArray<string>]> =>
+  [...wordsOf(userText)].map((word) => [word, termsOf(word)] as const)
 
 /** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
 export const buildMatchQuery = (userText: string): string | undefined => {

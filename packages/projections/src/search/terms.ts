@@ -148,7 +148,7 @@ export const selectiveTerms = (terms: ReadonlyArray<string>, judgeTerm: (term: s
  * FTS5's idf of a term `held` observations of `rows` hold. `rows` is a lower bound on a large memory, which
  * overstates how much rarer one term is than another: the weights below err on the side of the user's words.
  */
-const idf = (held: number, rows: number): number => Math.max(1e-6, Math.log((rows - held + 0.5) / (held + 0.5)))
+export const idf = (held: number, rows: number): number => Math.max(1e-6, Math.log((rows - held + 0.5) / (held + 0.5)))
 
 /**
  * Terms that stand for the user's words (lexicon.ts) count for at most half of what a word the user typed
