@@ -10,7 +10,7 @@ import type { SqliteDatabase } from "@ralph-mem/events"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
 import { isLatinPrefix, quote } from "./query.ts"
 import { statement, values } from "./statements.ts"
-import { newestHolding, type Selected } from "./terms.ts"
+import type { Selected, TermStatistics } from "./terms.ts"
 
 /** Terms as one OR expression, each asked as many times as its weight says. */
 export const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number }>): string =>
@@ -23,11 +23,11 @@ export const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number 
  */
 const RARE_ROWS = 300
 
-const rarestTerms = (db: SqliteDatabase, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
+const rarestTerms = (statistics: TermStatistics, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
   // A prefix term matches more rows than its word (`permiss*` holds no row as a word, yet `permission` is in
   // hundreds): its rows are counted, up to the bound, before the terms are ordered.
   const rows = (term: Selected) =>
-    isLatinPrefix(term.use) ? newestHolding(db, term.use, RARE_ROWS + 1).length : term.held
+    isLatinPrefix(term.use) ? statistics.newest(term.use, RARE_ROWS + 1).length : term.held
   const counted = terms.map((term) => ({ use: term.use, rows: rows(term) })).sort((x, y) => x.rows - y.rows)
   const rare: Array<string> = []
   let total = 0
@@ -195,6 +195,7 @@ export const keepBest = (into: Scored, rows: ReadonlyArray<ObservationRow & { re
  */
 export const scoredByTerms = (
   db: SqliteDatabase,
+  statistics: TermStatistics,
   terms: ReadonlyArray<Selected & { readonly times?: number }>,
   wanted: number,
   passing: (ids: ReadonlyArray<number>) => Array<ObservationRow>
@@ -207,7 +208,7 @@ export const scoredByTerms = (
   // The rows holding every word rank first, yet may be older than the newest matches scored above.
   const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
   keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
-  const rare = new Set(rarestTerms(db, terms))
+  const rare = new Set(rarestTerms(statistics, terms))
   const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
   const rest = terms.filter((t) => !rare.has(t.use))
   keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)

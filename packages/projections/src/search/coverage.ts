@@ -11,9 +11,8 @@
  * however old. On queries of 2 to 8 concepts; a hit found holding none of them (an older row holding only
  * common terms) is taken to hold the lightest.
  */
-import type { SqliteDatabase } from "@ralph-mem/events"
 import { isLatinPrefix, termsByWord } from "./query.ts"
-import { type Corpus, idf, type Judged, newestHolding, type StandIn } from "./terms.ts"
+import { type Corpus, idf, type Judged, type StandIn, type TermStatistics } from "./terms.ts"
 
 export const MAX_CONCEPTS = 8
 const COVERED_ROWS = 300
@@ -66,8 +65,8 @@ export const conceptsOf = (
 }
 
 /** The rows of the index that hold a concept, as far back as `coverageOf` asks. */
-const rowsHolding = (db: SqliteDatabase, concept: Concept): ReadonlyArray<number> => {
-  const newest = newestHolding(db, concept.terms.map((t) => t.use).join(" OR "), COVERED_ROWS)
+const rowsHolding = (newestHolding: TermStatistics["newest"], concept: Concept): ReadonlyArray<number> => {
+  const newest = newestHolding(concept.terms.map((t) => t.use).join(" OR "), COVERED_ROWS)
   if (newest.length < COVERED_ROWS) return newest
   // A prefix's rows are more than its word's: only exact terms and Hangul stems are counted as rare.
   const rare: Array<string> = []
@@ -77,7 +76,7 @@ const rowsHolding = (db: SqliteDatabase, concept: Concept): ReadonlyArray<number
     rare.push(term.use)
     total += term.held
   }
-  return rare.length === 0 ? newest : [...newest, ...newestHolding(db, rare.join(" OR "), COVERED_ROWS)]
+  return rare.length === 0 ? newest : [...newest, ...newestHolding(rare.join(" OR "), COVERED_ROWS)]
 }
 
 /**
@@ -85,14 +84,14 @@ const rowsHolding = (db: SqliteDatabase, concept: Concept): ReadonlyArray<number
  * of a row found holding none. Undefined on queries of one concept or more than 8: bm25 orders those.
  */
 export const coverageOf = (
-  db: SqliteDatabase,
+  statistics: TermStatistics,
   concepts: ReadonlyArray<Concept>
 ): { readonly shares: Map<number, number>; readonly lightest: number } | undefined => {
   if (concepts.length < 2 || concepts.length > MAX_CONCEPTS) return undefined
   const total = concepts.reduce((sum, c) => sum + c.weight, 0)
   const shares = new Map<number, number>()
   for (const concept of concepts) {
-    for (const id of new Set(rowsHolding(db, concept))) shares.set(id, (shares.get(id) ?? 0) + concept.weight / total)
+    for (const id of new Set(rowsHolding(statistics.newest, concept))) shares.set(id, (shares.get(id) ?? 0) + concept.weight / total)
   }
   return { shares, lightest: Math.min(...concepts.map((c) => c.weight)) / total }
 }

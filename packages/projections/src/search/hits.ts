@@ -33,7 +33,7 @@ import {
 import { conceptsOf, coverageOf } from "./coverage.ts"
 import { matchTerms } from "./query.ts"
 import { statement } from "./statements.ts"
-import { corpusOf, judgeOnce, selectiveTerms, STAND_IN_DIVISOR, standInTerms } from "./terms.ts"
+import { selectiveTerms, STAND_IN_DIVISOR, standInTerms, termStatistics } from "./terms.ts"
 import { estimateTokens } from "./tokens.ts"
 import { oneLine } from "../text.ts"
 
@@ -128,8 +128,8 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
   const asked = matchTerms(options.query)
-  const corpus = corpusOf(db)
-  const judgeTerm = judgeOnce(db, corpus, new Map())
+  const statistics = termStatistics(db)
+  const { corpus, judgeTerm } = statistics
   const selected = selectiveTerms(asked, judgeTerm)
   const words = selected.length === 0 ? undefined : anyOf(selected)
   const now = options.now ?? Date.now()
@@ -144,7 +144,7 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   }
   const passing = observationsPassing(db, filters)
   // The best relevance per observation, from the user's words or substrings of them.
-  const best = scoredByTerms(db, selected, wanted, passing)
+  const best = scoredByTerms(db, statistics, selected, wanted, passing)
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
   if (best.size < limit) {
@@ -155,14 +155,14 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
   const standIns = options.standIns === false ? [] : standInTerms(db, options.query, asked, corpus, judgeTerm)
-  for (const [id, row] of scoredByTerms(db, standIns.filter((t) => t.times > 0), wanted, passing)) {
+  for (const [id, row] of scoredByTerms(db, statistics, standIns.filter((t) => t.times > 0), wanted, passing)) {
     const relevance = row.relevance / STAND_IN_DIVISOR
     const seen = best.get(id)
     best.set(id, { ...(seen ?? row), relevance: (seen?.relevance ?? 0) + relevance })
   }
   // Coverage orders hits that hold the query in other words than the user's: without those, bm25 does.
   const concepts = standIns.length === 0 ? [] : conceptsOf(options.query, corpus, judgeTerm, standIns)
-  const coverage = coverageOf(db, concepts)
+  const coverage = coverageOf(statistics, concepts)
   if (coverage !== undefined) {
     for (const [id, row] of best) {
       best.set(id, { ...row, relevance: row.relevance * (coverage.shares.get(id) ?? coverage.lightest) })

@@ -48,7 +48,7 @@ export interface Corpus {
  * whole table (5 ms at 100,000 when its pages are not in memory, as in a hook): the sample is found from
  * the newest end, and the table counted only when it is smaller.
  */
-export const corpusOf = (db: SqliteDatabase): Corpus => {
+const corpusOf = (db: SqliteDatabase): Corpus => {
   const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
   const floor = nthNewest(COMMONNESS_SAMPLE)
   if (floor !== undefined) {
@@ -123,11 +123,54 @@ export interface Selected {
   readonly held: number
 }
 
-/** Judges each term once per search: the user's words and the terms that stand for them share many. */
-export const judgeOnce = (db: SqliteDatabase, corpus: Corpus, judged: Map<string, Judged>) => (term: string): Judged => {
-  let found = judged.get(term)
-  if (found === undefined) judged.set(term, (found = judge(db, term, corpus.sample)))
-  return found
+/** What a search knows of the memory's terms: the sample that judges them, and each term judged. */
+export interface TermStatistics {
+  readonly corpus: Corpus
+  readonly judgeTerm: (term: string) => Judged
+  /** `newestHolding`, kept like the judged terms: which rows hold a concept, how many rows a prefix holds. */
+  readonly newest: (match: string, count: number) => ReadonlyArray<number>
+}
+
+/** A long-lived process (the memory tools' server) searches many times: this many judged terms and row lists are kept at most. */
+const MAX_KEPT = 10_000
+
+interface Kept {
+  readonly stamp: string
+  readonly statistics: TermStatistics
+  readonly judged: Map<string, Judged>
+  readonly rows: Map<string, ReadonlyArray<number>>
+}
+
+const kept = new WeakMap<SqliteDatabase, Kept>()
+
+/**
+ * The term statistics of a connection's memory, kept while the memory is unchanged: a word is judged once, not
+ * on every search (judging reads up to 400 of its rows, a prefix's frequent words more). A change is seen by
+ * SQLite's data_version (another connection committed) and this connection's total_changes().
+ */
+export const termStatistics = (db: SqliteDatabase): TermStatistics => {
+  const stamp = values(db, "SELECT data_version || ':' || total_changes() FROM pragma_data_version").get() as string
+  const found = kept.get(db)
+  if (found !== undefined && found.stamp === stamp && found.judged.size + found.rows.size < MAX_KEPT) {
+    return found.statistics
+  }
+  const corpus = corpusOf(db)
+  const judged = new Map<string, Judged>()
+  const judgeTerm = (term: string): Judged => {
+    let one = judged.get(term)
+    if (one === undefined) judged.set(term, (one = judge(db, term, corpus.sample)))
+    return one
+  }
+  const rows = new Map<string, ReadonlyArray<number>>()
+  const newest = (match: string, count: number): ReadonlyArray<number> => {
+    const key = `${count} ${match}`
+    let found = rows.get(key)
+    if (found === undefined) rows.set(key, (found = newestHolding(db, match, count)))
+    return found
+  }
+  const statistics = { corpus, judgeTerm, newest }
+  kept.set(db, { stamp, statistics, judged, rows })
+  return statistics
 }
 
 /**
