@@ -1,0 +1,51 @@
+/**
+ * Search layer 1 latency on one kept database, so that two trees can be run in turn on the same memory: the
+ * workload and queries of bench/search.ts, as many samples as asked, each query's first (cold) run included.
+ *   node bench/search-latency.ts [--db PATH] [--observations 100000] [--samples 400]
+ * The database is built on the first run (packed, as maintenance leaves it) and reused after. Prints p50 and
+ * p99 and writes bench/results/search-latency.json. Target (issue 20): p99 < 2 ms at 100,000 observations.
+ */
+import { compactLog } from "@ralph-mem/events"
+import { openMemory } from "@ralph-mem/projections"
+import { searchIndex } from "@ralph-mem/projections/search"
+import * as Effect from "effect/Effect"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { elapsedMs, machine, round, summarize } from "./measure.ts"
+import { QUERIES, sessionEvents } from "./search.ts"
+
+const argument = (name: string, otherwise: string): string => {
+  const at = process.argv.indexOf(name)
+  return at === -1 ? otherwise : process.argv[at + 1]!
+}
+const observations = Number(argument("--observations", "100000"))
+const samples = Number(argument("--samples", "400"))
+const path = argument("--db", join(tmpdir(), `ralph-mem-search-latency-${observations}.db`))
+const project = "/work/bench"
+
+if (!existsSync(path)) {
+  const memory = Effect.runSync(openMemory({ path }))
+  for (let s = 0; s * 20 < observations; s++) {
+    const events = sessionEvents(s, project).events
+    Effect.runSync(memory.log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "bench" }))
+  }
+  compactLog(memory.db, { idleMs: 0 })
+  memory.db.close()
+}
+
+const memory = Effect.runSync(openMemory({ path }))
+const times: Array<number> = []
+for (let i = 0; i < samples; i++) {
+  const start = process.hrtime.bigint()
+  const { hits } = searchIndex(memory.db, { query: QUERIES[i % QUERIES.length]!, project, limit: 10 })
+  times.push(elapsedMs(start))
+  if (hits.length === 0) throw new Error(`no hits for ${QUERIES[i % QUERIES.length]}`)
+}
+memory.db.close()
+const cold = times.slice(0, QUERIES.length).map((ms) => round(ms, 2))
+const result = { date: new Date().toISOString(), observations, ...summarize(times), coldRunsMs: cold, machine: machine() }
+const folder = join(import.meta.dirname, "results")
+mkdirSync(folder, { recursive: true })
+writeFileSync(join(folder, "search-latency.json"), `${JSON.stringify(result, null, 2)}\n`)
+process.stdout.write(`${JSON.stringify({ p50Ms: result.p50Ms, p99Ms: result.p99Ms, coldRunsMs: cold })}\n`)
