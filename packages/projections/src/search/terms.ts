@@ -79,18 +79,35 @@ const frequentExpansions = (db: SqliteDatabase, term: string, sample: Sample): A
 /** The quoted word of a term, without the prefix mark. */
 const wordOf = (term: string): string => (term.endsWith("*") ? term.slice(0, -1) : term)
 
+/** The words of the terms judged common so far (unquoted): a prefix of one of them is common too. */
+type CommonWords = Set<string>
+
+/** A term's word, unquoted (`"token"*` -> `token`). */
+const plainWord = (term: string): string => wordOf(term).slice(1, -1).replaceAll('""', '"')
+
 /**
  * What to ask the index for a term that is not common. A Latin prefix term is narrowed to its word when
  * enough observations hold the word, and any prefix when one of its longer words is common (`queue`, when
  * `queues` is in every stack trace: FTS5 would merge them all). Otherwise a Hangul stem stays a prefix
  * (its particles follow it), and so does a Latin word few rows hold (`auth` finds `authentication`).
+ * Finding the longer words' counts walks every row they hold, so a prefix of a word already judged common
+ * (`expect*`, the stem of the user's `expected`) is narrowed without asking, and a Hangul stem (judged by all
+ * the rows its prefix holds) or a phrase is never asked.
  */
-const narrowed = (db: SqliteDatabase, term: string, held: number, sample: Sample | undefined): string => {
+const narrowed = (db: SqliteDatabase, term: string, held: number, sample: Sample | undefined, common: CommonWords): string => {
   const word = wordOf(term)
   if (word === term) return term
-  if (isLatinPrefix(term) && held >= ENOUGH_ROWS_FOR_A_WORD) return word
-  if (sample !== undefined && frequentExpansions(db, term, sample).some((longer) => isCommon(db, longer, sample))) return word
-  return term
+  // A Hangul stem was judged by its prefix's rows: none of its longer words can be common when it is not. The
+  // index holds no phrase as a term, so its longer words cannot be asked.
+  if (!isLatinPrefix(term) || word.includes(" ")) return term
+  if (held >= ENOUGH_ROWS_FOR_A_WORD) return word
+  if (sample === undefined) return term
+  const start = plainWord(term)
+  for (const known of common) if (known.startsWith(start)) return word
+  const frequent = frequentExpansions(db, term, sample).find((longer) => isCommon(db, longer, sample))
+  if (frequent === undefined) return term
+  common.add(plainWord(frequent))
+  return word
 }
 
 export interface Judged {
@@ -107,14 +124,17 @@ export interface Judged {
  * share of them are in the sample. They are read from the newest end of the word's rows and the read
  * stops there, where counting all its rows would walk every one.
  */
-const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined): Judged => {
+const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined, common: CommonWords): Judged => {
   // A Hangul stem is always asked as a prefix (its particles follow it), so its rows are the prefix's.
   const counted = isLatinPrefix(term) ? wordOf(term) : term
   const newest = newestHolding(db, counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
   const held = newest.length
-  if (sample !== undefined && spread >= sample.floor) return { use: wordOf(term), common: true, spread, held }
-  return { use: narrowed(db, term, held, sample), common: false, spread, held }
+  if (sample !== undefined && spread >= sample.floor) {
+    common.add(plainWord(term))
+    return { use: wordOf(term), common: true, spread, held }
+  }
+  return { use: narrowed(db, term, held, sample, common), common: false, spread, held }
 }
 
 /** A term of the query as it is asked, with how many observations hold its word (counted up to 100 or more). */
@@ -156,9 +176,10 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
   }
   const corpus = corpusOf(db)
   const judged = new Map<string, Judged>()
+  const common: CommonWords = new Set()
   const judgeTerm = (term: string): Judged => {
     let one = judged.get(term)
-    if (one === undefined) judged.set(term, (one = judge(db, term, corpus.sample)))
+    if (one === undefined) judged.set(term, (one = judge(db, term, corpus.sample, common)))
     return one
   }
   const rows = new Map<string, ReadonlyArray<number>>()
