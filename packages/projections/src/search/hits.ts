@@ -93,7 +93,9 @@ interface HitText {
   readonly title: string
 }
 
-/** Each hit's event id and one line: tool and input, then the start of the text (read from the log for the hits only). */
+/**
+ * Each hit's event id and one line: tool and input, then the start of the text (read from the log for the hits only).
+ */
 const hitTexts = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, HitText> => {
   const rows = statement(
     db,

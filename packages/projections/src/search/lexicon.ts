@@ -100,7 +100,10 @@ const lexicon = (): LinkLookup => {
 export const MAX_EXPANSIONS_PER_PHRASE = 6
 /** At most this many terms are added to one query, whatever its length. */
 export const MAX_EXPANSIONS = 16
-/** Only a query's first words are looked up: a pasted page costs what a sentence does (only its first 32 terms are asked). */
+/**
+ * Only a query's first words are looked up: a pasted page costs what a sentence does (only its first 32 terms are
+ * asked).
+ */
 const MAX_WORDS = 48
 /** The longest phrase the lexicon is searched for, in words. */
 const MAX_PHRASE_WORDS = 5

@@ -38,7 +38,9 @@ export const toMatchTerm = (term: string): string => {
   return term.length >= MIN_LATIN_PREFIX_LENGTH ? `${quote(term)}*` : quote(term)
 }
 
-/** A Latin word matched as a prefix, which the engine narrows to the word; not a Hangul stem, whose particles follow it. */
+/**
+ * A Latin word matched as a prefix, which the engine narrows to the word; not a Hangul stem, whose particles follow it.
+ */
 export const isLatinPrefix = (term: string): boolean => term.endsWith("*") && !HANGUL_SYLLABLE.test(term)
 
 /** The word itself and, for identifiers, its parts, since the index holds both (see `searchableText`). */
@@ -58,7 +60,9 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
   return [...terms]
 }
 
-/** The query's words with their terms, the word's own term first: a hit covers a word when it holds any of its terms. */
+/**
+ * The query's words with their terms, the word's own term first: a hit covers a word when it holds any of its terms.
+ */
 export const termsByWord = (userText: string): ReadonlyArray<readonly [word: string, terms: ReadonlyArray<string>]> =>
   [...wordsOf(userText)].map((word) => [word, termsOf(word)] as const)
 

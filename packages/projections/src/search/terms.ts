@@ -59,17 +59,26 @@ const corpusOf = (db: SqliteDatabase): Corpus => {
   return { sample, rows }
 }
 
-/** The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops there. */
+/**
+ * The newest `count` observations holding `term`, newest first: FTS5 reads a word's rows from the newest end and stops
+ * there.
+ */
 export const newestHolding = (db: SqliteDatabase, term: string, count: number): Array<number> =>
   values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(term, count) as Array<number>
 
-/** Of a term's newest rows, the one past the sample's share (0 when fewer hold the term): the term is common when it is in the sample. */
+/**
+ * Of a term's newest rows, the one past the sample's share (0 when fewer hold the term): the term is common when it is
+ * in the sample.
+ */
 const spreadOf = (newest: ReadonlyArray<number>, sample: Sample): number => newest[sample.most] ?? 0
 
 const isCommon = (db: SqliteDatabase, term: string, sample: Sample): boolean =>
   spreadOf(newestHolding(db, term, sample.most + 1), sample) >= sample.floor
 
-/** The longer words of a prefix term that more observations hold than the sample's share (only these can be common), quoted. */
+/**
+ * The longer words of a prefix term that more observations hold than the sample's share (only these can be common),
+ * quoted.
+ */
 const frequentExpansions = (db: SqliteDatabase, term: string, sample: Sample): Array<string> => {
   const word = term.slice(1, -2).replaceAll('""', '"')
   const longer = values(db, "SELECT term FROM observations_vocab WHERE term > ? AND term < ? AND doc > ?").all(word, `${word}\u{10FFFF}`, sample.most)
@@ -151,7 +160,10 @@ export interface TermStatistics {
   readonly newest: (match: string, count: number) => ReadonlyArray<number>
 }
 
-/** A long-lived process (the memory tools' server) searches many times: this many judged terms and row lists are kept at most. */
+/**
+ * A long-lived process (the memory tools' server) searches many times: this many judged terms and row lists are kept at
+ * most.
+ */
 const MAX_KEPT = 10_000
 
 interface Kept {
