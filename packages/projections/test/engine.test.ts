@@ -94,6 +94,15 @@ describe("layers 2 and 3", () => {
     expect(detail).toMatchObject({ id: ids["fix"], toolName: "Edit", content: "extended the token lifetime to one hour", files: ["src/auth/token_store.ts"], metadata: {} })
     expect(fullDetails(memory.db, ["no-such-id"])).toEqual([])
   })
+
+  it("layer 3 takes short ids (`@12`, `12`) and event ids together, each observation once, in log order", () => {
+    const { memory, ids } = corpus()
+    const [fix] = fullDetails(memory.db, [ids["fix"]!])
+    const [expired] = fullDetails(memory.db, [ids["expired"]!])
+    const both = fullDetails(memory.db, [`@${fix!.position}`, ids["expired"]!, String(expired!.position), ids["fix"]!])
+    expect(both.map((d) => d.id)).toEqual([fix!, expired!].sort((a, b) => a.position - b.position).map((d) => d.id))
+    expect(fullDetails(memory.db, ["@999999"])).toEqual([])
+  })
 })
 
 describe("common terms", () => {

@@ -4,6 +4,7 @@
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { IndexHit } from "./hits.ts"
+import { statement } from "./statements.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export interface ObservationDetail {
@@ -36,13 +37,17 @@ const toDetail = (row: DetailRow): ObservationDetail => {
  * position in the log; `12` too). Unknown ids are left out.
  */
 export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): ReadonlyArray<ObservationDetail> =>
-  (db
-    .prepare(
-      `SELECT ${DETAIL_COLUMNS} FROM observations
-       WHERE event_id IN (SELECT value FROM json_each(@ids)) OR id IN (SELECT value FROM json_each(@positions)) ORDER BY id`
-    )
-    .all({ ids: JSON.stringify(ids), positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? [])) }) as Array<DetailRow>)
-    .map(toDetail)
+  (statement(
+    db,
+    // Positions first, then the rows: an OR of the event id and the position would scan every observation.
+    `SELECT ${DETAIL_COLUMNS} FROM observations
+     WHERE id IN (SELECT position FROM events WHERE event_id IN (SELECT value FROM json_each(@ids))
+                  UNION SELECT value FROM json_each(@positions))
+     ORDER BY id`
+  ).all({
+    ids: JSON.stringify(ids),
+    positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? []))
+  }) as Array<DetailRow>).map(toDetail)
 
 /** The position a short id (`@12` or `12`) names, if it is one. */
 export const positionOfRef = (id: string): number | undefined => (/^@?\d{1,15}$/.test(id.trim()) ? Number(id.trim().replace("@", "")) : undefined)
