@@ -4,7 +4,7 @@
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { IndexHit } from "./hits.ts"
-import { statement } from "./statements.ts"
+import { statement, values } from "./statements.ts"
 import { estimateTokens } from "./tokens.ts"
 
 export interface ObservationDetail {
@@ -62,9 +62,10 @@ export interface TimelineEntry {
 
 /** Layer 2: each hit with its neighbours in time within its session. */
 export const timelineOf = (db: SqliteDatabase, hits: ReadonlyArray<IndexHit>, around = 2): ReadonlyArray<TimelineEntry> => {
-  const before = db.prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
-  const after = db.prepare(`SELECT ${DETAIL_COLUMNS} FROM observations WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`)
-  const positionOf = db.prepare("SELECT id FROM observations WHERE event_id = ?").pluck()
+  const columns = `SELECT ${DETAIL_COLUMNS} FROM observations`
+  const before = statement(db, `${columns} WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
+  const after = statement(db, `${columns} WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`)
+  const positionOf = values(db, "SELECT id FROM observations WHERE event_id = ?")
   return hits.map((hit) => {
     // A session summary's neighbours are its session's last observations.
     const position = hit.kind === "observation" ? (positionOf.get(hit.id) as number) : Number.MAX_SAFE_INTEGER
