@@ -62,9 +62,19 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
 
 /**
  * The query's words with their terms, the word's own term first: a hit covers a word when it holds any of its terms.
+ * Only the words whose terms the search asks for (its first 32 terms): a pasted page costs what a sentence does.
  */
-export const termsByWord = (userText: string): ReadonlyArray<readonly [word: string, terms: ReadonlyArray<string>]> =>
-  [...wordsOf(userText)].map((word) => [word, termsOf(word)] as const)
+export const termsByWord = (userText: string): ReadonlyArray<readonly [word: string, terms: ReadonlyArray<string>]> => {
+  const words: Array<readonly [string, ReadonlyArray<string>]> = []
+  const asked = new Set<string>()
+  for (const word of wordsOf(userText)) {
+    if (asked.size >= MAX_TERMS) break
+    const terms = termsOf(word)
+    words.push([word, terms])
+    for (const term of terms) asked.add(term)
+  }
+  return words
+}
 
 /** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
 export const buildMatchQuery = (userText: string): string | undefined => {
