@@ -140,7 +140,8 @@ const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined, com
   const spread = sample === undefined ? 0 : spreadOf(newest, sample)
   const held = newest.length
   if (sample !== undefined && spread >= sample.floor) {
-    common.add(plainWord(term))
+    // Only a word: a phrase or words near each other are no index term another term could be a prefix of.
+    if (term.startsWith('"') && !plainWord(term).includes(" ")) common.add(plainWord(term))
     return { use: wordOf(term), common: true, spread, held }
   }
   return { use: narrowed(db, term, held, sample, common), common: false, spread, held }
