@@ -17,7 +17,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { type Criterion, monotonicUlid, type RalphMemEvent, newSqliteDatabase } from "@ralph-mem/events"
 import { execute, loopConfig, parseCriterion } from "../packages/loop/src/index.ts"
 import { closeIteration } from "../packages/loop/src/iteration.ts"
-import { loadSettings, openMemory } from "../packages/projections/src/index.ts"
+import { openMemory } from "../packages/projections/src/index.ts"
+import { loadSettings } from "../packages/settings/src/index.ts"
 import { CLI } from "./support/cli.ts"
 
 const SEED = Number(process.env["RALPH_MEM_CRASH_SEED"] ?? Math.floor(Math.random() * 2 ** 32))

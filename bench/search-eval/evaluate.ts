@@ -4,7 +4,7 @@
  * UserPromptSubmit hook searches (the project, 5 hits), each query checked for its memory in the top 1 and 3.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { type Memory, openMemory } from "@ralph-mem/projections"
+import { type MemoryStore, openMemory } from "@ralph-mem/projections"
 import { searchIndex } from "@ralph-mem/projections/search"
 import * as Effect from "effect/Effect"
 import { burialObservations } from "./burial.ts"
@@ -35,7 +35,7 @@ const observed = (sessionId: string, m: Omit<EvalMemory, "key" | "daysAgo">): Ra
 const started = (sessionId: string): RalphMemEvent => ({ _tag: "SessionStarted", sessionId, projectPath: EVAL_PROJECT, source: "startup" })
 
 export interface EvalMemoryDatabase {
-  readonly memory: Memory
+  readonly memory: MemoryStore
   /** Corpus key -> event id. */
   readonly eventIdOf: ReadonlyMap<string, string>
 }

@@ -7,7 +7,7 @@ import {
   resolveDatabasePath
 } from "@ralph-mem/events"
 import { foldSpill } from "@ralph-mem/hooks"
-import { acquireMemory, detectLostEvents, finishPendingErasure, type Memory } from "@ralph-mem/projections"
+import { acquireMemory, detectLostEvents, finishPendingErasure, type MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError } from "effect/cli"
@@ -39,7 +39,7 @@ const ELSEWHERE = "run this inside your project's git repository, or pass --db <
  */
 export const withStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
-  use: (memory: Memory) => Effect.Effect<A, E>
+  use: (memory: MemoryStore) => Effect.Effect<A, E>
 ) => {
   const { path, outsideGit } = location(db)
   const announce = outsideGit && !existsSync(path)
@@ -66,7 +66,7 @@ export const withStore = <A, E extends { readonly message: string }>(
  */
 export const withExistingStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
-  use: (memory: Memory) => Effect.Effect<A, E>
+  use: (memory: MemoryStore) => Effect.Effect<A, E>
 ) => {
   const { path, outsideGit } = location(db)
   // A refused memory folder is said to be refused (by the open), never shown as an empty memory.

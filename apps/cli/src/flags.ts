@@ -1,5 +1,5 @@
 /** Flags shared by many commands, and the parsing of their values. */
-import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-mem/projections"
+import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-mem/settings"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliError, Flag } from "effect/cli"

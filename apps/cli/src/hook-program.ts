@@ -6,8 +6,7 @@
  * every hook, so Node's modules that only some hooks need (child_process) are fetched where they are used.
  */
 import { useBundledNativeBinding } from "@ralph-mem/events"
-import { type HookExtensions, isHookName, runHook } from "@ralph-mem/hooks"
-import { injectionBudgetTokens } from "@ralph-mem/projections"
+import { type HookExtensions, injectionBudgetTokens, isHookName, runHook } from "@ralph-mem/hooks"
 import { continueAtStop, interruptAtStopFailure } from "@ralph-mem/loop"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"

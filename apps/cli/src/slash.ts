@@ -16,7 +16,7 @@ import { CliError } from "effect/cli"
 import { withExistingStore } from "./command-memory.ts"
 
 /** The plugin's commands (commands/<name>.md) and the CLI command each runs. */
-export const SLASH_COMMANDS: Readonly<Record<string, string>> = {
+const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   "mem-search": "search",
   "mem-inject": "inject",
   "mem-forget": "forget",

@@ -1,5 +1,5 @@
 /** Times as people type them: ISO 8601, or an age back from now in the config files' duration grammar (`7d`). */
-import { parseDuration } from "@ralph-mem/projections"
+import { parseDuration } from "@ralph-mem/settings"
 
 /** Epoch milliseconds of an ISO 8601 time or of an age back from `now`; undefined when it is neither. */
 export const pointInTime = (text: string, now: number): number | undefined => {

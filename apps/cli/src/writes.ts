@@ -4,7 +4,7 @@
  * passes the privacy filter before it is stored.
  */
 import { type AppendError, type DecisionImpact, monotonicUlid, type RecordedEvent, streams } from "@ralph-mem/events"
-import { type Memory, Refused } from "@ralph-mem/projections"
+import { type MemoryStore, Refused } from "@ralph-mem/projections"
 import { decideDecision } from "@ralph-mem/working"
 import * as Effect from "effect/Effect"
 
@@ -19,7 +19,7 @@ export interface NoteToWrite {
 }
 
 /** A note, injected at the start of later sessions of the project; `stored` is its event (forget takes its id). */
-export const writeNote = (memory: Memory, note: NoteToWrite) => {
+export const writeNote = (memory: MemoryStore, note: NoteToWrite) => {
   const noteId = monotonicUlid()()
   return memory.log
     .append(
@@ -52,7 +52,7 @@ export interface DecisionToWrite {
 
 /** A decision with its rationale and the alternatives it rejected; refused when one of them is empty. */
 export const writeDecision = (
-  memory: Memory,
+  memory: MemoryStore,
   input: DecisionToWrite
 ): Effect.Effect<RecordedEvent, Refused | AppendError> =>
   Effect.suspend(() => {

@@ -1,7 +1,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { catalog, defineEvent, makeCatalog, type RalphMemEvent, ralphMemEvents } from "../src/index.ts"
+import { catalog, defineEvent, makeCatalog, type RalphMemEvent } from "../src/index.ts"
 
 const samples: ReadonlyArray<RalphMemEvent> = [
   { _tag: "SessionStarted", sessionId: "s1", projectPath: "/p", source: "resume", model: "opus" },
@@ -68,15 +68,6 @@ describe("the ralph-mem catalog", () => {
   it("refuses to decode a version newer than it knows", () => {
     const read = catalog.decode("SessionStarted", 7, { sessionId: "s", projectPath: "/p", source: "startup" })
     expect(Result.isFailure(read) && read.failure).toMatch(/v7 is newer than this ralph-mem knows \(v1\)/)
-  })
-
-  it("is one tagged union that decodes any event and tells them apart", () => {
-    const union = ralphMemEvents()
-    const decoded = Schema.decodeUnknownSync(union)({ _tag: "SessionEnded", sessionId: "s", reason: "exit" })
-    expect(union.guards.SessionEnded(decoded)).toBe(true)
-    expect(union.guards.SessionStarted(decoded)).toBe(false)
-    expect(() => Schema.decodeUnknownSync(union)({ _tag: "SessionEnded", sessionId: 1 })).toThrow()
-    expect(ralphMemEvents()).toBe(union)
   })
 
   it("lists every event type once", () => {

@@ -21,7 +21,6 @@ import {
   finishPendingErasure,
   isCorruption,
   listBackups,
-  loadSettings,
   openMemory,
   passesIntegrityCheck,
   pendingErasure,
@@ -30,6 +29,7 @@ import {
   unacknowledgedLosses,
   verify
 } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { existsSync, statSync } from "node:fs"

@@ -8,9 +8,8 @@ import {
   activePlanLoop,
   activityBetween,
   commandFamily,
-  injectionBudgetTokens,
   listBeliefs,
-  type Memory,
+  type MemoryStore,
   normalizeCommand,
   openLoops,
   positionsOf,
@@ -20,16 +19,17 @@ import {
   relativeValues,
   resumeBrief,
   sessionRecord,
-  type Settings,
   estimateTokens,
   toldInSession,
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { searchIndex } from "@ralph-mem/projections/search"
+import type { Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,
   type Injection,
+  injectionBudgetTokens,
   type InjectionItem,
   promptItems,
   sessionStartItems,
@@ -44,7 +44,7 @@ import type { HookInput, HookName } from "./payload.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
 
 export interface HookContext {
-  readonly memory: Memory
+  readonly memory: MemoryStore
   /** The project root the session works in; memory is scoped to it. */
   readonly project: string
   readonly settings: Settings
@@ -84,7 +84,7 @@ const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "co
  * that carries it.
  */
 const inject = (
-  db: Memory["db"],
+  db: MemoryStore["db"],
   hook: HookName,
   sessionId: string,
   projectPath: string,
@@ -117,14 +117,14 @@ const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | u
   output === undefined ? { events } : { events, output }
 
 /** Each item with the id that opens it: the position of the event (or session) it came from first. */
-export const withEventRefs = (db: Memory["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
+export const withEventRefs = (db: MemoryStore["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
   withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
 
 /**
  * What is left to tell, each item with the id that opens it, within the budget. Sources are compared as
  * injections record them: a session's summary by its event (sourceEventIds).
  */
-const toTell = (memory: Memory, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) => {
+const toTell = (memory: MemoryStore, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) => {
   const recorded = items.map((item) => (item.sources === undefined ? item : { ...item, sources: sourceEventIds(memory.db, item.sources) }))
   return fitToBudget(withEventRefs(memory.db, untold(recorded, told)), budget)
 }

@@ -17,7 +17,12 @@ import {
   type TaskDetail
 } from "@ralph-mem/projections"
 import { type IndexHit } from "@ralph-mem/projections/search"
+import type { Settings } from "@ralph-mem/settings"
 import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
+
+/** How many tokens injected memory may use: its share of the context window. */
+export const injectionBudgetTokens = (settings: Settings): number =>
+  Math.floor(settings.memory.contextWindow * settings.memory.injectedMemory)
 
 export interface InjectionItem {
   readonly section: string

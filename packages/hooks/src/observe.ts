@@ -59,7 +59,7 @@ export const summarizeInput = (toolName: string, toolInput: unknown): string | u
 }
 
 /** The files a tool call names: its input's paths, and the path a Write or Edit reports back. */
-export const filesTouched = (toolInput: unknown, toolResponse: unknown): ReadonlyArray<string> => {
+const filesTouched = (toolInput: unknown, toolResponse: unknown): ReadonlyArray<string> => {
   const input = record(toolInput)
   const response = record(toolResponse)
   const candidates = [input["file_path"], input["notebook_path"], response["filePath"]]

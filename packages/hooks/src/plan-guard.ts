@@ -132,7 +132,7 @@ const isReadOnlySimple = (words: ReadonlyArray<string>): boolean => {
 }
 
 /** Why a shell command is not read-only, or `undefined` when it is. */
-export const shellChange = (command: string): string | undefined => {
+const shellChange = (command: string): string | undefined => {
   const parsed = parse(command)
   if ("refused" in parsed) return `it uses ${parsed.refused}`
   const writer = parsed.segments.find((words) => !isReadOnlySimple(words))

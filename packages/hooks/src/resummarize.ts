@@ -3,7 +3,7 @@
  * SessionSummarized event on the session's stream (the old one stays in the log, history is never
  * rewritten). `maintain` and `replay` run it.
  */
-import { type Memory, sessionRecord, sessionsSummarizedBefore } from "@ralph-mem/projections"
+import { type MemoryStore, sessionRecord, sessionsSummarizedBefore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
 
@@ -14,7 +14,7 @@ export interface ResummarizeReport {
 }
 
 export const resummarizeSessions = (
-  memory: Memory,
+  memory: MemoryStore,
   options: { readonly home?: string | undefined; readonly writer: string }
 ) =>
   Effect.gen(function*() {

@@ -22,11 +22,11 @@ import {
   detectLostEvents,
   finishPendingErasure,
   isCorruption,
-  loadSettings,
-  type Memory,
+  type MemoryStore,
   openMemory,
   recoverDatabase
 } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -99,7 +99,7 @@ const describe = (error: unknown): string =>
  * before the database was opened (a malformed payload), it is opened just for this. True when recorded.
  */
 const recordFailure = (
-  opened: Memory | undefined,
+  opened: MemoryStore | undefined,
   open: () => ReturnType<typeof openMemory>,
   hook: HookName,
   reason: string,
@@ -158,7 +158,7 @@ export const runHook = (
   let knownPath: string | undefined
   const databasePath = () =>
     (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
-  let memory: Memory | undefined
+  let memory: MemoryStore | undefined
   const open = () =>
     openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
 

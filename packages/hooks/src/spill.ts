@@ -24,7 +24,7 @@ import {
   streams,
   writeSideFileAt
 } from "@ralph-mem/events"
-import type { Memory } from "@ralph-mem/projections"
+import type { MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeSync, existsSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
@@ -203,7 +203,7 @@ const describeRecord = (record: SpillRecord, recordedAt: string) => {
 }
 
 /** Appends one record's events and its failure, each once whatever happened before. */
-const foldRecord = (memory: Memory, record: SpillRecord) =>
+const foldRecord = (memory: MemoryStore, record: SpillRecord) =>
   Effect.gen(function* () {
     const recordedAt = new Date().toISOString()
     const occurredAt = Date.parse(record.time)
@@ -249,7 +249,7 @@ const foldRecord = (memory: Memory, record: SpillRecord) =>
  * its space, when it is missing. Never fails: what it cannot fold stays for the next process, and the
  * fold stops at the first append that fails (waiting at most `waitMs` for a lock), since the next would too.
  */
-export const foldSpill = (memory: Memory, waitMs = 1000): Effect.Effect<{ readonly folded: number }> =>
+export const foldSpill = (memory: MemoryStore, waitMs = 1000): Effect.Effect<{ readonly folded: number }> =>
   Effect.suspend(() => {
     const path = spillPath(memory.path)
     let fd: number

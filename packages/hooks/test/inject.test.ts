@@ -6,9 +6,12 @@ import {
   type TaskDetail,
   type TaskStep
 } from "@ralph-mem/projections"
+import { defaultSettings } from "@ralph-mem/settings"
 import { describe, expect, it } from "vitest"
+import { machine } from "../../settings/test/fixture.ts"
 import {
   fitToBudget,
+  injectionBudgetTokens,
   type InjectionItem,
   OPEN_LINE,
   type ProjectMemory,
@@ -148,5 +151,19 @@ describe("what a session is told at its start", () => {
     expect(injection.text).toContain("## Project beliefs\n- stack: TypeScript on Node 24")
     expect(injection.text).not.toContain("Where the last session stopped")
     expect(renderSections(resumeItems(brief), "compact").split("\n")[0]).toBe("## Where the last session stopped")
+  })
+})
+
+describe("injectionBudgetTokens", () => {
+  it("is the injected share of the context window, rounded down", () => {
+    expect(injectionBudgetTokens(defaultSettings)).toBe(30_000)
+    const settings = { ...defaultSettings, memory: { ...defaultSettings.memory, contextWindow: 199_999 } }
+    expect(injectionBudgetTokens(settings)).toBe(29_999)
+  })
+
+  it("follows the configured share", () => {
+    const m = machine()
+    m.write(m.projectFile, "memory:\n  context_window: 100000\n  injected_memory: 0.1\n")
+    expect(injectionBudgetTokens(m.load().settings)).toBe(10_000)
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { filesTouched, observeToolFailure, observeToolUse, summarizeInput, trim } from "../src/observe.ts"
+import { observeToolFailure, observeToolUse, summarizeInput, trim } from "../src/observe.ts"
 
 const base = { session_id: "s", cwd: "/p" }
 
@@ -29,9 +29,14 @@ describe("observing tool calls", () => {
   })
 
   it("names the files a call touched", () => {
-    expect(filesTouched({ file_path: "/p/a.ts" }, { filePath: "/p/a.ts" })).toEqual(["/p/a.ts"])
-    expect(filesTouched({ notebook_path: "/p/n.ipynb" }, undefined)).toEqual(["/p/n.ipynb"])
-    expect(filesTouched({ command: "rm -rf /" }, "text")).toEqual([])
+    const files = (tool_name: string, tool_input: unknown, tool_response: unknown) =>
+      observeToolUse({ ...base, tool_name, tool_input, tool_response }, 4000).files
+    expect(files("Write", { file_path: "/p/a.ts" }, { filePath: "/p/a.ts" })).toEqual(["/p/a.ts"])
+    expect(files("Write", { content: "x" }, { filePath: "/p/b.ts" })).toEqual(["/p/b.ts"])
+    expect(files("NotebookEdit", { notebook_path: "/p/n.ipynb" }, undefined)).toEqual(["/p/n.ipynb"])
+    expect(files("Bash", { command: "rm -rf /" }, "text")).toEqual([])
+    const failed = { ...base, tool_name: "Edit", tool_input: { file_path: "/p/c.ts" }, error: "no match" }
+    expect(observeToolFailure({ ...failed, is_interrupt: false }, 4000).files).toEqual(["/p/c.ts"])
   })
 
   it("records what edits and reads did, not whole files", () => {

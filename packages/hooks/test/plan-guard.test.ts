@@ -1,6 +1,9 @@
 /** The plan loop's guard: reading passes, anything that may change the project is refused. */
 import { describe, expect, it } from "vitest"
-import { planGuard, shellChange } from "../src/plan-guard.ts"
+import { planGuard } from "../src/plan-guard.ts"
+
+/** What the guard says of a Bash call running `command`. */
+const bash = (command: string) => planGuard("Bash", { command })
 
 describe("planGuard", () => {
   it("refuses every file-editing tool and lets the others through", () => {
@@ -14,7 +17,7 @@ describe("planGuard", () => {
   })
 })
 
-describe("shellChange", () => {
+describe("planGuard on a shell command", () => {
   it.each([
     "ls -la",
     "cat src/a.ts | grep -n 'export' | head -20",
@@ -30,7 +33,7 @@ describe("shellChange", () => {
     "sort names.txt | uniq -c",
     "echo \"$HOME\" '$(not run)'"
   ])("lets %s through", (command) => {
-    expect(shellChange(command)).toBeUndefined()
+    expect(bash(command)).toBeUndefined()
   })
 
   it.each([
@@ -60,6 +63,7 @@ describe("shellChange", () => {
     ["python3 -c 'print(1)'", /`python3/],
     ["cat 'unclosed", /unclosed quote/]
   ])("refuses %s", (command, reason) => {
-    expect(shellChange(command)).toMatch(reason)
+    expect(bash(command)).toMatch(/^the shell command may change something: /)
+    expect(bash(command)).toMatch(reason)
   })
 })

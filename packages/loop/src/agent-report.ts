@@ -110,7 +110,7 @@ const validZone = (zone: string | undefined): string | undefined => {
 }
 
 /** The next moment after `now` when the wall clock of `zone` (default: this machine's) shows the time. */
-export const nextWallClock = (
+const nextWallClock = (
   time: { readonly hour: number; readonly minute: number; readonly month?: number; readonly day?: number },
   zone: string | undefined,
   now: number

@@ -4,7 +4,7 @@
  * folded into the goal.
  */
 import { type Criterion, type CriterionKind, type LoopConfig, redactStrings } from "@ralph-mem/events"
-import { DURATION_EXAMPLES, parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/projections"
+import { DURATION_EXAMPLES, parseDuration, type Settings, type SuccessCriterion } from "@ralph-mem/settings"
 import { splitCommand } from "./argv.ts"
 
 const KINDS: ReadonlyArray<CriterionKind> = [

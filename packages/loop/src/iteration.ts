@@ -6,7 +6,7 @@
  */
 import { ensureOutputFolder, type IterationUsage, redactText, writePrivateFile } from "@ralph-mem/events"
 import { dirname } from "node:path"
-import type { Memory } from "@ralph-mem/projections"
+import type { MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { evaluateCriteria } from "./criteria/index.ts"
 import { syncPrdFile } from "./prd.ts"
@@ -16,7 +16,7 @@ import { nextStep } from "./policy.ts"
 import { type Loop, storyOf } from "./state.ts"
 
 export const closeIteration = (
-  memory: Memory,
+  memory: MemoryStore,
   loop: Loop,
   options: { readonly writer: string; readonly lastAssistantMessage?: string; readonly usage?: IterationUsage }
 ) =>
@@ -56,7 +56,7 @@ export interface Success {
  * is written to its file first, then recorded with the success in one append: the log keeps the plan
  * even when the file cannot be written.
  */
-export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistantMessage: string | undefined) =>
+export const succeed = (memory: MemoryStore, loop: Loop, writer: string, lastAssistantMessage: string | undefined) =>
   Effect.gen(function*() {
     if (loop.plan === undefined) return { loop: yield* execute(memory, loop.loopId, { _tag: "Succeed" }, writer) } satisfies Success
     const text = redactText(lastAssistantMessage ?? "").text
@@ -78,7 +78,13 @@ export const succeed = (memory: Memory, loop: Loop, writer: string, lastAssistan
  * before recording the outcome left that decision unrecorded: it is made now (the goal was met: success;
  * a stop condition holds: failure), instead of beginning an iteration the limits forbid.
  */
-export const settleOrBegin = (memory: Memory, loop: Loop, writer: string, now: number, lastAssistantMessage?: string) => {
+export const settleOrBegin = (
+  memory: MemoryStore,
+  loop: Loop,
+  writer: string,
+  now: number,
+  lastAssistantMessage?: string
+) => {
   const verdict = loop.iterations.at(-1)?.completedAt === undefined ? { _tag: "Continue" as const } : nextStep(loop, { now })
   switch (verdict._tag) {
     case "Succeed":

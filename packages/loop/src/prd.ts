@@ -80,7 +80,7 @@ const parseStory = (raw: unknown, index: number, problems: Array<string>): PrdSt
 }
 
 /** Parses prd.json's text; every problem is reported at once. */
-export const parsePrd = (text: string, path: string): Prd | PrdInvalid => {
+const parsePrd = (text: string, path: string): Prd | PrdInvalid => {
   let raw: unknown
   try {
     raw = JSON.parse(text)

@@ -16,6 +16,10 @@ const describeResult = (r: CriterionResult, tailChars: number): string => {
   return r.passed || r.outputTail.trim() === "" ? head : `${head}\n  \`\`\`\n${clip(r.outputTail.trim(), tailChars)}\n  \`\`\``
 }
 
+/** Characters the next prompt may use: the loop's share (`context_budget`) of the injection budget, 4 per token. */
+export const promptChars = (loop: Loop, injectionBudgetTokens: number): number =>
+  Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
+
 export interface PromptContext {
   /** Decisive results memory holds from this loop (errors and successes), newest first, as lines. */
   readonly memoryLines?: ReadonlyArray<string>

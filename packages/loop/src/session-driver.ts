@@ -10,32 +10,33 @@
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
 import type { CriterionResult, StopOutput } from "@ralph-mem/events"
-import { activeLoopForSession, estimateTokens, iterationsBegunSincePrompt, type Memory } from "@ralph-mem/projections"
+import {
+  activeLoopForSession,
+  estimateTokens,
+  iterationsBegunSincePrompt,
+  type MemoryStore
+} from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
-import { iterationPrompt } from "./prompt.ts"
-import { iterationOpen, type Loop, totalTokens } from "./state.ts"
+import { iterationPrompt, promptChars } from "./prompt.ts"
+import { iterationOpen, totalTokens } from "./state.ts"
 import { transcriptUsage } from "./transcript-usage.ts"
 
 /** Claude Code overrides a Stop hook after this many consecutive blocks unless the cap is raised (0: none). */
-export const DEFAULT_BLOCK_CAP = 8
+const DEFAULT_BLOCK_CAP = 8
 
 const WRITER = "hook:Stop"
 
-export const blockCap = (env: Readonly<Record<string, string | undefined>>): number => {
+const blockCap = (env: Readonly<Record<string, string | undefined>>): number => {
   const raw = Number(env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"])
   return Number.isInteger(raw) && raw >= 0 ? raw : DEFAULT_BLOCK_CAP
 }
 
 const summary = (results: ReadonlyArray<CriterionResult>) =>
   results.map((r) => `${r.kind} ${r.passed ? "passed" : "failed"}`).join(", ")
-
-/** Characters the next prompt may use: the loop's share of the injection budget, at ~4 chars a token. */
-const promptChars = (loop: Loop, injectionBudgetTokens: number) =>
-  Math.max(2_000, Math.floor(injectionBudgetTokens * loop.config.contextBudget * 4))
 
 const planNote = (success: Success) =>
   success.plan === undefined
@@ -45,7 +46,7 @@ const planNote = (success: Success) =>
     : ` The plan could not be written to ${success.plan.path} (${success.plan.problem}); it is in the log: ralph-mem audit --type LoopPlanSaved --json.`
 
 export const continueAtStop = (
-  memory: Memory,
+  memory: MemoryStore,
   input: {
     readonly sessionId: string
     readonly lastAssistantMessage: string
@@ -110,7 +111,7 @@ export const continueAtStop = (
  * next prompt (its injection names the loop), whose Stop closes the iteration as usual.
  */
 export const interruptAtStopFailure = (
-  memory: Memory,
+  memory: MemoryStore,
   input: { readonly sessionId: string; readonly error: string; readonly message: string }
 ): Effect.Effect<StopOutput | undefined> => {
   const loopId = activeLoopForSession(memory.db, input.sessionId)

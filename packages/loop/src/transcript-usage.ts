@@ -33,7 +33,7 @@ const readTail = (path: string): string | undefined => {
 }
 
 /** Usage of the assistant messages in `text` (transcript JSONL) written at or after `since`; undefined: none. */
-export const usageInTranscript = (text: string, since: number): IterationUsage | undefined => {
+const usageInTranscript = (text: string, since: number): IterationUsage | undefined => {
   const byMessage = new Map<string, IterationUsage>()
   for (const line of text.split("\n")) {
     if (!line.includes('"assistant"') || !line.includes('"usage"')) continue

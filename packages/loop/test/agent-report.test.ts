@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { limitBackoffMs, nextWallClock, readAgentReport, withMachineReadableOutput } from "../src/agent-report.ts"
+import { limitBackoffMs, readAgentReport, withMachineReadableOutput } from "../src/agent-report.ts"
 import type { CommandOutcome } from "../src/criteria/index.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "fixtures", "limits", name), "utf8")
@@ -75,20 +75,26 @@ describe("an agent's report", () => {
   })
 })
 
-describe("the next wall-clock time", () => {
+describe("a limit's reset given as a wall-clock time", () => {
+  /** When the agent's `resets ...` line says the limit resets, read at `now`. */
+  const resetAt = (resets: string, now = NOW) => {
+    const at = readAgentReport(outcome(`You've hit your limit · resets ${resets}`), now).limit?.resetAt
+    return at === undefined ? undefined : new Date(at).toISOString()
+  }
+
   it("is today when the time is still ahead, tomorrow when it has passed", () => {
-    expect(new Date(nextWallClock({ hour: 17, minute: 0 }, "Europe/Vilnius", NOW)).toISOString()).toBe("2026-11-25T15:00:00.000Z")
-    expect(new Date(nextWallClock({ hour: 9, minute: 30 }, "Europe/Vilnius", NOW)).toISOString()).toBe("2026-11-26T07:30:00.000Z")
+    expect(resetAt("5pm (Europe/Vilnius)")).toBe("2026-11-25T15:00:00.000Z")
+    expect(resetAt("9:30am (Europe/Vilnius)")).toBe("2026-11-26T07:30:00.000Z")
   })
 
   it("follows summer time", () => {
-    const july = Date.UTC(2026, 6, 1, 10, 0)
-    expect(new Date(nextWallClock({ hour: 17, minute: 0 }, "Europe/Vilnius", july)).toISOString()).toBe("2026-07-01T14:00:00.000Z")
+    expect(resetAt("5pm (Europe/Vilnius)", Date.UTC(2026, 6, 1, 10, 0))).toBe("2026-07-01T14:00:00.000Z")
   })
 
   it("takes a date when one is given, and falls back to this machine's zone for an unknown one", () => {
-    expect(new Date(nextWallClock({ hour: 17, minute: 0, month: 10, day: 27 }, "UTC", NOW)).toISOString()).toBe("2026-11-27T17:00:00.000Z")
-    expect(nextWallClock({ hour: 17, minute: 0 }, "Not/AZone", NOW)).toBe(nextWallClock({ hour: 17, minute: 0 }, undefined, NOW))
+    expect(resetAt("Nov 27, 5pm (UTC)")).toBe("2026-11-27T17:00:00.000Z")
+    expect(resetAt("5pm")).toMatch(/^2026-11-2[56]T/)
+    expect(resetAt("5pm (Not/AZone)")).toBe(resetAt("5pm"))
   })
 })
 

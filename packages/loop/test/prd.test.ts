@@ -3,18 +3,25 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../events/test/helpers.ts"
-import { parsePrd, PrdInvalid, syncPrdFile } from "../src/prd.ts"
+import { PrdInvalid, readPrd, syncPrdFile } from "../src/prd.ts"
 import { fold } from "../src/state.ts"
 
+/** Reads `text` as a prd.json file. */
+const prdOf = (text: string) => {
+  const path = join(tempFolder(), "prd.json")
+  writeFileSync(path, text)
+  return readPrd(path)
+}
+
 const problems = (text: string) => {
-  const parsed = parsePrd(text, "prd.json")
+  const parsed = prdOf(text)
   expect(parsed).toBeInstanceOf(PrdInvalid)
   return (parsed as PrdInvalid).problems
 }
 
-describe("parsePrd", () => {
+describe("readPrd", () => {
   it("reads the prd.json format: stories with id, title, description, acceptance criteria, priority and passes", () => {
-    const prd = parsePrd(
+    const prd = prdOf(
       JSON.stringify({
         project: "Shop",
         description: "Checkout",
@@ -22,8 +29,7 @@ describe("parsePrd", () => {
           { id: "US-001", title: "Cart", description: "As a buyer…", acceptanceCriteria: ["adds items"], priority: 2, passes: false, notes: "" },
           { id: 7, title: "Pay", acceptanceCriteria: [], passes: true, criteria: ["custom=node pay.test.js"] }
         ]
-      }),
-      "prd.json"
+      })
     )
     expect(prd).toEqual({
       description: "Checkout",

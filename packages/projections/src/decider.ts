@@ -10,7 +10,7 @@ import { type RalphMemEvent, type RecordedEvent, StorageError, WrongExpectedVers
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decodeForProjection, eventsAfter } from "./runner.ts"
-import type { Memory } from "./memory.ts"
+import type { MemoryStore } from "./memory-store.ts"
 
 /** A command that does not fit the stream's state (an empty goal, an ended loop, an unknown step): nothing is written. */
 export class Refused extends Schema.TaggedError<Refused>()("Refused", {
@@ -34,7 +34,11 @@ export interface Decider<S, C> {
 }
 
 /** A stream's state (folded over every event that was not forgotten) and its version. */
-export const loadState = <S>(memory: Pick<Memory, "log">, streamId: string, decider: Pick<Decider<S, never>, "initialState" | "evolve">) => {
+export const loadState = <S>(
+  memory: Pick<MemoryStore, "log">,
+  streamId: string,
+  decider: Pick<Decider<S, never>, "initialState" | "evolve">
+) => {
   let state = decider.initialState
   let version = 0
   for (const recorded of eventsAfter(memory.log, 0, { streamId })) {
@@ -54,7 +58,7 @@ export interface Handled<S> {
 const MAX_RACES = 5
 
 export const handleCommand = <S, C>(
-  memory: Pick<Memory, "log">,
+  memory: Pick<MemoryStore, "log">,
   streamId: string,
   decider: Decider<S, C>,
   command: C,

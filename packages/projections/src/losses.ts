@@ -8,10 +8,10 @@
 import { readHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
 import type { SqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import type { Memory } from "./memory.ts"
+import type { MemoryStore } from "./memory-store.ts"
 
 /** Records a loss the head mark shows, if any; never fails (a loss it cannot record is found next time). */
-export const detectLostEvents = (memory: Memory): Effect.Effect<number> =>
+export const detectLostEvents = (memory: MemoryStore): Effect.Effect<number> =>
   Effect.suspend(() => {
     const mark = readHeadMark(memory.path)
     if (mark === undefined) return Effect.succeed(0)
@@ -62,7 +62,7 @@ export const describeLoss = (loss: Loss): string =>
   `${loss.count} committed event(s) missing, found ${new Date(loss.at).toISOString()}: ${loss.detail}`
 
 /** The user has seen them: they are no longer reported as a problem. */
-export const acknowledgeLosses = (memory: Memory, losses: ReadonlyArray<Loss>) =>
+export const acknowledgeLosses = (memory: MemoryStore, losses: ReadonlyArray<Loss>) =>
   memory.log.append(streams.maintenance, [{ _tag: "LossAcknowledged", lossEventIds: losses.map((l) => l.eventId) }], {
     expectedVersion: "any",
     writer: "cli:doctor"

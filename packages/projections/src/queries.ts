@@ -20,8 +20,6 @@ export interface SessionSummary {
   readonly startedAt: number
   readonly endedAt: number | null
   readonly summary: string
-  /** The session only ran memory commands: no "recent session" worth showing (absent: it did work). */
-  readonly memoryOnly?: boolean
 }
 
 export interface OpenLoop {
@@ -64,16 +62,6 @@ export const recentWorkSessions = (db: SqliteDatabase, project: string, limit: n
        ORDER BY s.started_at DESC LIMIT ?`
     )
     .all(project, limit) as Array<SessionSummary>
-
-/** The summaries of a project's latest sessions, each saying whether it only ran memory commands. */
-export const recentSessionSummaries = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
-  (db
-    .prepare(
-      `SELECT id, session_id AS sessionId, started_at AS startedAt, ended_at AS endedAt, summary, memory_only AS memoryOnly
-       FROM sessions WHERE project_path = ? AND summary IS NOT NULL ORDER BY started_at DESC LIMIT ?`
-    )
-    .all(project, limit) as Array<Omit<SessionSummary, "memoryOnly"> & { readonly memoryOnly: number }>)
-    .map((row) => ({ ...row, memoryOnly: row.memoryOnly === 1 }))
 
 /**
  * What a session has been told since its context last started afresh (a compaction or a clear: SessionStart

@@ -18,7 +18,7 @@ import { dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { replay } from "./replay.ts"
 import { salvageEvents } from "./salvage.ts"
-import { openMemory } from "./memory.ts"
+import { openMemory } from "./memory-store.ts"
 
 /** Is this error SQLite saying the file is damaged (rather than busy, or full)? */
 export const isCorruption = (error: unknown): boolean => {

@@ -6,7 +6,7 @@ import { storageError, StorageError, UndecodableEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { RebuildProgress, RebuildReport } from "./runner.ts"
-import type { Memory } from "./memory.ts"
+import type { MemoryStore } from "./memory-store.ts"
 
 export class UnknownProjection extends Schema.TaggedError<UnknownProjection>()("UnknownProjection", {
   name: Schema.String,
@@ -18,7 +18,7 @@ export class UnknownProjection extends Schema.TaggedError<UnknownProjection>()("
 }
 
 export const replay = (
-  memory: Memory,
+  memory: MemoryStore,
   options: { readonly projection?: string; readonly onProgress?: (progress: RebuildProgress) => void } = {}
 ): Effect.Effect<RebuildReport, UnknownProjection | UndecodableEvent | StorageError> =>
   Effect.suspend((): Effect.Effect<RebuildReport, UnknownProjection | UndecodableEvent | StorageError> => {

@@ -8,7 +8,7 @@ import * as Result from "effect/Result"
 import { describeLoss, unacknowledgedLosses } from "./losses.ts"
 import type { Projection } from "./projection.ts"
 import { eventsAfter, makeApplier, projectedPages } from "./runner.ts"
-import type { Memory } from "./memory.ts"
+import type { MemoryStore } from "./memory-store.ts"
 
 export interface Finding {
   readonly check: string
@@ -53,7 +53,7 @@ const streamVersionsContiguous = (db: SqliteDatabase): Array<string> => {
   return bad.map((b) => `stream ${b.stream}: ${b.count} events with versions ${b.low}..${b.high}`)
 }
 
-const payloadsDecode = (memory: Memory): { findings: Array<string>; events: number } => {
+const payloadsDecode = (memory: MemoryStore): { findings: Array<string>; events: number } => {
   const forgets = new Set(
     memory.db.prepare("SELECT event_id FROM events WHERE type = 'MemoryForgotten'").pluck().all() as Array<string>
   )
@@ -74,7 +74,7 @@ const payloadsDecode = (memory: Memory): { findings: Array<string>; events: numb
   return { findings, events }
 }
 
-const checkpointsCurrent = (memory: Memory): Array<string> => {
+const checkpointsCurrent = (memory: MemoryStore): Array<string> => {
   const head = memory.db.prepare("SELECT coalesce(max(position), 0) FROM events").pluck().get() as number
   return memory.runner.projections.flatMap((p) => {
     const cp = memory.runner.checkpoint(p.name)
@@ -84,7 +84,7 @@ const checkpointsCurrent = (memory: Memory): Array<string> => {
   })
 }
 
-const indexesConsistent = (memory: Memory): Array<string> =>
+const indexesConsistent = (memory: MemoryStore): Array<string> =>
   memory.runner.projections.flatMap((p) =>
     p.indexes.flatMap((index) => {
       try {
@@ -97,7 +97,7 @@ const indexesConsistent = (memory: Memory): Array<string> =>
   )
 
 /** Replays the log into an in-memory database and compares every projection table row by row. */
-const projectionsEqualReplay = (memory: Memory, projections: ReadonlyArray<Projection>): Array<string> => {
+const projectionsEqualReplay = (memory: MemoryStore, projections: ReadonlyArray<Projection>): Array<string> => {
   const fresh = newSqliteDatabase(":memory:")
   try {
     for (const projection of projections) fresh.exec(projection.create)
@@ -148,7 +148,7 @@ const firstDifference = (stored: SqliteDatabase, replayed: SqliteDatabase, table
 }
 
 /** Runs every check; a check that throws becomes a finding rather than an error. */
-export const verify = (memory: Memory): Effect.Effect<VerifyReport> =>
+export const verify = (memory: MemoryStore): Effect.Effect<VerifyReport> =>
   Effect.sync(() => {
     const findings: Array<Finding> = []
     let events = 0

@@ -5,8 +5,18 @@ import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
 import { existsSync, readFileSync } from "node:fs"
 import { PARALLEL_FOLD_FROM_EVENTS } from "../src/fold-in-worker.ts"
-import { allProjections, makeProjectionRunner, type Memory, type Projection, replay, scrubAfterForget, sessions, sql, verify } from "../src/index.ts"
-import { openMemory } from "../src/memory.ts"
+import {
+  allProjections,
+  makeProjectionRunner,
+  type MemoryStore,
+  type Projection,
+  replay,
+  scrubAfterForget,
+  sessions,
+  sql,
+  verify
+} from "../src/index.ts"
+import { openMemory } from "../src/memory-store.ts"
 import { ended, observation, prompt, started } from "./events.ts"
 import { append, dump, given, open, rows, T0 } from "./spec.ts"
 
@@ -226,7 +236,7 @@ describe("replay", () => {
 
 describe("replay of a long log, on two threads", () => {
   /** `sessions` sessions of a start, 100 observations (identifiers, Korean, paths) and an end, one batch each. */
-  const longLog = (memory: Memory, sessions: number, log = memory.log) => {
+  const longLog = (memory: MemoryStore, sessions: number, log = memory.log) => {
     for (let s = 0; s < sessions; s++) {
       const events = [
         started(`s${s}`),

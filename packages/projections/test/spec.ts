@@ -8,9 +8,9 @@ import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { afterEach } from "vitest"
 import { run, tempFolder } from "../../events/test/helpers.ts"
-import { type Memory, openMemory } from "../src/index.ts"
+import { type MemoryStore, openMemory } from "../src/index.ts"
 
-const opened: Array<Memory> = []
+const opened: Array<MemoryStore> = []
 afterEach(() => {
   for (const memory of opened.splice(0)) if (memory.db.open) memory.db.close()
 })
@@ -18,7 +18,7 @@ afterEach(() => {
 export const T0 = Date.parse("2026-11-20T09:00:00Z")
 
 /** Opens (or reopens) the memory at `path`, closed after the test. */
-export const open = (path = join(tempFolder(), "memory.db")): Memory => {
+export const open = (path = join(tempFolder(), "memory.db")): MemoryStore => {
   const memory = run(openMemory({ path }))
   opened.push(memory)
   return memory
@@ -27,7 +27,7 @@ export const open = (path = join(tempFolder(), "memory.db")): Memory => {
 export type Given = ReadonlyArray<readonly [stream: string, event: RalphMemEvent]>
 
 /** Appends each event in order, one second apart from T0. */
-export const append = (memory: Memory, events: Given, start = T0) => {
+export const append = (memory: MemoryStore, events: Given, start = T0) => {
   const recorded = events.map(([stream, event], i) =>
     Effect.runSync(memory.log.append(stream, [event], { expectedVersion: "any", writer: "spec", occurredAt: start + i * 1000 }))
       .events[0]!
@@ -35,17 +35,17 @@ export const append = (memory: Memory, events: Given, start = T0) => {
   return recorded
 }
 
-export const given = (events: Given): Memory => {
+export const given = (events: Given): MemoryStore => {
   const memory = open()
   append(memory, events)
   return memory
 }
 
-export const rows = (memory: Memory, query: string, ...params: Array<string | number>) =>
+export const rows = (memory: MemoryStore, query: string, ...params: Array<string | number>) =>
   memory.db.prepare(query).all(...params)
 
 /** Every projection table's content, in a deterministic order: the bytes a replay must reproduce. */
-export const dump = (memory: Memory): string =>
+export const dump = (memory: MemoryStore): string =>
   JSON.stringify(
     memory.runner.projections.flatMap((p) =>
       p.tables.map((t) => [t.name, memory.db.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy}`).raw().all()])

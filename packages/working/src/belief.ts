@@ -8,11 +8,11 @@ export type BeliefCommand =
   | { readonly _tag: "Set"; readonly projectPath: string; readonly key: string; readonly value: string }
   | { readonly _tag: "Unset"; readonly projectPath: string; readonly key: string }
 
-export const evolveBelief = (state: BeliefState, event: RalphMemEvent): BeliefState =>
+const evolveBelief = (state: BeliefState, event: RalphMemEvent): BeliefState =>
   event._tag === "BeliefSet" ? event.value : event._tag === "BeliefUnset" ? undefined : state
 
 /** Setting the value a belief already has changes nothing (no event); unsetting one that is not set is refused. */
-export const decideBelief = (state: BeliefState, command: BeliefCommand): ReadonlyArray<RalphMemEvent> | Refused => {
+const decideBelief = (state: BeliefState, command: BeliefCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Unset") {
     return state === undefined ? refuse(`there is no belief ${command.key}`) : [{ _tag: "BeliefUnset", projectPath: command.projectPath, key: command.key }]
   }

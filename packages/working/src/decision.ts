@@ -14,7 +14,7 @@ export interface DecisionInput {
 }
 
 /** `Redis: too heavy for one user` -> the option and why it lost: the first `:` that ends the text or comes before a space separates them (so URLs survive). */
-export const parseAlternative = (text: string): Alternative | Refused => {
+const parseAlternative = (text: string): Alternative | Refused => {
   const split = /^(.*?):(?:\s+(.*))?$/s.exec(text.trim())
   const option = (split?.[1] ?? text).trim()
   const rejectedBecause = split?.[2]?.trim() ?? ""

@@ -20,7 +20,7 @@ export type TaskCommand =
   | { readonly _tag: "WriteHandoff"; readonly note: string }
   | { readonly _tag: "Complete" }
 
-export const evolveTask = (state: TaskState | undefined, event: RalphMemEvent): TaskState | undefined => {
+const evolveTask = (state: TaskState | undefined, event: RalphMemEvent): TaskState | undefined => {
   if (event._tag === "TaskStarted") return { taskId: event.taskId, title: event.title, status: "open", steps: [] }
   if (state === undefined) return undefined
   switch (event._tag) {
@@ -43,7 +43,7 @@ const text = (value: string, what: string): string | Refused => {
   return trimmed === "" ? refuse(`the ${what} is empty`) : trimmed
 }
 
-export const decideTask = (state: TaskState | undefined, command: TaskCommand): ReadonlyArray<RalphMemEvent> | Refused => {
+const decideTask = (state: TaskState | undefined, command: TaskCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(`task ${state.taskId} already exists`)
     const title = text(command.title, "task title")

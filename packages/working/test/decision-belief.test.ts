@@ -3,7 +3,7 @@ import type { RalphMemEvent } from "@ralph-mem/events"
 import { Refused } from "../../projections/src/decider.ts"
 import { deciderSpecification } from "../../projections/test/decider-specification.ts"
 import { beliefDecider } from "../src/belief.ts"
-import { decideDecision, parseAlternative } from "../src/decision.ts"
+import { decideDecision } from "../src/decision.ts"
 import { parseName, taskIdFor } from "../src/names.ts"
 
 const message = (outcome: unknown) => {
@@ -21,11 +21,16 @@ describe("decisions", () => {
   })
 
   it("splits each alternative at its first ': ' into the option and why it was rejected", () => {
-    expect(parseAlternative("Postgres: needs a server: too much")).toEqual({ option: "Postgres", rejectedBecause: "needs a server: too much" })
-    expect(parseAlternative("https://example.com/db: remote")).toEqual({ option: "https://example.com/db", rejectedBecause: "remote" })
-    expect(parseAlternative(" LevelDB ")).toEqual({ option: "LevelDB" })
-    expect(parseAlternative("Redis:")).toEqual({ option: "Redis" })
-    expect(message(parseAlternative(": no option"))).toMatch(/names no option/)
+    const alternatives = ["Postgres: needs a server: too much", "https://example.com/db: remote", " LevelDB ", "Redis:"]
+    expect(decideDecision({ ...input, alternatives })).toEqual([expect.objectContaining({
+      alternatives: [
+        { option: "Postgres", rejectedBecause: "needs a server: too much" },
+        { option: "https://example.com/db", rejectedBecause: "remote" },
+        { option: "LevelDB" },
+        { option: "Redis" }
+      ]
+    })])
+    expect(message(decideDecision({ ...input, alternatives: [": no option"] }))).toMatch(/names no option/)
   })
 
   it("refuses an empty decision", () => expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty"))

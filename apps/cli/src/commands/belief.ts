@@ -1,6 +1,6 @@
 /** `ralph-mem belief set|list|unset`: durable facts about the project, told to every new session. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
-import { handleCommand, listBeliefs, type Memory } from "@ralph-mem/projections"
+import { handleCommand, listBeliefs, type MemoryStore } from "@ralph-mem/projections"
 import { type BeliefCommand, beliefDecider, parseName } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -11,7 +11,7 @@ import { withExistingStore, withStore } from "../command-memory.ts"
 
 const keyArgument = Argument.String("key").pipe(Argument.withDescription("What the belief is about: stack, key-files, conventions, focus, blockers, or any word"))
 
-const run = (memory: Memory, rawKey: string, command: (project: string, key: string) => BeliefCommand) =>
+const run = (memory: MemoryStore, rawKey: string, command: (project: string, key: string) => BeliefCommand) =>
   Effect.gen(function*() {
     const key = parseName("belief key", rawKey)
     if (typeof key !== "string") return yield* flags.failWith(key.message)

@@ -1,6 +1,6 @@
 /**
  * `ralph-mem config [key] [value]`: read and write the YAML configuration. `ralph-mem config trust`
- * accepts the project's file as it is now (see packages/projections/src/settings/trust.ts).
+ * accepts the project's file as it is now (see packages/settings/src/trust.ts).
  */
 import { findProjectRoot } from "@ralph-mem/events"
 import {
@@ -12,7 +12,7 @@ import {
   settingKeys,
   settingValue,
   writeSetting
-} from "@ralph-mem/projections"
+} from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

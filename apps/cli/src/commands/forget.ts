@@ -4,7 +4,6 @@ import {
   type ForgetSelection,
   listBackups,
   listDamagedCopies,
-  loadSettings,
   planForget,
   removeBackups,
   removeDamagedCopies,
@@ -13,6 +12,7 @@ import {
   takeBackup,
   damagedFolder
 } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -1,7 +1,8 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
 import { compactLog, type CompactOptions, type CompactReport, failureLogPath, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
 import { diagnose, logFailure, resummarizeSessions } from "@ralph-mem/hooks"
-import { backupDue, listBackups, loadSettings, takeBackup } from "@ralph-mem/projections"
+import { backupDue, listBackups, takeBackup } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { CliError, Command, Flag } from "effect/cli"

@@ -5,13 +5,13 @@ import {
   hookInvocations,
   lastInjection,
   listBackups,
-  loadSettings,
   logCounts,
   observationCountsByType,
   pendingErasure,
   runningLoops,
   sessionCount
 } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { existsSync, statSync } from "node:fs"

@@ -3,7 +3,16 @@
  * handoff note for the next session; the files read and modified come from the observations.
  */
 import { findProjectRoot, streams, TaskStepStatus } from "@ralph-mem/events"
-import { currentTaskId, findTask, handleCommand, listDecisions, listTasks, type Memory, type TaskDetail, taskIds } from "@ralph-mem/projections"
+import {
+  currentTaskId,
+  findTask,
+  handleCommand,
+  listDecisions,
+  listTasks,
+  type MemoryStore,
+  type TaskDetail,
+  taskIds
+} from "@ralph-mem/projections"
 import { parseName, type TaskCommand, taskDecider, taskIdFor } from "@ralph-mem/working"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -17,7 +26,7 @@ import { withExistingStore, withStore } from "../command-memory.ts"
 const project = () => findProjectRoot(process.cwd())
 
 /** A task named on the command line: it must exist in this project. */
-export const existingTask = (memory: Memory, raw: string) => {
+export const existingTask = (memory: MemoryStore, raw: string) => {
   const taskId = parseName("task id", raw)
   if (typeof taskId !== "string") return flags.failWith(taskId.message)
   return taskIds(memory.db, project()).has(taskId)
@@ -26,7 +35,7 @@ export const existingTask = (memory: Memory, raw: string) => {
 }
 
 /** `--task T`, else the current task; without either, a clear error. */
-const chosenTask = (memory: Memory, task: Option.Option<string>) => {
+const chosenTask = (memory: MemoryStore, task: Option.Option<string>) => {
   if (Option.isSome(task)) return existingTask(memory, task.value)
   const current = currentTaskId(memory.db, project())
   return current === undefined ? flags.failWith("there is no open task; start one with ralph-mem task start <title>") : Effect.succeed(current)
@@ -34,7 +43,7 @@ const chosenTask = (memory: Memory, task: Option.Option<string>) => {
 
 /** Runs a task command and reports it: `said` describes what changed (or that nothing did). */
 const change = (
-  memory: Memory,
+  memory: MemoryStore,
   taskId: string,
   command: TaskCommand,
   options: { readonly json: boolean; readonly said: (task: TaskDetail, changed: boolean) => string }

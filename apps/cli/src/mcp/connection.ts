@@ -7,7 +7,7 @@
  * file is gone, the connection is closed and the file opened again.
  */
 import { statSync } from "node:fs"
-import { type Memory, openMemory } from "@ralph-mem/projections"
+import { type MemoryStore, openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 
 type OpenFailure = Effect.Error<ReturnType<typeof openMemory>>
@@ -23,13 +23,13 @@ export interface MemoryConnection {
    * The memory as the file is now. Without `create`, a database that does not exist is not made:
    * reading an empty memory needs no file.
    */
-  readonly current: (options: { readonly create: boolean }) => Effect.Effect<Memory | undefined, OpenFailure>
+  readonly current: (options: { readonly create: boolean }) => Effect.Effect<MemoryStore | undefined, OpenFailure>
   /** Closes the connection (the process is about to exit); the next call would open it again. */
   readonly close: () => void
 }
 
 export const memoryConnection = (path: string): MemoryConnection => {
-  let held: { readonly memory: Memory; readonly identity: string | undefined } | undefined
+  let held: { readonly memory: MemoryStore; readonly identity: string | undefined } | undefined
   const close = () => {
     if (held?.memory.db.open === true) held.memory.db.close()
     held = undefined

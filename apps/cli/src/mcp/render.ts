@@ -1,5 +1,5 @@
 /** How the memory tools show observations and search hits: one line each, or in full. */
-import { forgottenEventIds, formatTime, type Memory, oneLine } from "@ralph-mem/projections"
+import { forgottenEventIds, formatTime, type MemoryStore, oneLine } from "@ralph-mem/projections"
 import { type IndexHit, type ObservationDetail } from "@ralph-mem/projections/search"
 
 export const quoted = (value: string) => JSON.stringify(oneLine(value, 200))
@@ -34,7 +34,7 @@ export const hitLine = (hit: IndexHit, rank: number) =>
 export const idList = (ids: ReadonlyArray<string>) => JSON.stringify(ids)
 
 /** Unknown and forgotten ids, said apart: a forgotten one is gone for good, an unknown one may be mistyped. */
-export const missingLine = (db: Memory["db"], missing: ReadonlyArray<string>) => {
+export const missingLine = (db: MemoryStore["db"], missing: ReadonlyArray<string>) => {
   if (missing.length === 0) return undefined
   const forgotten = forgottenEventIds(db, missing)
   const unknown = missing.filter((id) => !forgotten.has(id))

@@ -20,7 +20,8 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
-import { type Environment, loadSettings, type Memory } from "@ralph-mem/projections"
+import { type MemoryStore } from "@ralph-mem/projections"
+import { type Environment, loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -49,7 +50,7 @@ const INSTRUCTIONS =
 const byName = new Map(memoryTools.map((tool) => [tool.name, tool]))
 
 /** The tools as Claude Code lists them: the JSON Schema of each is made from the Schema that decodes its input. */
-export const toolList = (): Array<Tool> =>
+const toolList = (): Array<Tool> =>
   memoryTools.map((tool) => {
     const { schema } = Schema.toJsonSchemaDocument(tool.input as unknown as Schema.Top)
     return {
@@ -72,7 +73,7 @@ const describe = (error: unknown): string =>
     : String(error)
 
 /** Runs reads in one short transaction: one consistent view of the database, never held past the call. */
-const inReadTransaction = <A, E>(memory: Memory, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+const inReadTransaction = <A, E>(memory: MemoryStore, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.suspend(() => memory.db.transaction(() => Effect.runSyncExit(effect))())
 
 const NO_MEMORY =
@@ -86,7 +87,7 @@ export interface CallRequest {
 }
 
 /** One tool call, start to end: decode, open, answer, record. Never fails: every problem is a tool error. */
-export const callTool = (
+const callTool = (
   connection: MemoryConnection,
   options: MemoryServerOptions,
   request: CallRequest
@@ -104,7 +105,7 @@ export const callTool = (
     const budget = settings.memory.toolResultTokens
     const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
-    let memory: Memory | undefined
+    let memory: MemoryStore | undefined
     const outcome: Outcome = yield* Effect.gen(function* () {
       if (decoded._tag === "Failure") {
         // Recorded in the memory there is, if any; a malformed call makes no database.
@@ -158,7 +159,7 @@ const logProblem = (options: MemoryServerOptions, tool: string, reason: string) 
 
 /** The call's record. Best effort: a call whose record cannot be written is still answered, and the reason logged. */
 const record = (
-  memory: Memory,
+  memory: MemoryStore,
   options: MemoryServerOptions,
   call: {
     readonly tool: string

@@ -4,13 +4,14 @@
  * are in recall.ts, working.ts, remember.ts and loop-status.ts; tools.ts lists them.
  */
 import type { AppendError } from "@ralph-mem/events"
-import type { Memory, Settings } from "@ralph-mem/projections"
+import type { MemoryStore } from "@ralph-mem/projections"
+import type { Settings } from "@ralph-mem/settings"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Answer } from "./budget.ts"
 
 export interface ToolContext {
-  readonly memory: Memory
+  readonly memory: MemoryStore
   /** The project root: searches and working memory are scoped to it. */
   readonly project: string
   /** The Claude Code session the server serves (CLAUDE_CODE_SESSION_ID), when it is known. */

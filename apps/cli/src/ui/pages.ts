@@ -41,11 +41,11 @@ const short = (text: string | null | undefined, max = 160) => {
 }
 
 /** Paths as the project sees them: the home folder and the project root stay out of what is shown. */
-export const shownPath = (project: string, path: string | null | undefined) =>
+const shownPath = (project: string, path: string | null | undefined) =>
   path === null || path === undefined || path === "" ? "" : relativePath(path, { project, home: process.env["HOME"] })
 
 /** Text as the project sees it: paths relative to the project, the home folder as `~` (display-paths.ts). */
-export const shownText = (project: string, text: string | null | undefined) =>
+const shownText = (project: string, text: string | null | undefined) =>
   relativeText(text ?? "", { project, home: process.env["HOME"] })
 
 const chart = (c: Chart) => html`<div class="chart" data-chart="${JSON.stringify(c)}"></div>`

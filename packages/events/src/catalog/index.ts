@@ -1,7 +1,5 @@
 /** The ralph-mem event catalog: every event the product writes, and nothing else. */
-import * as Schema from "effect/Schema"
 import { type EventOf, makeCatalog } from "./catalog.ts"
-import type { EventDefinition } from "./define.ts"
 import { HookFailed } from "./hook.ts"
 import { DatabaseRestored, EventsLost, LossAcknowledged } from "./maintenance.ts"
 import {
@@ -89,17 +87,6 @@ export const definitions = [
 export type RalphMemEvent = EventOf<(typeof definitions)[number]>
 
 export const catalog = makeCatalog(definitions)
-
-type SchemasOf<T extends ReadonlyArray<EventDefinition<any, any>>> = { readonly [K in keyof T]: T[K]["schema"] }
-const makeUnion = () =>
-  Schema.Union(definitions.map((d) => d.schema) as unknown as SchemasOf<typeof definitions>).pipe(Schema.toTaggedUnion("_tag"))
-let union: ReturnType<typeof makeUnion> | undefined
-
-/**
- * Every event as one tagged union, with `.match` and `.guards` for exhaustive handling. Built on first
- * use (it needs every event's schema, which hooks never do).
- */
-export const ralphMemEvents = (): ReturnType<typeof makeUnion> => (union ??= makeUnion())
 
 export * from "./catalog.ts"
 export * from "./define.ts"

@@ -84,9 +84,7 @@ const packageScripts = (project: ProjectFiles): Record<string, string> => {
   }
 }
 
-export type PackageManager = "npm" | "pnpm" | "yarn" | "bun"
-
-export const detectPackageManager = (projectRoot: string): PackageManager => packageManagerOf(new ProjectFiles(projectRoot))
+type PackageManager = "npm" | "pnpm" | "yarn" | "bun"
 
 const packageManagerOf = (project: ProjectFiles): PackageManager => {
   if (project.has("pnpm-lock.yaml")) return "pnpm"
@@ -131,7 +129,7 @@ const makeTargets: Record<DetectableKind, string> = {
 const MAKEFILE_NAMES = ["GNUmakefile", "makefile", "Makefile"]
 
 /** Targets named at the start of a rule line (`test:` or `test build: deps`), not variables (`X := 1`). */
-export const makefileTargets = (text: string): ReadonlySet<string> => {
+const makefileTargets = (text: string): ReadonlySet<string> => {
   const targets = new Set<string>()
   for (const line of text.split(/\r?\n/)) {
     const rule = /^([A-Za-z0-9_.\-/ ]+?)\s*::?(?![=:])/.exec(line)

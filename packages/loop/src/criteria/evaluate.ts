@@ -30,5 +30,5 @@ export const evaluateCriteria = (
  * An empty list passes nothing: with no criteria there is nothing the harness verified, and a loop that ends
  * on its first iteration for that reason would look like a success it is not.
  */
-export const criteriaPassed = (results: ReadonlyArray<CriterionResult>): boolean =>
+const criteriaPassed = (results: ReadonlyArray<CriterionResult>): boolean =>
   results.length > 0 && results.every((result) => result.passed)

@@ -1,14 +1,12 @@
-export { type Argv, detectCommand, type DetectableKind, detectPackageManager, isDetectableKind, type PackageManager } from "./detect.ts"
-export { type CriteriaEvaluation, criteriaPassed, evaluateCriteria } from "./evaluate.ts"
+export { type Argv, detectCommand, type DetectableKind, isDetectableKind } from "./detect.ts"
+export { type CriteriaEvaluation, evaluateCriteria } from "./evaluate.ts"
 export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
-export { type CommandOptions, type CommandOutcome, OUTPUT_WINDOW_BYTES, runCommand } from "./process.ts"
-export { DEFAULT_MARKER, DEFAULT_TIMEOUT_MS, OUTPUT_TAIL_CHARS, runCriterion, type RunCriterionOptions } from "./run.ts"
+export { type CommandOptions, type CommandOutcome, runCommand } from "./process.ts"
+export { runCriterion, type RunCriterionOptions } from "./run.ts"
 export {
   checkMinIterations,
   checkPlanSections,
   DEFAULT_MIN_PLAN_ITERATIONS,
   DEFAULT_PLAN_MARKER,
-  DEFAULT_PLAN_SECTIONS,
-  headingsOf,
-  missingSections
+  DEFAULT_PLAN_SECTIONS
 } from "./plan.ts"

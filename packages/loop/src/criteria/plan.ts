@@ -35,7 +35,7 @@ const namesFor = (section: string): ReadonlyArray<string> => {
 }
 
 /** Markdown ATX headings (`## Steps`, `### 2. 단계:`), normalized. */
-export const headingsOf = (markdown: string): ReadonlyArray<string> =>
+const headingsOf = (markdown: string): ReadonlyArray<string> =>
   [...markdown.matchAll(/^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm)].map((m) => normalize(m[1]!.replace(/^[\d.)\s]+/, "")))
 
 const isHangul = (name: string) => /[\uac00-\ud7a3]/.test(name)
@@ -45,7 +45,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 const headingNames = (heading: string, names: ReadonlyArray<string>) =>
   names.some((name) => (isHangul(name) ? heading.includes(name) : new RegExp(`(^|[^\\p{L}\\p{N}])${escape(name)}($|[^\\p{L}\\p{N}])`, "u").test(heading)))
 
-export const missingSections = (plan: string, sections: ReadonlyArray<string>): ReadonlyArray<string> => {
+const missingSections = (plan: string, sections: ReadonlyArray<string>): ReadonlyArray<string> => {
   const headings = headingsOf(plan)
   return sections.filter((section) => !headings.some((heading) => headingNames(heading, namesFor(section))))
 }

@@ -13,7 +13,7 @@ import type { ChildProcess } from "node:child_process"
 import { TailBuffer } from "./tail-buffer.ts"
 
 /** Only this many bytes of output are ever held in memory. */
-export const OUTPUT_WINDOW_BYTES = 64 * 1024
+const OUTPUT_WINDOW_BYTES = 64 * 1024
 
 /**
  * After the main process exits (or is killed), how long to wait for its pipes to close. Something outside its

@@ -10,9 +10,9 @@ import { detectCommand, isDetectableKind } from "./detect.ts"
 import { checkMinIterations, checkPlanSections } from "./plan.ts"
 import { type CommandOutcome, runCommand } from "./process.ts"
 
-export const DEFAULT_TIMEOUT_MS = 300_000
-export const DEFAULT_MARKER = "[RALPH_SUCCESS]"
-export const OUTPUT_TAIL_CHARS = 2_000
+const DEFAULT_TIMEOUT_MS = 300_000
+const DEFAULT_MARKER = "[RALPH_SUCCESS]"
+const OUTPUT_TAIL_CHARS = 2_000
 
 export interface RunCriterionOptions {
   readonly projectRoot: string

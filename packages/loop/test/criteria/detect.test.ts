@@ -1,7 +1,6 @@
 import type { CriterionKind } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
-import { detectCommand, detectPackageManager } from "../../src/criteria/index.ts"
-import { makefileTargets } from "../../src/criteria/detect.ts"
+import { detectCommand } from "../../src/criteria/index.ts"
 import { tempProject } from "./helpers.ts"
 
 const packageJson = (scripts: Record<string, string>) => JSON.stringify({ name: "fixture", scripts })
@@ -17,7 +16,6 @@ describe("detectCommand: package.json scripts through the project's package mana
     ["bun.lock", { "bun.lock": "{}" }, "bun"]
   ] as const)("%s -> %s", (_, lockfiles, manager) => {
     const root = tempProject({ "package.json": allScripts, ...lockfiles })
-    expect(detectPackageManager(root)).toBe(manager)
     const run = (script: string) => (manager === "npm" ? ["npm", "run", "--silent", script] : [manager, "run", script])
     expect(detectCommand("test_pass", root)).toEqual(run("test"))
     expect(detectCommand("build_success", root)).toEqual(run("build"))
@@ -92,8 +90,11 @@ describe("detectCommand: ecosystem conventions", () => {
   })
 
   it("reads rule lines, not variables or recipes", () => {
-    const targets = makefileTargets("X := 1\nY ::= 2\nall check: deps\n\techo lint: no\nlint::\n")
-    expect([...targets].sort()).toEqual(["all", "check", "lint"])
+    const root = tempProject({ Makefile: "X := 1\ntypecheck ::= 2\nall test: deps\n\techo lint: no\nbuild::\n" })
+    expect(detectCommand("test_pass", root)).toEqual(["make", "test"])
+    expect(detectCommand("build_success", root)).toEqual(["make", "build"])
+    expect(detectCommand("lint_clean", root)).toBeUndefined()
+    expect(detectCommand("type_check", root)).toBeUndefined()
   })
 
   it("returns undefined when nothing fits, and for kinds a project cannot answer", () => {

@@ -1,12 +1,20 @@
 /** The plan loop's gate: required headings in English or Korean, and a minimum number of iterations. */
 import { describe, expect, it } from "vitest"
-import { checkMinIterations, checkPlanSections, headingsOf, missingSections } from "../../src/criteria/plan.ts"
+import { checkMinIterations, checkPlanSections } from "../../src/criteria/plan.ts"
 
 const plan = (...headings: ReadonlyArray<string>) => headings.map((h) => `${h}\n\nSome text.\n`).join("\n")
 
+/** The sections the gate finds missing, as its failure names them. */
+const missingSections = (text: string, sections: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const result = checkPlanSections({ kind: "plan_sections", sections }, text)
+  if (result.passed) return []
+  return result.outputTail.match(/^the plan lacks a heading for: (.*) \(a Markdown heading/)![1]!.split(", ")
+}
+
 describe("plan sections", () => {
   it("reads Markdown headings, numbered or emphasised, and ignores text that only mentions a section", () => {
-    expect(headingsOf("# Plan\n## 1. **Steps**:\nsteps are below\n   ### Risks ##\n####### not a heading\n")).toEqual(["plan", "steps:", "risks"])
+    const text = "# Plan\n## 1. **Steps**:\nsteps are below\n   ### Risks ##\n####### not a heading\n"
+    expect(missingSections(text, ["Plan", "Steps", "Risks", "heading"])).toEqual(["heading"])
     expect(missingSections("The steps and risks are obvious.", ["Steps", "Risks"])).toEqual(["Steps", "Risks"])
   })
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type IndexHit, searchIndex } from "../../src/search/index.ts"
-import { type Memory, openMemory } from "../../src/index.ts"
+import { type MemoryStore, openMemory } from "../../src/index.ts"
 import { allObservations, type FixtureObservation, OTHER, SHOP, sessions } from "./corpus.ts"
 import { punctuationQueries, queries, type RankingQuery, TOP } from "./queries.ts"
 
@@ -20,7 +20,7 @@ const DAY = 86_400_000
 const MINUTE = 60_000
 
 let folder: string
-let memory: Memory
+let memory: MemoryStore
 /** Fixture key -> event id, and back. */
 const eventIdOf = new Map<string, string>()
 const keyOf = new Map<string, string>()

@@ -8,10 +8,7 @@ import { join, resolve } from "node:path"
 import * as flags from "../../flags.ts"
 import {
   configFromFlags,
-  maxCostFlag,
-  maxDurationFlag,
-  maxIterationsFlag,
-  maxTokensFlag,
+  loopLimitFlags,
   sessionFlag,
   sessionToBind,
   startInSession
@@ -47,10 +44,7 @@ export const plan = Command.make(
       Flag.withDescription("Where the final plan is saved (default: .ralph-mem/plans/plan-<loop>.md)"),
       Flag.optional
     ),
-    maxIterations: maxIterationsFlag,
-    maxDuration: maxDurationFlag,
-    maxTokens: maxTokensFlag,
-    maxCost: maxCostFlag,
+    ...loopLimitFlags,
     session: sessionFlag,
     db: flags.db,
     json: flags.json

@@ -1,6 +1,7 @@
 /** `ralph resume`: continues a loop whose driver died, with a fresh agent process per iteration. */
+import { injectionBudgetTokens } from "@ralph-mem/hooks"
 import { driveExternally, endMessage, execute, statusReport } from "@ralph-mem/loop"
-import { injectionBudgetTokens, loadSettings } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"

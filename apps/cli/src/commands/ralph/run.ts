@@ -1,5 +1,6 @@
 /** `ralph run <goal>`: a loop driven from here, with a fresh agent process per iteration. */
 import { monotonicUlid } from "@ralph-mem/events"
+import { injectionBudgetTokens } from "@ralph-mem/hooks"
 import {
   driveExternally,
   endMessage,
@@ -11,7 +12,6 @@ import {
   storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { injectionBudgetTokens } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -25,10 +25,7 @@ import {
   agentTimeoutFlag,
   configFromFlags,
   criteriaFlag,
-  maxCostFlag,
-  maxDurationFlag,
-  maxIterationsFlag,
-  maxTokensFlag,
+  loopLimitFlags,
   parseAgent,
   waitCountdown
 } from "./shared.ts"
@@ -55,10 +52,7 @@ export const run = Command.make(
     ),
     agent: agentFlag,
     agentTimeout: agentTimeoutFlag,
-    maxIterations: maxIterationsFlag,
-    maxDuration: maxDurationFlag,
-    maxTokens: maxTokensFlag,
-    maxCost: maxCostFlag,
+    ...loopLimitFlags,
     criteria: criteriaFlag,
     db: flags.db,
     json: flags.json

@@ -11,7 +11,8 @@ import {
   statusReport,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { activeLoopForSession, formatTime, latestLoop, loadSettings, type Memory } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, latestLoop, type MemoryStore } from "@ralph-mem/projections"
+import { loadSettings } from "@ralph-mem/settings"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -35,26 +36,29 @@ export const criteriaFlag = Flag.String("criteria").pipe(
 
 export const project = () => findProjectRoot(process.cwd())
 
-export const maxIterationsFlag = Flag.Int("max-iterations").pipe(
-  Flag.withDescription("Stop after N iterations"),
-  Flag.optional
-)
-export const maxDurationFlag = Flag.String("max-duration").pipe(
-  Flag.withDescription("Stop after this long (30m, 2h)"),
-  Flag.optional
-)
-export const maxTokensFlag = Flag.Int("max-tokens").pipe(
-  Flag.withDescription(
-    "Stop once the iterations used this many tokens (input, output and cache, as the agent reports them)"
+/** The stop conditions `start`, `plan` and `run` take, over the config's `loop.*` settings. */
+export const loopLimitFlags = {
+  maxIterations: Flag.Int("max-iterations").pipe(
+    Flag.withDescription("Stop after N iterations"),
+    Flag.optional
   ),
-  Flag.optional
-)
-export const maxCostFlag = Flag.String("max-cost").pipe(
-  Flag.withDescription(
-    "Stop once the iterations cost this many US dollars (as the agent reports it; Claude Code's `-p` runs do)"
+  maxDuration: Flag.String("max-duration").pipe(
+    Flag.withDescription("Stop after this long (30m, 2h)"),
+    Flag.optional
   ),
-  Flag.optional
-)
+  maxTokens: Flag.Int("max-tokens").pipe(
+    Flag.withDescription(
+      "Stop once the iterations used this many tokens (input, output and cache, as the agent reports them)"
+    ),
+    Flag.optional
+  ),
+  maxCost: Flag.String("max-cost").pipe(
+    Flag.withDescription(
+      "Stop once the iterations cost this many US dollars (as the agent reports it; Claude Code's `-p` runs do)"
+    ),
+    Flag.optional
+  )
+}
 
 export const agentFlag = Flag.String("agent").pipe(
   Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
@@ -99,7 +103,7 @@ export const configFromFlags = (input: {
   })
 
 /** Resolves the loop a command is about: --loop, else the latest of this project. */
-export const resolveLoop = (memory: Memory, loop: Option.Option<string>) => {
+export const resolveLoop = (memory: MemoryStore, loop: Option.Option<string>) => {
   const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory.db, project())
   if (loopId === undefined) {
     return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")

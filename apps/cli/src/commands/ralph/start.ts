@@ -7,10 +7,7 @@ import * as flags from "../../flags.ts"
 import {
   configFromFlags,
   criteriaFlag,
-  maxCostFlag,
-  maxDurationFlag,
-  maxIterationsFlag,
-  maxTokensFlag,
+  loopLimitFlags,
   sessionFlag,
   sessionToBind,
   startInSession
@@ -23,10 +20,7 @@ export const start = Command.make(
       Argument.withDescription("What the loop works toward"),
       Argument.variadic({ min: 1 })
     ),
-    maxIterations: maxIterationsFlag,
-    maxDuration: maxDurationFlag,
-    maxTokens: maxTokensFlag,
-    maxCost: maxCostFlag,
+    ...loopLimitFlags,
     criteria: criteriaFlag,
     session: sessionFlag,
     db: flags.db,

@@ -1,5 +1,6 @@
 /**
- * The memory store: the event log with every projection inline, as the CLI and the hooks open it.
+ * The memory store: one open SQLite database holding the event log and the read models, with every
+ * projection wired into the log's appends (`db`, `log`, `runner`), as the CLI and the hooks open it.
  * Opening catches up any projection that is behind or out of date, so readers see a current state.
  */
 import {
@@ -23,23 +24,25 @@ import { allProjections } from "./all.ts"
 import type { Projection } from "./projection.ts"
 import { makeProjectionRunner, type ProjectionRunner } from "./runner.ts"
 
-export interface Memory {
+export interface MemoryStore {
   readonly path: string
   readonly db: SqliteDatabase
   readonly log: EventLog<RalphMemEvent>
   readonly runner: ProjectionRunner
 }
 
-export interface MemoryOptions extends OpenOptions {
+export interface MemoryStoreOptions extends OpenOptions {
   readonly path: string
   readonly projections?: ReadonlyArray<Projection>
 }
 
 /** Opens the database, brings every projection up to date, and wires them into appends. */
-export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, DatabaseUnusable | StorageError | UndecodableEvent> =>
+export const openMemory = (
+  options: MemoryStoreOptions
+): Effect.Effect<MemoryStore, DatabaseUnusable | StorageError | UndecodableEvent> =>
   Effect.flatMap(openDatabase(options.path, options), (db) =>
     Effect.try({
-      try: (): Memory => {
+      try: (): MemoryStore => {
         const runner = makeProjectionRunner(db, options.projections ?? allProjections)
         runner.prepare()
         const log = makeEventLog(db, catalog, {
@@ -58,6 +61,6 @@ export const openMemory = (options: MemoryOptions): Effect.Effect<Memory, Databa
   )
 
 /** Opens the memory for the life of a scope. */
-export const acquireMemory = (options: MemoryOptions) =>
+export const acquireMemory = (options: MemoryStoreOptions) =>
   Effect.acquireRelease(openMemory(options), (memory) => Effect.sync(() => memory.db.close()))
 

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { acceptProjectFile, writeSetting } from "../../src/settings/index.ts"
+import { acceptProjectFile, writeSetting } from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 const commented = [

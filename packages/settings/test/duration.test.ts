@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { formatDuration, parseDuration } from "../../src/settings/index.ts"
+import { formatDuration, parseDuration } from "../src/index.ts"
 
 describe("durations", () => {
   it("read seconds, minutes, hours, days and milliseconds", () => {

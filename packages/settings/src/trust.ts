@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 /** The record of accepted project files, beside the global config file. */
-export const trustStorePath = (globalFile: string): string => join(dirname(globalFile), "trusted-projects.json")
+const trustStorePath = (globalFile: string): string => join(dirname(globalFile), "trusted-projects.json")
 
 type TrustStore = Readonly<Record<string, string>>
 

@@ -3,14 +3,14 @@
  * only once the user accepts the file as it is (`ralph-mem config trust`).
  */
 import { appendFileSync, readFileSync, statSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 import {
   acceptProjectFile,
   defaultSettings,
   keepAccepted,
-  trustStorePath,
   writeSetting
-} from "../../src/settings/index.ts"
+} from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 const PLANTED = "$(touch ~/pwned)"
@@ -69,7 +69,8 @@ describe("accepting a project's config file", () => {
     const { acceptance } = acceptProjectFile(m.load().files)
     const criteria = [{ type: "custom", command: "make deploy" }]
     expect(acceptance?.accepted).toEqual([{ key: "loop.success_criteria", value: criteria }])
-    const store = trustStorePath(m.globalFile)
+    // Beside the global config file: <config home>/ralph-mem/trusted-projects.json, as the README says.
+    const store = join(dirname(m.globalFile), "trusted-projects.json")
     expect(JSON.parse(readFileSync(store, "utf8"))).toEqual({ [m.projectFile]: acceptance?.sha256 })
     expect(statSync(store).mode & 0o777).toBe(0o600)
     expect(m.load().untrusted).toEqual([])

@@ -7,13 +7,13 @@
  */
 import type { CriterionResult, IterationUsage, RalphMemEvent } from "@ralph-mem/events"
 import { streams } from "@ralph-mem/events"
-import { estimateTokens, type Memory } from "@ralph-mem/projections"
+import { estimateTokens, type MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableOutput } from "./agent-report.ts"
 import { type CommandOutcome, runCommand } from "./criteria/index.ts"
 import { closeIteration, settleOrBegin, succeed } from "./iteration.ts"
 import { agentSession, loopMemory } from "./loop-memory.ts"
-import { iterationPrompt } from "./prompt.ts"
+import { iterationPrompt, promptChars } from "./prompt.ts"
 import { iterationOpen, type Loop, storyOf } from "./state.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
@@ -75,7 +75,7 @@ const POLL_MS = 1_000
  * Waits until `until`, re-reading the loop every second: a `ralph stop` from another process ends the wait
  * (and the loop) at once. Returns the loop as it stands when the wait ends.
  */
-const waitUntil = (memory: Memory, loopId: string, until: number, tick: (remainingMs: number) => void) =>
+const waitUntil = (memory: MemoryStore, loopId: string, until: number, tick: (remainingMs: number) => void) =>
   Effect.gen(function*() {
     for (;;) {
       const loop = loadLoop(memory, loopId).state!
@@ -112,7 +112,7 @@ const learning = (loop: Loop, results: ReadonlyArray<CriterionResult>, passed: b
   }
 }
 
-export const driveExternally = (memory: Memory, loopId: string, options: ExternalOptions) => {
+export const driveExternally = (memory: MemoryStore, loopId: string, options: ExternalOptions) => {
   const agent = withMachineReadableOutput(options.agent)
   const run = (command: Parameters<typeof execute>[2]) => execute(memory, loopId, command, WRITER)
   const record = (event: RalphMemEvent | undefined) =>
@@ -148,7 +148,7 @@ export const driveExternally = (memory: Memory, loopId: string, options: Externa
     const iteration = loop.iterations.at(-1)!.iteration
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
-      maxChars: Math.max(2_000, Math.floor(options.injectionBudgetTokens * loop.config.contextBudget * 4))
+      maxChars: promptChars(loop, options.injectionBudgetTokens)
     })
     const outcome = yield* runCommand([...agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
     const report = readAgentReport(outcome, Date.now())

@@ -44,7 +44,7 @@ export interface LoadedSettings {
 const homeFolder = (): string =>
   (process.platform !== "win32" && process.env["HOME"]) || process.getBuiltinModule("node:os").homedir()
 
-export const settingsFiles = (options: LoadSettingsOptions): SettingsFiles => {
+const settingsFiles = (options: LoadSettingsOptions): SettingsFiles => {
   const xdg = (options.env ?? process.env)["XDG_CONFIG_HOME"]
   // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
   const configHome = xdg !== undefined && isAbsolute(xdg) ? xdg : join(options.home ?? homeFolder(), ".config")

@@ -5,7 +5,7 @@
 export { listSettings, settingKeys, settingValue } from "./access.ts"
 export { DURATION_EXAMPLES, formatDuration, parseDuration } from "./duration.ts"
 export { type WriteResult, writeSetting, type WriteSettingOptions } from "./edit.ts"
-export { type Environment, environmentOverrides } from "./env.ts"
+export type { Environment } from "./env.ts"
 export {
   type Acceptance,
   acceptProjectFile,
@@ -13,16 +13,13 @@ export {
   type LoadedSettings,
   loadSettings,
   type LoadSettingsOptions,
-  type SettingsFiles,
-  settingsFiles
+  type SettingsFiles
 } from "./load.ts"
-export { trustStorePath } from "./trust.ts"
 export {
   type BackupSettings,
   type CriterionType,
   criterionTypes,
   defaultSettings,
-  injectionBudgetTokens,
   type LoopSettings,
   type MemorySettings,
   type SearchSettings,

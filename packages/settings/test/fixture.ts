@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterEach } from "vitest"
-import { type Environment, loadSettings } from "../../src/settings/index.ts"
+import { type Environment, loadSettings } from "../src/index.ts"
 
 const created: Array<string> = []
 afterEach(() => {

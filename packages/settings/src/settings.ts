@@ -90,7 +90,3 @@ export const defaultSettings: Settings = {
   },
   backup: { keep: 5, intervalMs: 3_600_000 }
 }
-
-/** How many tokens injected memory may use. */
-export const injectionBudgetTokens = (settings: Settings): number =>
-  Math.floor(settings.memory.contextWindow * settings.memory.injectedMemory)

@@ -1,6 +1,6 @@
 /** "Did you mean" for misspelt keys: plain Levenshtein distance, close enough to catch typos only. */
 
-export const editDistance = (a: string, b: string): number => {
+const editDistance = (a: string, b: string): number => {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     const current = [i]
@@ -14,7 +14,7 @@ export const editDistance = (a: string, b: string): number => {
 }
 
 /** The candidate nearest to `name`, if it is near enough to be a typo of it (a third of its length, at least 2). */
-export const closestName = (name: string, candidates: Iterable<string>): string | undefined => {
+const closestName = (name: string, candidates: Iterable<string>): string | undefined => {
   const allowed = Math.max(2, Math.floor(name.length / 3))
   let best: { readonly name: string; readonly distance: number } | undefined
   for (const candidate of candidates) {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { defaultSettings, loadSettings } from "../../src/settings/index.ts"
+import { defaultSettings, loadSettings } from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 describe("loadSettings with nothing configured", () => {
@@ -22,7 +22,7 @@ describe("loadSettings with nothing configured", () => {
 
   it("does not load the yaml package when no config file exists", () => {
     const m = machine()
-    const index = join(import.meta.dirname, "../../src/settings/index.ts")
+    const index = join(import.meta.dirname, "../src/index.ts")
     const probe = (projectRoot: string): string =>
       execFileSync(process.execPath, [
         "--input-type=module",

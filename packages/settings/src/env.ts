@@ -2,7 +2,7 @@
 import type { Layer } from "./layer.ts"
 import { findSpec } from "./schema.ts"
 
-export const environmentOverrides: ReadonlyArray<{ readonly variable: string; readonly key: string }> = [
+const environmentOverrides: ReadonlyArray<{ readonly variable: string; readonly key: string }> = [
   { variable: "RALPH_MEM_CONTEXT_WINDOW", key: "memory.context_window" },
   { variable: "RALPH_MEM_INJECTION_SHARE", key: "memory.injected_memory" },
   { variable: "RALPH_MEM_MAX_OBSERVATION_CHARS", key: "memory.max_observation_chars" },

@@ -2,13 +2,12 @@ import { describe, expect, it } from "vitest"
 import { stringify } from "yaml"
 import {
   defaultSettings,
-  injectionBudgetTokens,
   listSettings,
   type Settings,
   settingKeys,
   settingValue,
   writeSetting
-} from "../../src/settings/index.ts"
+} from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 describe("settingValue", () => {
@@ -68,19 +67,5 @@ describe("listSettings", () => {
       expect(writeSetting({ file: m.projectFile, key, value: stringify(value) }).problems).toEqual([])
     }
     expect(m.load()).toMatchObject({ settings: custom, problems: [] })
-  })
-})
-
-describe("injectionBudgetTokens", () => {
-  it("is the injected share of the context window, rounded down", () => {
-    expect(injectionBudgetTokens(defaultSettings)).toBe(30_000)
-    const settings = { ...defaultSettings, memory: { ...defaultSettings.memory, contextWindow: 199_999 } }
-    expect(injectionBudgetTokens(settings)).toBe(29_999)
-  })
-
-  it("follows the configured share", () => {
-    const m = machine()
-    m.write(m.projectFile, "memory:\n  context_window: 100000\n  injected_memory: 0.1\n")
-    expect(injectionBudgetTokens(m.load().settings)).toBe(10_000)
   })
 })
