@@ -10,9 +10,11 @@ import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { join } from "node:path"
-import { elapsedMs, round, summarize, withTempFolder } from "./measure.ts"
+import { HOOK_NODE_OPTIONS } from "../tests/support/cli.ts"
+import { elapsedMs, machine, percentile, round, summarize, withTempFolder } from "./measure.ts"
 
 const HOOK = join(import.meta.dirname, "..", "dist", "hook.mjs")
 
@@ -53,6 +55,8 @@ export const seed = (project: string, observations: number) => {
   memory.db.close()
 }
 
+const PROMPT = "why does module 42 throw a TypeError reading token?"
+
 const TYPECHECK_FAILURE = "Exit code 2\nsrc/auth.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
 
 const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
@@ -81,18 +85,20 @@ export const hooksBench = (runs: number) =>
     seed(project, 10_000)
     const payload = (event: string, fields: Record<string, unknown>) =>
       JSON.stringify({ session_id: "bench", cwd: project, hook_event_name: event, ...fields })
+    // The hook runs as hooks/hooks.json runs it, with the same options to node.
+    const hook = (event: string) => [...HOOK_NODE_OPTIONS, HOOK, event]
     const cases = {
       nodeBaseline: () => time(["-e", "0"], "", project),
       postToolUse: (i: number) =>
-        time([HOOK, "PostToolUse"], payload("PostToolUse", {
+        time(hook("PostToolUse"), payload("PostToolUse", {
           tool_name: "Bash",
           tool_input: { command: `ls src/${i}` },
           tool_response: { stdout: "a.ts\nb.ts", stderr: "" },
           tool_use_id: `toolu_${i}`
         }), project),
       userPromptSubmit: () =>
-        time([HOOK, "UserPromptSubmit"], payload("UserPromptSubmit", { prompt: "why does module 42 throw a TypeError reading token?" }), project),
-      postToolUseFailure: (i: number) => time([HOOK, "PostToolUseFailure"], failurePayload(project, i), project)
+        time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }), project),
+      postToolUseFailure: (i: number) => time(hook("PostToolUseFailure"), failurePayload(project, i), project)
     }
     // Warm-up: the compile cache and the OS page cache, as a real session's first hooks would.
     for (let i = 0; i < 3; i++) for (const run of Object.values(cases)) run(i)
@@ -107,19 +113,55 @@ export const hooksBench = (runs: number) =>
     // Issue 15: a tool response of 60 MB (log lines, two secrets) is scanned only where it is stored.
     const largeStdout = `GITHUB_TOKEN=ghp_${"A1b2C3d4".repeat(5)}\n${LOG_LINE.repeat(Math.ceil(LARGE_BYTES / LOG_LINE.length))}password=Tail99x\n`
     const large = summarize(Array.from({ length: Math.max(3, Math.floor(runs / 10)) }, (_, i) =>
-      time([HOOK, "PostToolUse"], payload("PostToolUse", {
+      time(hook("PostToolUse"), payload("PostToolUse", {
         tool_name: "Bash",
         tool_input: { command: "cat huge.log" },
         tool_response: { stdout: largeStdout, stderr: "" },
         tool_use_id: `toolu_large_${i}`
       }), project)))
+    // Each round's hook against the `node -e 0` of the same round, then the median: on a machine whose speed
+    // drifts between minutes, this holds better than the ratio of the two medians.
+    const paired = (hookSamples: Array<number>) =>
+      round(percentile(hookSamples.map((ms, i) => ms / samples.nodeBaseline[i]!).sort((a, b) => a - b), 50), 2)
     return {
       observations: 10_000,
       runs,
       nodeBaseline: baseline,
-      postToolUse: { ...post, ratio: round(post.p50Ms / baseline.p50Ms, 2), target: "<= 1.5x node -e 0" },
-      userPromptSubmit: { ...prompt, ratio: round(prompt.p50Ms / baseline.p50Ms, 2), target: "<= 2x node -e 0" },
-      postToolUseFailure: { ...failure, ratio: round(failure.p50Ms / baseline.p50Ms, 2), target: "<= 2x node -e 0 (with the recall)" },
+      postToolUse: {
+        ...post,
+        ratio: round(post.p50Ms / baseline.p50Ms, 2),
+        pairedRatio: paired(samples.postToolUse),
+        target: "<= 1.5x node -e 0"
+      },
+      userPromptSubmit: {
+        ...prompt,
+        ratio: round(prompt.p50Ms / baseline.p50Ms, 2),
+        pairedRatio: paired(samples.userPromptSubmit),
+        target: "<= 2x node -e 0"
+      },
+      postToolUseFailure: {
+        ...failure,
+        ratio: round(failure.p50Ms / baseline.p50Ms, 2),
+        pairedRatio: paired(samples.postToolUseFailure),
+        target: "<= 2x node -e 0 (with the recall)"
+      },
       postToolUseLarge: { ...large, payloadBytes: largeStdout.length, target: "well inside Claude Code's hook timeout (60 s)" }
     }
   })
+
+// `node bench/hooks.ts [--runs N]` runs this benchmark alone and writes bench/results/hooks.json, with the
+// machine's load average: a busy machine moves these figures far more than the code does.
+if (import.meta.main) {
+  const at = process.argv.indexOf("--runs")
+  const runs = at === -1 ? 30 : Number(process.argv[at + 1])
+  const result = {
+    date: new Date().toISOString(),
+    command: `node bench/hooks.ts${at === -1 ? "" : ` --runs ${runs}`}`,
+    machine: machine(),
+    loadAverage: loadavg().map((l) => round(l, 2)),
+    hooks: hooksBench(runs)
+  }
+  const file = join(import.meta.dirname, "results", "hooks.json")
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`)
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${file}\n`)
+}

@@ -51,17 +51,22 @@ const common = {
   logLevel: "warning"
 }
 
-const bundle = async () => {
-  // The hook program: one CommonJS file with everything a hook runs, and nothing the CLI alone needs.
-  // dist/hook.mjs compiles it with a V8 code cache that holds every function a hook calls (see
-  // apps/cli/src/hook-loader.ts); its name carries a hash of its content, which keys that cache. No dynamic
-  // import: one would make esbuild wrap every module in a lazy initializer, which costs each hook.
+/** The hook programs, each with the hooks it runs (apps/cli/src/hook-programs/groups.ts). */
+const { hookPrograms } = await import("../apps/cli/src/hook-programs/groups.ts")
+
+/**
+ * A hook program: one CommonJS file with everything its hooks run, and nothing else. dist/hook.mjs compiles
+ * it with a V8 code cache that holds every function a hook calls (see apps/cli/src/hook-loader.ts); its name
+ * carries a hash of its content, which keys that cache. No dynamic import: one would make esbuild wrap every
+ * module in a lazy initializer, which costs each hook. Returns the file's name.
+ */
+const bundleHookProgram = async (group) => {
   const program = await build({
     ...common,
-    entryPoints: ["apps/cli/src/hook-program.ts"],
+    entryPoints: [`apps/cli/src/hook-programs/${group}.ts`],
     format: "cjs",
     write: false,
-    outfile: join(next, "chunks", "hook.cjs"),
+    outfile: join(next, "chunks", `hook-${group}.cjs`),
     // A CommonJS module body in the function hook-loader.ts compiles as is (no copy of 300 KB to wrap it);
     // ASCII, so it can be read without decoding UTF-8.
     charset: "ascii",
@@ -73,9 +78,19 @@ const bundle = async () => {
   // esbuild escapes strings, not regex literals: write those with \u escapes.
   const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
   if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
-  const programName = `hook-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
+  const name = `hook-${group}-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
+  writeFileSync(join(next, "chunks", name), code.contents)
+  return name
+}
+
+const bundle = async () => {
   mkdirSync(join(next, "chunks"), { recursive: true })
-  writeFileSync(join(next, "chunks", programName), code.contents)
+  // Each hook's program: a hook compiles and evaluates only what its group of hooks runs.
+  const programs = {}
+  for (const [group, hooks] of Object.entries(hookPrograms)) {
+    const name = await bundleHookProgram(group)
+    for (const hook of hooks) programs[hook] = `./chunks/${name}`
+  }
 
   // The hook entry: a version check and the loader, with no imports of its own.
   await build({
@@ -84,7 +99,7 @@ const bundle = async () => {
     outdir: next,
     outExtension: { ".js": ".mjs" },
     format: "esm",
-    define: { HOOK_PROGRAM: JSON.stringify(`./chunks/${programName}`) },
+    define: { HOOK_PROGRAMS: JSON.stringify(programs) },
     banner: { js: "#!/usr/bin/env node" }
   })
 

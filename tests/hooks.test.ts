@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync,
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { runCli } from "./support/cli.ts"
+import { HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const project = () => {
@@ -159,6 +159,20 @@ describe("hooks load only what they use", () => {
     expect(modules).toContain("NativeModule vm")
     for (const heavy of ["worker_threads", "zlib", "child_process", "crypto", "http", "https"]) {
       expect(modules).not.toContain(`NativeModule ${heavy}`)
+    }
+  })
+})
+
+describe("the plugin's hooks/hooks.json", () => {
+  it("runs every event through dist/hook.mjs with the same options to node (the ones these tests run it with)", () => {
+    const file = join(import.meta.dirname, "..", "plugin", "hooks", "hooks.json")
+    const config = JSON.parse(readFileSync(file, "utf8")) as {
+      hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
+    }
+    expect(Object.keys(config.hooks).length).toBeGreaterThan(5)
+    for (const [event, entries] of Object.entries(config.hooks)) {
+      const command = ["node", ...HOOK_NODE_OPTIONS, "\"${CLAUDE_PLUGIN_ROOT}/dist/hook.mjs\"", event].join(" ")
+      expect(entries.map((entry) => entry.hooks.map((h) => h.command))).toEqual([[command]])
     }
   })
 })

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSandbox, findClaudeBinary, hookResponses, runClaude } from "./e2e/claude.ts"
 import { startMockAnthropic } from "./e2e/mock-anthropic.ts"
-import { CLI, HOOK, runCli } from "./support/cli.ts"
+import { CLI, HOOK, HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
 
 const SYSTEM_NODE = "/usr/bin/node"
 const systemNodeVersion = existsSync(SYSTEM_NODE)
@@ -52,7 +52,7 @@ const oldNodeEnv = (extra: Record<string, string> = {}): Record<string, string> 
 })
 
 const hook = (event: string, project: string, env: Record<string, string>) =>
-  spawnSync(SYSTEM_NODE, [HOOK, event], {
+  spawnSync(SYSTEM_NODE, [...HOOK_NODE_OPTIONS, HOOK, event], {
     cwd: project,
     env,
     input: JSON.stringify({

@@ -1,11 +1,22 @@
 /** Runs the bundled `ralph-mem` binary as a real process. */
 import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 
 export const CLI = join(import.meta.dirname, "..", "..", "dist", "ralph-mem.mjs")
 
 /** The hook entry the plugin registers in hooks/hooks.json. */
 export const HOOK = join(import.meta.dirname, "..", "..", "dist", "hook.mjs")
+
+/** The options hooks/hooks.json gives `node` before the hook entry (the same for every event). */
+export const HOOK_NODE_OPTIONS: ReadonlyArray<string> = (() => {
+  const file = join(import.meta.dirname, "..", "..", "plugin", "hooks", "hooks.json")
+  const config = JSON.parse(readFileSync(file, "utf8")) as {
+    hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
+  }
+  const command = config.hooks["PostToolUse"]![0]!.hooks[0]!.command
+  return command.slice(0, command.indexOf(" \"")).split(" ").slice(1)
+})()
 
 export interface CliResult {
   readonly code: number | null

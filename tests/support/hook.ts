@@ -1,6 +1,6 @@
 /** Runs the bundled hook entry as Claude Code does: a fresh process, JSON on stdin. */
 import { spawnSync } from "node:child_process"
-import { HOOK } from "./cli.ts"
+import { HOOK, HOOK_NODE_OPTIONS } from "./cli.ts"
 
 export interface HookRun {
   readonly code: number | null
@@ -13,7 +13,7 @@ export const runHookProcess = (
   stdin: string | Buffer,
   options: { readonly cwd: string; readonly env?: Record<string, string> }
 ): HookRun => {
-  const result = spawnSync(process.execPath, [HOOK, event], {
+  const result = spawnSync(process.execPath, [...HOOK_NODE_OPTIONS, HOOK, event], {
     cwd: options.cwd,
     input: stdin,
     env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...options.env },

@@ -1,12 +1,14 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
 import {
+  type DatabaseUnusable,
   findProjectRoot,
   inspectMemoryFolder,
   LATEST_SCHEMA_VERSION,
   newSqliteDatabase,
+  refusedFolder,
   resolveDatabasePath
 } from "@ralph-mem/events"
-import { foldSpill } from "@ralph-mem/hooks"
+import { checkTrackedMemory, foldSpill, trackedRefusal } from "@ralph-mem/hooks"
 import { acquireMemory, detectLostEvents, finishPendingErasure, type MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -22,12 +24,24 @@ export const databasePath = (db: Option.Option<string>): string =>
     env: Option.isSome(db) ? { ...process.env, RALPH_MEM_DB: db.value } : process.env
   })
 
-/** Where the memory is, and whether it was chosen (`--db`, RALPH_MEM_DB) or found from a git repository. */
+/**
+ * Where the memory is, and whether it was chosen (`--db`, RALPH_MEM_DB) or found from a git repository.
+ * The project's own memory folder is refused while git tracks files in it: git is asked each time (a command
+ * may run in a clone no session has started in yet), and the answer kept for the hooks.
+ */
 const location = (db: Option.Option<string>) => {
   const chosen = Option.isSome(db) || (process.env["RALPH_MEM_DB"] ?? "") !== ""
-  const inGitRepository = existsSync(join(findProjectRoot(process.cwd()), ".git"))
-  return { path: databasePath(db), outsideGit: !chosen && !inGitRepository }
+  const root = findProjectRoot(process.cwd())
+  const inGitRepository = existsSync(join(root, ".git"))
+  const path = databasePath(db)
+  const tracked = chosen ? undefined : checkTrackedMemory(root, path)
+  const problem = tracked === undefined ? undefined : trackedRefusal(tracked, path)
+  const refusal = problem === undefined ? undefined : refusedFolder(path, problem)
+  return { path, outsideGit: !chosen && !inGitRepository, refusal }
 }
+
+const refuse = (refusal: DatabaseUnusable) =>
+  Effect.fail(new CliError.UserError({ cause: refusal, userMessage: refusal.message }))
 
 /** Outside a git repository, a folder's memory lives in that folder: how to put it elsewhere. */
 const ELSEWHERE = "run this inside your project's git repository, or pass --db <file> / set RALPH_MEM_DB"
@@ -41,7 +55,8 @@ export const withStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
   use: (memory: MemoryStore) => Effect.Effect<A, E>
 ) => {
-  const { path, outsideGit } = location(db)
+  const { path, outsideGit, refusal } = location(db)
+  if (refusal !== undefined) return refuse(refusal)
   const announce = outsideGit && !existsSync(path)
     ? Effect.sync(() =>
       process.stderr.write(`ralph-mem: not in a git repository: the memory is created at ${path} (${ELSEWHERE}).\n`)
@@ -68,7 +83,8 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
   db: Option.Option<string>,
   use: (memory: MemoryStore) => Effect.Effect<A, E>
 ) => {
-  const { path, outsideGit } = location(db)
+  const { path, outsideGit, refusal } = location(db)
+  if (refusal !== undefined) return refuse(refusal)
   // A refused memory folder is said to be refused (by the open), never shown as an empty memory.
   if (existsSync(path) || inspectMemoryFolder(path).problem !== undefined) return withStore(db, use)
   const note = outsideGit
@@ -94,7 +110,8 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
 
 /** The schema a database file is at, or undefined for a new or unreadable one (the open will say why). */
 const schemaOf = (path: string): number | undefined => {
-  if (!existsSync(path)) return undefined
+  // Not even read: a read-only connection makes the WAL's companions in a folder that is refused.
+  if (!existsSync(path) || inspectMemoryFolder(path).problem !== undefined) return undefined
   try {
     const db = newSqliteDatabase(path, { readonly: true, fileMustExist: true })
     try {

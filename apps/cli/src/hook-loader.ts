@@ -2,13 +2,14 @@
  * The hook executable: `node dist/hook.mjs <Event>`, with the hook's JSON on stdin.
  * It always exits 0 and prints only valid hook output: Claude Code is never blocked by ralph-mem.
  *
- * Every hook is a fresh process, so starting is most of what a hook costs. The hook program is one
- * CommonJS bundle, `dist/chunks/hook-<content hash>.cjs` (scripts/bundle.mjs), which this entry compiles
- * with a V8 code cache of its own, one per event, written after the first run of that event that
- * recorded its events. Written after the run, the cache holds every function the run compiled; Node's
- * compile cache is written right after compiling, so it holds the top level only, and every hook would
- * compile again each function it calls. With the bundle being CommonJS (no ESM namespaces of Node's
- * modules, no module graph to link), this took a PostToolUse hook from about 26 to 15 ms over `node -e 0`.
+ * Every hook is a fresh process, so starting is most of what a hook costs. A hook program is one CommonJS
+ * bundle, `dist/chunks/hook-<group>-<content hash>.cjs` (scripts/bundle.mjs), one per group of hooks (a
+ * tool call's, a prompt's, a turn's end: hook-programs/), so a hook compiles only the code its group runs.
+ * This entry compiles its event's program with a V8 code cache of its own, one per event, written after the
+ * first run of that event that recorded its events. Written after the run, the cache holds every function the
+ * run compiled; Node's compile cache is written right after compiling, so it holds the top level only, and
+ * every hook would compile again each function it calls. With the bundle being CommonJS (no ESM namespaces of
+ * Node's modules, no module graph to link), this took a PostToolUse hook from about 26 to 15 ms over `node -e 0`.
  *
  * The cache lives beside Node's own, in a private `ralph-mem` folder of Node's compile-cache folder:
  * NODE_COMPILE_CACHE moves it and NODE_DISABLE_COMPILE_CACHE turns it off. Its name carries the bundle's
@@ -20,10 +21,10 @@ import { nodeIsRecent, oldNodeMessage, runUnderProvisionedNode } from "./old-nod
 // No other imports: builtins come from process.getBuiltinModule once the version check has passed. (An ESM
 // import of node:fs alone costs about 2 ms: the namespace it builds loads fs.promises and the streams.)
 
-/** Set by scripts/bundle.mjs: the hook program, relative to this file. */
-declare const HOOK_PROGRAM: string | undefined
+/** Set by scripts/bundle.mjs: for each hook, the program that runs it, relative to this file. */
+declare const HOOK_PROGRAMS: Readonly<Record<string, string>> | undefined
 
-/** What the hook program (hook-program.ts) exports. */
+/** What a hook program (hook-programs/, through hook-program.ts) exports. */
 interface HookProgram {
   /** Runs the hook; true when it recorded its events. */
   readonly main: (hook: string | undefined, readStdin: () => string | undefined) => Promise<boolean>
@@ -319,17 +320,27 @@ if (nodeIsRecent) {
   const fs = process.getBuiltinModule("node:fs")
   const hook = process.argv[2]
   try {
-    if (typeof HOOK_PROGRAM === "string") {
-      const { program, save, release } = loadProgram(fs, HOOK_PROGRAM, hook)
-      try {
-        if (await program.main(hook, readStdin(fs))) save()
-      } finally {
-        release()
+    if (typeof HOOK_PROGRAMS === "object") {
+      // An event no program runs (a newer Claude Code, a mistyped hooks.json): nothing is loaded, nothing said.
+      const programPath = hook !== undefined && Object.hasOwn(HOOK_PROGRAMS, hook) ? HOOK_PROGRAMS[hook] : undefined
+      if (programPath !== undefined) {
+        const { program, save, release } = loadProgram(fs, programPath, hook)
+        try {
+          if (await program.main(hook, readStdin(fs))) save()
+        } finally {
+          release()
+        }
       }
     } else {
-      // Unbundled (development): the program's module directly, without the cache.
-      const program = (await import(new URL("./hook-program.ts", import.meta.url).href)) as HookProgram
-      await program.main(hook, readStdin(fs))
+      // Unbundled (development): the hook's program module directly, without the cache.
+      const groups = (await import(new URL("./hook-programs/groups.ts", import.meta.url).href)) as {
+        readonly hookPrograms: Readonly<Record<string, ReadonlyArray<string>>>
+      }
+      const name = Object.keys(groups.hookPrograms).find((group) => groups.hookPrograms[group]!.includes(hook ?? ""))
+      if (name !== undefined) {
+        const program = (await import(new URL(`./hook-programs/${name}.ts`, import.meta.url).href)) as HookProgram
+        await program.main(hook, readStdin(fs))
+      }
     }
   } catch (error) {
     // The program could not even load (the program itself logs its failures): fail open all the same.

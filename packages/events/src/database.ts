@@ -6,7 +6,7 @@ import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import { accessSync, constants, statSync } from "node:fs"
 import { dirname } from "node:path"
-import { DatabaseUnusable } from "./errors.ts"
+import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
 import {
@@ -100,12 +100,16 @@ const refuseUnsafeFolder = (path: string): MemoryFolderInspection => {
   const inspection = inspectMemoryFolder(path)
   const { problem } = inspection
   if (problem === undefined) return inspection
-  throw new DatabaseUnusable({
+  throw refusedFolder(path, problem)
+}
+
+/** The database at `path` is not opened: its memory folder is refused for `problem`. */
+export const refusedFolder = (path: string, problem: UnsafePath): DatabaseUnusable =>
+  new DatabaseUnusable({
     path,
     problem: "unsafe",
     reason: `memory folder refused, nothing is recorded in it: ${problem.path}: ${problem.reason}. ${problem.fix}`
   })
-}
 
 const sqliteCode = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code

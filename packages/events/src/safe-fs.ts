@@ -33,6 +33,7 @@ import {
 } from "node:fs"
 import { basename, dirname, join, sep } from "node:path"
 import { UnsafePath } from "./errors.ts"
+import { readTrackedMemory, trackedMemoryProblem } from "./tracked-memory.ts"
 
 /** The memory folder's name inside a project: a repository can commit it, so it is held to every rule. */
 export const MEMORY_FOLDER = ".ralph-mem"
@@ -153,6 +154,10 @@ export interface MemoryFolderInspection {
 export const inspectMemoryFolder = (databasePath: string): MemoryFolderInspection => {
   const folder = dirname(databasePath)
   const ours = basename(folder) === MEMORY_FOLDER
+  // Files git tracks there came with the repository or are about to leave with it (tracked-memory.ts):
+  // refused even when the folder is gone from the work tree, as what is made there would be tracked again.
+  const tracked = ours ? readTrackedMemory(folder) : undefined
+  if (tracked !== undefined) return { problem: trackedMemoryProblem(tracked) }
   let stats = lstatSync(folder, { throwIfNoEntry: false })
   if (stats === undefined) return {}
   if (!ours && stats.isSymbolicLink()) stats = statSync(folder)

@@ -35,6 +35,7 @@ import * as Result from "effect/Result"
 import { existsSync, statSync } from "node:fs"
 import { basename, dirname } from "node:path"
 import { recentHookFailures } from "./failure-log.ts"
+import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
 import { foldSpill, spillPath, spillState } from "./spill.ts"
 
 /** One check: a failed one carries what was repaired, when something was. */
@@ -66,8 +67,14 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
   Effect.gen(function*() {
     const checks: Array<HealthCheck> = []
     const add = (check: HealthCheck) => checks.push(check)
-    // A refused folder (a planted link, another user's file) is reported and left exactly as it is.
-    const refused = inspectMemoryFolder(path).problem
+    // Git is asked again whether it tracks files in the memory folder: a fix shows here without a new session.
+    const tracked = checkTrackedMemory(options.projectRoot, path)
+    if (tracked._tag === "Unknown") {
+      const detail = `could not check whether git tracks files in the memory folder: ${tracked.reason}`
+      add({ check: "git", ok: true, note: true, detail })
+    }
+    // A refused folder (a planted link, another user's file, files git tracks) is reported and left exactly as it is.
+    const refused = trackedRefusal(tracked, path) ?? inspectMemoryFolder(path).problem
     if (refused !== undefined) {
       const detail = `${refused.path}: ${refused.reason}; nothing is recorded there. ${refused.fix}`
       return { checks: [{ check: "memory folder", ok: false, detail }], folderRefused: true } as Diagnosis

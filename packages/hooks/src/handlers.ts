@@ -75,7 +75,7 @@ export interface HookDecision {
   readonly idempotencyKey?: string
 }
 
-type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => HookDecision
+export type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => HookDecision
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
@@ -276,8 +276,15 @@ const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
   return { ...withOutput([recorded, ...recalled.events], recalled.output), ...toolKey(input.session_id, input.tool_use_id) }
 }
 
-const postToolUse = recordTool("PostToolUse", observeToolUse)
-const postToolUseFailure = recordTool("PostToolUseFailure", observeToolFailure)
+/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
+const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> =>
+(input, context) => isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+
+// Pure: a hook program that does not handle these events leaves them, and what they import, out of its bundle.
+const postToolUse = /* @__PURE__ */ unlessMemoryTool(/* @__PURE__ */ recordTool("PostToolUse", observeToolUse))
+const postToolUseFailure = /* @__PURE__ */ unlessMemoryTool(
+  /* @__PURE__ */ recordTool("PostToolUseFailure", observeToolFailure)
+)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
 const stop: Handler<"Stop"> = (input, { project, settings }) => {
@@ -325,18 +332,34 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => 
   }
 }
 
-/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
-const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
-  isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+/** Handlers for some of the hooks (a hook program's). */
+export type HookHandlers = { readonly [H in HookName]?: Handler<H> }
 
 export const handlers: { readonly [H in HookName]: Handler<H> } = {
   SessionStart: sessionStart,
   UserPromptSubmit: userPromptSubmit,
   PreToolUse: preToolUse,
-  PostToolUse: unlessMemoryTool(postToolUse),
-  PostToolUseFailure: unlessMemoryTool(postToolUseFailure),
+  PostToolUse: postToolUse,
+  PostToolUseFailure: postToolUseFailure,
   Stop: stop,
   StopFailure: stopFailure,
   PreCompact: preCompact,
   SessionEnd: sessionEnd
 }
+
+/**
+ * The handlers by group of hooks: each group is a hook program of its own (scripts/bundle.mjs) holding only
+ * what its hooks run. A tool call's hooks, which run most often, hold neither the search nor its lexicon.
+ */
+export const toolCallHandlers = {
+  PreToolUse: preToolUse,
+  PostToolUse: postToolUse,
+  PostToolUseFailure: postToolUseFailure
+} satisfies HookHandlers
+export const promptHandlers = { SessionStart: sessionStart, UserPromptSubmit: userPromptSubmit } satisfies HookHandlers
+export const turnEndHandlers = {
+  Stop: stop,
+  StopFailure: stopFailure,
+  PreCompact: preCompact,
+  SessionEnd: sessionEnd
+} satisfies HookHandlers

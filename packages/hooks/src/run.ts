@@ -13,6 +13,7 @@ import {
   projectDatabasePath,
   type RalphMemEvent,
   redactValue,
+  refusedFolder,
   releaseForExit,
   resolveDatabasePath,
   type StopOutput,
@@ -32,8 +33,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
+import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
-import { type HookContext, type HookOutput, handlers } from "./handlers.ts"
+import { type Handler, type HookContext, type HookHandlers, type HookOutput, handlers } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
@@ -125,6 +127,19 @@ const recordFailure = (
     Effect.catchCause(() => Effect.succeed(false))
   )
 
+/** Fails with the refusal when git tracks files in the memory folder; git that cannot say leaves a trace. */
+const refuseTrackedMemory = (project: string, path: string, hook: HookName, sessionId: string) =>
+  Effect.suspend(() => {
+    const check = checkTrackedMemory(project, path)
+    const refusal = trackedRefusal(check, path)
+    if (refusal !== undefined) return Effect.fail(refusedFolder(path, refusal))
+    if (check._tag === "Unknown") {
+      const reason = `could not check whether git tracks files in the memory folder: ${check.reason}`
+      logFailure(failureLogPath(path), { time: new Date().toISOString(), hook, reason, sessionId })
+    }
+    return Effect.void
+  })
+
 const isRefusedFolder = (error: unknown): error is DatabaseUnusable =>
   error instanceof DatabaseUnusable && error.problem === "unsafe"
 
@@ -141,7 +156,17 @@ const refusalNotice = (hook: HookName, stdin: string | undefined, error: Databas
   return { systemMessage: `ralph-mem is not recording this session. ${error.reason}` }
 }
 
+/** Runs a hook with every handler (tests, tools); a hook program passes its own handlers to runHookWith. */
 export const runHook = (
+  hook: HookName,
+  stdin: string | undefined,
+  environment: HookEnvironment,
+  extensions: HookExtensions = {}
+) => runHookWith(handlers, hook, stdin, environment, extensions)
+
+/** Runs a hook with `table`'s handler for it; a hook it has no handler for fails, open and logged. */
+export const runHookWith = (
+  table: HookHandlers,
   hook: HookName,
   stdin: string | undefined,
   environment: HookEnvironment,
@@ -179,7 +204,9 @@ export const runHook = (
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
       for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
       const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
-      const decision = handlers[hook](input as never, context)
+      const handler = table[hook] as Handler<HookName> | undefined
+      if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
+      const decision = handler(input as never, context)
       if (decision.events.length > 0) {
         pendingAppend = {
           stream: streams.session(input.session_id),
@@ -218,6 +245,9 @@ export const runHook = (
     ) ?? environment.cwd
     const project = findProjectRoot(folder)
     knownPath = projectDatabasePath(project, environment.env)
+    // Once a session, git is asked whether the memory folder came with the repository (git-tracked.ts);
+    // the other hooks find the answer when they open the folder.
+    if (hook === "SessionStart") yield* refuseTrackedMemory(project, databasePath(), hook, input.session_id)
     return yield* record(input, project).pipe(
       Effect.catchCause((cause) => {
         const error = Cause.squash(cause)

@@ -123,17 +123,28 @@ const kubernetesValueAt = (text: string, at: number): boolean => {
  * That is a necessary condition of each pattern below (tested in secret-rules.test.ts): it only skips
  * rules that cannot match. Every scan is bounded or stops at the first character it cannot take.
  */
+const holdsCredentialName = (text: string): boolean => {
+  NAME_WORD.lastIndex = 0
+  for (let word = NAME_WORD.exec(text); word !== null; word = NAME_WORD.exec(text)) {
+    const end = word.index + word[0].length
+    for (let at = end; at <= end + NAME_TAIL; at++) {
+      if (assignmentAt(text, at) || flagValueAt(text, at) || kubernetesValueAt(text, at)) return true
+      if (at >= text.length || !isLetter(text.charCodeAt(at))) break
+    }
+  }
+  return false
+}
+
+/**
+ * The eight credential rules share this hint and ask it in turn about the same text (until one of them
+ * masks something): the answer for the last text is kept, so a text is searched once, not eight times.
+ */
+let lastHinted: { readonly text: string; readonly holds: boolean } | undefined
+
 const CREDENTIAL_HINT: Hint = {
   test: (text) => {
-    NAME_WORD.lastIndex = 0
-    for (let word = NAME_WORD.exec(text); word !== null; word = NAME_WORD.exec(text)) {
-      const end = word.index + word[0].length
-      for (let at = end; at <= end + NAME_TAIL; at++) {
-        if (assignmentAt(text, at) || flagValueAt(text, at) || kubernetesValueAt(text, at)) return true
-        if (at >= text.length || !isLetter(text.charCodeAt(at))) break
-      }
-    }
-    return false
+    if (lastHinted?.text !== text) lastHinted = { text, holds: holdsCredentialName(text) }
+    return lastHinted.holds
   }
 }
 
