@@ -4,11 +4,12 @@
  * the next prompt) is the same before and after. A forget reaches packed content too.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const PLANTED = "KESTREL-9043-QUILL"
@@ -88,12 +89,12 @@ describe("ralph-mem compact", () => {
     expect(cli(root, "compact", "--help").stdout).toMatch(/Pack the payloads of settled streams/)
   })
 
-  it("runs as maintain after a session ends: a backup in the background, then nothing left to do", async () => {
+  it("runs as maintain after a session ends: a backup in the background, then nothing left to do", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
     twoSessions(root)
     // The SessionEnd hook started `ralph-mem maintain` in the background, which took the first backup.
     const backups = join(root, ".ralph-mem", "backups")
-    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
+    await maintenanceSettled(root)
     expect(readdirSync(backups).length).toBeGreaterThan(0)
     // Sessions that ended a moment ago are left for a later run (10 minutes idle), and the backup is recent.
     // Both sessions were summarised by the current summariser when they ended: nothing to summarise again.
@@ -102,8 +103,7 @@ describe("ralph-mem compact", () => {
       compaction: { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 },
       backup: null
     })
-    // Once one is due, maintain takes it. (Not by deleting the backups: the second session's background
-    // maintain may still be taking one.)
+    // Once one is due, maintain takes it.
     expect(cli(root, "config", "backup.interval", "1ms").code).toBe(0)
     expect(json(root, "maintain").backup).toMatch(/backups/)
   })

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 import { cli, holdTransaction, json, memoryFolder as folder, project } from "./support/memory-project.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const PLANTED = "PANGOLIN-8842-ALBATROSS"
 
@@ -38,11 +39,8 @@ const filesHolding = (root: string, text: string): Array<string> => {
 
 /** The background maintenance a SessionEnd starts has taken its backup. */
 const backupTaken = async (root: string) => {
-  const backups = join(folder(root), "backups")
-  for (let i = 0; i < 400 && !(existsSync(backups) && readdirSync(backups).some((n) => n.endsWith(".db"))); i++) {
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  expect(readdirSync(backups).length).toBeGreaterThan(0)
+  await maintenanceSettled(root)
+  expect(readdirSync(join(folder(root), "backups")).length).toBeGreaterThan(0)
 }
 
 let scenarios = 0
@@ -50,7 +48,7 @@ let scenarios = 0
 afterAll(() => writeFigures("forget", { "forget scenarios": scenarios }))
 
 describe("a confirmed forget", () => {
-  it("takes a summary a later session's injection quoted (the injection records the summary's event)", async () => {
+  it("takes a summary a later session's injection quoted (the injection records the summary's event)", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     scenarios++
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })

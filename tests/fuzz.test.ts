@@ -18,6 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { CLI, HOOK } from "./support/cli.ts"
+import { removeWhenSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import {
   type CliCase,
   type Expectation,
@@ -167,11 +168,11 @@ mkdirSync(hookHome)
 mkdirSync(cliHome)
 const baseEnv = { PATH: process.env["PATH"] ?? "", GIT_CEILING_DIRECTORIES: work, TZ: "UTC" }
 
-afterAll(() => {
+afterAll(async () => {
   if (process.env["RALPH_MEM_FUZZ_KEEP"] === "1") return console.log(`fuzz: kept ${work}`)
-  // SessionEnd starts a detached backup that may still be writing: retry the removal.
-  rmSync(work, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
-})
+  // SessionEnd starts maintenance in the background, which may still be writing.
+  await removeWhenSettled(work)
+}, SETTLE_TEST_TIMEOUT_MS)
 
 const header = (what: string) => `fuzz seed ${SEED} (rerun with RALPH_MEM_FUZZ_SEED=${SEED}): ${what}`
 const list = (problems: ReadonlyArray<string>, max = 40) =>

@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const project = () => {
@@ -187,7 +188,9 @@ describe("hooks inject memory", () => {
     expect(context).toContain("## Recent sessions")
     expect(context).toContain("TokenExpiredError: jwt expired at refreshSession")
     // The failing run was fixed in that session: a lesson, not an error, and its passing run is part of it.
-    expect(context).toMatch(/## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts; fixed: edited src\/auth\.ts @\d+; passed .* @\d+/)
+    // It says what failed (the error's own words) and what fixed it (the lines the edit changed).
+    expect(context).toMatch(/## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts: /)
+    expect(context).toMatch(/: TokenExpiredError: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed/)
     expect(context).not.toContain("## Recent successes")
     const [injected] = query(root, "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'") as Array<{ text: string; tokens: number; sources: string }>
     expect(injected!.text).toBe(context)
@@ -200,6 +203,20 @@ describe("hooks inject memory", () => {
     firstSession(root)
     const run = hook(root, "UserPromptSubmit", "s2", { prompt: "why did refreshSession throw before?" })
     expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*TokenExpiredError: jwt expired at refreshSession/)
+  })
+
+  it("shows a related edit by the lines it changed, however long the text it replaced", () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    const before = `app.use(router) // ${"every route of the dashboard API, mounted in order ".repeat(4)}`
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Edit",
+      tool_input: { file_path: `${root}/src/app.ts`, old_string: before, new_string: `app.use(cors({ origin: config.allowedOrigins }))\n${before}` },
+      tool_response: { filePath: `${root}/src/app.ts` },
+      tool_use_id: "toolu_1"
+    })
+    const run = hook(root, "UserPromptSubmit", "s2", { prompt: "the dashboard routes fail CORS preflight" })
+    expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*\[tool_use\] Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+/)
   })
 
   it("answers a Korean prompt with English memory, through the lexicon the bundle holds", () => {
@@ -400,7 +417,7 @@ describe("hooks fail open", () => {
 })
 
 describe("privacy on every write path", () => {
-  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", async () => {
+  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
     const secret = "sk-ant-api03-PLANTEDsecretVALUE0123456789abcdefABCDEF"
     const aws = "AKIAPLANTED12345678X"
@@ -417,8 +434,8 @@ describe("privacy on every write path", () => {
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     hook(root, "SessionStart", "s2", { source: "startup" })
     // SessionEnd starts a backup in the background: wait for it, then read everything on disk.
+    await maintenanceSettled(root)
     const backups = join(root, ".ralph-mem", "backups")
-    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
     const files = [
       ...["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)),
       ...readdirSync(backups).map((f) => join(backups, f))

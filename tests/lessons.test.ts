@@ -85,7 +85,11 @@ describe("an error fixed in an earlier session", () => {
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     expect(text).toContain("## Lessons: errors fixed since")
     expect(text).toMatch(
-      /- `npm test -- auth` failed @\d+ \(\S+ \S+\) with FAIL src\/auth\.test\.ts > login > refreshes the token; fixed: edited src\/auth\.ts @\d+; passed \S+ \S+ @\d+\n/
+      /- `npm test -- auth` failed @\d+ \(\S+ \S+\) with FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: /
+    )
+    // What failed in the error's own words, and what fixed it: the line the edit changed.
+    expect(text).toMatch(
+      /: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed \S+ \S+ @\d+\n/
     )
     expect(text).not.toContain("## Open errors")
     expect(text).not.toContain("## Recent errors")
@@ -140,7 +144,9 @@ describe("an error fixed in an earlier session", () => {
     })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
-    expect(text).toMatch(/## Open errors\n- \S+ \S+ `npm test -- auth` failed: FAIL src\/auth\.test\.ts > login > refreshes the token @\d+/)
+    expect(text).toMatch(
+      /## Open errors\n- \S+ \S+ `npm test -- auth` failed: FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: /
+    )
     expect(text.indexOf("## Open errors")).toBeLessThan(text.indexOf("## Recent sessions"))
     expect(text).not.toContain("## Lessons")
   })
@@ -212,7 +218,7 @@ describe("recall at the moment of failure", () => {
     // A session that was told nothing yet (its SessionStart said other things, or ran before the fix).
     const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
     expect(recalled).toMatch(/^ralph-mem: this failure was seen before\. \S+ \S+ `npm test -- auth` failed @\d+: /)
-    expect(recalled).toMatch(/It passed \S+ \S+ @\d+ after: edited src\/auth\.ts @\d+/)
+    expect(recalled).toMatch(/It passed \S+ \S+ @\d+ after: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+/)
     expect(recalled.length).toBeLessThanOrEqual(600)
     const output = JSON.parse(failingTest(root, "s2", "toolu_21b").stdout || "{}") as Record<string, unknown>
     expect(output).toEqual({})
@@ -227,7 +233,7 @@ describe("recall at the moment of failure", () => {
     const lesson = /- `npm test -- auth` failed (@\d+) /.exec(atStart)![1]!
     const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
     expect(recalled.startsWith(`ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told (`)).toBe(true)
-    expect(recalled).toMatch(/ \(edited src\/auth\.ts @\d+\); it passed .* @\d+\.$/)
+    expect(recalled).toMatch(/ \(edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+\); it passed .* @\d+\.$/)
     expect(recalled).not.toContain("refreshes the token")
   })
 
@@ -259,7 +265,7 @@ describe("recall at the moment of failure", () => {
     expect(contextOf(piped.stdout)).toContain("this failure was seen before")
     expect(JSON.parse(piped.stdout).hookSpecificOutput.hookEventName).toBe("PostToolUse")
     expect(query(root, "SELECT type, error_message AS errorMessage FROM observations WHERE session_id = 's2'")).toEqual([
-      { type: "error", errorMessage: "FAIL src/auth.test.ts > login > refreshes the token" }
+      { type: "error", errorMessage: "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired at refreshSession" }
     ])
   })
 })

@@ -10,6 +10,15 @@ import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
+/** Waits until `condition` holds: however long the processes it watches take to get there on a busy machine. */
+const until = async (condition: () => boolean) => {
+  const deadline = Date.now() + 60_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still not so after 60 s: ${String(condition)}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 /** A git project with a check that passes once `fixed` exists, and an agent that fixes it on its third run. */
 const project = (options: { fixAt?: number; agentSleepMs?: number; killParentAt?: number } = {}) => {
   const root = tempFolder()
@@ -83,12 +92,14 @@ describe("ralph run: a fresh agent per iteration", () => {
     const root = project({ fixAt: 99, agentSleepMs: 400 })
     const child = spawn(process.execPath, [CLI, "ralph", "run", "slow", "--agent", "node agent.js", ...fast], { cwd: root, stdio: "ignore" })
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
-    for (let i = 0; i < 100 && !existsSync(join(root, "count")); i++) await new Promise((r) => setTimeout(r, 50))
+    await until(() => existsSync(join(root, "count")))
     const stop = ralph(root, "stop", "--reason", "enough")
     expect(stop.code, stop.stderr).toBe(0)
+    // The iteration under way when the stop was recorded may finish; no other starts.
+    const iterationsAtStop = Number(readFileSync(join(root, "count"), "utf8"))
     expect(await exited).toBe(1)
     expect(json(root, "status")).toMatchObject({ status: "stopped", endReason: "enough" })
-    expect(Number(readFileSync(join(root, "count"), "utf8"))).toBeLessThanOrEqual(2)
+    expect(Number(readFileSync(join(root, "count"), "utf8"))).toBeLessThanOrEqual(iterationsAtStop + 1)
   })
 
   it("survives a crash mid-iteration: replay and status give the exact state, resume finishes the loop", () => {
@@ -318,7 +329,7 @@ describe("a loop that respects the user's money and limits", () => {
         return false
       }
     }
-    for (let i = 0; i < 400 && !waiting(); i++) await new Promise((r) => setTimeout(r, 50))
+    await until(waiting)
     expect(ralph(root, "stop", "--reason", "not now").code).toBe(0)
     expect(await exited).toBe(1)
     expect(json(root, "status")).toMatchObject({ status: "stopped", endReason: "not now", iteration: 1 })

@@ -34,7 +34,8 @@ const observed = (root: string) => json(root, "audit", "--type", "ObservationRec
 describe("a hook that cannot record", () => {
   it("while another process holds the write lock: waits its bound, keeps its events, counted, recorded", async () => {
     const root = project()
-    hook(root, "SessionStart", "s1", { source: "startup" })
+    // What a hook process takes on this machine now, without waiting for a lock.
+    const unlocked = hook(root, "SessionStart", "s1", { source: "startup" })
     const calls = 6
     const lock = await holdTransaction(join(folder(root), "memory.db"), "BEGIN IMMEDIATE")
     let longest = 0
@@ -54,8 +55,9 @@ describe("a hook that cannot record", () => {
     } finally {
       await lock.release()
     }
-    // Each hook waited its bound (2 s), not the 10 s it used to; generous for a busy machine.
-    expect(longest).toBeLessThan(9000)
+    // Each hook waited its bound (2 s), not the 10 s it used to: generous, and beyond what a busy machine
+    // adds to every process.
+    expect(longest - unlocked).toBeLessThan(8000)
     figures["hooks locked out (write lock held)"] = calls
     const after = json(root, "status")
     expect(after.hooks).toMatchObject({ notYetRecorded: 0, failures: calls })

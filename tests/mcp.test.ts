@@ -573,7 +573,7 @@ describe("ralph-mem mcp lifetime", () => {
         `
       const { spawn } = require("node:child_process")
       const server = spawn(process.execPath, [${JSON.stringify(CLI)}, "mcp"], { stdio: ["pipe", "pipe", "ignore"] })
-      const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], {
+      const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)"], {
         stdio: ["ignore", "ignore", "ignore", server.stdin]
       })
       server.stdout.once("data", () => process.stdout.write(server.pid + " " + holder.pid + "\\n"))
@@ -589,7 +589,7 @@ describe("ralph-mem mcp lifetime", () => {
     try {
       expect(isRunning(serverPid!)).toBe(true)
       parent.kill("SIGKILL")
-      await waitFor(() => !isRunning(serverPid!), 20_000)
+      await waitFor(() => !isRunning(serverPid!), 60_000)
       // The pipe was still open: the server noticed its parent was gone, not an end of its input.
       expect(isRunning(holderPid!)).toBe(true)
     } finally {

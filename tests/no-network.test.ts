@@ -76,7 +76,7 @@ const node = (args: ReadonlyArray<string>, options: { cwd: string; env: Record<s
 const shown = (what: string, run: Run) => `${what}\nexit ${run.code}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`
 
 /** Waits until every process that loaded the tripwire has exited (the SessionEnd maintenance runs detached). */
-const allExited = async (watch: Watch, timeoutMs = 20_000) => {
+const allExited = async (watch: Watch, timeoutMs = 120_000) => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const lines = jsonLines(watch.processes)
@@ -132,7 +132,7 @@ describe("no network anywhere in the product", () => {
     for (const attempt of attempts) expect((attempt["stack"] as Array<string>).join("\n")).toContain("[eval]")
   })
 
-  it("a full scenario — every hook, every CLI command, two Ralph loops — never touches the network", { timeout: 180_000 }, async () => {
+  it("a full scenario — every hook, every CLI command, two Ralph loops — never touches the network", { timeout: 300_000 }, async () => {
     const project = tempFolder()
     const watch = newWatch()
     const git = realGit()

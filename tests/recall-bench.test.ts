@@ -16,8 +16,9 @@ describe("the recall benchmark", () => {
     for (const scenario of corpus) expect(scenario.expected.length).toBeGreaterThan(0)
   })
 
-  it("measures ralph-mem, newest-50 and no memory on the same scenarios", { timeout: 600_000 }, () => {
-    const results = chosen.map((id) => runScenario(corpus.find((s) => s.id === id)!))
+  it("measures ralph-mem, newest-50 and no memory on the same scenarios", { timeout: 600_000 }, async () => {
+    const results = []
+    for (const id of chosen) results.push(await runScenario(corpus.find((s) => s.id === id)!))
     for (const result of results) {
       // Routine work puts more observations in the project than the baseline shows.
       expect(result.observations).toBeGreaterThan(50)

@@ -4,11 +4,12 @@
  * once, and Claude Code carries on. `ralph-mem doctor` reports and repairs the same by hand.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
 const PLANTED = "OKAPI-4417-HERON"
@@ -25,12 +26,16 @@ const hook = (root: string, event: string, session: string, fields: Record<strin
 const cli = (root: string, ...args: Array<string>) => runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
 const contextOf = (stdout: string) => (stdout === "" ? "" : (JSON.parse(stdout).hookSpecificOutput.additionalContext as string))
 
-/** A session whose memory holds PLANTED, then a backup of it. */
-const sessionWithBackup = (root: string) => {
+/**
+ * A session whose memory holds PLANTED, then a backup of it. The maintenance its end started has finished:
+ * it would otherwise checkpoint, back up or open the database while a test damages it.
+ */
+const sessionWithBackup = async (root: string) => {
   hook(root, "SessionStart", "s1", { source: "startup" })
   hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
   hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "t1", tool_response: { stdout: `PASS ${PLANTED}` } })
   hook(root, "SessionEnd", "s1", { reason: "exit" })
+  await maintenanceSettled(root)
   const backup = cli(root, "backup")
   expect(backup.code, backup.stderr).toBe(0)
 }
@@ -52,12 +57,12 @@ const damage: ReadonlyArray<readonly [string, (path: string) => void]> = [
 ]
 
 describe("backups", () => {
-  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", async () => {
+  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
+    await maintenanceSettled(root)
     const backups = join(folder(root), "backups")
-    for (let i = 0; i < 100 && !(existsSync(backups) && readdirSync(backups).length > 0); i++) await new Promise((r) => setTimeout(r, 50))
     const [first] = readdirSync(backups)
     expect(statSync(backups).mode & 0o777).toBe(0o700)
     expect(statSync(join(backups, first!)).mode & 0o777).toBe(0o600)
@@ -72,9 +77,9 @@ describe("backups", () => {
     expect(readdirSync(join(folder(root), "backups"))).toHaveLength(2)
   })
 
-  it("lose what a forget removed: older backups are replaced after a confirmed forget", () => {
+  it("lose what a forget removed: older backups are replaced after a confirmed forget", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
-    sessionWithBackup(root)
+    await sessionWithBackup(root)
     const bytes = () => readdirSync(join(folder(root), "backups")).map((f) => readFileSync(join(folder(root), "backups", f)).toString("latin1")).join("")
     expect(bytes()).toContain(PLANTED)
     expect(cli(root, "forget", "--session", "s1", "--confirm").code).toBe(0)
@@ -84,9 +89,9 @@ describe("backups", () => {
 })
 
 describe.each(damage)("a database damaged by %s", (_, harm) => {
-  it("is set aside by the next hook, which restores the backup, tells the user once, and carries on", () => {
+  it("is set aside by the next hook, which restores the backup, tells the user once, and carries on", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
-    sessionWithBackup(root)
+    await sessionWithBackup(root)
     harm(dbOf(root))
     const damagedBytes = readFileSync(dbOf(root))
     const first = hook(root, "SessionStart", "s2", { source: "startup" })
@@ -104,9 +109,9 @@ describe.each(damage)("a database damaged by %s", (_, harm) => {
     expect(contextOf(hook(root, "SessionStart", "s3", { source: "startup" }).stdout)).not.toContain("ralph-mem notice")
   })
 
-  it("is reported by doctor, and repaired by doctor --repair", () => {
+  it("is reported by doctor, and repaired by doctor --repair", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
-    sessionWithBackup(root)
+    await sessionWithBackup(root)
     harm(dbOf(root))
     const report = cli(root, "doctor", "--json")
     expect(report.code).toBe(1)
@@ -143,9 +148,9 @@ describe("without a backup", () => {
 })
 
 describe("a WAL deleted mid-session", () => {
-  it("loses only what it had not written back, and the next hook carries on with a sound database", () => {
+  it("loses only what it had not written back, and the next hook carries on with a sound database", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
     const root = project()
-    sessionWithBackup(root)
+    await sessionWithBackup(root)
     // A writer that died without checkpointing leaves committed transactions only in the WAL.
     const writer = newSqliteDatabase(dbOf(root))
     writer.pragma("wal_autocheckpoint = 0")

@@ -4,7 +4,7 @@
  * of every page goes to test-results/ui/ for review.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { request } from "node:http"
 import { join, resolve } from "node:path"
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { removeWhenSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const CHROMIUM = process.env["CHROMIUM_BIN"] ?? "/usr/bin/chromium"
 const SHOTS = resolve(import.meta.dirname, "..", "test-results", "ui")
@@ -115,8 +116,8 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
   afterAll(async () => {
     await browser?.close()
     ui?.child.kill("SIGTERM")
-    rmSync(root, { recursive: true, force: true })
-  })
+    await removeWhenSettled(root)
+  }, SETTLE_TEST_TIMEOUT_MS)
 
   const visit = async (path: string, shot: string) => {
     await page.goto(`${origin()}${path}`)
@@ -200,7 +201,7 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     expect(runHookProcess("SessionStart", payload("SessionStart", "sess-live", root, { source: "startup" }), { cwd: root }).code).toBe(0)
     const hookDone = Date.now()
     // The page polls the log twice a second; a loaded machine gets room, and the latency is written down.
-    await page.waitForSelector("text=sess-live", { timeout: 15_000 })
+    await page.waitForSelector("text=sess-live", { timeout: 60_000 })
     const latencyMs = Date.now() - hookDone
     writeFileSync(join(SHOTS, "live.json"), JSON.stringify({ hookMs: hookDone - started, shownAfterHookMs: latencyMs }))
     await page.screenshot({ path: join(SHOTS, "live-after.png"), fullPage: true })

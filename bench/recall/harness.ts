@@ -10,9 +10,10 @@
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { estimateTokens, relativeText } from "@ralph-mem/projections"
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { removeWhenSettled } from "../../tests/support/remove.ts"
 import { lookAround, unrelatedSessions } from "./routine.ts"
 import type { PastSession, Scenario, Step } from "./scenario.ts"
 
@@ -209,7 +210,8 @@ const assertAnswerable = (databasePath: string, scenario: Scenario) => {
   }
 }
 
-export const runScenario = (scenario: Scenario): ScenarioResult => {
+/** The memory folder is removed once the maintenance each SessionEnd starts (detached) has exited. */
+export const runScenario = async (scenario: Scenario): Promise<ScenarioResult> => {
   const root = mkdtempSync(join(tmpdir(), "ralph-mem-recall-"))
   try {
     const home = join(root, "home", "dev")
@@ -247,7 +249,7 @@ export const runScenario = (scenario: Scenario): ScenarioResult => {
       }
     }
   } finally {
-    rmSync(root, { recursive: true, force: true })
+    await removeWhenSettled(root)
   }
 }
 

@@ -5,6 +5,7 @@
  *   node bench/recall/run.ts --only a,b      some scenarios (results not written)
  *   node bench/recall/run.ts --later N       N unrelated sessions after the relevant ones in every scenario
  *                                            (default 3), results to bench/results/recall-later-N.json
+ *   node bench/recall/run.ts --show          also print what ralph-mem injected into each later session
  * Needs dist/ (npm run build).
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -15,6 +16,7 @@ import { runScenario, type ScenarioResult, SYSTEMS, totals } from "./harness.ts"
 
 const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
 const only = option("--only")?.split(",")
+const show = process.argv.includes("--show")
 const later = option("--later") === undefined ? undefined : Number(option("--later"))
 if (later !== undefined && !(Number.isInteger(later) && later >= 0)) throw new Error("--later takes a whole number")
 const scenarios = (only === undefined ? corpus : corpus.filter((s) => only.includes(s.id)))
@@ -23,7 +25,7 @@ const scenarios = (only === undefined ? corpus : corpus.filter((s) => only.inclu
 const results: Array<ScenarioResult> = []
 for (const scenario of scenarios) {
   const started = Date.now()
-  const result = runScenario(scenario)
+  const result = await runScenario(scenario)
   results.push(result)
   const mine = result.systems["ralph-mem"]
   const base = result.systems["newest-50"]
@@ -31,6 +33,7 @@ for (const scenario of scenarios) {
     `${scenario.id.padEnd(24)} ralph-mem ${mine.recall.toFixed(2)} (${mine.tokens} tok)  newest-50 ${base.recall.toFixed(2)} (${base.tokens} tok)` +
       `${mine.missed.length === 0 ? "" : `  missed: ${mine.missed.join(" | ")}`}  ${Date.now() - started} ms\n`
   )
+  if (show) process.stderr.write(`${result.texts["ralph-mem"]}\n\n`)
 }
 
 const summary = Object.fromEntries(SYSTEMS.map((system) => [system, {

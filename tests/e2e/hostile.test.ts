@@ -56,7 +56,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     const mock = await startMockAnthropic({ script: ["Nothing to do."] })
     cleanups.push(() => mock.close())
-    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 }
+    const options = { prompt: "Say hello", cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 120_000 }
     const run = await runClaude(options)
     expect(run.code, describeRun(run)).toBe(0)
 
@@ -67,7 +67,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const [start] = hookResponses(run, "SessionStart")
     const told = JSON.parse(start?.stdout ?? "{}") as { systemMessage?: string }
     expect(told.systemMessage).toContain(`${join(project, ".ralph-mem", "hooks.log")}: it is a symbolic link`)
-  }, 120_000)
+  }, 300_000)
 
   it("injects nothing of a memory the clone committed, writes nothing into it, and tells the user", async () => {
     const sandbox = createSandbox()
@@ -93,7 +93,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const mock = await startMockAnthropic({ script: ["Nothing to do."] })
     cleanups.push(() => mock.close())
     const prompt = "How do I run the tests?"
-    const run = await runClaude({ prompt, cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 60_000 })
+    const run = await runClaude({ prompt, cwd: project, mock, pluginDir: REPO_ROOT, sandbox, timeoutMs: 120_000 })
     expect(run.code, describeRun(run)).toBe(0)
 
     expect(mock.mainRequests().length).toBeGreaterThan(0)
@@ -107,5 +107,5 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const told = JSON.parse(start?.stdout ?? "{}") as { systemMessage?: string }
     expect(told.systemMessage).toContain("git tracks files in it")
     expect(told.systemMessage).toContain("git rm -r --cached .ralph-mem")
-  }, 120_000)
+  }, 300_000)
 })

@@ -37,8 +37,8 @@ const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
 
 /** Generous: one run takes about 1 s, but a busy 2-core machine can be ten times slower. */
-const RUN_TIMEOUT_MS = 60_000
-const SCENARIO_TIMEOUT_MS = 150_000
+const RUN_TIMEOUT_MS = 120_000
+const SCENARIO_TIMEOUT_MS = 600_000
 
 /**
  * How Claude Code 2.1.330 puts a Stop hook's additionalContext into the conversation: once, in a user

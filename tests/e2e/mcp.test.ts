@@ -37,8 +37,8 @@ if (claudeBin === undefined) console.warn(`tests/e2e/mcp skipped: ${MISSING_CLAU
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const TOOL = (name: string) => `mcp__plugin_ralph-mem_memory__${name}`
-const RUN_TIMEOUT_MS = 60_000
-const SCENARIO_TIMEOUT_MS = 180_000
+const RUN_TIMEOUT_MS = 120_000
+const SCENARIO_TIMEOUT_MS = 600_000
 
 const cleanups: Array<() => void | Promise<void>> = []
 afterAll(async () => {
@@ -150,7 +150,7 @@ const ralphMemProcesses = (sandbox: Sandbox): Array<string> =>
       }
     })
 
-const waitFor = async (what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> => {
+const waitFor = async (what: string, condition: () => boolean, timeoutMs = 120_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)

@@ -77,11 +77,11 @@ describe("plugin/ (the marketplace's source)", () => {
 
 describe.skipIf(claudeBin === undefined)(suiteName, () => {
   it("passes claude plugin validate: --strict for plugin/, and the root (whose links it warns about)", async () => {
-    const plugin = await validatePlugin(join(REPO_ROOT, "plugin"), { timeoutMs: 60_000 })
+    const plugin = await validatePlugin(join(REPO_ROOT, "plugin"), { timeoutMs: 120_000 })
     expect(plugin.code, plugin.stdout + plugin.stderr).toBe(0)
-    const root = await validatePlugin(REPO_ROOT, { timeoutMs: 60_000, strict: false })
+    const root = await validatePlugin(REPO_ROOT, { timeoutMs: 120_000, strict: false })
     expect(root.code, root.stdout + root.stderr).toBe(0)
-  }, 150_000)
+  }, 300_000)
 
   it("installs from a set-up clone without node_modules, and the installed copy's hooks record", async () => {
     expect(existsSync(join(REPO_ROOT, "node_modules")), "the clone is set up").toBe(true)
@@ -118,7 +118,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     execFileSync("git", ["init", "-q", project])
     const mock = await startMockAnthropic({ script: ["Hello."] })
     cleanups.push(() => mock.close())
-    const run = await runClaude({ prompt: "hello", cwd: project, mock, sandbox, timeoutMs: 60_000 })
+    const run = await runClaude({ prompt: "hello", cwd: project, mock, sandbox, timeoutMs: 120_000 })
     expect(run.code, describeRun(run)).toBe(0)
     expect(run.pluginErrors).toEqual([])
     const events = JSON.parse(
@@ -128,5 +128,5 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       })
     ) as Array<{ type: string }>
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["SessionStarted", "PromptSubmitted"]))
-  }, 400_000)
+  }, 600_000)
 })

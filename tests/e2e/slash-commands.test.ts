@@ -62,7 +62,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       mock,
       pluginDir: REPO_ROOT,
       sandbox,
-      timeoutMs: 60_000
+      timeoutMs: 120_000
     })
     expect(run.code, describeRun(run)).toBe(0)
     expect(run.pluginErrors).toEqual([])
@@ -83,7 +83,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     await slash("mem-inject", NASTY)
     expect(events("NoteInjected").map((e) => e.payload["text"])).toEqual([NASTY])
     nothingRan()
-  }, 90_000)
+  }, 300_000)
 
   it("mem-inject still takes its flag, and a quoted group", async () => {
     await slash("mem-inject", `"use pnpm (never npm)" --type convention`)
@@ -91,14 +91,14 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       text: "use pnpm (never npm)",
       noteType: "convention"
     })
-  }, 90_000)
+  }, 300_000)
 
   it("mem-search and why search for exactly the text", async () => {
     // Words nothing in memory holds: the command prints the query back, as it received it.
     const query = "zqxjv (qwzzk) $ZEDVAR `zzidq` qq'xx"
     expect(bodyContains(await slash("mem-search", query), `Nothing found for ${JSON.stringify(query)}.`)).toBe(true)
     expect(bodyContains(await slash("why", query), `No decision matches ${JSON.stringify(query)}.`)).toBe(true)
-  }, 90_000)
+  }, 300_000)
 
   it("decide keeps the decision and its rationale apart, each as typed", async () => {
     await slash("decide", `"Don't use yarn (pnpm only)" --why "\`npm\` broke $HOME's lockfile" --impact high`)
@@ -107,7 +107,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       rationale: "`npm` broke $HOME's lockfile",
       impact: "high"
     })
-  }, 90_000)
+  }, 300_000)
 
   it("belief set, task start and task finding take the rest as their text", async () => {
     await slash("belief", `set package-manager ${NASTY}`)
@@ -117,7 +117,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     await slash("task", `finding ${NASTY}`)
     expect(events("TaskFindingRecorded").at(-1)?.payload).toMatchObject({ finding: NASTY })
     nothingRan()
-  }, 150_000)
+  }, 300_000)
 
   it("ralph start keeps the goal as typed and a quoted criterion whole", async () => {
     await slash("ralph", `start ${NASTY} --max-iterations 1 --criteria "custom=node -e 0"`)
@@ -126,12 +126,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       config: { maxIterations: 1, successCriteria: [{ kind: "custom", command: ["node", "-e", "0"] }] }
     })
     nothingRan()
-  }, 90_000)
+  }, 300_000)
 
   it("mem-forget finds by a query as typed (a preview, nothing forgotten)", async () => {
     const body = await slash("mem-forget", `--query "Don't use yarn here (pnpm only): $HOME"`)
     expect(bodyContains(body, "Would forget")).toBe(true)
     expect(bodyContains(body, "Nothing was changed. Add --confirm to forget for good.")).toBe(true)
     expect(events("NoteInjected").map((e) => e.payload["text"])).toContain(NASTY)
-  }, 90_000)
+  }, 300_000)
 })

@@ -16,7 +16,7 @@ import { removeWhenSettled } from "../support/remove.ts"
 const claudeBin = findClaudeBinary()
 const suiteName = claudeBin === undefined ? `summaries end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "summaries end to end"
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
-const SCENARIO_TIMEOUT_MS = 180_000
+const SCENARIO_TIMEOUT_MS = 600_000
 
 const cleanups: Array<() => void | Promise<void>> = []
 afterAll(async () => {
@@ -26,7 +26,7 @@ afterAll(async () => {
 const session = async (project: string, sandbox: Sandbox, prompt: string, reply: string) => {
   const mock = await startMockAnthropic({ script: [reply] })
   cleanups.push(() => mock.close())
-  const run = await runClaude({ prompt, cwd: project, mock, maxTurns: 5, timeoutMs: 60_000, pluginDir: REPO_ROOT, sandbox })
+  const run = await runClaude({ prompt, cwd: project, mock, maxTurns: 5, timeoutMs: 120_000, pluginDir: REPO_ROOT, sandbox })
   expect(run.code, describeRun(run)).toBe(0)
   if (run.sessionId === undefined) throw new Error(`no session id: ${describeRun(run)}`)
   return run.sessionId

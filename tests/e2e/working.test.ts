@@ -20,8 +20,8 @@ const suiteName = claudeBin === undefined ? `working memory end to end (skipped:
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
-const RUN_TIMEOUT_MS = 60_000
-const SCENARIO_TIMEOUT_MS = 150_000
+const RUN_TIMEOUT_MS = 120_000
+const SCENARIO_TIMEOUT_MS = 600_000
 
 const BELIEF = "TypeScript on Node 24 and vitest, marker PELICAN-STACK-41"
 const HANDOFF = "refreshSession multiplies by 1000 twice; fix src/auth.ts then run the tests (OSPREY-HANDOFF-77)"

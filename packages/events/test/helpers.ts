@@ -1,18 +1,19 @@
 /** Test helpers: real SQLite files in fresh temporary folders, and Effect runners. */
 import * as Effect from "effect/Effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach } from "vitest"
+import { removeWhenSettled } from "../../../tests/support/remove.ts"
 import { catalog, makeEventLog, type MakeEventLogOptions, openDatabase, type RalphMemEvent, redactedBy, redactStrings } from "../src/index.ts"
 
 const folders: Array<string> = []
 const closers: Array<() => void> = []
 
-afterEach(() => {
+afterEach(async () => {
   for (const close of closers.splice(0)) close()
-  // Retried: a backup a hook started in the background may still be writing for a moment.
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 })
+  // A SessionEnd hook run in the folder started maintenance in the background, which may still be writing.
+  for (const folder of folders.splice(0)) await removeWhenSettled(folder)
 })
 
 /** A fresh folder, removed after the test. */

@@ -20,6 +20,7 @@ import {
   resumeBrief,
   sessionRecord,
   estimateTokens,
+  hitBodies,
   toldInSession,
   sourceEventIds,
   unannouncedRestores
@@ -28,11 +29,13 @@ import { searchIndex } from "@ralph-mem/projections/search"
 import type { Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,
+  HIT_READ_CHARS,
   type Injection,
   injectionBudgetTokens,
   type InjectionItem,
   promptItems,
   sessionStartItems,
+  showHits,
   type Told,
   untold,
   withRefs
@@ -198,7 +201,9 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
     recency: { halfLifeDays: settings.memory.search.recencyHalfLifeDays, weight: settings.memory.search.recencyWeight }
   })
   const told = toldInSession(memory.db, input.session_id)
-  const items = promptItems(relative(loop, context), relative(hits, context))
+  const bodies = hits.length === 0 ? new Map() : hitBodies(memory.db, hits.map((h) => h.id), HIT_READ_CHARS)
+  const shown = showHits(hits, bodies, HIT_READ_CHARS)
+  const items = promptItems(relative(loop, context), relative(shown, context))
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
   const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
   return withOutput([submitted, ...injected.events], injected.output)

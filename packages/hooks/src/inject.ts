@@ -6,8 +6,10 @@
 import {
   type Activity,
   type Belief,
+  type FailureRecord,
   failureHeadline,
   estimateTokens,
+  type HitBody,
   type ObservationHit,
   oneLine,
   type OpenLoop,
@@ -19,6 +21,7 @@ import {
 import { type IndexHit } from "@ralph-mem/projections/search"
 import type { Settings } from "@ralph-mem/settings"
 import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
+import { changedLines } from "./observe.ts"
 
 /** How many tokens injected memory may use: its share of the context window. */
 export const injectionBudgetTokens = (settings: Settings): number =>
@@ -201,23 +204,46 @@ export interface ProjectMemory {
   readonly successes: ReadonlyArray<ObservationHit>
 }
 
-const openErrorItem = ({ latest, times, sources }: OpenError): InjectionItem => {
-  const headline = failureHeadline(latest.output)
+/** How many of a failure's other failures an item names, when they failed otherwise than the latest. */
+const EARLIER_FAILURES = 2
+
+/** The other failures that failed otherwise than the latest (`; earlier @8: error TS2532: ...`), each on a few words. */
+const earlierFailures = (latest: FailureRecord, earlier: ReadonlyArray<FailureRecord>, headline: string) => {
+  const seen = new Set([headline])
+  const told = earlier.flatMap((f) => {
+    const said = failureHeadline(f.output).replace(/\.$/, "")
+    if (said === "" || seen.has(said)) return []
+    seen.add(said)
+    const command = f.command === latest.command ? "" : ` \`${oneLine(f.command, 60)}\``
+    return [`${ref(f.position)}${command}: ${oneLine(said, 120)}`]
+  })
+  return told.length === 0 ? "" : `; earlier ${told.slice(0, EARLIER_FAILURES).join("; ")}`
+}
+
+const openErrorItem = ({ latest, earlier, times, sources }: OpenError): InjectionItem => {
+  const headline = failureHeadline(latest.output).replace(/\.$/, "")
   const line = (max: number) =>
     `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
     oneLine(headline, max)
-  return { section: "Open errors", full: line(300), compact: line(100), sources, ref: latest.position }
+  return {
+    section: "Open errors",
+    full: `${line(300)}${earlierFailures(latest, earlier, headline)}`,
+    compact: line(100),
+    sources,
+    ref: latest.position
+  }
 }
 
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
   const { failure, resolution } = lesson
-  const headline = failureHeadline(failure.output)
+  const headline = failureHeadline(failure.output).replace(/\.$/, "")
   const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
   const fix = fixParts(lesson.activity, project, 3)
   const firstFix = fixParts(lesson.activity, project, 1)[0]
   return {
     section: "Lessons: errors fixed since",
-    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}; ` +
+    full: `${failed} (${day(failure.failedAt)}) with ${oneLine(headline, 200)}` +
+      `${earlierFailures(failure, lesson.earlier, headline)}; ` +
       `fixed: ${fix.length === 0 ? "nothing recorded in between" : fix.join("; ")}; ` +
       `passed ${day(resolution.at)} ${ref(resolution.position)}`,
     compact: `${failed} with ${oneLine(headline, 80)}; passed ${ref(resolution.position)}` +
@@ -257,15 +283,71 @@ export const sessionStartItems = (memory: ProjectMemory): Array<InjectionItem> =
   ]
 }
 
-const hitItem = (hit: IndexHit): InjectionItem => ({
+/** A search hit with what it holds, read for the injection: its title is only the start of it. */
+export type ShownHit = IndexHit & { readonly body?: HitBody | undefined }
+
+/**
+ * How much of a hit the prompt's injection shows: a summary's outcome, which follows what was asked, or the
+ * code an edit wrote, which a title cut at its start loses.
+ */
+const HIT_CHARS = 240
+
+/** How much of a hit's text is read: far enough that paths made relative still leave a line's worth. */
+export const HIT_READ_CHARS = HIT_CHARS * 4
+
+/**
+ * Hits with what they hold (`bodies` by hit id, each text read to `read` characters). A text cut where it was
+ * read loses its last word: a path cut there would not be made relative, and could show the home folder.
+ */
+export const showHits = (
+  hits: ReadonlyArray<IndexHit>,
+  bodies: ReadonlyMap<string, HitBody>,
+  read: number
+): Array<ShownHit> =>
+  hits.map((hit) => {
+    const body = bodies.get(hit.id)
+    if (body === undefined) return hit
+    return { ...hit, body: body.text.length < read ? body : { ...body, text: body.text.replace(/\S*$/, "") } }
+  })
+
+/** The files a search found, from its recorded response; undefined when it is not one (or was cut). */
+const foundFiles = (text: string): string | undefined => {
+  try {
+    const files = (JSON.parse(text) as { filenames?: unknown }).filenames
+    return Array.isArray(files) ? [...new Set(files.map(String))].join(", ") : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What an observation's text adds to its tool and input: an edit's changed lines, the files a search found;
+ * nothing for a read or a write (their input names the file, their text says it again).
+ */
+const shownContent = (toolName: string | null, text: string) => {
+  if (toolName === "Read" || toolName === "Write") return ""
+  if (toolName === "Edit" || toolName === "MultiEdit") return changedLines(text)?.join(" / ") ?? text
+  if (toolName === "Grep" || toolName === "Glob") return foundFiles(text) ?? text
+  return text
+}
+
+const hitText = ({ title, body }: ShownHit) => {
+  if (body === undefined) return title
+  if (body.toolName === null && body.inputSummary === null) return body.text
+  const head = [body.toolName, body.inputSummary].filter(Boolean).join(" ")
+  const content = shownContent(body.toolName, body.text)
+  return head === "" ? content : content.trim() === "" ? head : `${head}: ${content}`
+}
+
+const hitItem = (hit: ShownHit): InjectionItem => ({
   section: "Related memory",
-  full: `- ${day(hit.createdAt)} [${hit.type}] ${hit.title}`,
+  full: `- ${day(hit.createdAt)} [${hit.type}] ${oneLine(hitText(hit), HIT_CHARS)}`,
   compact: `- [${hit.type}] ${oneLine(hit.title, 100)}`,
   sources: [hit.id]
 })
 
 /** UserPromptSubmit: the active loop, then what memory found relevant to the prompt, best first. */
-export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<IndexHit>): Array<InjectionItem> => [
+export const promptItems = (loop: OpenLoop | undefined, hits: ReadonlyArray<ShownHit>): Array<InjectionItem> => [
   ...(loop === undefined ? [] : [loopItem(loop)]),
   ...hits.map(hitItem)
 ]

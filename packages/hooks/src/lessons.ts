@@ -16,6 +16,7 @@ import {
   type Resolution,
   sameTerms
 } from "@ralph-mem/projections"
+import { changedLines } from "./observe.ts"
 
 /** How an injected line names what it came from: the event's position in the log (`ralph-mem show @12`). */
 export const ref = (position: number) => `@${position}`
@@ -34,6 +35,8 @@ const tail = (path: string, max: number) => (path.length > max ? `…${path.slic
 export interface OpenError {
   /** The latest failure of the command. */
   readonly latest: FailureRecord
+  /** Its other failures, newest first: they may have failed otherwise (another error, another test). */
+  readonly earlier: ReadonlyArray<FailureRecord>
   readonly times: number
   readonly sources: ReadonlyArray<string>
 }
@@ -41,6 +44,8 @@ export interface OpenError {
 export interface Lesson {
   /** The latest failure the passing run resolved. */
   readonly failure: FailureRecord
+  /** The other failures it resolved, newest first: they may have failed otherwise (another error, another test). */
+  readonly earlier: ReadonlyArray<FailureRecord>
   readonly resolution: Resolution
   readonly sources: ReadonlyArray<string>
 }
@@ -54,23 +59,28 @@ const commandOf = (failure: FailureRecord) => `${failure.family}\u0000${failure.
 export const splitFailures = (
   failures: ReadonlyArray<FailureRecord>
 ): { readonly open: Array<OpenError>; readonly lessons: Array<Lesson> } => {
-  const open = new Map<string, { latest: FailureRecord; sources: Array<string> }>()
-  const lessons = new Map<number, { failure: FailureRecord; resolution: Resolution; sources: Array<string> }>()
+  const open = new Map<string, { latest: FailureRecord; earlier: Array<FailureRecord>; sources: Array<string> }>()
+  const lessons = new Map<number, Lesson & { earlier: Array<FailureRecord>; sources: Array<string> }>()
   for (const failure of failures) {
     const { resolution } = failure
     if (resolution === null) {
       const key = commandOf(failure)
-      const group = open.get(key) ?? { latest: failure, sources: [] }
+      const group = open.get(key) ?? { latest: failure, earlier: [], sources: [] }
+      if (group.latest !== failure) group.earlier.push(failure)
       group.sources.push(failure.eventId)
       open.set(key, group)
     } else {
-      const group = lessons.get(resolution.position) ?? { failure, resolution, sources: [resolution.eventId] }
-      group.sources.push(failure.eventId)
-      lessons.set(resolution.position, group)
+      const group = lessons.get(resolution.position)
+      if (group === undefined) {
+        lessons.set(resolution.position, { failure, earlier: [], resolution, sources: [resolution.eventId, failure.eventId] })
+      } else {
+        group.earlier.push(failure)
+        group.sources.push(failure.eventId)
+      }
     }
   }
   return {
-    open: [...open.values()].map((g) => ({ latest: g.latest, times: g.sources.length, sources: g.sources })),
+    open: [...open.values()].map((g) => ({ ...g, times: g.sources.length })),
     lessons: [...lessons.values()].sort((a, b) => b.resolution.position - a.resolution.position)
   }
 }
@@ -79,14 +89,27 @@ export const splitFailures = (
 export const activityIds = (activity: Activity): Array<string> =>
   [activity.edits, activity.decisions, activity.notes, activity.commands].flatMap((items) => items.map((i) => i.eventId))
 
-/** What came between a failure and its passing run, in a few words with ids; empty when nothing was recorded. */
+/** How much of an edit's changed lines a lesson shows: the fix's code, on one short line. */
+const CHANGE_CHARS = 100
+
+/** An edited file, with the lines its edit changed when they were recorded (`src/db.ts (\`max: 40\`)`). */
+const editedFile = (item: ActivityItem, project: string) => {
+  const changed = item.change === undefined ? undefined : changedLines(item.change)
+  const code = changed === undefined || changed.length === 0 ? "" : ` (\`${oneLine(changed.join(" / "), CHANGE_CHARS)}\`)`
+  return `${tail(inProject(item.text, project), 60)}${code}`
+}
+
+/**
+ * What came between a failure and its passing run, in a few words with ids (an edit with the lines it
+ * changed); empty when nothing was recorded.
+ */
 export const fixParts = (activity: Activity, project: string, limit: number): Array<string> => {
   const list = (items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
     items.slice(0, limit).map((i) => `${render(i)} ${ref(i.position)}`).join(", ")
   const part = (verb: string, items: ReadonlyArray<ActivityItem>, render: (item: ActivityItem) => string) =>
     items.length === 0 ? [] : [`${verb} ${list(items, render)}`]
   return [
-    ...part("edited", activity.edits, (i) => tail(inProject(i.text, project), 60)),
+    ...part("edited", activity.edits, (i) => editedFile(i, project)),
     ...part("decided", activity.decisions, (i) => `"${oneLine(i.text, 80)}"`),
     ...part("noted", activity.notes, (i) => `"${oneLine(i.text, 80)}"`),
     ...part("ran", activity.commands, (i) => `\`${oneLine(i.text, 60)}\``)

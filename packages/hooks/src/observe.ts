@@ -93,6 +93,24 @@ const responseText = (toolName: string, toolInput: unknown, toolResponse: unknow
 }
 
 /**
+ * The lines an edit changed, from its recorded text (`- old` then `+ new`, as responseText writes it): the
+ * new lines the old text did not have, else (a deletion) the old lines that went, marked `-`. Undefined for
+ * what is not an edit's text (a Write's "created ...").
+ */
+export const changedLines = (content: string): Array<string> | undefined => {
+  const split = content.startsWith("+ ") ? -1 : content.startsWith("- ") ? content.indexOf("\n+ ") : undefined
+  if (split === undefined) return undefined
+  const before = split === -1 ? "" : content.slice(2, split)
+  const after = split === -1 ? content.slice(2) : content.slice(split + 3)
+  const lines = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line !== "")
+  const old = new Set(lines(before))
+  const added = lines(after).filter((line) => !old.has(line))
+  if (added.length > 0 || split === -1) return added
+  const kept = new Set(lines(after))
+  return lines(before).filter((line) => !kept.has(line)).map((line) => `- ${line}`)
+}
+
+/**
  * JSON of a tool's response, cut at `maxDepth` levels and `maxChars` characters: responses come from
  * any tool (MCP servers included) and can be nested deeper than a plain JSON.stringify survives.
  */

@@ -15,9 +15,12 @@ import {
   type InjectionItem,
   OPEN_LINE,
   type ProjectMemory,
+  promptItems,
   renderSections,
   resumeItems,
-  sessionStartItems
+  sessionStartItems,
+  showHits,
+  type ShownHit
 } from "../src/inject.ts"
 import { splitFailures } from "../src/lessons.ts"
 
@@ -151,6 +154,90 @@ describe("what a session is told at its start", () => {
     expect(injection.text).toContain("## Project beliefs\n- stack: TypeScript on Node 24")
     expect(injection.text).not.toContain("Where the last session stopped")
     expect(renderSections(resumeItems(brief), "compact").split("\n")[0]).toBe("## Where the last session stopped")
+  })
+
+  it("tells a lesson with what failed (its other failures when they failed otherwise) and the code of the fix", () => {
+    const pass = { position: 9, eventId: "pass-9", at: T0, command: "npx tsc --noEmit" }
+    const tsc = (position: number, output: string): FailureRecord => ({
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output, resolution: pass
+    })
+    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { lessons } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const edit = {
+      position: 8, eventId: "edit-8", text: "/work/app/src/routes/index.ts", change: "- req.user.id\n+ req.user?.id ?? anonymous"
+    }
+    const activity = { edits: [edit], commands: [], notes: [], decisions: [] }
+    const items = sessionStartItems({ ...base, openErrors: [], lessons: lessons.map((l) => ({ ...l, activity })) })
+    expect(items.find((i) => i.section === "Lessons: errors fixed since")?.full).toBe(
+      "- `npx tsc --noEmit` failed @7 (2026-11-20 09:00) with Found 26 errors in 8 files; " +
+        "earlier @2: src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'; " +
+        "fixed: edited src/routes/index.ts (`req.user?.id ?? anonymous`) @8; passed 2026-11-20 09:00 @9"
+    )
+  })
+
+  it("tells an open error with its other failures when they failed otherwise, each once", () => {
+    const tsc = (position: number, output: string): FailureRecord => ({
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output
+    })
+    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { open } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const items = sessionStartItems({ ...base, openErrors: open })
+    expect(items.find((i) => i.section === "Open errors")?.full).toBe(
+      "- 2026-11-20 09:00 `npx tsc --noEmit` failed (3 times): Found 26 errors in 8 files; " +
+        "earlier @2: src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'"
+    )
+  })
+})
+
+describe("what a prompt is told", () => {
+  const T0 = Date.parse("2026-11-20T09:00:00Z")
+  const hit = (id: string, type: string, title: string, body?: ShownHit["body"]): ShownHit => ({
+    kind: type === "summary" ? "session" : "observation", id, score: 1, sessionId: "s1", type, title, createdAt: T0, tokens: 10, body
+  })
+  const outcome = "Asked: The dashboard cannot call the API. Outcome: Preflight OPTIONS requests returned 404; the cors " +
+    "middleware now runs before the router, with origins from config.allowedOrigins. Changed: src/app.ts."
+
+  it("shows what a hit holds past its title: a summary's outcome, an edit's new lines, the files a search found", () => {
+    const items = promptItems(undefined, [
+      hit("s1", "summary", outcome.slice(0, 159), { toolName: null, inputSummary: null, text: outcome }),
+      hit("e1", "tool_use", "Edit src/db.ts: - new Pool({ max: 10 }) + new Pool({ max: 4…", {
+        toolName: "Edit", inputSummary: "src/db.ts", text: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })"
+      }),
+      hit("e2", "tool_use", "Read src/db.ts: read src/db.ts (40 lines)", {
+        toolName: "Read", inputSummary: "src/db.ts", text: "read src/db.ts (40 lines)"
+      }),
+      hit("e3", "tool_use", "Grep Pool in .: {\"mode\"…", {
+        toolName: "Grep", inputSummary: "Pool in .", text: JSON.stringify({ mode: "files_with_matches", filenames: ["src/db.ts", "src/db.ts"] })
+      }),
+      hit("e4", "tool_use", "Bash npm test: ok")
+    ])
+    expect(items.map((i) => i.full)).toEqual([
+      `- 2026-11-20 09:00 [summary] ${outcome}`,
+      "- 2026-11-20 09:00 [tool_use] Edit src/db.ts: new Pool({ max: 40 })",
+      "- 2026-11-20 09:00 [tool_use] Read src/db.ts",
+      "- 2026-11-20 09:00 [tool_use] Grep Pool in .: src/db.ts",
+      "- 2026-11-20 09:00 [tool_use] Bash npm test: ok"
+    ])
+    expect(items[0]!.compact).toBe(`- [summary] ${outcome.slice(0, 99)}…`)
+  })
+
+  it("leaves out the last word of a text cut where it was read: a path cut there is never shown", () => {
+    const read = 40
+    const text = `${"a ".repeat(12)}/home/dev/work/app/src/x.ts`.slice(0, read)
+    const cutWhereRead = new Map([["n1", { toolName: null, inputSummary: null, text }]])
+    const [cut] = showHits([hit("n1", "note", "t")], cutWhereRead, read)
+    expect(cut!.body?.text).toBe(`${"a ".repeat(12)}`)
+    const short = new Map([["n1", { toolName: null, inputSummary: null, text: "short" }]])
+    const [whole] = showHits([hit("n1", "note", "t")], short, read)
+    expect(whole!.body?.text).toBe("short")
+    expect(showHits([hit("n2", "note", "t")], new Map(), read)[0]!.body).toBeUndefined()
+  })
+
+  it("bounds what a hit shows", () => {
+    const long = "x".repeat(5000)
+    const [item] = promptItems(undefined, [hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })])
+    // 240 characters of what it holds, after its time and type.
+    expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + 240)
   })
 })
 

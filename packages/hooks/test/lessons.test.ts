@@ -1,6 +1,7 @@
 import { type Activity, estimateTokens, type FailureRecord, type Resolution } from "@ralph-mem/projections"
 import { describe, expect, it } from "vitest"
 import { fitToBudget, type InjectionItem, untold } from "../src/inject.ts"
+import { changedLines } from "../src/observe.ts"
 import { currentFailure, fixParts, RECALL_BUDGET, recallMatch, recallText, splitFailures } from "../src/lessons.ts"
 
 const T0 = Date.parse("2026-11-20T09:00:00Z")
@@ -75,7 +76,8 @@ describe("recalling a failure seen before", () => {
     const text = recallText({ ...fixed, resolution: resolution(5) }, activity, "/work/app")
     expect(text).toBe(
       "ralph-mem: this failure was seen before. 2026-11-20 09:00 `npm test -- auth` failed @2: " +
-        "FAIL src/auth.test.ts > login > refreshes the token. It passed 2026-11-20 09:00 @5 after: " +
+        "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired. " +
+        "It passed 2026-11-20 09:00 @5 after: " +
         "edited src/auth.ts @4, src/token.ts @3; noted \"tokens live an hour\" @3; ran `grep -n expiresIn src/auth.ts` @4. " +
         "Open any @id with ralph-mem show <id>."
     )
@@ -89,6 +91,22 @@ describe("recalling a failure seen before", () => {
     expect(estimateTokens(long)).toBeLessThanOrEqual(RECALL_BUDGET)
     expect(long).toMatch(/after: edited …\S*\/nested\/file0\.ts @0, …\S*\/file1\.ts @1/)
     expect(recallText({ ...fixed, resolution: resolution(5) }, nothing, "/work/app")).toContain("It passed 2026-11-20 09:00 @5. Open")
+  })
+
+  it("shows what an edit changed: the new lines, bounded, or the lines a deletion took", () => {
+    const fix = { ...item(4, "e4", "/work/app/src/db/client.ts"), change: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })" }
+    expect(fixParts({ ...nothing, edits: [fix] }, "/work/app", 3)).toEqual(["edited src/db/client.ts (`new Pool({ max: 40 })`) @4"])
+    const fixture = "- @pytest.fixture\ndef engine():\n+ @pytest.fixture(scope=\"session\")\ndef engine():"
+    expect(changedLines(fixture)).toEqual(["@pytest.fixture(scope=\"session\")"])
+    expect(changedLines("- a\nb\nc\n+ a\nc")).toEqual(["- b"])
+    expect(changedLines("+ export const x = 1")).toEqual(["export const x = 1"])
+    expect(changedLines("created src/x.ts (3 lines)")).toBeUndefined()
+    const long = { ...fix, change: `- x\n+ ${"y".repeat(500)}` }
+    const [part] = fixParts({ ...nothing, edits: [long] }, "/work/app", 3)
+    expect(part!.length).toBeLessThan(160)
+    // A Write records no code: only its file is named.
+    const written = { ...item(5, "w5", "/work/app/src/x.ts"), change: "created /work/app/src/x.ts (3 lines)" }
+    expect(fixParts({ ...nothing, edits: [written] }, "/work/app", 3)).toEqual(["edited src/x.ts @5"])
   })
 
   it("names edits relative to the project and leaves out what was not recorded", () => {

@@ -1,9 +1,15 @@
 /**
  * Backups: online copies of the database (`VACUUM INTO` reads one consistent snapshot while other
  * processes keep writing), kept in `backups/` beside it, 0600 in a 0700 folder, the newest N kept.
+ *
+ * A copy is written under a name of its own (memory-<time>.<pid>.partial) and gets its backup name only
+ * once whole: two sessions that end together run two maintenances at once, and a backup listed while
+ * half-written would be rotated away under the other's copy, or restored from after damage (an empty
+ * database passes SQLite's integrity check). A copy whose writer was killed is left as `.partial`, and
+ * removed by the next backup.
  */
-import { createPrivateFile, ensureMemorySubfolder, type SqliteDatabase } from "@ralph-mem/events"
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs"
+import { createPrivateFile, ensureMemorySubfolder, type SqliteDatabase, tightenFile } from "@ralph-mem/events"
+import { existsSync, linkSync, readdirSync, rmSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export const backupFolder = (databasePath: string): string => join(dirname(databasePath), "backups")
@@ -30,6 +36,31 @@ export const listBackups = (databasePath: string): Array<Backup> => {
     })
 }
 
+/**
+ * A copy still being written, or left by a writer that was killed: `memory-<time>.<pid>.partial`, and the
+ * journal SQLite writes beside it.
+ */
+const PARTIAL = /^memory-.*\.(\d+)\.partial(-journal)?$/
+
+/** Whether process `pid` still runs (one of another user's counts: it is not ours to judge). */
+const running = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Copies left by writers that no longer run: they never become backups. */
+const removeAbandonedCopies = (folder: string): void => {
+  for (const name of readdirSync(folder)) {
+    const pid = PARTIAL.exec(name)?.[1]
+    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue
+    rmSync(join(folder, name), { force: true })
+  }
+}
+
 export const backupDue = (databasePath: string, intervalMs: number, now = Date.now()): boolean => {
   const newest = listBackups(databasePath)[0]
   return newest === undefined || now - newest.takenAt >= intervalMs
@@ -39,23 +70,55 @@ export const backupDue = (databasePath: string, intervalMs: number, now = Date.n
 export const takeBackup = (db: SqliteDatabase, databasePath: string, keep: number, now = new Date()): string => {
   const folder = backupFolder(databasePath)
   ensureMemorySubfolder(folder)
+  removeAbandonedCopies(folder)
   const stamp = now.toISOString().replace(/[:.]/g, "-")
   // Created empty and private first (VACUUM INTO accepts an empty file): the copy is never readable by
-  // others. Two backups in one millisecond (a manual one beside the one after a session) get two names.
+  // others.
+  const partial = join(folder, `memory-${stamp}.${process.pid}.partial`)
+  rmSync(partial, { force: true }) // an earlier call of this process that failed part-way
+  if (!createPrivateFile(partial)) throw new Error(`cannot start a backup in ${folder}: ${partial} is in the way`)
+  try {
+    db.prepare("VACUUM INTO ?").run(partial)
+    // Had a forget removed the copy before SQLite opened it, SQLite made a new one, not private.
+    tightenFile(partial)
+  } catch (error) {
+    rmSync(partial, { force: true })
+    throw error
+  }
+  // The whole copy gets its name by a hard link, which never replaces a file: two backups in one
+  // millisecond (a manual one beside the one after a session) get two names.
   let path = join(folder, `memory-${stamp}.db`)
   for (let n = 1; ; n++) {
-    if (createPrivateFile(path)) break
-    if (n > 20) throw new Error(`cannot name a new backup in ${folder}`)
-    path = join(folder, `memory-${stamp}-${n}.db`)
+    try {
+      linkSync(partial, path)
+      break
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === "ENOENT") {
+        throw new Error(`the backup was removed while it was taken (a forget replaces the backups): ${partial}`)
+      }
+      if (code !== "EEXIST" || n > 20) {
+        rmSync(partial, { force: true })
+        throw error
+      }
+      path = join(folder, `memory-${stamp}-${n}.db`)
+    }
   }
-  db.prepare("VACUUM INTO ?").run(path)
+  rmSync(partial, { force: true })
   for (const old of listBackups(databasePath).slice(keep)) rmSync(old.path, { force: true })
   return path
 }
 
-/** Removes every backup (after a forget: they still hold what was forgotten). */
+/**
+ * Removes every backup (after a forget: they still hold what was forgotten), and every copy being taken:
+ * one that began before the forget would become a backup that holds it.
+ */
 export const removeBackups = (databasePath: string): number => {
   const backups = listBackups(databasePath)
   for (const backup of backups) rmSync(backup.path, { force: true })
+  const folder = backupFolder(databasePath)
+  if (existsSync(folder)) {
+    for (const name of readdirSync(folder)) if (PARTIAL.test(name)) rmSync(join(folder, name), { force: true })
+  }
   return backups.length
 }

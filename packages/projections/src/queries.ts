@@ -94,6 +94,26 @@ export const positionsOf = (db: SqliteDatabase, ids: ReadonlyArray<string>): Map
   return new Map(rows.map((r) => [r.id, r.position]))
 }
 
+/** What an injected search hit can show: an observation's tool, input and text, or (tool and input null) a summary. */
+export interface HitBody {
+  readonly toolName: string | null
+  readonly inputSummary: string | null
+  readonly text: string
+}
+
+/** The bodies of search hits by their ids (an observation's event id, a session's id), each text read to `chars`. */
+export const hitBodies = (db: SqliteDatabase, ids: ReadonlyArray<string>, chars: number): Map<string, HitBody> => {
+  const rows = db
+    .prepare(
+      `SELECT event_id AS id, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, @chars) AS text
+       FROM observations WHERE event_id IN (SELECT value FROM json_each(@ids))
+       UNION ALL SELECT session_id, NULL, NULL, substr(summary, 1, @chars) FROM sessions
+       WHERE session_id IN (SELECT value FROM json_each(@ids)) AND summary IS NOT NULL`
+    )
+    .all({ ids: JSON.stringify(ids), chars }) as Array<HitBody & { readonly id: string }>
+  return new Map(rows.map(({ id, ...body }) => [id, { ...body, text: body.text ?? "" }]))
+}
+
 export const recentObservations = (
   db: SqliteDatabase,
   options: { readonly project: string; readonly types: ReadonlyArray<string>; readonly limit: number }

@@ -5,6 +5,7 @@ import {
   activityBetween,
   checkKind,
   failureDigest,
+  failureHeadline,
   failureTerms,
   normalizeCommand,
   projectFailures,
@@ -36,6 +37,11 @@ describe("recognising a failure again", () => {
     expect(checkKind("npx tsc --noEmit")).toBe("typecheck")
     expect(checkKind("npm run build && npm test")).toBe("build")
     expect(checkKind("ls -la")).toBeUndefined()
+    // A folder in a path is not a check word; a script named after one still is.
+    expect(checkKind("git log --oneline -5 -- tests/conftest.py")).toBeUndefined()
+    expect(checkKind("ls build/ src/test/java")).toBeUndefined()
+    expect(checkKind("pytest tests/test_email.py")).toBe("test")
+    expect(checkKind("bash scripts/test.sh")).toBe("test")
   })
 
   it("digests what failed, blind to timings, and has no digest when nothing is named", () => {
@@ -49,6 +55,52 @@ describe("recognising a failure again", () => {
     const b = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts"))
     expect(sameTerms(a, b)).toBe(true)
     expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
+  })
+
+  it("finds the same terms in an ASCII line as the Unicode word classes do, and keeps words in any script", () => {
+    const lines = [
+      "TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts",
+      "src/a.ts(3,5): error TS2322: Type 'string' is not assignable to type 'number'.",
+      "FAILED tests/test_api.py::test_login_v2 - AssertionError: assert 401 == 200",
+      "--- FAIL: TestParse_Header (0.00s) ../pkg/http2/frame_test.go:42 0x1f3a9c deadbeef",
+      "\tat Object.<anonymous> (/home/u/.cache/x-y/z.js:10:3) [[ISO-8859-1]] ~~~ 1234 _a_b_ ./-x-./"
+    ]
+    for (const line of lines) {
+      // A word the terms drop ("é", shorter than a term) makes the line non-ASCII: the Unicode classes split it.
+      expect(failureTerms([line])).toEqual(failureTerms([`${line} é`]))
+      expect(failureTerms([line]).length).toBeGreaterThan(0)
+    }
+    expect(failureTerms(["Ошибка: модуль auth.ts не найден; 認証エラー in löwe_handler"])).toEqual(
+      ["auth.ts", "löwe_handler", "модуль", "найден", "ошибка", "認証エラー"]
+    )
+  })
+})
+
+describe("a failure in one line", () => {
+  it("gives the message that follows a line naming only a test or a file", () => {
+    expect(failureHeadline(`Exit code 1\n${VITEST_FAIL}`))
+      .toBe("FAIL src/auth.test.ts > login > refreshes the token 12ms: TokenExpiredError: jwt expired")
+    expect(failureHeadline("FAIL src/payments/webhook.test.ts\n    at Object.<anonymous> (webhook.test.ts:4:1)\n" +
+      "Error: Timeout of 5000ms exceeded waiting for signature verification"))
+      .toBe("FAIL src/payments/webhook.test.ts: Error: Timeout of 5000ms exceeded waiting for signature verification")
+    const cargo = "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"
+    expect(failureHeadline(cargo))
+      .toBe("test csv::quoted_newline ... FAILED: thread 'csv::quoted_newline' panicked: expected 2 records, got 3")
+  })
+
+  it("keeps a line that says what failed as it is, and a line naming a failure when nothing says more", () => {
+    expect(failureHeadline("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.\nFound 1 error in 1 file."))
+      .toBe("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.")
+    expect(failureHeadline("FAIL src/a.test.ts\nTests  1 failed (3)")).toBe("FAIL src/a.test.ts")
+    // A loop's check reports its exit in its own words: that says nothing of what failed.
+    expect(failureHeadline(" FAIL  src/thing.test.ts > works\n\n[ralph-mem] exit code 1, expected 0")).toBe("FAIL src/thing.test.ts > works")
+  })
+
+  it("falls back to a tool's own line when every line is one (npm's engine check), never to nothing", () => {
+    expect(failureHeadline("Exit code 1\nnpm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"}"))
+      .toBe("npm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"}")
+    expect(failureHeadline("Exit code 1\nnpm error code 1\n")).toBe("npm error code 1")
+    expect(failureHeadline("Exit code 1")).toBe("")
   })
 })
 
@@ -72,7 +124,7 @@ describe("failures and what resolved them", () => {
       resolution: { position: 6, at: at(5), command: "npm test -- auth" }
     })
     const activity = activityBetween(memory.db, { project: "/work/app", after: 2, before: 6, limit: 3 })
-    expect(activity.edits.map((e) => [e.position, e.text])).toEqual([[3, "/work/app/src/auth.ts"]])
+    expect(activity.edits.map((e) => [e.position, e.text, e.change])).toEqual([[3, "/work/app/src/auth.ts", "- a\n+ b"]])
     expect(activity.commands.map((e) => e.text)).toEqual(["grep -n expiresIn src/auth.ts"])
     expect(activity.notes.map((e) => e.text)).toEqual(["tokens live an hour"])
     expect(run(verify(memory)).findings).toEqual([])

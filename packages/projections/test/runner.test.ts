@@ -235,6 +235,8 @@ describe("replay", () => {
 })
 
 describe("replay of a long log, on two threads", () => {
+  /** Each test appends, replays and verifies 50,000 events: minutes on a loaded 2-core machine. */
+  const LONG_LOG_TIMEOUT_MS = 600_000
   /** `sessions` sessions of a start, 100 observations (identifiers, Korean, paths) and an end, one batch each. */
   const longLog = (memory: MemoryStore, sessions: number, log = memory.log) => {
     for (let s = 0; s < sessions; s++) {
@@ -271,7 +273,7 @@ describe("replay of a long log, on two threads", () => {
     expect(progress.length).toBeGreaterThanOrEqual(5)
     expect([...progress].sort((a, b) => a - b)).toEqual(progress)
     expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH '\"인증\"*'")).toEqual([{ n: 52_000 }])
-  })
+  }, LONG_LOG_TIMEOUT_MS)
 
   it("from a log whose older half is packed into blocks, builds what appends built inline", () => {
     const memory = open()
@@ -284,7 +286,7 @@ describe("replay of a long log, on two threads", () => {
     expect(memory.runner.rebuild(undefined)).toMatchObject({ events: 520 * 102, threads: 2 })
     expect(dump(memory)).toBe(inline)
     expect(run(verify(memory)).findings).toEqual([])
-  })
+  }, LONG_LOG_TIMEOUT_MS)
 
   it.each([
     ["cannot decode (a schema version no ralph-mem wrote)", 99, '{"sessionId":"bad"}', "UndecodableEvent", /^event #51001 cannot be decoded/],
@@ -306,7 +308,7 @@ describe("replay of a long log, on two threads", () => {
     expect(failed._tag).toBe(tag)
     expect(failed.message).toMatch(message)
     expect(dump(memory)).toBe(before)
-  })
+  }, LONG_LOG_TIMEOUT_MS)
 })
 
 describe("verify", () => {

@@ -2,8 +2,8 @@
 import * as Schema from "effect/Schema"
 import { defineEvent } from "./define.ts"
 
-export const HookFailed = defineEvent("HookFailed", {
+export const HookFailed = defineEvent("HookFailed", () => ({
   hook: Schema.String,
   reason: Schema.String,
   sessionId: Schema.optionalKey(Schema.String)
-})
+}))

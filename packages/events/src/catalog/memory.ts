@@ -2,28 +2,28 @@
 import * as Schema from "effect/Schema"
 import { defineEvent } from "./define.ts"
 
-export const NoteInjected = defineEvent("NoteInjected", {
+export const NoteInjected = defineEvent("NoteInjected", () => ({
   noteId: Schema.String,
   projectPath: Schema.String,
   sessionId: Schema.optionalKey(Schema.String),
   noteType: Schema.String,
   text: Schema.String
-})
+}))
 
 /**
  * A forget: the events it names have their payloads redacted in the log (the one permitted change),
  * and every projection drops what they held. `selector` says how the user chose them, never the content.
  */
-export const MemoryForgotten = defineEvent("MemoryForgotten", {
+export const MemoryForgotten = defineEvent("MemoryForgotten", () => ({
   eventIds: Schema.Array(Schema.String),
   selector: Schema.String
-})
+}))
 
 /**
  * Claude opened its memory through one of the MCP server's tools: what it asked for and which memories
  * the answer held, so the log shows what Claude looked at (and how often an injected memory was opened).
  */
-export const MemoryToolCalled = defineEvent("MemoryToolCalled", {
+export const MemoryToolCalled = defineEvent("MemoryToolCalled", () => ({
   sessionId: Schema.optionalKey(Schema.String),
   /** The tool's name without its MCP prefix: search, timeline, get, why, beliefs, task, remember, loop_status. */
   tool: Schema.String,
@@ -39,4 +39,4 @@ export const MemoryToolCalled = defineEvent("MemoryToolCalled", {
   tokens: Schema.Int,
   /** Why the call was refused (a malformed input, an unusable database), when it was. */
   error: Schema.optionalKey(Schema.String)
-})
+}))

@@ -6,7 +6,7 @@ import { ProjectPath } from "./session.ts"
 export const ObservationKind = Schema.Literals(["tool_use", "error", "success", "note"])
 export type ObservationKind = typeof ObservationKind.Type
 
-export const ObservationRecorded = defineEvent("ObservationRecorded", {
+export const ObservationRecorded = defineEvent("ObservationRecorded", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   kind: ObservationKind,
@@ -20,4 +20,4 @@ export const ObservationRecorded = defineEvent("ObservationRecorded", {
   files: Schema.Array(Schema.String),
   errorMessage: Schema.optionalKey(Schema.String),
   durationMs: Schema.optionalKey(Schema.Finite)
-})
+}))

@@ -12,23 +12,23 @@ export const ProjectPath = Schema.optionalKey(Schema.String)
 export const SessionSource = Schema.Literals(["startup", "resume", "clear", "compact"])
 export type SessionSource = typeof SessionSource.Type
 
-export const SessionStarted = defineEvent("SessionStarted", {
+export const SessionStarted = defineEvent("SessionStarted", () => ({
   sessionId: Schema.String,
   projectPath: Schema.String,
   source: SessionSource,
   transcriptPath: Schema.optionalKey(Schema.String),
   model: Schema.optionalKey(Schema.String)
-})
+}))
 
-export const PromptSubmitted = defineEvent("PromptSubmitted", {
+export const PromptSubmitted = defineEvent("PromptSubmitted", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   prompt: Schema.String,
   promptId: Schema.optionalKey(Schema.String)
-})
+}))
 
 /** What ralph-mem put into Claude's context, and why: the user can always see what Claude was told. */
-export const ContextInjected = defineEvent("ContextInjected", {
+export const ContextInjected = defineEvent("ContextInjected", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   hookEvent: Schema.String,
@@ -37,22 +37,22 @@ export const ContextInjected = defineEvent("ContextInjected", {
   tokens: Schema.Int,
   /** Event ids of the memories the text was built from. */
   sources: Schema.Array(Schema.String)
-})
+}))
 
-export const AssistantReplied = defineEvent("AssistantReplied", {
+export const AssistantReplied = defineEvent("AssistantReplied", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   message: Schema.String
-})
+}))
 
-export const SessionCompacted = defineEvent("SessionCompacted", {
+export const SessionCompacted = defineEvent("SessionCompacted", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   trigger: Schema.Literals(["manual", "auto"]),
   customInstructions: Schema.optionalKey(Schema.String)
-})
+}))
 
-export const SessionSummarized = defineEvent("SessionSummarized", {
+export const SessionSummarized = defineEvent("SessionSummarized", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   summary: Schema.String,
@@ -63,10 +63,10 @@ export const SessionSummarized = defineEvent("SessionSummarized", {
    * session" worth showing. Absent from summaries written before it existed.
    */
   memoryOnly: Schema.optionalKey(Schema.Boolean)
-})
+}))
 
-export const SessionEnded = defineEvent("SessionEnded", {
+export const SessionEnded = defineEvent("SessionEnded", () => ({
   sessionId: Schema.String,
   projectPath: ProjectPath,
   reason: Schema.String
-})
+}))

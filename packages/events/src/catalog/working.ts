@@ -15,7 +15,7 @@ export const Alternative = Schema.Struct({
 })
 export type Alternative = typeof Alternative.Type
 
-export const DecisionRecorded = defineEvent("DecisionRecorded", {
+export const DecisionRecorded = defineEvent("DecisionRecorded", () => ({
   decisionId: Schema.String,
   projectPath: Schema.String,
   decision: Schema.String,
@@ -24,53 +24,53 @@ export const DecisionRecorded = defineEvent("DecisionRecorded", {
   impact: DecisionImpact,
   /** The task the decision was taken for, if any. */
   taskId: Schema.optionalKey(Schema.String)
-})
+}))
 
 /** A durable fact about the project (stack, key files, conventions, focus, blockers, any key). */
-export const BeliefSet = defineEvent("BeliefSet", {
+export const BeliefSet = defineEvent("BeliefSet", () => ({
   projectPath: Schema.String,
   key: Schema.String,
   value: Schema.String
-})
+}))
 
-export const BeliefUnset = defineEvent("BeliefUnset", {
+export const BeliefUnset = defineEvent("BeliefUnset", () => ({
   projectPath: Schema.String,
   key: Schema.String
-})
+}))
 
 export const TaskStepStatus = Schema.Literals(["pending", "in_progress", "done"])
 export type TaskStepStatus = typeof TaskStepStatus.Type
 
-export const TaskStarted = defineEvent("TaskStarted", {
+export const TaskStarted = defineEvent("TaskStarted", () => ({
   taskId: Schema.String,
   projectPath: Schema.String,
   title: Schema.String
-})
+}))
 
 /** Steps added to the end of a task's plan, numbered from `firstStep` (1-based). */
-export const TaskStepsPlanned = defineEvent("TaskStepsPlanned", {
+export const TaskStepsPlanned = defineEvent("TaskStepsPlanned", () => ({
   taskId: Schema.String,
   firstStep: Schema.Int,
   steps: Schema.Array(Schema.String)
-})
+}))
 
-export const TaskStepChanged = defineEvent("TaskStepChanged", {
+export const TaskStepChanged = defineEvent("TaskStepChanged", () => ({
   taskId: Schema.String,
   step: Schema.Int,
   status: TaskStepStatus
-})
+}))
 
-export const TaskFindingRecorded = defineEvent("TaskFindingRecorded", {
+export const TaskFindingRecorded = defineEvent("TaskFindingRecorded", () => ({
   taskId: Schema.String,
   finding: Schema.String
-})
+}))
 
 /** What the next session needs to know to pick the task up; the latest note replaces earlier ones. */
-export const TaskHandoffWritten = defineEvent("TaskHandoffWritten", {
+export const TaskHandoffWritten = defineEvent("TaskHandoffWritten", () => ({
   taskId: Schema.String,
   note: Schema.String
-})
+}))
 
-export const TaskCompleted = defineEvent("TaskCompleted", {
+export const TaskCompleted = defineEvent("TaskCompleted", () => ({
   taskId: Schema.String
-})
+}))

@@ -56,8 +56,11 @@ export const isAlive = (pid: number): boolean => {
   }
 }
 
-/** Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. */
-export const eventually = async (condition: () => boolean, timeoutMs = 3_000): Promise<boolean> => {
+/**
+ * Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. The default leaves room
+ * for a loaded machine: a condition that holds returns at once.
+ */
+export const eventually = async (condition: () => boolean, timeoutMs = 60_000): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (condition()) return true
@@ -67,7 +70,7 @@ export const eventually = async (condition: () => boolean, timeoutMs = 3_000): P
 }
 
 /** Waits until a file exists (a script's "I have started" signal). */
-export const waitForFile = (path: string, timeoutMs = 5_000): Promise<boolean> =>
+export const waitForFile = (path: string, timeoutMs = 60_000): Promise<boolean> =>
   eventually(() => {
     try {
       readFileSync(path)

@@ -88,16 +88,17 @@ describe("runCriterion with a command", () => {
   it("kills the whole process group on timeout, grandchildren included", async () => {
     const root = tempProject({ "tree.js": SPAWNS_A_CHILD })
     const started = Date.now()
-    const result = await run(runCriterion({ kind: "test_pass", command: ["node", "tree.js"], timeoutMs: 1_500 }, { projectRoot: root }))
+    // Long enough for the tree to start on a loaded machine; its processes never end by themselves.
+    const result = await run(runCriterion({ kind: "test_pass", command: ["node", "tree.js"], timeoutMs: 5_000 }, { projectRoot: root }))
     const pids = readJson<Pids>(join(root, "pids.json"))
     killAfterTest(pids.parent)
     killAfterTest(pids.child)
     expect(result).toMatchObject({ passed: false, timedOut: true })
     expect(result.exitCode).toBeUndefined()
     expect(result.outputTail).toContain("started parent and child")
-    expect(result.outputTail).toContain("timed out after 1500 ms")
+    expect(result.outputTail).toContain("timed out after 5000 ms")
     expect(result.fingerprint).toContain("timed out")
-    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(Date.now() - started).toBeLessThan(60_000)
     expect(await eventually(() => !isAlive(pids.parent) && !isAlive(pids.child))).toBe(true)
   })
 
@@ -107,7 +108,7 @@ describe("runCriterion with a command", () => {
       runCriterion({ kind: "custom", command: ["node", "slow.js"], timeoutMs: 300 }, { projectRoot: root, timeoutMs: 60_000 })
     )
     expect(result.timedOut).toBe(true)
-    expect(result.durationMs).toBeLessThan(5_000)
+    expect(result.durationMs).toBeLessThan(30_000)
   })
 
   it("ends when the command exits, killing what it left running in its group", async () => {
@@ -117,7 +118,7 @@ describe("runCriterion with a command", () => {
     const pids = readJson<Pids>(join(root, "pids.json"))
     killAfterTest(pids.child)
     expect(result).toMatchObject({ passed: true, exitCode: 0 })
-    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(Date.now() - started).toBeLessThan(60_000) // its child never ends by itself
     expect(await eventually(() => !isAlive(pids.child))).toBe(true)
   })
 
@@ -128,7 +129,7 @@ describe("runCriterion with a command", () => {
     killAfterTest(readJson<Pids>(join(root, "pids.json")).child)
     expect(result).toMatchObject({ passed: true, exitCode: 0 })
     expect(result.outputTail).toContain("started parent and child")
-    expect(Date.now() - started).toBeLessThan(8_000)
+    expect(Date.now() - started).toBeLessThan(60_000) // the escaped child never ends by itself
   })
 
   it("kills the process group when the evaluating fiber is interrupted", async () => {

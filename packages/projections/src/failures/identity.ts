@@ -8,11 +8,12 @@ import { extractFailures, failureSignature, stripAnsi } from "./fingerprint.ts"
 /** The checks a command can run; a loop's criteria map onto them (test_pass is `test`). */
 export type CheckKind = "test" | "build" | "lint" | "typecheck"
 
+// A word followed by `/` is a folder in a path (`git log -- tests/conftest.py`, `ls build/`), not a check.
 const CHECK_PATTERNS: ReadonlyArray<readonly [CheckKind, RegExp]> = [
-  ["typecheck", /\b(?:tsc|typecheck|type-check|mypy|pyright|cargo check|go vet)\b/i],
-  ["lint", /\b(?:lint|eslint|biome|ruff|clippy|flake8|pylint)\b/i],
-  ["test", /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo test|go test)\b/i],
-  ["build", /\b(?:build|make|gradle|mvn|webpack)\b/i]
+  ["typecheck", /\b(?:tsc|typecheck|type-check|mypy|pyright|cargo check|go vet)\b(?!\/)/i],
+  ["lint", /\b(?:lint|eslint|biome|ruff|clippy|flake8|pylint)\b(?!\/)/i],
+  ["test", /\b(?:test|tests|jest|vitest|mocha|pytest|tox|cargo test|go test)\b(?!\/)/i],
+  ["build", /\b(?:build|make|gradle|mvn|webpack)\b(?!\/)/i]
 ]
 
 /** The check a command runs, by the first check word in it (`npm run build && npm test` builds first). */
@@ -100,6 +101,8 @@ const GENERIC_LINE = new RegExp(
     String.raw`^\s*error Command failed`,
     String.raw`^\s*make(?:\[\d+\])?: \*\*\*`,
     String.raw`^\s*Exit code \d+\s*$`,
+    // A loop's check, as ralph-mem reports its exit (timing out or failing to start says more, and stays).
+    String.raw`^\s*\[ralph-mem\] exit code -?\d+, expected \d+\s*$`,
     String.raw`^\s*Error: Process completed with exit code`
   ].join("|")
 )
@@ -115,13 +118,37 @@ export const failureDigest = (signature: ReadonlyArray<string>): string | undefi
 
 const HEADLINE_CHARS = 200
 
-/** What failed in one line, as the output says it: its first line naming a failure, else one that says something. */
+/** Words that say what went wrong (beyond "FAIL"): a line with one carries its own message. */
+const SAYS_WHAT = /error|exception|panic|assert|expected|timeout|timed out|cannot|not found|denied|refused|unsupported/i
+/** A stack frame or a pointer into the source: where, not what. */
+const FRAME_LINE = /^(?:at\s|-->|\^|\||File "|Traceback|\d+\s*\|)/
+/** The name of a failure without the marks every tool adds (`FAIL`, `--- FAIL:`, `... FAILED`, `×`, `●`). */
+const FAILURE_MARKS = /^(?:FAILED|FAIL|ERROR|--- FAIL:|[\u00d7\u2715\u2717\u25cf])\s*|\s*\.\.\.\s*FAILED$/g
+
+/**
+ * What failed in one line, as the output says it: its first line naming a failure, with the message that
+ * follows it when that line only names a test or a file (`FAIL src/a.test.ts: TokenExpiredError: jwt
+ * expired`); else the first line that says something, else the first line at all (`npm ERR! engine
+ * Unsupported engine`: a tool's own line is still better than nothing).
+ */
 export const failureHeadline = (output: string): string => {
   const lines = stripAnsi(output).split(/\r?\n/).map((line) => line.trim())
-  const first = lines.find((line) => extractFailures([line]).length > 0) ??
-    lines.find((line) => line !== "" && !GENERIC_LINE.test(line)) ?? ""
+  const names = (line: string) => extractFailures([line]).length > 0
+  const at = lines.findIndex(names)
+  const said = (line: string) => line !== "" && !GENERIC_LINE.test(line)
+  const next = () => lines.slice(at + 1).filter((line) => said(line) && !names(line) && !FRAME_LINE.test(line))
+  const first = at === -1
+    ? lines.find(said) ?? lines.find((line) => line !== "" && !/^Exit code \d+$/.test(line)) ?? ""
+    : withMessage(lines[at]!, next())
   const flat = first.replace(/\s+/g, " ")
   return flat.length > HEADLINE_CHARS ? `${flat.slice(0, HEADLINE_CHARS - 1)}…` : flat
+}
+
+/** A line naming a failure, with the first of the next lines that says what went wrong when it says nothing itself. */
+const withMessage = (named: string, next: ReadonlyArray<string>): string => {
+  if (SAYS_WHAT.test(named.replace(FAILURE_MARKS, ""))) return named
+  const message = next.slice(0, 5).find((line) => SAYS_WHAT.test(line))
+  return message === undefined ? named : `${named}: ${message}`
 }
 
 const STOP_TERMS = new Set([
@@ -129,13 +156,31 @@ const STOP_TERMS = new Set([
   "true", "false", "undefined", "null", "with", "from", "that", "this", "line", "file", "found", "cannot", "could"
 ])
 
+/**
+ * How a line splits into words, and what makes a word a term (a letter in it). A Unicode property class costs
+ * a hook about half a millisecond to build, the first time it is used; nearly all output is ASCII, and for
+ * ASCII text the plain ranges match exactly what the Unicode classes would. So those are built only for a
+ * line that is not ASCII.
+ */
+interface TermPatterns {
+  readonly separator: RegExp
+  readonly letter: RegExp
+}
+
+const ASCII = /^[\x00-\x7f]*$/
+const ASCII_TERMS: TermPatterns = { separator: /[^A-Za-z0-9_./-]+/, letter: /[A-Za-z]/ }
+let unicodeTerms: TermPatterns | undefined
+const termPatterns = (line: string): TermPatterns =>
+  ASCII.test(line) ? ASCII_TERMS : (unicodeTerms ??= { separator: /[^\p{L}\p{N}_./-]+/u, letter: /\p{L}/u })
+
 /** The words of what failed that tell one failure from another: error names, files, test names, codes. */
 export const failureTerms = (signature: ReadonlyArray<string>): Array<string> => {
   const terms = new Set<string>()
   for (const line of signature) {
-    for (const word of line.toLowerCase().split(/[^\p{L}\p{N}_./-]+/u)) {
+    const { separator, letter } = termPatterns(line)
+    for (const word of line.toLowerCase().split(separator)) {
       const term = word.replace(/^[./-]+|[./-]+$/g, "")
-      if (term.length >= 4 && /\p{L}/u.test(term) && !STOP_TERMS.has(term)) terms.add(term)
+      if (term.length >= 4 && letter.test(term) && !STOP_TERMS.has(term)) terms.add(term)
     }
   }
   return [...terms].sort().slice(0, 24)

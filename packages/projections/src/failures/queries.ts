@@ -81,7 +81,12 @@ export interface ActivityItem {
   readonly position: number
   readonly eventId: string
   readonly text: string
+  /** An edit's recorded change (`- old` / `+ new`, its start): what the fix was, not only where. */
+  readonly change?: string
 }
+
+/** How much of an edit's recorded change is read: enough for the lines a lesson shows. */
+const CHANGE_CHARS = 2000
 
 /** What happened between a failure and the run that resolved it, the latest first: what fixed it is usually last. */
 export interface Activity {
@@ -100,7 +105,8 @@ export const activityBetween = (
   const params = { ...range }
   const edits = db
     .prepare(
-      `SELECT id AS position, event_id AS eventId, coalesce(files ->> '$[0]', input_summary) AS text FROM observations
+      `SELECT id AS position, event_id AS eventId, coalesce(files ->> '$[0]', input_summary) AS text,
+              substr(content, 1, ${CHANGE_CHARS}) AS change FROM observations
        WHERE project_path = @project AND id > @after AND id < @before AND tool_name IN ${EDIT_TOOLS} AND type != 'error'
        ORDER BY id DESC LIMIT 50`
     )
