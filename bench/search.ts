@@ -8,7 +8,8 @@
  * measured as maintenance leaves them: every session ended and packed.
  */
 import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
-import { fullDetails, openMemory, searchIndex, timelineOf } from "@ralph-mem/projections"
+import { openMemory } from "@ralph-mem/projections"
+import { fullDetails, searchIndex, timelineOf } from "@ralph-mem/projections/search"
 import * as Effect from "effect/Effect"
 import { statSync } from "node:fs"
 import { join } from "node:path"

@@ -4,7 +4,8 @@
  * UserPromptSubmit hook searches (the project, 5 hits), each query checked for its memory in the top 1 and 3.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { type MemoryStore, openMemory, searchIndex } from "@ralph-mem/projections"
+import { type MemoryStore, openMemory } from "@ralph-mem/projections"
+import { searchIndex } from "@ralph-mem/projections/search"
 import * as Effect from "effect/Effect"
 import { burialObservations } from "./burial.ts"
 import { EVAL_PROJECT, type EvalMemory, memories } from "./corpus.ts"

@@ -18,7 +18,6 @@ import {
   recentWorkSessions,
   relativeValues,
   resumeBrief,
-  searchIndex,
   sessionRecord,
   estimateTokens,
   hitBodies,
@@ -26,6 +25,7 @@ import {
   sourceEventIds,
   unannouncedRestores
 } from "@ralph-mem/projections"
+import { searchIndex } from "@ralph-mem/projections/search"
 import type { Settings } from "@ralph-mem/settings"
 import {
   fitToBudget,

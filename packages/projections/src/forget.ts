@@ -4,7 +4,7 @@
  * sessions, and the context injections that quoted any of these (each injection records its sources).
  */
 import { type SqliteDatabase, streams } from "@ralph-mem/events"
-import { searchIndex } from "./search/engine.ts"
+import { searchIndex } from "./search/hits.ts"
 
 export type ForgetSelection =
   | { readonly by: "id"; readonly ids: ReadonlyArray<string> }

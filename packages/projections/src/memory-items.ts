@@ -4,7 +4,7 @@
  * decision, a loop's checks), as it was recorded.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import { positionOfRef } from "./search/engine.ts"
+import { positionOfRef } from "./search/details.ts"
 
 export interface SessionIndexLine {
   readonly ref: string

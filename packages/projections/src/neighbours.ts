@@ -3,7 +3,7 @@
  * session's observations, what the session row says about it, and which ids were forgotten.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import { fullDetails, type ObservationDetail } from "./search/engine.ts"
+import { fullDetails, type ObservationDetail } from "./search/details.ts"
 
 export interface Neighbourhood {
   readonly target: ObservationDetail

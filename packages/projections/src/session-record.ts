@@ -3,7 +3,7 @@
  * its observations (from the `observations` read model), and its project (from `sessions`).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
-import type { ObservationDetail } from "./search/engine.ts"
+import type { ObservationDetail } from "./search/details.ts"
 
 /** What a summariser reads of an observation. */
 export type RecordedObservation = Pick<ObservationDetail, "type" | "toolName" | "inputSummary" | "content" | "errorMessage" | "files">

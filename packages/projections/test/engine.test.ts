@@ -1,7 +1,7 @@
 import type { RalphMemEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { fullDetails, searchIndex, timelineOf } from "../src/index.ts"
+import { fullDetails, searchIndex, timelineOf } from "../src/search/index.ts"
 import { observation, started } from "./events.ts"
 import { append, open, T0 } from "./spec.ts"
 
@@ -93,6 +93,15 @@ describe("layers 2 and 3", () => {
     const [detail] = fullDetails(memory.db, [ids["fix"]!, "no-such-id"])
     expect(detail).toMatchObject({ id: ids["fix"], toolName: "Edit", content: "extended the token lifetime to one hour", files: ["src/auth/token_store.ts"], metadata: {} })
     expect(fullDetails(memory.db, ["no-such-id"])).toEqual([])
+  })
+
+  it("layer 3 takes short ids (`@12`, `12`) and event ids together, each observation once, in log order", () => {
+    const { memory, ids } = corpus()
+    const [fix] = fullDetails(memory.db, [ids["fix"]!])
+    const [expired] = fullDetails(memory.db, [ids["expired"]!])
+    const both = fullDetails(memory.db, [`@${fix!.position}`, ids["expired"]!, String(expired!.position), ids["fix"]!])
+    expect(both.map((d) => d.id)).toEqual([fix!, expired!].sort((a, b) => a.position - b.position).map((d) => d.id))
+    expect(fullDetails(memory.db, ["@999999"])).toEqual([])
   })
 })
 

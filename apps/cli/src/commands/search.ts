@@ -1,15 +1,14 @@
 /** `ralph-mem search`: find memories, in three layers of detail. */
 import { findProjectRoot } from "@ralph-mem/events"
+import { formatTime, oneLine } from "@ralph-mem/projections"
 import {
-  formatTime,
   fullDetails,
   type IndexHit,
   type ObservationDetail,
   type ObservationType,
-  oneLine,
   searchIndex,
   timelineOf
-} from "@ralph-mem/projections"
+} from "@ralph-mem/projections/search"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

@@ -3,7 +3,8 @@
  * shows. An observation in full (layer 3); a session with its summary and the index of its observations;
  * any other event (a belief, a decision, a loop's checks) as it was recorded.
  */
-import { type EventDetail, eventDetails, formatTime, fullDetails, positionOfRef } from "@ralph-mem/projections"
+import { type EventDetail, eventDetails, formatTime } from "@ralph-mem/projections"
+import { fullDetails, positionOfRef } from "@ralph-mem/projections/search"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"

@@ -1,13 +1,6 @@
 /** Layers 1 to 3 of the memory: `search` (ranked hits), `timeline` (what came around them), `get` (in full). */
-import {
-  formatTime,
-  fullDetails,
-  observationNeighbours,
-  oneLine,
-  searchIndex,
-  sessionDetails,
-  sessionOverview
-} from "@ralph-mem/projections"
+import { formatTime, observationNeighbours, oneLine, sessionDetails, sessionOverview } from "@ralph-mem/projections"
+import { fullDetails, searchIndex } from "@ralph-mem/projections/search"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { pointInTime } from "../time.ts"

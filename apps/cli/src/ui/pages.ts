@@ -6,20 +6,19 @@
 import type { SqliteDatabase } from "@ralph-mem/events"
 import type { Loop } from "@ralph-mem/loop"
 import {
-  type IndexHit,
   listBeliefs,
   listDecisions,
   listLoopRuns,
   listSessions,
   listTasks,
   type Metric,
-  type ObservationDetail,
   relativePath,
   relativeText,
   type SessionLogEntry,
   type SessionRow,
   type SuccessMetrics
 } from "@ralph-mem/projections"
+import { type IndexHit, type ObservationDetail } from "@ralph-mem/projections/search"
 import { html, raw } from "hono/html"
 
 type Html = ReturnType<typeof html>

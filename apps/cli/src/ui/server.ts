@@ -14,18 +14,16 @@
 import { catalog, failureLogPath, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
 import { loadLoop } from "@ralph-mem/loop"
 import {
-  fullDetails,
   findSession,
   headPosition,
   hookStats,
   listBackups,
-  searchIndex,
   sessionLog,
   sessionDetails,
   storageByTable,
-  successMetrics,
-  timelineOf
+  successMetrics
 } from "@ralph-mem/projections"
+import { fullDetails, searchIndex, timelineOf } from "@ralph-mem/projections/search"
 import { serve, type ServerType } from "@hono/node-server"
 import { type Context, Hono } from "hono"
 import { getCookie, setCookie } from "hono/cookie"

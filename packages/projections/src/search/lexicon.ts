@@ -1,7 +1,7 @@
 /**
  * What a query may also mean: the lexicon (data in lexicon/: a Korean-English bridge for software terms, error
  * codes with the words people use for them, developer synonyms) and English word forms (a Porter stemmer).
- * The search asks for these terms besides the user's own, at a lower weight (engine.ts).
+ * The search asks for these terms besides the user's own, at a lower weight (terms.ts, hits.ts).
  *
  * The data is loaded on first use, once per process. Its phrases are stored as the search splits words (lower
  * case, one space between words), so a query's words are looked up as they are.
@@ -100,7 +100,10 @@ const lexicon = (): LinkLookup => {
 export const MAX_EXPANSIONS_PER_PHRASE = 6
 /** At most this many terms are added to one query, whatever its length. */
 export const MAX_EXPANSIONS = 16
-/** Only a query's first words are looked up: a pasted page costs what a sentence does (only its first 32 terms are asked). */
+/**
+ * Only a query's first words are looked up: a pasted page costs what a sentence does (only its first 32 terms are
+ * asked).
+ */
 const MAX_WORDS = 48
 /** The longest phrase the lexicon is searched for, in words. */
 const MAX_PHRASE_WORDS = 5

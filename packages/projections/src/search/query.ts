@@ -38,7 +38,9 @@ export const toMatchTerm = (term: string): string => {
   return term.length >= MIN_LATIN_PREFIX_LENGTH ? `${quote(term)}*` : quote(term)
 }
 
-/** A Latin word matched as a prefix, which the engine narrows to the word; not a Hangul stem, whose particles follow it. */
+/**
+ * A Latin word matched as a prefix, which the engine narrows to the word; not a Hangul stem, whose particles follow it.
+ */
 export const isLatinPrefix = (term: string): boolean => term.endsWith("*") && !HANGUL_SYLLABLE.test(term)
 
 /** The word itself and, for identifiers, its parts, since the index holds both (see `searchableText`). */
@@ -58,9 +60,21 @@ export const matchTerms = (userText: string): ReadonlyArray<string> => {
   return [...terms]
 }
 
-/** The query's terms word by word, each word's own term first: a hit covers a word when it holds any of its terms. */
-export const termsByWord = (userText: string): ReadonlyArray<ReadonlyArray<string>> =>
-  [...wordsOf(userText)].map(termsOf)
+/**
+ * The query's words with their terms, the word's own term first: a hit covers a word when it holds any of its terms.
+ * Only the words whose terms the search asks for (its first 32 terms): a pasted page costs what a sentence does.
+ */
+export const termsByWord = (userText: string): ReadonlyArray<readonly [word: string, terms: ReadonlyArray<string>]> => {
+  const words: Array<readonly [string, ReadonlyArray<string>]> = []
+  const asked = new Set<string>()
+  for (const word of wordsOf(userText)) {
+    if (asked.size >= MAX_TERMS) break
+    const terms = termsOf(word)
+    words.push([word, terms])
+    for (const term of terms) asked.add(term)
+  }
+  return words
+}
 
 /** A MATCH expression for `userText`, or `undefined` when it has no searchable word (only punctuation, say). */
 export const buildMatchQuery = (userText: string): string | undefined => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { buildMatchQuery } from "../../src/search/query.ts"
+import { buildMatchQuery, matchTerms, termsByWord } from "../../src/search/query.ts"
 
 describe("buildMatchQuery", () => {
   it("quotes every term and joins them with OR, never as one phrase", () => {
@@ -60,5 +60,24 @@ describe("buildMatchQuery", () => {
   it("caps the number of terms at 32", () => {
     const words = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ")
     expect(buildMatchQuery(words)?.split(" OR ")).toHaveLength(32)
+  })
+})
+
+describe("termsByWord", () => {
+  it("gives each word with its terms, the word's own first", () => {
+    expect(termsByWord("TokenExpiredError 인증을")).toEqual([
+      ["TokenExpiredError", [`"tokenexpirederror"*`, `"token"*`, `"expired"*`, `"error"*`]],
+      ["인증을", [`"인증"*`]]
+    ])
+  })
+
+  it("stops at the words whose terms the search asks for: a pasted page is weighed no further than it is searched", () => {
+    const words = Array.from({ length: 5000 }, (_, i) => `word${i}`).join(" ")
+    const byWord = termsByWord(words)
+    expect(byWord.length).toBeLessThanOrEqual(32)
+    const terms = new Set(byWord.flatMap(([, of]) => of))
+    expect(matchTerms(words).every((term) => terms.has(term))).toBe(true)
+    // The last word taken holds the 32nd term: its other terms may be past the cap, no further word is.
+    expect(terms.size - byWord.at(-1)![1].length).toBeLessThan(32)
   })
 })

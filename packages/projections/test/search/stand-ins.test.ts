@@ -4,7 +4,8 @@
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
 import { describe, expect, it } from "vitest"
-import { planForget, searchIndex } from "../../src/index.ts"
+import { planForget } from "../../src/index.ts"
+import { searchIndex } from "../../src/search/index.ts"
 import { observation, started } from "../events.ts"
 import { append, open, T0 } from "../spec.ts"
 
@@ -78,5 +79,39 @@ describe("terms that stand for the query's words", () => {
     ])
     expect(search("포트 충돌")).toContain("english")
     expect(forgetting("포트 충돌")).toEqual(["korean"])
+  })
+
+  it("rank a memory holding most of the query's concepts through them above newer ones holding one or two as typed", () => {
+    // Six concepts: coverage is weighed for each, not only for pairs or the whole query.
+    const filler = Array.from({ length: 40 }, (_, i) => `eslint checked ${i} files`)
+    const { search } = memoryOf([
+      ["korean", "도커 이미지 빌드 캐시가 매번 깨지던 원인: Dockerfile 에서 COPY . . 가 npm ci 보다 앞에 있었음"],
+      ["cache", "cache: cache hit, cache warm"],
+      ["build-cache", "npm run build: reused the build cache from the last build"]
+    ], filler)
+    expect(search("docker image build cache keeps breaking")[0]).toBe("korean")
+    // Of two memories holding the same concepts, the one holding them as typed still comes first.
+    expect(search("build cache").slice(0, 1)).toEqual(["build-cache"])
+  })
+
+  it("do not count function words as concepts, however long (`from`, `with`, `when`)", () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `eslint checked ${i} files`)
+    const { search } = memoryOf([
+      ["korean", "웹소켓 연결이 30초마다 끊김: nginx 프록시 타임아웃"],
+      ["function-words", "moved the handler from the router with the others when it was ready"]
+    ], filler)
+    expect(search("websocket disconnected from the proxy with nginx when idle")[0]).toBe("korean")
+  })
+
+  it("find an old memory holding only rare stand-ins when prefixes of the query's words are in every newer row", () => {
+    // `permission` stands in as `permiss*` and `container` as `contain*`: their words hold no row, their prefixes
+    // hold every newer row. The rarest stand-ins (`권한`, `컨테이너`) must still be asked, however old their rows.
+    const memory = open()
+    append(memory, [["session:a", started("a")]], T0 - 40 * DAY)
+    const [korean] = append(memory, [["session:a", observation("a", "컨테이너 권한 문제: 볼륨 소유자가 root")]], T0 - 30 * DAY)
+    const later = Array.from({ length: 400 }, (_, i) => ["session:b", observation("b", `permissions checked for containers, step ${i}`)] as const)
+    append(memory, [["session:b", started("b")], ...later], T0 - 5 * DAY)
+    const { hits } = searchIndex(memory.db, { query: "permission container", project: "/work/app", now: T0 })
+    expect(hits.map((h) => h.id)).toContain(korean!.eventId)
   })
 })

@@ -1,0 +1,36 @@
+/**
+ * Term statistics are kept per connection while the memory is unchanged: a write through the same connection or
+ * another one is seen by the next search.
+ */
+import { describe, expect, it } from "vitest"
+import { searchIndex } from "../../src/search/index.ts"
+import { observation, started } from "../events.ts"
+import { append, open, T0 } from "../spec.ts"
+
+const ok = (session: string, n: number) =>
+  Array.from({ length: n }, (_, i) => [`session:${session}`, observation(session, `auth ok ${i}`)] as const)
+
+/** A memory holding `authentication` once, and whether a search for `auth` finds it. */
+const authMemory = () => {
+  const memory = open()
+  append(memory, [["session:a", started("a")], ["session:a", observation("a", "authentication failed for the admin user")]])
+  const findsLongerWord = () =>
+    searchIndex(memory.db, { query: "auth", now: T0, limit: 200 }).hits.some((h) => h.title.includes("authentication"))
+  // While fewer than 100 rows hold `auth`, it is a prefix and finds `authentication`; from then on, as written.
+  expect(findsLongerWord()).toBe(true)
+  return { memory, findsLongerWord }
+}
+
+describe("kept term statistics", () => {
+  it("are judged again once this connection wrote", () => {
+    const { memory, findsLongerWord } = authMemory()
+    append(memory, [["session:b", started("b")], ...ok("b", 120)], T0 + 60_000)
+    expect(findsLongerWord()).toBe(false)
+  })
+
+  it("are judged again once another connection wrote", () => {
+    const { memory, findsLongerWord } = authMemory()
+    append(open(memory.db.name), [["session:c", started("c")], ...ok("c", 120)], T0 + 60_000)
+    expect(findsLongerWord()).toBe(false)
+  })
+})
