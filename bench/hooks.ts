@@ -43,8 +43,20 @@ export const seed = (project: string, observations: number) => {
   }
   // A failure that was fixed: the type check failed, a file was edited, the type check passed.
   const fixed = "seed-fixed"
-  const observed = (kind: "error" | "success" | "tool_use", toolName: string, inputSummary: string, content: string): RalphMemEvent =>
-    ({ _tag: "ObservationRecorded", sessionId: fixed, kind, toolName, inputSummary, content, files: toolName === "Edit" ? [inputSummary] : [] })
+  const observed = (
+    kind: "error" | "success" | "tool_use",
+    toolName: string,
+    inputSummary: string,
+    content: string
+  ): RalphMemEvent => ({
+    _tag: "ObservationRecorded",
+    sessionId: fixed,
+    kind,
+    toolName,
+    inputSummary,
+    content,
+    files: toolName === "Edit" ? [inputSummary] : []
+  })
   Effect.runSync(memory.log.append(`session:${fixed}`, [
     { _tag: "SessionStarted", sessionId: fixed, projectPath: project, source: "startup" },
     observed("error", "Bash", "npx tsc --noEmit", TYPECHECK_FAILURE),
@@ -58,7 +70,8 @@ export const seed = (project: string, observations: number) => {
 
 const PROMPT = "why does module 42 throw a TypeError reading token?"
 
-const TYPECHECK_FAILURE = "Exit code 2\nsrc/auth.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
+const TYPECHECK_FAILURE =
+  "Exit code 2\nsrc/auth.ts(12,5): error TS2322: Type 'string' is not assignable to type 'number'."
 
 const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
   const start = process.hrtime.bigint()
@@ -91,39 +104,61 @@ export const hooksBench = (runs: number) =>
     const cases = {
       nodeBaseline: () => time(["-e", "0"], "", project),
       postToolUse: (i: number) =>
-        time(hook("PostToolUse"), payload("PostToolUse", {
-          tool_name: "Bash",
-          tool_input: { command: `ls src/${i}` },
-          tool_response: { stdout: "a.ts\nb.ts", stderr: "" },
-          tool_use_id: `toolu_${i}`
-        }), project),
-      userPromptSubmit: () =>
-        time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }), project),
+        time(
+          hook("PostToolUse"),
+          payload("PostToolUse", {
+            tool_name: "Bash",
+            tool_input: { command: `ls src/${i}` },
+            tool_response: { stdout: "a.ts\nb.ts", stderr: "" },
+            tool_use_id: `toolu_${i}`
+          }),
+          project
+        ),
+      userPromptSubmit: () => time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }), project),
       postToolUseFailure: (i: number) => time(hook("PostToolUseFailure"), failurePayload(project, i), project)
     }
     // Warm-up: the compile cache and the OS page cache, as a real session's first hooks would.
     for (let i = 0; i < 3; i++) for (const run of Object.values(cases)) run(i)
-    const samples: Record<keyof typeof cases, Array<number>> = { nodeBaseline: [], postToolUse: [], userPromptSubmit: [], postToolUseFailure: [] }
+    const samples: Record<keyof typeof cases, Array<number>> = {
+      nodeBaseline: [],
+      postToolUse: [],
+      userPromptSubmit: [],
+      postToolUseFailure: []
+    }
     for (let i = 0; i < runs; i++) {
-      for (const [name, run] of Object.entries(cases) as Array<[keyof typeof cases, (i: number) => number]>) samples[name].push(run(i))
+      for (
+        const [name, run] of Object.entries(cases) as Array<[keyof typeof cases, (i: number) => number]>
+      ) samples[name].push(run(i))
     }
     const baseline = summarize(samples.nodeBaseline)
     const post = summarize(samples.postToolUse)
     const prompt = summarize(samples.userPromptSubmit)
     const failure = summarize(samples.postToolUseFailure)
     // Issue 15: a tool response of 60 MB (log lines, two secrets) is scanned only where it is stored.
-    const largeStdout = `GITHUB_TOKEN=ghp_${"A1b2C3d4".repeat(5)}\n${LOG_LINE.repeat(Math.ceil(LARGE_BYTES / LOG_LINE.length))}password=Tail99x\n`
+    const largeStdout = `GITHUB_TOKEN=ghp_${"A1b2C3d4".repeat(5)}\n${
+      LOG_LINE.repeat(Math.ceil(LARGE_BYTES / LOG_LINE.length))
+    }password=Tail99x\n`
     const large = summarize(Array.from({ length: Math.max(3, Math.floor(runs / 10)) }, (_, i) =>
-      time(hook("PostToolUse"), payload("PostToolUse", {
-        tool_name: "Bash",
-        tool_input: { command: "cat huge.log" },
-        tool_response: { stdout: largeStdout, stderr: "" },
-        tool_use_id: `toolu_large_${i}`
-      }), project)))
+      time(
+        hook("PostToolUse"),
+        payload("PostToolUse", {
+          tool_name: "Bash",
+          tool_input: { command: "cat huge.log" },
+          tool_response: { stdout: largeStdout, stderr: "" },
+          tool_use_id: `toolu_large_${i}`
+        }),
+        project
+      )))
     // Each round's hook against the `node -e 0` of the same round, then the median: on a machine whose speed
     // drifts between minutes, this holds better than the ratio of the two medians.
     const paired = (hookSamples: Array<number>) =>
-      round(percentile(hookSamples.map((ms, i) => ms / samples.nodeBaseline[i]!).sort((a, b) => a - b), 50), 2)
+      round(
+        percentile(
+          hookSamples.map((ms, i) => ms / samples.nodeBaseline[i]!).sort((a, b) => a - b),
+          50
+        ),
+        2
+      )
     return {
       observations: 10_000,
       runs,
@@ -146,7 +181,11 @@ export const hooksBench = (runs: number) =>
         pairedRatio: paired(samples.postToolUseFailure),
         target: "<= 2x node -e 0 (with the recall)"
       },
-      postToolUseLarge: { ...large, payloadBytes: largeStdout.length, target: "well inside Claude Code's hook timeout (60 s)" }
+      postToolUseLarge: {
+        ...large,
+        payloadBytes: largeStdout.length,
+        target: "well inside Claude Code's hook timeout (60 s)"
+      }
     }
   })
 

@@ -50,8 +50,7 @@ const coldStart = (project: string, env: Record<string, string>): Promise<number
     child.once("exit", (code) =>
       answered === undefined || code !== 0
         ? reject(new Error(`the server exited with ${code} before answering`))
-        : resolve(answered)
-    )
+        : resolve(answered))
     child.stdin.write(`${INITIALIZE}\n`)
   })
 

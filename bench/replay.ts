@@ -14,8 +14,8 @@
  * by the allocation rate, so the uncapped peak moves with the run's length; a replay that completes
  * under the same caps at every size is one whose memory does not grow with the log.
  */
-import { openMemory } from "@ralph-mem/projections"
 import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
+import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { join } from "node:path"
@@ -26,7 +26,12 @@ const CLI = join(import.meta.dirname, "..", "dist", "ralph-mem.mjs")
 /** A realistic mix: per session a start, prompts, mostly tool observations, an end. */
 const sessionEvents = (session: number): Array<RalphMemEvent> => {
   const sessionId = `s${session}`
-  const events: Array<RalphMemEvent> = [{ _tag: "SessionStarted", sessionId, projectPath: "/work/app", source: "startup" }]
+  const events: Array<RalphMemEvent> = [{
+    _tag: "SessionStarted",
+    sessionId,
+    projectPath: "/work/app",
+    source: "startup"
+  }]
   for (let i = 0; i < 96; i++) {
     events.push(
       i % 12 === 0
@@ -42,7 +47,12 @@ const sessionEvents = (session: number): Array<RalphMemEvent> => {
         }
     )
   }
-  events.push({ _tag: "SessionEnded", sessionId, reason: "exit" }, { _tag: "SessionSummarized", sessionId, summary: "parser fixed", summarizer: "local" })
+  events.push({ _tag: "SessionEnded", sessionId, reason: "exit" }, {
+    _tag: "SessionSummarized",
+    sessionId,
+    summary: "parser fixed",
+    summarizer: "local"
+  })
   return events
 }
 
@@ -51,7 +61,9 @@ const replayRun = (events: number) =>
     const path = join(folder, "replay.db")
     const memory = Effect.runSync(openMemory({ path }))
     for (let session = 0; session * 99 < events; session++) {
-      Effect.runSync(memory.log.append(`session:s${session}`, sessionEvents(session), { expectedVersion: "any", writer: "bench" }))
+      Effect.runSync(
+        memory.log.append(`session:s${session}`, sessionEvents(session), { expectedVersion: "any", writer: "bench" })
+      )
     }
     // As maintenance leaves a log: every settled session's payloads packed, so a replay inflates them all.
     compactLog(memory.db, { idleMs: 0 })
@@ -75,9 +87,18 @@ const replayRun = (events: number) =>
 const HEAP_CAPS = "--max-old-space-size=64 --max-semi-space-size=4"
 
 const replay = (path: string, env: Record<string, string>) => {
-  const run = spawnSync(process.execPath, [CLI, "replay", "--db", path, "--json"], { encoding: "utf8", env: { ...process.env, ...env } })
+  const run = spawnSync(process.execPath, [CLI, "replay", "--db", path, "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, ...env }
+  })
   if (run.status !== 0) throw new Error(`ralph-mem replay failed: ${run.stderr}`)
-  return JSON.parse(run.stdout) as { events: number; ms: number; eventsPerSecond: number; threads: number; peakRssMb: number }
+  return JSON.parse(run.stdout) as {
+    events: number
+    ms: number
+    eventsPerSecond: number
+    threads: number
+    peakRssMb: number
+  }
 }
 
 export const replayBench = (sizes: ReadonlyArray<number>) => ({

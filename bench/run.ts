@@ -9,14 +9,17 @@ import { join } from "node:path"
 import { progress } from "../apps/cli/src/progress.ts"
 import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
-import { machine } from "./measure.ts"
 import { mcpBench } from "./mcp.ts"
+import { machine } from "./measure.ts"
 import { replayBench } from "./replay.ts"
 import { searchBench } from "./search.ts"
 
 const quick = process.argv.includes("--quick")
 const stages = {
-  eventLog: () => eventLogBench(quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }),
+  eventLog: () =>
+    eventLogBench(
+      quick ? { batched: 20_000, batchSize: 500, single: 500 } : { batched: 200_000, batchSize: 1000, single: 5000 }
+    ),
   hooks: () => hooksBench(quick ? 10 : 30),
   search: () => searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
   replay: () => replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
@@ -41,10 +44,18 @@ for (const [i, name] of names.entries()) {
 }
 bar.finish()
 const flags = [quick ? "--quick" : "", only === undefined ? "" : `--only ${only}`].filter(Boolean).join(" ")
-const results = { date: new Date().toISOString(), command: `npm run bench${flags === "" ? "" : ` -- ${flags}`}`, machine: machine(), ...measured }
+const results = {
+  date: new Date().toISOString(),
+  command: `npm run bench${flags === "" ? "" : ` -- ${flags}`}`,
+  machine: machine(),
+  ...measured
+}
 
 const folder = join(import.meta.dirname, "results")
 mkdirSync(folder, { recursive: true })
-const file = join(folder, only !== undefined ? `${only}${quick ? "-quick" : ""}.json` : quick ? "quick.json" : "latest.json")
+const file = join(
+  folder,
+  only !== undefined ? `${only}${quick ? "-quick" : ""}.json` : quick ? "quick.json" : "latest.json"
+)
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`)
 process.stdout.write(`${JSON.stringify(results, null, 2)}\nwritten to ${file}\n`)

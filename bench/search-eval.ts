@@ -8,8 +8,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { buildEvalMemory, type EvalReport, GROUPS, runEval } from "./search-eval/evaluate.ts"
 import { machine, withTempFolder } from "./measure.ts"
+import { buildEvalMemory, type EvalReport, GROUPS, runEval } from "./search-eval/evaluate.ts"
 
 const argument = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)
@@ -38,8 +38,15 @@ const reports = withTempFolder((folder) =>
 )
 
 for (const report of reports) {
-  const line = [`overall ${percent(report.overall.top1)} / ${percent(report.overall.top3)}`, ...GROUPS.map((g) => `${g} ${percent(report.groups[g].top1)} / ${percent(report.groups[g].top3)}`)]
-  process.stdout.write(`buried under ${report.buried} (top-1 / top-3, ${report.overall.queries} queries): ${line.join(", ")}; targets ${targetsMet(report) ? "met" : "NOT met"}\n`)
+  const line = [
+    `overall ${percent(report.overall.top1)} / ${percent(report.overall.top3)}`,
+    ...GROUPS.map((g) => `${g} ${percent(report.groups[g].top1)} / ${percent(report.groups[g].top3)}`)
+  ]
+  process.stdout.write(
+    `buried under ${report.buried} (top-1 / top-3, ${report.overall.queries} queries): ${line.join(", ")}; targets ${
+      targetsMet(report) ? "met" : "NOT met"
+    }\n`
+  )
   if (showMisses) {
     for (const o of report.outcomes.filter((o) => o.rank === undefined || o.rank > 3)) {
       process.stdout.write(`  miss [${o.group}] ${JSON.stringify(o.query)} -> ${o.expect}: rank ${o.rank ?? "-"}\n`)
@@ -50,5 +57,19 @@ for (const report of reports) {
 const folder = join(import.meta.dirname, "results")
 mkdirSync(folder, { recursive: true })
 const file = join(folder, "search-eval.json")
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), command: `node bench/search-eval.ts${only === undefined ? "" : ` --buried ${only}`}`, machine: machine(), reports: reports.map((r) => ({ ...r, targetsMet: targetsMet(r) })) }, null, 2)}\n`)
+writeFileSync(
+  file,
+  `${
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        command: `node bench/search-eval.ts${only === undefined ? "" : ` --buried ${only}`}`,
+        machine: machine(),
+        reports: reports.map((r) => ({ ...r, targetsMet: targetsMet(r) }))
+      },
+      null,
+      2
+    )
+  }\n`
+)
 process.stdout.write(`written to ${file}\n`)

@@ -74,4 +74,6 @@ const folder = join(import.meta.dirname, "results")
 mkdirSync(folder, { recursive: true })
 writeFileSync(join(folder, "search-latency.json"), `${JSON.stringify(result, null, 2)}\n`)
 const { p50Ms, p99Ms, cpuP50Ms, cpuP99Ms } = result
-process.stdout.write(`${JSON.stringify({ p50Ms, p99Ms, cpuP50Ms, cpuP99Ms, coldRunsMs: cold, pastedMs, pastedCpuMs })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ p50Ms, p99Ms, cpuP50Ms, cpuP99Ms, coldRunsMs: cold, pastedMs, pastedCpuMs })}\n`
+)

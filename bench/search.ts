@@ -20,23 +20,139 @@ import { elapsedMs, round, summarize, withTempFolder } from "./measure.ts"
  * everything).
  */
 const WORDS = [
-  "parser", "token", "cache", "session", "refresh", "payment", "gateway", "timeout", "render", "schema", "migration", "queue",
-  "worker", "login", "upload", "invoice", "ledger", "tenant", "webhook", "retry", "backoff", "cursor", "index", "shard",
-  "replica", "lease", "mutex", "buffer", "stream", "socket", "header", "cookie", "locale", "currency", "rounding", "discount",
-  "coupon", "basket", "checkout", "refund", "shipment", "carrier", "label", "barcode", "inventory", "warehouse", "supplier", "catalog",
-  "variant", "price", "tax", "vat", "receipt", "email", "template", "digest", "notifier", "scheduler", "cron", "batch",
-  "export", "import", "csv", "parquet", "archive", "thumbnail", "image", "resize", "crop", "watermark", "video", "transcode",
-  "subtitle", "player", "playlist", "search", "ranking", "synonym", "stemmer", "tokenizer", "embedding", "vector", "cluster", "graph",
-  "node", "edge", "path", "router", "middleware", "handler", "controller", "service", "repository", "adapter", "client", "server",
-  "config", "secret", "vault", "policy", "role", "permission", "audit", "trace", "metric", "alert", "dashboard", "report",
-  "chart", "widget", "modal", "dialog", "form", "input", "validator", "sanitizer", "encoder", "decoder", "compressor", "hash"
+  "parser",
+  "token",
+  "cache",
+  "session",
+  "refresh",
+  "payment",
+  "gateway",
+  "timeout",
+  "render",
+  "schema",
+  "migration",
+  "queue",
+  "worker",
+  "login",
+  "upload",
+  "invoice",
+  "ledger",
+  "tenant",
+  "webhook",
+  "retry",
+  "backoff",
+  "cursor",
+  "index",
+  "shard",
+  "replica",
+  "lease",
+  "mutex",
+  "buffer",
+  "stream",
+  "socket",
+  "header",
+  "cookie",
+  "locale",
+  "currency",
+  "rounding",
+  "discount",
+  "coupon",
+  "basket",
+  "checkout",
+  "refund",
+  "shipment",
+  "carrier",
+  "label",
+  "barcode",
+  "inventory",
+  "warehouse",
+  "supplier",
+  "catalog",
+  "variant",
+  "price",
+  "tax",
+  "vat",
+  "receipt",
+  "email",
+  "template",
+  "digest",
+  "notifier",
+  "scheduler",
+  "cron",
+  "batch",
+  "export",
+  "import",
+  "csv",
+  "parquet",
+  "archive",
+  "thumbnail",
+  "image",
+  "resize",
+  "crop",
+  "watermark",
+  "video",
+  "transcode",
+  "subtitle",
+  "player",
+  "playlist",
+  "search",
+  "ranking",
+  "synonym",
+  "stemmer",
+  "tokenizer",
+  "embedding",
+  "vector",
+  "cluster",
+  "graph",
+  "node",
+  "edge",
+  "path",
+  "router",
+  "middleware",
+  "handler",
+  "controller",
+  "service",
+  "repository",
+  "adapter",
+  "client",
+  "server",
+  "config",
+  "secret",
+  "vault",
+  "policy",
+  "role",
+  "permission",
+  "audit",
+  "trace",
+  "metric",
+  "alert",
+  "dashboard",
+  "report",
+  "chart",
+  "widget",
+  "modal",
+  "dialog",
+  "form",
+  "input",
+  "validator",
+  "sanitizer",
+  "encoder",
+  "decoder",
+  "compressor",
+  "hash"
 ]
 const pick = (n: number) => WORDS[n % WORDS.length]!
 
 export const sessionEvents = (s: number, project: string): { events: Array<RalphMemEvent>; rawChars: number } => {
   const sessionId = `s${s}`
   const events: Array<RalphMemEvent> = [{ _tag: "SessionStarted", sessionId, projectPath: project, source: "startup" }]
-  for (let p = 0; p < 3; p++) events.push({ _tag: "PromptSubmitted", sessionId, prompt: `Please fix the ${pick(s + p)} ${pick(s * 3 + p)} bug; the ${pick(p)} tests fail since yesterday.` })
+  for (let p = 0; p < 3; p++) {
+    events.push({
+      _tag: "PromptSubmitted",
+      sessionId,
+      prompt: `Please fix the ${pick(s + p)} ${pick(s * 3 + p)} bug; the ${pick(p)} tests fail since yesterday.`
+    })
+  }
   for (let i = 0; i < 20; i++) {
     const a = pick(s + i)
     const b = pick(s * 7 + i * 3)
@@ -46,18 +162,44 @@ export const sessionEvents = (s: number, project: string): { events: Array<Ralph
       kind: i % 6 === 0 ? "error" : i % 5 === 0 ? "success" : "tool_use",
       toolName: i % 3 === 0 ? "Edit" : "Bash",
       inputSummary: `npm test -- src/${a}/${b}.test.ts`,
-      content: `FAIL src/${a}/${b}.test.ts > handles ${a} ${b} case ${s}.${i}\n  ${a[0]!.toUpperCase()}${a.slice(1)}${b[0]!.toUpperCase()}${b.slice(1)}Error: expected ${a} to equal ${b}\n    at ${a}_${b}_handler (src/${a}/${b}.ts:${i + 10}:${s % 80})\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)`,
+      content: `FAIL src/${a}/${b}.test.ts > handles ${a} ${b} case ${s}.${i}\n  ${a[0]!.toUpperCase()}${a.slice(1)}${
+        b[0]!.toUpperCase()
+      }${b.slice(1)}Error: expected ${a} to equal ${b}\n    at ${a}_${b}_handler (src/${a}/${b}.ts:${i + 10}:${
+        s % 80
+      })\n    at processTicksAndRejections (node:internal/process/task_queues:95:5)`,
       files: [`src/${a}/${b}.ts`]
     })
   }
-  events.push({ _tag: "SessionSummarized", sessionId, summary: `Goal: fix the ${pick(s)} bug. Errors (4): ${pick(s + 1)} ${pick(s + 2)} failures. Passed (3): ${pick(s + 3)} tests. Files: src/${pick(s)}/${pick(s + 1)}.ts`, summarizer: "local-v1" })
+  events.push({
+    _tag: "SessionSummarized",
+    sessionId,
+    summary: `Goal: fix the ${pick(s)} bug. Errors (4): ${pick(s + 1)} ${pick(s + 2)} failures. Passed (3): ${
+      pick(s + 3)
+    } tests. Files: src/${pick(s)}/${pick(s + 1)}.ts`,
+    summarizer: "local-v1"
+  })
   events.push({ _tag: "SessionEnded", sessionId, reason: "exit" })
   // Every string an event holds, the file paths in its lists included.
-  const rawChars = events.reduce((sum, e) => sum + Object.values(e).flat().filter((v): v is string => typeof v === "string").reduce((t, v) => t + v.length, 0), 0)
+  const rawChars = events.reduce(
+    (sum, e) =>
+      sum + Object.values(e).flat().filter((v): v is string => typeof v === "string").reduce((t, v) => t + v.length, 0),
+    0
+  )
   return { events, rawChars }
 }
 
-export const QUERIES = ["token refresh", "TokenRefreshError", "payment gateway timeout", "parser cache", "render schema migration", "queue worker", "login session", "upload retry backoff", "expected invoice to equal ledger", "src/payment/gateway.ts"]
+export const QUERIES = [
+  "token refresh",
+  "TokenRefreshError",
+  "payment gateway timeout",
+  "parser cache",
+  "render schema migration",
+  "queue worker",
+  "login session",
+  "upload retry backoff",
+  "expected invoice to equal ledger",
+  "src/payment/gateway.ts"
+]
 
 const measureLayers = (path: string, project: string, samples: number) => {
   const memory = Effect.runSync(openMemory({ path }))
@@ -71,12 +213,21 @@ const measureLayers = (path: string, project: string, samples: number) => {
     timelineOf(memory.db, searchIndex(memory.db, { query, project, limit: 10 }).hits)
     layers.timeline.push(elapsedMs(t))
     t = process.hrtime.bigint()
-    fullDetails(memory.db, searchIndex(memory.db, { query, project, limit: 10 }).hits.filter((h) => h.kind === "observation").map((h) => h.id))
+    fullDetails(
+      memory.db,
+      searchIndex(memory.db, { query, project, limit: 10 }).hits.filter((h) => h.kind === "observation").map((h) =>
+        h.id
+      )
+    )
     layers.full.push(elapsedMs(t))
     if (hits.length === 0) throw new Error(`no hits for ${query}`)
   }
   memory.db.close()
-  return { layer1Index: summarize(layers.index), layer2Timeline: summarize(layers.timeline), layer3Full10: summarize(layers.full) }
+  return {
+    layer1Index: summarize(layers.index),
+    layer2Timeline: summarize(layers.timeline),
+    layer3Full10: summarize(layers.full)
+  }
 }
 
 export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
@@ -86,7 +237,12 @@ export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
       const path = join(folder, `search-${observations}.db`)
       const memory = Effect.runSync(openMemory({ path }))
       for (let s = 0; s * 20 < observations; s++) {
-        Effect.runSync(memory.log.append(`session:s${s}`, sessionEvents(s, project).events, { expectedVersion: "any", writer: "bench" }))
+        Effect.runSync(
+          memory.log.append(`session:s${s}`, sessionEvents(s, project).events, {
+            expectedVersion: "any",
+            writer: "bench"
+          })
+        )
       }
       compactLog(memory.db, { idleMs: 0 })
       memory.db.close()

@@ -31,7 +31,7 @@ const inlineLexicon = {
       const parts = JSON.stringify(linkIndexParts(buildLinkIndex()))
       return {
         contents: [
-          'export const lexiconText = () => { throw new Error("a bundle holds the lexicon built, not its files"); };',
+          "export const lexiconText = () => { throw new Error(\"a bundle holds the lexicon built, not its files\"); };",
           `export const prebuiltLinkParts = () => (${parts});`
         ].join("\n"),
         loader: "js"
@@ -80,7 +80,11 @@ const bundleHookProgram = async (group) => {
   const [code] = program.outputFiles
   // esbuild escapes strings, not regex literals: write those with \u escapes.
   const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
-  if (nonAscii !== null) throw new Error(`the hook program must be ASCII (hook-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`)
+  if (nonAscii !== null) {
+    throw new Error(
+      `the hook program must be ASCII (hook-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`
+    )
+  }
   const name = `hook-${group}-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
   writeFileSync(join(next, "chunks", name), code.contents)
   return name
@@ -125,9 +129,9 @@ const bundle = async () => {
     banner: {
       js: [
         "#!/usr/bin/env node",
-        'import { createRequire as __createRequire } from "node:module";',
-        'import { fileURLToPath as __fileURLToPath } from "node:url";',
-        'import { dirname as __dirnameOf } from "node:path";',
+        "import { createRequire as __createRequire } from \"node:module\";",
+        "import { fileURLToPath as __fileURLToPath } from \"node:url\";",
+        "import { dirname as __dirnameOf } from \"node:path\";",
         "const require = __createRequire(import.meta.url);",
         "const __filename = __fileURLToPath(import.meta.url);",
         "const __dirname = __dirnameOf(__filename);"

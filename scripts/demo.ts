@@ -17,13 +17,22 @@ const env = { ...process.env, RALPH_MEM_DB: "", HOME: project, XDG_CONFIG_HOME: 
 
 const hook = (event: string, sessionId: string, fields: Record<string, unknown>) => {
   const input = JSON.stringify({ session_id: sessionId, cwd: project, hook_event_name: event, ...fields })
-  const result = spawnSync(process.execPath, [join(dist, "hook.mjs"), event], { cwd: project, env, input, encoding: "utf8" })
+  const result = spawnSync(process.execPath, [join(dist, "hook.mjs"), event], {
+    cwd: project,
+    env,
+    input,
+    encoding: "utf8"
+  })
   return result.stdout
 }
 
 const show = (args: ReadonlyArray<string>) => {
   process.stdout.write(`\n$ ralph-mem ${args.join(" ")}\n`)
-  const result = spawnSync(process.execPath, [join(dist, "ralph-mem.mjs"), ...args], { cwd: project, env, encoding: "utf8" })
+  const result = spawnSync(process.execPath, [join(dist, "ralph-mem.mjs"), ...args], {
+    cwd: project,
+    env,
+    encoding: "utf8"
+  })
   process.stdout.write(result.stdout + result.stderr)
 }
 
@@ -31,28 +40,47 @@ const show = (args: ReadonlyArray<string>) => {
 hook("SessionStart", "demo-1", { source: "startup" })
 hook("UserPromptSubmit", "demo-1", { prompt: "The login test fails with TokenExpiredError; fix it." })
 hook("PostToolUseFailure", "demo-1", {
-  tool_name: "Bash", tool_input: { command: "npm test -- auth" }, tool_use_id: "t1",
+  tool_name: "Bash",
+  tool_input: { command: "npm test -- auth" },
+  tool_use_id: "t1",
   error: "Exit code 1\nFAIL src/auth.test.ts > refreshes an expired token\n"
     + "TokenExpiredError: jwt expired at refreshSession (src/auth.ts:42:11)"
 })
 hook("PostToolUse", "demo-1", {
-  tool_name: "Edit", tool_use_id: "t2",
-  tool_input: { file_path: join(project, "src/auth.ts"), old_string: "if (expired) throw", new_string: "if (expiresWithin(30_000)) return refresh()" }
+  tool_name: "Edit",
+  tool_use_id: "t2",
+  tool_input: {
+    file_path: join(project, "src/auth.ts"),
+    old_string: "if (expired) throw",
+    new_string: "if (expiresWithin(30_000)) return refresh()"
+  }
 })
-hook("PostToolUse", "demo-1", { tool_name: "Bash", tool_input: { command: "npm test -- auth" }, tool_use_id: "t3", tool_response: { stdout: "PASS src/auth.test.ts (4 tests)" } })
-hook("Stop", "demo-1", { stop_hook_active: false, last_assistant_message: "Fixed: tokens are refreshed 30 s before they expire." })
+hook("PostToolUse", "demo-1", {
+  tool_name: "Bash",
+  tool_input: { command: "npm test -- auth" },
+  tool_use_id: "t3",
+  tool_response: { stdout: "PASS src/auth.test.ts (4 tests)" }
+})
+hook("Stop", "demo-1", {
+  stop_hook_active: false,
+  last_assistant_message: "Fixed: tokens are refreshed 30 s before they expire."
+})
 hook("SessionEnd", "demo-1", { reason: "prompt_input_exit" })
 process.stdout.write(`Recorded a sample session through the hooks into ${join(project, ".ralph-mem", "memory.db")}\n`)
 
 // 2. What the next session is told, and the memory commands.
-const context = JSON.parse(hook("SessionStart", "demo-2", { source: "startup" })).hookSpecificOutput.additionalContext as string
+const context = JSON.parse(hook("SessionStart", "demo-2", { source: "startup" })).hookSpecificOutput
+  .additionalContext as string
 process.stdout.write(`\nThe next session starts with this context:\n${context.replace(/^/gm, "  | ")}\n`)
 show(["search", "token", "expired"])
 show(["timeline"])
 show(["status"])
 
 // 3. A Ralph loop: the harness runs the check; the scripted agent fixes the project on its third run.
-writeFileSync(join(project, "check.js"), `if (!require("fs").existsSync("fixed.txt")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }`)
+writeFileSync(
+  join(project, "check.js"),
+  `if (!require("fs").existsSync("fixed.txt")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }`
+)
 writeFileSync(
   join(project, "agent.js"),
   `const fs = require("fs"); const n = Number(fs.existsSync("runs") ? fs.readFileSync("runs", "utf8") : 0) + 1

@@ -35,7 +35,7 @@ function parseToml(text: string): TomlTable {
   const skipBlank = () => {
     while (at < text.length) {
       if (/\s/.test(text[at]!)) at++
-      else if (text[at] === "#") while (at < text.length && text[at] !== "\n") at++
+      else if (text[at] === "#") { while (at < text.length && text[at] !== "\n") at++ }
       else break
     }
   }
@@ -52,10 +52,10 @@ function parseToml(text: string): TomlTable {
       at = end + 1
       return value
     }
-    if (text[at] === '"') {
+    if (text[at] === "\"") {
       let value = ""
       at++
-      while (text[at] !== '"') {
+      while (text[at] !== "\"") {
         if (text[at] === "\\") {
           const escape = text[at + 1]!
           value += escape === "n" ? "\n" : escape === "t" ? "\t" : escape
@@ -207,7 +207,8 @@ function convertClass(re: string, start: number, caseless: boolean): { readonly 
       }
     }
   }
-  const body = ranges.map(([a, b]) => (a === b ? classChar(a) : `${classChar(a)}-${classChar(b)}`)).join("") + raw.join("")
+  const body = ranges.map(([a, b]) => (a === b ? classChar(a) : `${classChar(a)}-${classChar(b)}`)).join("") +
+    raw.join("")
   return { source: `[${negated ? "^" : ""}${body}]`, end: at + 1 }
 }
 
@@ -393,7 +394,9 @@ function main(): void {
       skipped.push(id)
       continue
     }
-    const allow = ((rule["allowlists"] ?? []) as Array<TomlTable>).map((table) => toAllow(table)).filter((a): a is Allow => a !== undefined)
+    const allow = ((rule["allowlists"] ?? []) as Array<TomlTable>).map((table) => toAllow(table)).filter((
+      a
+    ): a is Allow => a !== undefined)
     rules.push({
       id,
       regex: convertRe2(rule["regex"] as string),
@@ -436,7 +439,11 @@ ${wrappedString(JSON.stringify(global), "  ")}
 
 /** One rule per item (its lines joined), as JSON. */
 export const GITLEAKS_RULES: ReadonlyArray<string> = [
-${rules.map((rule, index) => wrappedString(JSON.stringify(rule), "  ", index === rules.length - 1 ? "" : ",")).join("\n")}
+${
+    rules.map((rule, index) => wrappedString(JSON.stringify(rule), "  ", index === rules.length - 1 ? "" : ",")).join(
+      "\n"
+    )
+  }
 ]
 `
   const out = join(import.meta.dirname, "..", "packages", "events", "src", "privacy", "catalogue", "gitleaks.ts")

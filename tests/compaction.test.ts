@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
-import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const PLANTED = "KESTREL-9043-QUILL"
 
@@ -22,7 +22,8 @@ const project = () => {
 const dbOf = (root: string) => join(root, ".ralph-mem", "memory.db")
 const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) =>
   runHookProcess(event, payload(event, session, root, fields), { cwd: root })
-const cli = (root: string, ...args: Array<string>) => runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
+const cli = (root: string, ...args: Array<string>) =>
+  runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
 const json = (root: string, ...args: Array<string>) => {
   const result = cli(root, ...args, "--json")
   expect(result.code, result.stderr).toBe(0)
@@ -35,8 +36,15 @@ const twoSessions = (root: string) => {
     hook(root, "SessionStart", session, { source: "startup" })
     hook(root, "UserPromptSubmit", session, { prompt: "make the payment gateway tests pass" })
     for (let i = 0; i < 6; i++) {
-      const stdout = `FAIL src/payment/gateway.test.ts > retries ${i}\nGatewayTimeoutError: no answer in 30s${session === "s2" && i === 3 ? ` ${PLANTED}` : ""}`
-      hook(root, "PostToolUse", session, { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: `${session}-${i}`, tool_response: { stdout } })
+      const stdout = `FAIL src/payment/gateway.test.ts > retries ${i}\nGatewayTimeoutError: no answer in 30s${
+        session === "s2" && i === 3 ? ` ${PLANTED}` : ""
+      }`
+      hook(root, "PostToolUse", session, {
+        tool_name: "Bash",
+        tool_input: { command: "npm test" },
+        tool_use_id: `${session}-${i}`,
+        tool_response: { stdout }
+      })
     }
     hook(root, "SessionEnd", session, { reason: "exit" })
   }
@@ -61,7 +69,8 @@ describe("ralph-mem compact", () => {
       return { ...rest, hits: hits.map(({ score: _, ...hit }: { score: number }) => hit) }
     }
     // Each in a session of its own: a session is not told the same memory twice.
-    const injection = (session: string) => hook(root, "UserPromptSubmit", session, { prompt: "why does the gateway time out?" }).stdout
+    const injection = (session: string) =>
+      hook(root, "UserPromptSubmit", session, { prompt: "why does the gateway time out?" }).stdout
 
     // Just recorded: nothing has been idle for 10 minutes.
     expect(json(root, "compact", "--idle", "10m")).toMatchObject({ events: 0, blocks: 0 })
@@ -89,7 +98,9 @@ describe("ralph-mem compact", () => {
     expect(cli(root, "compact", "--help").stdout).toMatch(/Pack the payloads of settled streams/)
   })
 
-  it("runs as maintain after a session ends: a backup in the background, then nothing left to do", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("runs as maintain after a session ends: a backup in the background, then nothing left to do", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     twoSessions(root)
     // The SessionEnd hook started `ralph-mem maintain` in the background, which took the first backup.
@@ -132,14 +143,22 @@ describe("ralph-mem compact", () => {
     const failed = cli(root, "maintain")
     expect(failed.code).toBe(1)
     expect(failed.stderr).toMatch(/back up the database failed/)
-    const logged = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((line) => JSON.parse(line))
-    expect(logged).toEqual([expect.objectContaining({ hook: "maintain", reason: expect.stringMatching(/back up the database failed/) })])
+    const logged = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((line) =>
+      JSON.parse(line)
+    )
+    expect(logged).toEqual([
+      expect.objectContaining({ hook: "maintain", reason: expect.stringMatching(/back up the database failed/) })
+    ])
     // Doctor reports both: the failure in the log, and the backups it cannot read (a finding, not a crash).
     const doctor = cli(root, "doctor", "--json")
     expect(doctor.code).toBe(1)
     expect(JSON.parse(doctor.stdout).checks).toEqual(
       expect.arrayContaining([
-        { check: "hook failures (24 h)", ok: true, detail: expect.stringMatching(/^1 \(see .*hooks\.log\), last: back up the database failed/) },
+        {
+          check: "hook failures (24 h)",
+          ok: true,
+          detail: expect.stringMatching(/^1 \(see .*hooks\.log\), last: back up the database failed/)
+        },
         { check: "backups", ok: false, detail: expect.stringMatching(/^cannot read the backups: ENOTDIR/) }
       ])
     )
@@ -152,7 +171,9 @@ describe("ralph-mem compact", () => {
     expect(json(root, "verify")).toMatchObject({ ok: true })
     // Damage one block behind the triggers' back (a disk, or a hand with the sqlite3 shell).
     const db = newSqliteDatabase(dbOf(root))
-    db.exec("DROP TRIGGER payload_blocks_never_change; UPDATE payload_blocks SET data = x'00112233' WHERE id = (SELECT min(id) FROM payload_blocks)")
+    db.exec(
+      "DROP TRIGGER payload_blocks_never_change; UPDATE payload_blocks SET data = x'00112233' WHERE id = (SELECT min(id) FROM payload_blocks)"
+    )
     db.close()
     const verify = cli(root, "verify", "--json")
     expect(verify.code).toBe(1)

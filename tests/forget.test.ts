@@ -48,7 +48,9 @@ let scenarios = 0
 afterAll(() => writeFigures("forget", { "forget scenarios": scenarios }))
 
 describe("a confirmed forget", () => {
-  it("takes a summary a later session's injection quoted (the injection records the summary's event)", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("takes a summary a later session's injection quoted (the injection records the summary's event)", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     scenarios++
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
@@ -69,7 +71,9 @@ describe("a confirmed forget", () => {
     ).eventId
     const forgot = json(root, "forget", promptId, "--confirm")
     expect(forgot.erasure).toMatchObject({ complete: true, backupsReplaced: true })
-    expect(forgot.derived.map((d: { type: string }) => d.type)).toEqual(
+    expect(forgot.derived.map((d: { type: string }) =>
+      d.type
+    )).toEqual(
       expect.arrayContaining(["SessionSummarized", "ContextInjected"])
     )
     expect(filesHolding(root, PLANTED)).toEqual([])
@@ -127,13 +131,14 @@ describe("a confirmed forget", () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < 20; i++) {
       hook(root, "PostToolUse", "s1", {
         tool_name: "Bash",
         tool_input: { command: `echo ${i}` },
         tool_use_id: `t${i}`,
         tool_response: { stdout: `${i} ${PLANTED}` }
       })
+    }
     const reader = await holdTransaction(join(folder(root), "memory.db"), "BEGIN")
     try {
       const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")

@@ -7,8 +7,8 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
-import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const project = () => {
   const root = tempFolder()
@@ -27,7 +27,13 @@ const query = (root: string, sql: string, ...params: Array<string>) => {
   }
 }
 
-const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}, env: Record<string, string> = {}) => {
+const hook = (
+  root: string,
+  event: string,
+  session: string,
+  fields: Record<string, unknown> = {},
+  env: Record<string, string> = {}
+) => {
   const run = runHookProcess(event, payload(event, session, root, fields), { cwd: root, env })
   expect(run.code).toBe(0)
   expect(run.stderr).toBe("")
@@ -39,7 +45,10 @@ const contextOf = (stdout: string) => JSON.parse(stdout).hookSpecificOutput.addi
 /** A first session: a failing test run, a fix, a passing run. */
 const firstSession = (root: string) => {
   hook(root, "SessionStart", "s1", { source: "startup" })
-  hook(root, "UserPromptSubmit", "s1", { prompt: "The login test fails with TokenExpiredError; fix it", prompt_id: "p1" })
+  hook(root, "UserPromptSubmit", "s1", {
+    prompt: "The login test fails with TokenExpiredError; fix it",
+    prompt_id: "p1"
+  })
   hook(root, "PostToolUseFailure", "s1", {
     tool_name: "Bash",
     tool_input: { command: "npm test -- auth" },
@@ -68,7 +77,10 @@ describe("hooks record a session", () => {
   it("appends each hook's events to the session's stream, in order", () => {
     const root = project()
     firstSession(root)
-    const events = query(root, "SELECT type, json_extract(metadata, '$.writer') AS writer FROM events WHERE stream_id = 'session:s1' ORDER BY position")
+    const events = query(
+      root,
+      "SELECT type, json_extract(metadata, '$.writer') AS writer FROM events WHERE stream_id = 'session:s1' ORDER BY position"
+    )
     expect(events).toEqual([
       { type: "SessionStarted", writer: "hook:SessionStart" },
       { type: "PromptSubmitted", writer: "hook:UserPromptSubmit" },
@@ -85,18 +97,40 @@ describe("hooks record a session", () => {
   it("classifies tool calls and keeps their summary, files and error", () => {
     const root = project()
     firstSession(root)
-    expect(query(root, "SELECT type, tool_name, input_summary, files, error_message FROM observations ORDER BY id")).toEqual([
-      { type: "error", tool_name: "Bash", input_summary: "npm test -- auth", files: "[]", error_message: "Exit code 1 FAIL src/auth.test.ts TokenExpiredError: jwt expired at refreshSession" },
-      { type: "tool_use", tool_name: "Edit", input_summary: `${root}/src/auth.ts`, files: JSON.stringify([`${root}/src/auth.ts`]), error_message: null },
-      { type: "success", tool_name: "Bash", input_summary: "npm test -- auth", files: "[]", error_message: null }
-    ])
+    expect(query(root, "SELECT type, tool_name, input_summary, files, error_message FROM observations ORDER BY id"))
+      .toEqual([
+        {
+          type: "error",
+          tool_name: "Bash",
+          input_summary: "npm test -- auth",
+          files: "[]",
+          error_message: "Exit code 1 FAIL src/auth.test.ts TokenExpiredError: jwt expired at refreshSession"
+        },
+        {
+          type: "tool_use",
+          tool_name: "Edit",
+          input_summary: `${root}/src/auth.ts`,
+          files: JSON.stringify([`${root}/src/auth.ts`]),
+          error_message: null
+        },
+        { type: "success", tool_name: "Bash", input_summary: "npm test -- auth", files: "[]", error_message: null }
+      ])
   })
 
   it("closes the session with a local, deterministic summary", () => {
     const root = project()
     firstSession(root)
-    const [session] = query(root, "SELECT source, ended_at IS NOT NULL AS ended, end_reason, compactions, prompts, summary FROM sessions") as Array<Record<string, unknown>>
-    expect(session).toMatchObject({ source: "startup", ended: 1, end_reason: "prompt_input_exit", compactions: 1, prompts: 1 })
+    const [session] = query(
+      root,
+      "SELECT source, ended_at IS NOT NULL AS ended, end_reason, compactions, prompts, summary FROM sessions"
+    ) as Array<Record<string, unknown>>
+    expect(session).toMatchObject({
+      source: "startup",
+      ended: 1,
+      end_reason: "prompt_input_exit",
+      compactions: 1,
+      prompts: 1
+    })
     expect(session!["summary"]).toBe(
       "Asked: The login test fails with TokenExpiredError; fix it. Outcome: Fixed: the token now lives an hour. " +
         "Errors (1 command, 1 fixed): `npm test -- auth` failed (TokenExpiredError: jwt expired at refreshSession), fixed later. " +
@@ -106,7 +140,12 @@ describe("hooks record a session", () => {
 
   it("stores a retried tool call once", () => {
     const root = project()
-    const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "a b" }, tool_use_id: "toolu_same" }
+    const fields = {
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_response: { stdout: "a b" },
+      tool_use_id: "toolu_same"
+    }
     hook(root, "PostToolUse", "s1", fields)
     hook(root, "PostToolUse", "s1", fields)
     expect(query(root, "SELECT count(*) AS n FROM observations")).toEqual([{ n: 1 }])
@@ -117,8 +156,16 @@ describe("hooks record a session", () => {
     const walSizes: Array<number> = []
     for (let i = 0; i < 16; i++) {
       // Varied text, so every call adds index pages to the WAL (about 100 KB each).
-      const stdout = Array.from({ length: 60 }, (_, line) => `src/module${i}_${line}.ts: ok ${i * 1000 + line} token${line}x`).join("\n")
-      hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: `npm test -- ${i}` }, tool_response: { stdout }, tool_use_id: `t${i}` })
+      const stdout = Array.from(
+        { length: 60 },
+        (_, line) => `src/module${i}_${line}.ts: ok ${i * 1000 + line} token${line}x`
+      ).join("\n")
+      hook(root, "PostToolUse", "s1", {
+        tool_name: "Bash",
+        tool_input: { command: `npm test -- ${i}` },
+        tool_response: { stdout },
+        tool_use_id: `t${i}`
+      })
       walSizes.push(existsSync(`${dbOf(root)}-wal`) ? statSync(`${dbOf(root)}-wal`).size : 0)
       // Whatever the WAL holds, every reader sees every hook's observation.
       expect(query(root, "SELECT count(*) AS n FROM observations")).toEqual([{ n: i + 1 }])
@@ -134,8 +181,15 @@ describe("hooks record a session", () => {
   it("trims a huge tool output to the limit and marks it truncated", () => {
     const root = project()
     const stdout = `first line\n${"x".repeat(10 * 1024 * 1024)}\nlast line`
-    hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "cat big.log" }, tool_response: { stdout }, tool_use_id: "t" })
-    const [row] = query(root, "SELECT length(content) AS length, metadata, content FROM observations") as Array<{ length: number; metadata: string; content: string }>
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "cat big.log" },
+      tool_response: { stdout },
+      tool_use_id: "t"
+    })
+    const [row] = query(root, "SELECT length(content) AS length, metadata, content FROM observations") as Array<
+      { length: number; metadata: string; content: string }
+    >
     expect(row!.length).toBeLessThan(4_200)
     expect(JSON.parse(row!.metadata)).toMatchObject({ truncated: true })
     expect(row!.content.startsWith("first line")).toBe(true)
@@ -146,22 +200,32 @@ describe("hooks record a session", () => {
 describe("hooks load only what they use", () => {
   // Each Node module a hook loads is paid on every tool call: node:worker_threads alone costs about 2 ms
   // (replay loads it, from the same projection code, when it needs it).
-  it.each(["PostToolUse", "UserPromptSubmit"])("%s loads none of worker_threads, zlib, child_process, crypto, http", (event) => {
-    const root = project()
-    firstSession(root)
-    const probe = join(root, "probe.cjs")
-    const loaded = join(root, "modules.json")
-    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)))`)
-    const fields = event === "PostToolUse"
-      ? { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "README.md" } }
-      : { prompt: "why does login fail?" }
-    hook(root, event, "s1", fields, { NODE_OPTIONS: `--require ${probe}` })
-    const modules = (JSON.parse(readFileSync(loaded, "utf8")) as Array<string>).filter((m) => m.startsWith("NativeModule "))
-    expect(modules).toContain("NativeModule vm")
-    for (const heavy of ["worker_threads", "zlib", "child_process", "crypto", "http", "https"]) {
-      expect(modules).not.toContain(`NativeModule ${heavy}`)
+  it.each(["PostToolUse", "UserPromptSubmit"])(
+    "%s loads none of worker_threads, zlib, child_process, crypto, http",
+    (event) => {
+      const root = project()
+      firstSession(root)
+      const probe = join(root, "probe.cjs")
+      const loaded = join(root, "modules.json")
+      writeFileSync(
+        probe,
+        `process.on("exit", () => require("node:fs").writeFileSync(${
+          JSON.stringify(loaded)
+        }, JSON.stringify(process.moduleLoadList)))`
+      )
+      const fields = event === "PostToolUse"
+        ? { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "README.md" } }
+        : { prompt: "why does login fail?" }
+      hook(root, event, "s1", fields, { NODE_OPTIONS: `--require ${probe}` })
+      const modules = (JSON.parse(readFileSync(loaded, "utf8")) as Array<string>).filter((m) =>
+        m.startsWith("NativeModule ")
+      )
+      expect(modules).toContain("NativeModule vm")
+      for (const heavy of ["worker_threads", "zlib", "child_process", "crypto", "http", "https"]) {
+        expect(modules).not.toContain(`NativeModule ${heavy}`)
+      }
     }
-  })
+  )
 })
 
 describe("the plugin's hooks/hooks.json", () => {
@@ -189,10 +253,17 @@ describe("hooks inject memory", () => {
     expect(context).toContain("TokenExpiredError: jwt expired at refreshSession")
     // The failing run was fixed in that session: a lesson, not an error, and its passing run is part of it.
     // It says what failed (the error's own words) and what fixed it (the lines the edit changed).
-    expect(context).toMatch(/## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts: /)
-    expect(context).toMatch(/: TokenExpiredError: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed/)
+    expect(context).toMatch(
+      /## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts: /
+    )
+    expect(context).toMatch(
+      /: TokenExpiredError: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed/
+    )
     expect(context).not.toContain("## Recent successes")
-    const [injected] = query(root, "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'") as Array<{ text: string; tokens: number; sources: string }>
+    const [injected] = query(
+      root,
+      "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'"
+    ) as Array<{ text: string; tokens: number; sources: string }>
     expect(injected!.text).toBe(context)
     expect(injected!.tokens).toBeGreaterThan(10)
     expect(JSON.parse(injected!.sources).length).toBeGreaterThanOrEqual(2)
@@ -211,12 +282,18 @@ describe("hooks inject memory", () => {
     const before = `app.use(router) // ${"every route of the dashboard API, mounted in order ".repeat(4)}`
     hook(root, "PostToolUse", "s1", {
       tool_name: "Edit",
-      tool_input: { file_path: `${root}/src/app.ts`, old_string: before, new_string: `app.use(cors({ origin: config.allowedOrigins }))\n${before}` },
+      tool_input: {
+        file_path: `${root}/src/app.ts`,
+        old_string: before,
+        new_string: `app.use(cors({ origin: config.allowedOrigins }))\n${before}`
+      },
       tool_response: { filePath: `${root}/src/app.ts` },
       tool_use_id: "toolu_1"
     })
     const run = hook(root, "UserPromptSubmit", "s2", { prompt: "the dashboard routes fail CORS preflight" })
-    expect(contextOf(run.stdout)).toMatch(/## Related memory\n- .*\[tool_use\] Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+/)
+    expect(contextOf(run.stdout)).toMatch(
+      /## Related memory\n- .*\[tool_use\] Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+/
+    )
   })
 
   it("answers a Korean prompt with English memory, through the lexicon the bundle holds", () => {
@@ -244,11 +321,18 @@ describe("hooks inject memory", () => {
     firstSession(root)
     for (let i = 0; i < 5; i++) {
       hook(root, "SessionStart", `e${i}`, { source: "startup" })
-      hook(root, "PostToolUseFailure", `e${i}`, { tool_name: "Bash", tool_input: { command: `npm run case-${i}` }, error: `Exit code 2\n${"stack frame detail ".repeat(40)}` })
+      hook(root, "PostToolUseFailure", `e${i}`, {
+        tool_name: "Bash",
+        tool_input: { command: `npm run case-${i}` },
+        error: `Exit code 2\n${"stack frame detail ".repeat(40)}`
+      })
     }
     const small = { RALPH_MEM_CONTEXT_WINDOW: "2000", RALPH_MEM_INJECTION_SHARE: "0.1" }
     const run = hook(root, "SessionStart", "s3", { source: "startup" }, small)
-    const [injected] = query(root, "SELECT json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason FROM events WHERE type = 'ContextInjected' AND stream_id = 'session:s3'") as Array<{ tokens: number; reason: string }>
+    const [injected] = query(
+      root,
+      "SELECT json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason FROM events WHERE type = 'ContextInjected' AND stream_id = 'session:s3'"
+    ) as Array<{ tokens: number; reason: string }>
     expect(injected!.tokens).toBeLessThanOrEqual(200)
     expect(injected!.reason).toMatch(/compact layer/)
     expect(contextOf(run.stdout).length).toBeGreaterThan(0)
@@ -256,7 +340,8 @@ describe("hooks inject memory", () => {
 })
 
 describe("SessionStart tells working memory", () => {
-  const cli = (root: string, ...args: Array<string>) => expect(runCli(args, { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
+  const cli = (root: string, ...args: Array<string>) =>
+    expect(runCli(args, { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
 
   /** Beliefs, a task half done with a handoff note, and a session that ended on a failing test. */
   const workedOn = () => {
@@ -268,7 +353,12 @@ describe("SessionStart tells working memory", () => {
     cli(root, "task", "plan", "Reproduce", "Patch refreshSession()", "Run the tests")
     cli(root, "task", "step", "1", "done")
     cli(root, "task", "step", "2", "in_progress")
-    hook(root, "PostToolUseFailure", "s1", { tool_name: "Bash", tool_input: { command: "npm test -- auth" }, tool_use_id: "t1", error: "Exit code 1\nTokenExpiredError at refreshSession" })
+    hook(root, "PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test -- auth" },
+      tool_use_id: "t1",
+      error: "Exit code 1\nTokenExpiredError at refreshSession"
+    })
     cli(root, "task", "handoff", "refreshSession multiplies by 1000 twice; fix it in src/auth.ts, then run the tests")
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     return root
@@ -278,11 +368,18 @@ describe("SessionStart tells working memory", () => {
     const root = workedOn()
     for (const source of ["startup", "clear", "compact"]) {
       const context = contextOf(hook(root, "SessionStart", `new-${source}`, { source }).stdout)
-      expect(context).toMatch(/## Project beliefs\n- conventions: tabs, never spaces @\d+\n- stack: TypeScript on Node 24 @\d+\n/)
+      expect(context).toMatch(
+        /## Project beliefs\n- conventions: tabs, never spaces @\d+\n- stack: TypeScript on Node 24 @\d+\n/
+      )
       expect(context).not.toContain("Where the last session stopped")
     }
-    const beliefEvents = query(root, "SELECT event_id AS id FROM events WHERE type = 'BeliefSet'").map((r) => (r as { id: string }).id)
-    const [sources] = query(root, "SELECT json_extract(payload, '$.sources') AS s FROM events WHERE type = 'ContextInjected' ORDER BY position DESC LIMIT 1") as Array<{ s: string }>
+    const beliefEvents = query(root, "SELECT event_id AS id FROM events WHERE type = 'BeliefSet'").map((r) =>
+      (r as { id: string }).id
+    )
+    const [sources] = query(
+      root,
+      "SELECT json_extract(payload, '$.sources') AS s FROM events WHERE type = 'ContextInjected' ORDER BY position DESC LIMIT 1"
+    ) as Array<{ s: string }>
     expect(JSON.parse(sources!.s)).toEqual(expect.arrayContaining(beliefEvents))
   })
 
@@ -293,8 +390,12 @@ describe("SessionStart tells working memory", () => {
     expect(context).toMatch(
       /- task `fix-the-login-timeout`: Fix the login timeout; step 2 of 3, in progress: Patch refreshSession\(\) @\d+\n {2}\[x\] 1\. Reproduce\n {2}\[>\] 2\. Patch refreshSession\(\)\n {2}\[ \] 3\. Run the tests/
     )
-    expect(context).toMatch(/^- handoff note \(.*\): refreshSession multiplies by 1000 twice; fix it in src\/auth.ts, then run the tests @\d+$/m)
-    expect(context).toMatch(/^- error .*`Bash npm test -- auth`: Exit code 1 TokenExpiredError at refreshSession @\d+$/m)
+    expect(context).toMatch(
+      /^- handoff note \(.*\): refreshSession multiplies by 1000 twice; fix it in src\/auth.ts, then run the tests @\d+$/m
+    )
+    expect(context).toMatch(
+      /^- error .*`Bash npm test -- auth`: Exit code 1 TokenExpiredError at refreshSession @\d+$/m
+    )
     expect(context).toMatch(/^- last session \(.*\): Errors \(1 command, 0 fixed\): `npm test -- auth` failed/m)
     // What it says is not repeated under the recent past, and the beliefs the session was told at its
     // start are still in its context: not told again.
@@ -322,7 +423,16 @@ describe("hooks fail open", () => {
   it("a code cache damaged on disk costs one hook at most: the next drops it and writes a sound one", () => {
     const root = project()
     const cache = join(tempFolder(), "compile-cache")
-    const run = () => runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "README.md" } }), { cwd: root, env: { NODE_COMPILE_CACHE: cache } })
+    const run = () =>
+      runHookProcess(
+        "PostToolUse",
+        payload("PostToolUse", "s1", root, {
+          tool_name: "Bash",
+          tool_input: { command: "ls" },
+          tool_response: { stdout: "README.md" }
+        }),
+        { cwd: root, env: { NODE_COMPILE_CACHE: cache } }
+      )
     expect(run().code).toBe(0)
     const folder = join(cache, "ralph-mem")
     const [name] = readdirSync(folder)
@@ -338,14 +448,25 @@ describe("hooks fail open", () => {
     expect(readFileSync(file).equals(damaged)).toBe(false)
     expect(readdirSync(folder)).toEqual([name])
     expect(run().code).toBe(0)
-    const observations = query(root, "SELECT count(*) AS n FROM events WHERE type = 'ObservationRecorded'") as Array<{ n: number }>
+    const observations = query(root, "SELECT count(*) AS n FROM events WHERE type = 'ObservationRecorded'") as Array<
+      { n: number }
+    >
     expect(observations[0]!.n).toBeGreaterThanOrEqual(3)
   })
 
   it("a damaged cache left marked by a dead hook whose pid a live process now has is dropped all the same", () => {
     const root = project()
     const cache = join(tempFolder(), "compile-cache")
-    const run = () => runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }), { cwd: root, env: { NODE_COMPILE_CACHE: cache } })
+    const run = () =>
+      runHookProcess(
+        "PostToolUse",
+        payload("PostToolUse", "s1", root, {
+          tool_name: "Bash",
+          tool_input: { command: "ls" },
+          tool_response: { stdout: "x" }
+        }),
+        { cwd: root, env: { NODE_COMPILE_CACHE: cache } }
+      )
     expect(run().code).toBe(0)
     const folder = join(cache, "ralph-mem")
     const file = join(folder, readdirSync(folder)[0]!)
@@ -368,21 +489,36 @@ describe("hooks fail open", () => {
     const run = runHookProcess("UserPromptSubmit", stdin, { cwd: root })
     expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
     const log = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
-    expect(log.at(-1)).toMatchObject({ hook: "UserPromptSubmit", reason: expect.stringMatching(/^malformed hook input/) })
-    expect(query(root, "SELECT json_extract(payload, '$.hook') AS hook FROM events WHERE type = 'HookFailed'")).toEqual([{ hook: "UserPromptSubmit" }])
+    expect(log.at(-1)).toMatchObject({
+      hook: "UserPromptSubmit",
+      reason: expect.stringMatching(/^malformed hook input/)
+    })
+    expect(query(root, "SELECT json_extract(payload, '$.hook') AS hook FROM events WHERE type = 'HookFailed'")).toEqual(
+      [{ hook: "UserPromptSubmit" }]
+    )
   })
 
   it("survives a file that is not a database: keeps it aside, byte for byte, and carries on with a new one", () => {
     const root = project()
     mkdirSync(join(root, ".ralph-mem"))
     writeFileSync(dbOf(root), "definitely not sqlite ".repeat(500))
-    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), { cwd: root })
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), {
+      cwd: root
+    })
     expect([run.code, run.stderr]).toEqual([0, ""])
-    expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toMatch(/damaged \(.*not an SQLite database.*\); no backup existed, so memory starts afresh/)
+    expect(JSON.parse(run.stdout).hookSpecificOutput.additionalContext).toMatch(
+      /damaged \(.*not an SQLite database.*\); no backup existed, so memory starts afresh/
+    )
     const [kept] = readdirSync(join(root, ".ralph-mem", "damaged"))
     expect(readFileSync(join(root, ".ralph-mem", "damaged", kept!), "utf8")).toBe("definitely not sqlite ".repeat(500))
-    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/damaged database, restoring: .*not an SQLite database/)
-    expect(query(root, "SELECT type FROM events ORDER BY position").map((r) => (r as { type: string }).type)).toEqual(["DatabaseRestored", "SessionStarted", "ContextInjected"])
+    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(
+      /damaged database, restoring: .*not an SQLite database/
+    )
+    expect(query(root, "SELECT type FROM events ORDER BY position").map((r) => (r as { type: string }).type)).toEqual([
+      "DatabaseRestored",
+      "SessionStarted",
+      "ContextInjected"
+    ])
   })
 
   it("leaves another program's SQLite database alone: that is a mistake to report, not damage", () => {
@@ -392,7 +528,9 @@ describe("hooks fail open", () => {
     other.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY)")
     other.close()
     const before = readFileSync(dbOf(root))
-    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), { cwd: root })
+    const run = runHookProcess("SessionStart", payload("SessionStart", "s1", root, { source: "startup" }), {
+      cwd: root
+    })
     expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
     expect(readFileSync(dbOf(root)).equals(before)).toBe(true)
     expect(existsSync(join(root, ".ralph-mem", "damaged"))).toBe(false)
@@ -417,19 +555,28 @@ describe("hooks fail open", () => {
 })
 
 describe("privacy on every write path", () => {
-  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("keeps <private> text and planted secrets out of the database, its WAL and its backups", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     const secret = "sk-ant-api03-PLANTEDsecretVALUE0123456789abcdefABCDEF"
     const aws = "AKIAPLANTED12345678X"
     hook(root, "SessionStart", "s1", { source: "startup" })
-    hook(root, "UserPromptSubmit", "s1", { prompt: "deploy it <private>my bank pin is 9911</private> with key " + secret })
+    hook(root, "UserPromptSubmit", "s1", {
+      prompt: "deploy it <private>my bank pin is 9911</private> with key " + secret
+    })
     hook(root, "PostToolUse", "s1", {
       tool_name: "Bash",
       tool_input: { command: `curl -H "Authorization: Bearer ${secret}" https://api` },
       tool_response: { stdout: `export AWS_ACCESS_KEY_ID=${aws}\npassword=hunter2hunter2` },
       tool_use_id: "t1"
     })
-    hook(root, "PostToolUse", "s1", { tool_name: "Write", tool_input: { file_path: "/x/.env", content: `API_KEY=${secret}` }, tool_response: { type: "create", filePath: "/x/.env" }, tool_use_id: "t2" })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Write",
+      tool_input: { file_path: "/x/.env", content: `API_KEY=${secret}` },
+      tool_response: { type: "create", filePath: "/x/.env" },
+      tool_use_id: "t2"
+    })
     hook(root, "Stop", "s1", { last_assistant_message: `Done. <private>internal note 4477</private> Used ${secret}.` })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     hook(root, "SessionStart", "s2", { source: "startup" })
@@ -450,7 +597,9 @@ describe("privacy on every write path", () => {
       }
     }
     const bytes = files.map(read).join("")
-    for (const planted of [secret, aws, "hunter2hunter2", "9911", "4477", "my bank pin"]) expect(bytes).not.toContain(planted)
+    for (const planted of [secret, aws, "hunter2hunter2", "9911", "4477", "my bank pin"]) {
+      expect(bytes).not.toContain(planted)
+    }
     expect(bytes).toContain("[private]")
     expect(bytes).toContain("[secret:")
   })

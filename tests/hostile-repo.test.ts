@@ -256,10 +256,12 @@ describe("a project's config file that came with the clone", () => {
     const home = makeHome()
     const project = makeProject()
     const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
-    for (const [event, fields] of [
-      ["SessionStart", { source: "startup" }],
-      ["UserPromptSubmit", { prompt: "hello", prompt_id: "p1" }]
-    ] as const) {
+    for (
+      const [event, fields] of [
+        ["SessionStart", { source: "startup" }],
+        ["UserPromptSubmit", { prompt: "hello", prompt_id: "p1" }]
+      ] as const
+    ) {
       hookRuns++
       const run = runHookProcess(event, payload(event, "clone-1", project.root, fields), { cwd: project.root, env })
       expect(run.code).toBe(0)

@@ -54,7 +54,9 @@ describe("a 60 MB tool response", () => {
     expect(run.elapsed).toBeLessThan(GENEROUS_MS)
 
     const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
-    const rows = db.prepare("SELECT content, metadata FROM observations").all() as Array<{ content: string; metadata: string }>
+    const rows = db.prepare("SELECT content, metadata FROM observations").all() as Array<
+      { content: string; metadata: string }
+    >
     db.close()
     expect(rows).toHaveLength(1)
     expect(JSON.parse(rows[0]!.metadata)).toMatchObject({ truncated: true })
@@ -73,8 +75,16 @@ describe("a 60 MB tool response", () => {
   it("as a million small strings (an MCP tool's answer) is recorded well inside the timeout", () => {
     const root = tempFolder()
     mkdirSync(join(root, ".git"))
-    const items = Array.from({ length: 1_000_000 }, (_, i) => `row ${i}: token=abc${i} name=item-${i} padding-padding-pad`)
-    const stdin = payload("PostToolUse", "s1", root, { tool_name: "mcp__db__query", tool_input: { sql: "select *" }, tool_response: { rows: items }, tool_use_id: "t2" })
+    const items = Array.from(
+      { length: 1_000_000 },
+      (_, i) => `row ${i}: token=abc${i} name=item-${i} padding-padding-pad`
+    )
+    const stdin = payload("PostToolUse", "s1", root, {
+      tool_name: "mcp__db__query",
+      tool_input: { sql: "select *" },
+      tool_response: { rows: items },
+      tool_use_id: "t2"
+    })
     expect(stdin.length).toBeGreaterThan(55_000_000)
     const run = runHook(root, stdin)
     expect(run.code).toBe(0)

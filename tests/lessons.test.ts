@@ -46,7 +46,8 @@ const injections = (root: string, session: string) =>
     `session:${session}`
   ).map((r) => ({ ...r, sources: JSON.parse(r.sources) as Array<string> }))
 
-const FAILURE = "Exit code 1\n FAIL  src/auth.test.ts > login > refreshes the token\nTokenExpiredError: jwt expired at refreshSession"
+const FAILURE =
+  "Exit code 1\n FAIL  src/auth.test.ts > login > refreshes the token\nTokenExpiredError: jwt expired at refreshSession"
 
 const failingTest = (root: string, session: string, id: string) =>
   hook(root, "PostToolUseFailure", session, {
@@ -74,7 +75,10 @@ const fixingSession = (root: string, session = "s1") => {
     tool_response: { stdout: " ✓ src/auth.test.ts (4 tests)\n Test Files  1 passed (1)", stderr: "" },
     tool_use_id: "toolu_3"
   })
-  hook(root, "Stop", session, { stop_hook_active: false, last_assistant_message: "Fixed: the token lives an hour now." })
+  hook(root, "Stop", session, {
+    stop_hook_active: false,
+    last_assistant_message: "Fixed: the token lives an hour now."
+  })
   hook(root, "SessionEnd", session, { reason: "prompt_input_exit" })
 }
 
@@ -116,7 +120,16 @@ describe("an error fixed in an earlier session", () => {
       tool_use_id: "toolu_1",
       error: "Exit code 1\n FAIL  src/thing.test.ts > the thing is fixed"
     })
-    const started = runCli(["ralph", "start", "fix the thing", "--session", "s1", "--criteria", "test_pass=node check.js", "--json"], {
+    const started = runCli([
+      "ralph",
+      "start",
+      "fix the thing",
+      "--session",
+      "s1",
+      "--criteria",
+      "test_pass=node check.js",
+      "--json"
+    ], {
       cwd: root,
       env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "" }
     })
@@ -182,7 +195,9 @@ describe("nothing is told twice in a session", () => {
     fixingSession(root)
     const atStart = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     expect(atStart).toContain("refreshes the token")
-    const prompted = contextOf(hook(root, "UserPromptSubmit", "s2", { prompt: "Why did the login test fail with TokenExpiredError?" }).stdout)
+    const prompted = contextOf(
+      hook(root, "UserPromptSubmit", "s2", { prompt: "Why did the login test fail with TokenExpiredError?" }).stdout
+    )
     const [start, prompt] = injections(root, "s2")
     if (prompted !== undefined) {
       expect(prompt!.sources.filter((s) => start!.sources.includes(s))).toEqual([])
@@ -209,7 +224,9 @@ describe("recent sessions", () => {
       tool_use_id: "toolu_9"
     })
     hook(root, "SessionEnd", "memory-only", { reason: "exit" })
-    expect(query(root, "SELECT summary FROM sessions WHERE session_id = 'memory-only'")).toEqual([{ summary: expect.any(String) }])
+    expect(query(root, "SELECT summary FROM sessions WHERE session_id = 'memory-only'")).toEqual([{
+      summary: expect.any(String)
+    }])
     const text = contextOf(hook(root, "SessionStart", "s3", { source: "startup" }).stdout)!
     const recent = text.slice(text.indexOf("## Recent sessions")).split("\n\n")[0]!
     expect(recent).toContain("The login test fails")
@@ -238,7 +255,11 @@ describe("recall at the moment of failure", () => {
     const atStart = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     const lesson = /- `npm test -- auth` failed (@\d+) /.exec(atStart)![1]!
     const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
-    expect(recalled.startsWith(`ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told (`)).toBe(true)
+    expect(
+      recalled.startsWith(
+        `ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told (`
+      )
+    ).toBe(true)
     expect(recalled).toMatch(/ \(edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+\); it passed .* @\d+\.$/)
     expect(recalled).not.toContain("refreshes the token")
   })
@@ -270,8 +291,14 @@ describe("recall at the moment of failure", () => {
     })
     expect(contextOf(piped.stdout)).toContain("this failure was seen before")
     expect(JSON.parse(piped.stdout).hookSpecificOutput.hookEventName).toBe("PostToolUse")
-    expect(query(root, "SELECT type, error_message AS errorMessage FROM observations WHERE session_id = 's2'")).toEqual([
-      { type: "error", errorMessage: "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired at refreshSession" }
-    ])
+    expect(query(root, "SELECT type, error_message AS errorMessage FROM observations WHERE session_id = 's2'")).toEqual(
+      [
+        {
+          type: "error",
+          errorMessage:
+            "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired at refreshSession"
+        }
+      ]
+    )
   })
 })

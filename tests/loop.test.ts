@@ -27,7 +27,10 @@ const project = (options: { fixAt?: number; agentSleepMs?: number; killParentAt?
   git("config", "user.email", "dev@example.com")
   git("config", "user.name", "dev")
   writeFileSync(join(root, "work.txt"), "original\n")
-  writeFileSync(join(root, "check.js"), `if (!require("fs").existsSync("fixed")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }`)
+  writeFileSync(
+    join(root, "check.js"),
+    `if (!require("fs").existsSync("fixed")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }`
+  )
   writeFileSync(
     join(root, "agent.js"),
     `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
@@ -43,7 +46,8 @@ const project = (options: { fixAt?: number; agentSleepMs?: number; killParentAt?
   return root
 }
 
-const ralph = (root: string, ...args: Array<string>) => runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "" } })
+const ralph = (root: string, ...args: Array<string>) =>
+  runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "" } })
 const json = (root: string, ...args: Array<string>) => {
   const result = ralph(root, ...args, "--json")
   expect(result.stderr, result.stdout).toBe("")
@@ -83,19 +87,28 @@ describe("ralph run: a fresh agent per iteration", () => {
     // each prompt re-anchors on the goal; later ones carry what failed
     const prompts = readFileSync(join(root, "prompts.log"), "utf8").split("\n=====\n")
     expect(prompts[0]).toMatch(/Goal: make the check pass[\s\S]*iteration 1 of at most 10/)
-    expect(prompts[1]).toMatch(/iteration 2 of at most 10[\s\S]*custom `node check\.js`: exit 1[\s\S]*FAIL check > the thing is fixed/)
+    expect(prompts[1]).toMatch(
+      /iteration 2 of at most 10[\s\S]*custom `node check\.js`: exit 1[\s\S]*FAIL check > the thing is fixed/
+    )
   })
 
   it("ends at max iterations with the reason, and exits non-zero", () => {
     const root = project({ fixAt: 99 })
     const result = ralph(root, "run", "never", "--agent", "node agent.js", "--max-iterations", "2", ...fast)
     expect(result.code).toBe(1)
-    expect(json(root, "status")).toMatchObject({ status: "failed", iteration: 2, endReason: "max iterations (2) reached" })
+    expect(json(root, "status")).toMatchObject({
+      status: "failed",
+      iteration: 2,
+      endReason: "max iterations (2) reached"
+    })
   })
 
   it("is stopped by ralph stop from another process, at its next step", async () => {
     const root = project({ fixAt: 99, agentSleepMs: 400 })
-    const child = spawn(process.execPath, [CLI, "ralph", "run", "slow", "--agent", "node agent.js", ...fast], { cwd: root, stdio: "ignore" })
+    const child = spawn(process.execPath, [CLI, "ralph", "run", "slow", "--agent", "node agent.js", ...fast], {
+      cwd: root,
+      stdio: "ignore"
+    })
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
     await until(() => existsSync(join(root, "count")))
     const stop = ralph(root, "stop", "--reason", "enough")
@@ -147,7 +160,11 @@ describe("ralph stop --rollback", () => {
 
 describe("the in-session driver at Stop", () => {
   const stop = (root: string, session: string, env: Record<string, string> = {}) =>
-    runHookProcess("Stop", payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: "I tried." }), { cwd: root, env })
+    runHookProcess(
+      "Stop",
+      payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: "I tried." }),
+      { cwd: root, env }
+    )
 
   it("continues the turn with a re-anchoring prompt while the check fails, and lets Claude stop once it passes", () => {
     const root = project()
@@ -157,11 +174,15 @@ describe("the in-session driver at Stop", () => {
     // Sent once, as additional context: never a `decision: block`, which Claude Code repeats and flags as an error.
     expect(decision.decision).toBeUndefined()
     expect(decision.reason).toBeUndefined()
-    expect(continuation(decision)).toMatch(/Goal: fix the thing[\s\S]*iteration 2 of at most 10[\s\S]*FAIL check > the thing is fixed/)
+    expect(continuation(decision)).toMatch(
+      /Goal: fix the thing[\s\S]*iteration 2 of at most 10[\s\S]*FAIL check > the thing is fixed/
+    )
     expect(decision.systemMessage).toMatch(/iteration 2 of 10/)
     writeFileSync(join(root, "fixed"), "yes")
     const second = stop(root, "s1")
-    expect(JSON.parse(second.stdout)).toEqual({ systemMessage: expect.stringMatching(/the loop succeeded at iteration 2/) })
+    expect(JSON.parse(second.stdout)).toEqual({
+      systemMessage: expect.stringMatching(/the loop succeeded at iteration 2/)
+    })
     expect(json(root, "status")).toMatchObject({ status: "success", iteration: 2 })
   })
 
@@ -186,7 +207,10 @@ describe("the in-session driver at Stop", () => {
     const third = turn(3)
     expect(continuation(third)).toBeUndefined()
     expect(third.systemMessage).toMatch(/ended without success[\s\S]*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
-    expect(json(root, "status")).toMatchObject({ status: "failed", endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/) })
+    expect(json(root, "status")).toMatchObject({
+      status: "failed",
+      endReason: expect.stringMatching(/CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
+    })
   })
 
   it("counts Stop-hook blocks from the user's last prompt: a new turn (stop_hook_active false) starts afresh", () => {
@@ -195,7 +219,13 @@ describe("the in-session driver at Stop", () => {
     const env = { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: "2" }
     const turn = (n: number, active: boolean) => {
       writeFileSync(join(root, "work.txt"), `turn ${n}\n`)
-      return JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: active, last_assistant_message: "tried" }), { cwd: root, env }).stdout)
+      return JSON.parse(
+        runHookProcess(
+          "Stop",
+          payload("Stop", "s1", root, { stop_hook_active: active, last_assistant_message: "tried" }),
+          { cwd: root, env }
+        ).stdout
+      )
     }
     expect(continuation(turn(1, false))).toBeDefined()
     expect(continuation(turn(2, true))).toBeDefined()
@@ -208,8 +238,12 @@ describe("the in-session driver at Stop", () => {
   it("re-anchors on the goal after a compaction, so the loop survives a summarised context", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "survive compaction", "--session", "s1", ...fast)
-    runHookProcess("PreCompact", payload("PreCompact", "s1", root, { trigger: "auto", custom_instructions: null }), { cwd: root })
-    expect(continuation(JSON.parse(stop(root, "s1").stdout))).toMatch(/^\[ralph-mem loop \w+\] Goal: survive compaction/)
+    runHookProcess("PreCompact", payload("PreCompact", "s1", root, { trigger: "auto", custom_instructions: null }), {
+      cwd: root
+    })
+    expect(continuation(JSON.parse(stop(root, "s1").stdout))).toMatch(
+      /^\[ralph-mem loop \w+\] Goal: survive compaction/
+    )
   })
 
   it("lets Claude stop after ralph stop, without running the checks again", () => {
@@ -225,7 +259,8 @@ describe("privacy on the loop's write paths", () => {
     const root = project()
     const secret = "sk-ant-api03-LOOPsecretVALUE0123456789abcdefABCDEF"
     json(root, "start", `deploy with ${secret} <private>vault pin QX-ZEPHYR-8812</private>`, "--session", "s1", ...fast)
-    expect(ralph(root, "stop", "--reason", `giving up, key ${secret} <private>pin QX-ZEPHYR-8812 again</private>`).code).toBe(0)
+    expect(ralph(root, "stop", "--reason", `giving up, key ${secret} <private>pin QX-ZEPHYR-8812 again</private>`).code)
+      .toBe(0)
     const status = json(root, "status")
     expect(status.goal).toBe("deploy with [secret:anthropic-key] [private]")
     expect(status.endReason).toBe("giving up, key [secret:anthropic-key] [private]")
@@ -243,15 +278,25 @@ describe("privacy on the loop's write paths", () => {
 describe("ralph flags are strict", () => {
   it("refuses unknown criteria, a missing session, bad numbers and durations, never folding them into the goal", () => {
     const root = project()
-    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "tests_pass").stderr).toMatch(/unknown criterion "tests_pass"/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "tests_pass").stderr).toMatch(
+      /unknown criterion "tests_pass"/
+    )
     expect(ralph(root, "start", "goal", "--criteria", "custom").stderr).toMatch(/no Claude Code session/)
-    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "custom").stderr).toMatch(/custom needs a command/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--criteria", "custom").stderr).toMatch(
+      /custom needs a command/
+    )
     expect(ralph(root, "start", "goal", "--session", "s", "--max-iterations", "0").stderr).toMatch(/at least 1/)
-    expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(/--max-duration "soon" is not a duration; use 0, 90s/)
-    expect(ralph(root, "start", "goal", "--session", "s", "--max-iteratoins", "3").stderr).toMatch(/Unrecognized flag: --max-iteratoins/)
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-duration", "soon").stderr).toMatch(
+      /--max-duration "soon" is not a duration; use 0, 90s/
+    )
+    expect(ralph(root, "start", "goal", "--session", "s", "--max-iteratoins", "3").stderr).toMatch(
+      /Unrecognized flag: --max-iteratoins/
+    )
     expect(ralph(root, "status").stderr).toMatch(/there is no loop in this project/)
     for (const command of ["run", "resume"]) {
-      const args = command === "run" ? ["run", "goal", "--agent", 'node "unclosed'] : ["resume", "--agent", 'node "unclosed']
+      const args = command === "run"
+        ? ["run", "goal", "--agent", "node \"unclosed"]
+        : ["resume", "--agent", "node \"unclosed"]
       const result = ralph(root, ...args)
       expect([result.code, result.stderr.includes("    at ")]).toEqual([1, false])
       expect(result.stderr).toMatch(/--agent: unclosed " in/)
@@ -273,9 +318,12 @@ describe("a loop that respects the user's money and limits", () => {
   /** A git project whose check passes once `fixed` exists, and an agent script (`agent.js`) given as its body. */
   const projectWithAgent = (agentBody: string) => {
     const root = project({ fixAt: 99 })
-    writeFileSync(join(root, "agent.js"), `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
+    writeFileSync(
+      join(root, "agent.js"),
+      `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
       fs.writeFileSync("count", String(n)); fs.appendFileSync("work.txt", "iteration " + n + "\\n")
-      ${agentBody}`)
+      ${agentBody}`
+    )
     return root
   }
   /** What Claude Code's `-p --output-format json` prints at the end of a run. */
@@ -299,16 +347,37 @@ describe("a loop that respects the user's money and limits", () => {
     const status = json(root, "status")
     expect(status).toMatchObject({ status: "failed", iteration: 3, endReason: "max cost ($1) reached: $1.2000 spent" })
     expect(status.spend).toEqual({ tokens: 4650, costUsd: expect.closeTo(1.2, 6) })
-    expect(status.iterations.map((it: { usage: { outputTokens: number } }) => it.usage.outputTokens)).toEqual([200, 200, 200])
-    expect(ralph(root, "status").stdout).toMatch(/spent\s+4650 tokens, \$1\.2000[\s\S]*iteration 1\s+failed, \d+ s, 1550 tokens/)
+    expect(status.iterations.map((it: { usage: { outputTokens: number } }) => it.usage.outputTokens)).toEqual([
+      200,
+      200,
+      200
+    ])
+    expect(ralph(root, "status").stdout).toMatch(
+      /spent\s+4650 tokens, \$1\.2000[\s\S]*iteration 1\s+failed, \d+ s, 1550 tokens/
+    )
   })
 
   it("says tokens are not reported (never 0) for an agent that reports none, and --max-tokens cannot stop it", () => {
     const root = projectWithAgent(`console.log("did things")`)
-    const result = ralph(root, "run", "quiet agent", "--agent", "node agent.js", "--max-tokens", "10", "--max-iterations", "2", ...fast)
+    const result = ralph(
+      root,
+      "run",
+      "quiet agent",
+      "--agent",
+      "node agent.js",
+      "--max-tokens",
+      "10",
+      "--max-iterations",
+      "2",
+      ...fast
+    )
     expect(result.stdout).toMatch(/iteration 1: failed \(custom failed\); tokens not reported/)
     const status = json(root, "status")
-    expect(status).toMatchObject({ status: "failed", endReason: "max iterations (2) reached", spend: { tokens: null, costUsd: null } })
+    expect(status).toMatchObject({
+      status: "failed",
+      endReason: "max iterations (2) reached",
+      spend: { tokens: null, costUsd: null }
+    })
     expect(ralph(root, "status").stdout).toMatch(/spent\s+not reported/)
   })
 
@@ -336,8 +405,13 @@ describe("a loop that respects the user's money and limits", () => {
   })
 
   it("ends a wait at once when ralph stop comes from another process", async () => {
-    const root = projectWithAgent(`console.log("Claude AI usage limit reached|" + Math.ceil(Date.now() / 1000 + 3600)); process.exit(1)`)
-    const child = spawn(process.execPath, [CLI, "ralph", "run", "limited", "--agent", "node agent.js", ...fast], { cwd: root, stdio: "ignore" })
+    const root = projectWithAgent(
+      `console.log("Claude AI usage limit reached|" + Math.ceil(Date.now() / 1000 + 3600)); process.exit(1)`
+    )
+    const child = spawn(process.execPath, [CLI, "ralph", "run", "limited", "--agent", "node agent.js", ...fast], {
+      cwd: root,
+      stdio: "ignore"
+    })
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve))
     const waiting = () => {
       try {
@@ -354,12 +428,13 @@ describe("a loop that respects the user's money and limits", () => {
 
   it("rolls a failed loop back to iteration 1, after a rescue snapshot of the tree it left", () => {
     const root = project({ fixAt: 99 })
-    expect(ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "3", ...fast).stdout).toMatch(
-      new RegExp(
-        /The loop ended: failed \(max iterations \(3\) reached\) after 3 iteration\(s\)\. /.source
-          + /To undo its changes: ralph-mem ralph stop --loop \S+ --rollback --to N \(0-3\)/.source
+    expect(ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "3", ...fast).stdout)
+      .toMatch(
+        new RegExp(
+          /The loop ended: failed \(max iterations \(3\) reached\) after 3 iteration\(s\)\. /.source
+            + /To undo its changes: ralph-mem ralph stop --loop \S+ --rollback --to N \(0-3\)/.source
+        )
       )
-    )
     const afterThree = readFileSync(join(root, "work.txt"), "utf8")
     const stopped = json(root, "stop", "--rollback", "--to", "1")
     expect(stopped).toMatchObject({ status: "failed", rollbacks: [{ toIteration: 1 }] })
@@ -381,7 +456,9 @@ describe("a loop that respects the user's money and limits", () => {
     const forced = json(root, "stop", "--rollback", "--to", "1", "--force")
     expect(existsSync(join(root, "mine.txt"))).toBe(false)
     const rescue = forced.rollbacks[0].rescueSnapshotRef.slice(4)
-    expect(execFileSync("git", ["show", `${rescue}:mine.txt`], { cwd: root, encoding: "utf8" })).toBe("written after the loop\n")
+    expect(execFileSync("git", ["show", `${rescue}:mine.txt`], { cwd: root, encoding: "utf8" })).toBe(
+      "written after the loop\n"
+    )
     // A second rollback from where the first left the tree needs no --force.
     expect(ralph(root, "stop", "--rollback", "--to", "0").code).toBe(0)
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
@@ -392,12 +469,41 @@ describe("a loop that respects the user's money and limits", () => {
     json(root, "start", "count my tokens", "--session", "s1", ...fast)
     const now = new Date(Date.now() + 1_000).toISOString()
     const message = (id: string, output: number) =>
-      JSON.stringify({ type: "assistant", timestamp: now, message: { id, model: "claude-x", usage: { input_tokens: 100, output_tokens: output, cache_read_input_tokens: 10, cache_creation_input_tokens: 5 } } })
+      JSON.stringify({
+        type: "assistant",
+        timestamp: now,
+        message: {
+          id,
+          model: "claude-x",
+          usage: {
+            input_tokens: 100,
+            output_tokens: output,
+            cache_read_input_tokens: 10,
+            cache_creation_input_tokens: 5
+          }
+        }
+      })
     // A reply of two blocks is written as two lines with the same message id and usage.
-    writeFileSync(join(root, "t.jsonl"), [message("m1", 7), message("m1", 7), message("m2", 3), JSON.stringify({ type: "user", timestamp: now })].join("\n"))
-    const out = JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "tried" }), { cwd: root }).stdout)
+    writeFileSync(
+      join(root, "t.jsonl"),
+      [message("m1", 7), message("m1", 7), message("m2", 3), JSON.stringify({ type: "user", timestamp: now })].join(
+        "\n"
+      )
+    )
+    const out = JSON.parse(
+      runHookProcess(
+        "Stop",
+        payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "tried" }),
+        { cwd: root }
+      ).stdout
+    )
     expect(out.systemMessage).toMatch(/iteration 1 used 240 tokens/)
-    expect(json(root, "status").iterations[0].usage).toEqual({ inputTokens: 200, outputTokens: 10, cacheReadTokens: 20, cacheCreationTokens: 10 })
+    expect(json(root, "status").iterations[0].usage).toEqual({
+      inputTokens: 200,
+      outputTokens: 10,
+      cacheReadTokens: 20,
+      cacheCreationTokens: 10
+    })
   })
 
   it("in a session: a turn cut off by a rate limit (StopFailure) is recorded, the next Stop goes on with it", () => {
@@ -405,15 +511,30 @@ describe("a loop that respects the user's money and limits", () => {
     json(root, "start", "survive a 429", "--session", "s1", ...fast)
     const failure = runHookProcess(
       "StopFailure",
-      payload("StopFailure", "s1", root, { error: "rate_limit", last_assistant_message: "API Error: Request rejected (429) · rate limited" }),
+      payload("StopFailure", "s1", root, {
+        error: "rate_limit",
+        last_assistant_message: "API Error: Request rejected (429) · rate limited"
+      }),
       { cwd: root }
     )
-    expect(JSON.parse(failure.stdout).systemMessage).toMatch(/iteration 1 was cut off \(rate_limit\); it goes on with your next prompt/)
-    expect(json(root, "status")).toMatchObject({ status: "running", iteration: 1, interruption: { iteration: 1, error: "rate_limit" } })
+    expect(JSON.parse(failure.stdout).systemMessage).toMatch(
+      /iteration 1 was cut off \(rate_limit\); it goes on with your next prompt/
+    )
+    expect(json(root, "status")).toMatchObject({
+      status: "running",
+      iteration: 1,
+      interruption: { iteration: 1, error: "rate_limit" }
+    })
     // Another session's failure does not touch this loop.
-    expect(runHookProcess("StopFailure", payload("StopFailure", "s2", root, { error: "rate_limit" }), { cwd: root }).stdout).toBe("")
+    expect(
+      runHookProcess("StopFailure", payload("StopFailure", "s2", root, { error: "rate_limit" }), { cwd: root }).stdout
+    ).toBe("")
     runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, { prompt: "continue" }), { cwd: root })
-    const next = JSON.parse(runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "ok" }), { cwd: root }).stdout)
+    const next = JSON.parse(
+      runHookProcess("Stop", payload("Stop", "s1", root, { stop_hook_active: false, last_assistant_message: "ok" }), {
+        cwd: root
+      }).stdout
+    )
     expect(continuation(next)).toMatch(/Goal: survive a 429[\s\S]*iteration 2/)
     expect(json(root, "status")).toMatchObject({ status: "running", iteration: 2, interruption: null })
   })

@@ -40,8 +40,9 @@ describe("a hook that cannot record", () => {
     const lock = await holdTransaction(join(folder(root), "memory.db"), "BEGIN IMMEDIATE")
     let longest = 0
     try {
-      for (let i = 0; i < calls; i++)
+      for (let i = 0; i < calls; i++) {
         longest = Math.max(longest, hook(root, "PostToolUse", "s1", toolCall(i, "LOCKED-OUT")))
+      }
       // Counted while the lock is still held: nothing recorded, nothing hidden.
       const status = json(root, "status")
       expect(status.hooks).toMatchObject({ notYetRecorded: calls })

@@ -4,13 +4,13 @@
  * fail, and a backup the folder lists must always be a whole one: a restore after damage takes the newest
  * listed backup that SQLite's check passes, and an empty or half-written file passes it or hides a good one.
  */
-import { readOnlyConnection, type RalphMemEvent } from "@ralph-mem/events"
+import { type RalphMemEvent, readOnlyConnection } from "@ralph-mem/events"
 import { listBackups } from "@ralph-mem/projections"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { open } from "../packages/projections/test/spec.ts"
 import { CLI } from "./support/cli.ts"

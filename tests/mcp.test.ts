@@ -153,8 +153,9 @@ describe("ralph-mem mcp: the memory tools", () => {
       expect(tool.description, tool.name).toMatch(/memory/i)
     }
     const all = tools.map((t) => t.description).join(" ")
-    for (const word of ["past", "sessions", "errors", "decisions", "notes", "remember"])
+    for (const word of ["past", "sessions", "errors", "decisions", "notes", "remember"]) {
       expect(all.toLowerCase()).toContain(word)
+    }
     expect(server.stderr()).toBe("")
   })
 
@@ -241,7 +242,7 @@ describe("ralph-mem mcp: the memory tools", () => {
     expect(saved.isError).toBe(false)
     expect(saved.text).toContain(
       "Stored with private text or secrets filtered out: " +
-        '"Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]"'
+        "\"Deploys go through ops-gateway-7 [private] with [secret:anthropic-key]\""
     )
     const [noteId] = ids(saved.text)
     const stored = events(root, "NoteInjected")
@@ -395,20 +396,22 @@ describe("ralph-mem mcp and the network", () => {
     })
     await server.request("tools/list")
     const [errorId] = ids((await server.call("search", { query: "checkout timeout" })).text)
-    for (const [tool, args] of [
-      ["timeline", { around: errorId }],
-      ["get", { ids: [errorId] }],
-      ["why", { query: "gateway" }],
-      ["beliefs", {}],
-      ["task", {}],
-      ["remember", { kind: "note", text: "no network here" }],
-      ["loop_status", {}]
-    ] as const) {
+    for (
+      const [tool, args] of [
+        ["timeline", { around: errorId }],
+        ["get", { ids: [errorId] }],
+        ["why", { query: "gateway" }],
+        ["beliefs", {}],
+        ["task", {}],
+        ["remember", { kind: "note", text: "no network here" }],
+        ["loop_status", {}]
+      ] as const
+    ) {
       expect((await server.call(tool, args)).isError, tool).toBe(false)
     }
     expect(await server.close()).toEqual({ code: 0, signal: null })
     // The tripwire was loaded in the server, and recorded nothing.
-    expect(readFileSync(processes, "utf8")).toContain('"event":"loaded"')
+    expect(readFileSync(processes, "utf8")).toContain("\"event\":\"loaded\"")
     expect(existsSync(log) ? readFileSync(log, "utf8") : "").toBe("")
   })
 })

@@ -120,7 +120,7 @@ const makeReadOnly = (root: string) => {
   if (isRoot) {
     const own = (path: string): void => {
       chownSync(path, NOBODY, NOBODY)
-      if (lstatSync(path).isDirectory()) for (const name of readdirSync(path)) own(join(path, name))
+      if (lstatSync(path).isDirectory()) { for (const name of readdirSync(path)) own(join(path, name)) }
     }
     own(root)
   }

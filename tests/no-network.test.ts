@@ -35,11 +35,18 @@ interface Watch {
 
 const newWatch = (): Watch => {
   const folder = tempFolder()
-  return { folder, network: join(folder, "network.log"), processes: join(folder, "processes.log"), git: join(folder, "git.log") }
+  return {
+    folder,
+    network: join(folder, "network.log"),
+    processes: join(folder, "processes.log"),
+    git: join(folder, "git.log")
+  }
 }
 
 const jsonLines = (file: string): Array<Record<string, unknown>> =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line)) : []
+  existsSync(file)
+    ? readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line))
+    : []
 
 /** The real git, if any: the shim execs it. */
 const realGit = (): string => {
@@ -68,8 +75,17 @@ const environment = (project: string, watch: Watch, extraPath?: string): Record<
   RALPH_MEM_TRIPWIRE_PROCESSES: watch.processes
 })
 
-const node = (args: ReadonlyArray<string>, options: { cwd: string; env: Record<string, string>; input?: string }): Run => {
-  const result = spawnSync(process.execPath, args, { cwd: options.cwd, env: options.env, input: options.input ?? "", encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+const node = (
+  args: ReadonlyArray<string>,
+  options: { cwd: string; env: Record<string, string>; input?: string }
+): Run => {
+  const result = spawnSync(process.execPath, args, {
+    cwd: options.cwd,
+    env: options.env,
+    input: options.input ?? "",
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024
+  })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
@@ -94,23 +110,47 @@ fs.writeFileSync("runs", String(n))
 if (n === 2) fs.writeFileSync("fixed.txt", "yes")
 console.log("agent run " + n)
 `
-const CHECK = `if (!require("fs").existsSync("fixed.txt")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }\n`
+const CHECK =
+  `if (!require("fs").existsSync("fixed.txt")) { console.error("FAIL check > the thing is fixed"); process.exit(1) }\n`
 
 /** Git subcommands that can reach another machine. */
 const REMOTE_GIT = new Set([
-  "clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule", "archive", "request-pull", "send-email",
-  "fetch-pack", "send-pack", "http-fetch", "http-push", "upload-pack", "receive-pack", "daemon", "svn", "p4", "credential"
+  "clone",
+  "fetch",
+  "pull",
+  "push",
+  "ls-remote",
+  "remote",
+  "submodule",
+  "archive",
+  "request-pull",
+  "send-email",
+  "fetch-pack",
+  "send-pack",
+  "http-fetch",
+  "http-push",
+  "upload-pack",
+  "receive-pack",
+  "daemon",
+  "svn",
+  "p4",
+  "credential"
 ])
 
 describe("no network anywhere in the product", () => {
   it("the tripwire records TCP and fetch attempts from a control process, and lets Unix sockets through", () => {
     const watch = newWatch()
     const env = environment(watch.folder, watch)
-    const tcp = node(["--require", TRIPWIRE, "-e", "require('net').connect(80, '127.0.0.1')"], { cwd: watch.folder, env })
+    const tcp = node(["--require", TRIPWIRE, "-e", "require('net').connect(80, '127.0.0.1')"], {
+      cwd: watch.folder,
+      env
+    })
     const fetched = node(["--require", TRIPWIRE, "-e", "fetch('http://127.0.0.1:9')"], { cwd: watch.folder, env })
     const ipc = node(
       [
-        "--require", TRIPWIRE, "-e",
+        "--require",
+        TRIPWIRE,
+        "-e",
         `const net = require("net"), path = require("path").join(process.cwd(), "ipc.sock")
          const server = net.createServer((c) => c.end("pong")).listen(path, () =>
            net.connect(path).on("data", (d) => { process.stdout.write(String(d)); server.close() }))`
@@ -132,7 +172,9 @@ describe("no network anywhere in the product", () => {
     for (const attempt of attempts) expect((attempt["stack"] as Array<string>).join("\n")).toContain("[eval]")
   })
 
-  it("a full scenario — every hook, every CLI command, two Ralph loops — never touches the network", { timeout: 300_000 }, async () => {
+  it("a full scenario — every hook, every CLI command, two Ralph loops — never touches the network", {
+    timeout: 300_000
+  }, async () => {
     const project = tempFolder()
     const watch = newWatch()
     const git = realGit()
@@ -149,7 +191,13 @@ describe("no network anywhere in the product", () => {
     let cliRuns = 0
     const hook = (event: string, session: string, fields: Record<string, unknown>): Run => {
       hookRuns++
-      const input = JSON.stringify({ session_id: session, transcript_path: join(project, "t.jsonl"), cwd: project, hook_event_name: event, ...fields })
+      const input = JSON.stringify({
+        session_id: session,
+        transcript_path: join(project, "t.jsonl"),
+        cwd: project,
+        hook_event_name: event,
+        ...fields
+      })
       const run = node([HOOK, event], { cwd: project, env, input })
       expect(run.code, shown(`hook ${event}`, run)).toBe(0)
       expect(run.stderr, shown(`hook ${event}`, run)).toBe("")
@@ -165,7 +213,10 @@ describe("no network anywhere in the product", () => {
 
     // (a) Every hook, as Claude Code runs them, with URLs in what they record.
     hook("SessionStart", "s1", { source: "startup" })
-    hook("UserPromptSubmit", "s1", { prompt: "Read https://example.com/docs/tokens and fix the login test", prompt_id: "p1" })
+    hook("UserPromptSubmit", "s1", {
+      prompt: "Read https://example.com/docs/tokens and fix the login test",
+      prompt_id: "p1"
+    })
     hook("PostToolUseFailure", "s1", {
       tool_name: "Bash",
       tool_input: { command: "npm test -- auth" },
@@ -176,11 +227,18 @@ describe("no network anywhere in the product", () => {
     hook("PostToolUse", "s1", {
       tool_name: "Bash",
       tool_input: { command: "curl -sI https://example.com && curl http://10.0.0.7:8080/health" },
-      tool_response: { stdout: "HTTP/2 200\nlocation: https://www.example.com/\nok from http://10.0.0.7:8080/health", stderr: "", interrupted: false },
+      tool_response: {
+        stdout: "HTTP/2 200\nlocation: https://www.example.com/\nok from http://10.0.0.7:8080/health",
+        stderr: "",
+        interrupted: false
+      },
       tool_use_id: "toolu_2"
     })
     hook("PreCompact", "s1", { trigger: "auto", custom_instructions: null })
-    hook("Stop", "s1", { stop_hook_active: false, last_assistant_message: "Fixed, per https://example.com/docs/tokens." })
+    hook("Stop", "s1", {
+      stop_hook_active: false,
+      last_assistant_message: "Fixed, per https://example.com/docs/tokens."
+    })
     hook("SessionEnd", "s1", { reason: "prompt_input_exit" })
     const next = hook("SessionStart", "s2", { source: "startup" })
     expect(JSON.parse(next.stdout).hookSpecificOutput.additionalContext).toMatch(/example\.com|TokenExpired/)
@@ -200,14 +258,32 @@ describe("no network anywhere in the product", () => {
     cli("audit")
 
     // A loop bound to session s1: its Stop hook runs the check (a criteria process spawned by the hook).
-    cli("ralph", "start", "fix the check", "--session", "s1", "--criteria", "custom=node check.js", "--max-iterations", "3")
+    cli(
+      "ralph",
+      "start",
+      "fix the check",
+      "--session",
+      "s1",
+      "--criteria",
+      "custom=node check.js",
+      "--max-iterations",
+      "3"
+    )
     const blocked = hook("Stop", "s1", { stop_hook_active: false, last_assistant_message: "Tried." })
     expect(JSON.parse(blocked.stdout).hookSpecificOutput.additionalContext).toMatch(/fix the check/)
     expect(cli("ralph", "status").stdout).toMatch(/running/)
     cli("ralph", "stop")
 
     // (c) A Ralph loop with a fresh agent process per iteration; it succeeds at iteration 2.
-    const loop = cli("ralph", "run", "make the check pass", "--agent", "node agent.js", "--criteria", "custom=node check.js")
+    const loop = cli(
+      "ralph",
+      "run",
+      "make the check pass",
+      "--agent",
+      "node agent.js",
+      "--criteria",
+      "custom=node check.js"
+    )
     expect(loop.stdout).toMatch(/success after 2 iteration/)
     expect(cli("ralph", "status").stdout).toMatch(/success/)
 
@@ -224,7 +300,9 @@ describe("no network anywhere in the product", () => {
     expect(jsonLines(watch.network)).toEqual([])
 
     // ...and the tripwire really was in every process.
-    const loaded = jsonLines(watch.processes).filter((line) => line["event"] === "loaded").map((line) => line["argv"] as Array<string>)
+    const loaded = jsonLines(watch.processes).filter((line) => line["event"] === "loaded").map((line) =>
+      line["argv"] as Array<string>
+    )
     const count = (test: (argv: Array<string>) => boolean) => loaded.filter(test).length
     const script = (argv: Array<string>) => basename(argv[0] ?? "")
     expect(count((argv) => script(argv) === "hook.mjs")).toBe(hookRuns)

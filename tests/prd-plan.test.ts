@@ -23,7 +23,8 @@ const gitProject = () => {
   return root
 }
 
-const ralph = (root: string, ...args: Array<string>) => runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "" } })
+const ralph = (root: string, ...args: Array<string>) =>
+  runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "" } })
 const statusOf = (root: string) => {
   const result = ralph(root, "status", "--json")
   expect(result.stderr).toBe("")
@@ -46,24 +47,36 @@ describe("ralph run --prd", () => {
    */
   const prdProject = () => {
     const root = gitProject()
-    writeFileSync(join(root, "prd.json"), JSON.stringify({
-      project: "Shop",
-      branchName: "ralph/checkout",
-      description: "Build the checkout",
-      userStories: ["US-001", "US-002", "US-003"].map((id, i) => ({
-        id,
-        title: ["Cart", "Catalog", "Payment"][i],
-        description: `As a buyer I need story ${id}`,
-        acceptanceCriteria: [`${id} works`],
-        priority: [2, 1, 3][i],
-        passes: false,
-        notes: "",
-        criteria: [`custom=node story-check.js ${id}`]
-      }))
-    }, null, 2))
-    writeFileSync(join(root, "story-check.js"), `const id = process.argv[2]
-      if (!require("fs").existsSync("done/" + id)) { console.log("FAIL " + id + " is not done"); process.exit(1) }`)
-    writeFileSync(join(root, "agent.js"), `
+    writeFileSync(
+      join(root, "prd.json"),
+      JSON.stringify(
+        {
+          project: "Shop",
+          branchName: "ralph/checkout",
+          description: "Build the checkout",
+          userStories: ["US-001", "US-002", "US-003"].map((id, i) => ({
+            id,
+            title: ["Cart", "Catalog", "Payment"][i],
+            description: `As a buyer I need story ${id}`,
+            acceptanceCriteria: [`${id} works`],
+            priority: [2, 1, 3][i],
+            passes: false,
+            notes: "",
+            criteria: [`custom=node story-check.js ${id}`]
+          }))
+        },
+        null,
+        2
+      )
+    )
+    writeFileSync(
+      join(root, "story-check.js"),
+      `const id = process.argv[2]
+      if (!require("fs").existsSync("done/" + id)) { console.log("FAIL " + id + " is not done"); process.exit(1) }`
+    )
+    writeFileSync(
+      join(root, "agent.js"),
+      `
       const fs = require("fs"); const prompt = process.argv[2]
       fs.appendFileSync("prompts.log", prompt + "\\n=====\\n")
       const runs = Number(fs.existsSync("runs") ? fs.readFileSync("runs", "utf8") : 0) + 1
@@ -81,7 +94,8 @@ describe("ralph run --prd", () => {
       }
       fs.mkdirSync("done", { recursive: true })
       fs.writeFileSync("done/" + id, "yes")
-      console.log("Implemented " + id)`)
+      console.log("Implemented " + id)`
+    )
     return root
   }
 
@@ -89,7 +103,9 @@ describe("ralph run --prd", () => {
     const root = prdProject()
     const result = ralph(root, "run", "--prd", "prd.json", "--agent", "node agent.js", "--criteria", "custom=node -e 0")
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/Ralph loop \S+: Build the checkout \(agent: node agent\.js; 3 stories from .*prd\.json\)/)
+    expect(result.stdout).toMatch(
+      /Ralph loop \S+: Build the checkout \(agent: node agent\.js; 3 stories from .*prd\.json\)/
+    )
     expect(result.stdout.split("\n").filter((l) => l.startsWith("iteration"))).toEqual([
       "iteration 1 US-002: passed (custom ok, custom ok); 1 of 3 stories pass; tokens not reported",
       "iteration 2 US-001: failed (custom ok, custom failed); 1 of 3 stories pass; tokens not reported",
@@ -97,19 +113,34 @@ describe("ralph run --prd", () => {
       "iteration 4 US-003: passed (custom ok, custom ok); 3 of 3 stories pass; tokens not reported"
     ])
     const status = statusOf(root)
-    expect(status).toMatchObject({ status: "success", mode: "prd", iteration: 4, stories: [
-      { id: "US-001", passes: true }, { id: "US-002", passes: true }, { id: "US-003", passes: true }
-    ] })
+    expect(status).toMatchObject({
+      status: "success",
+      mode: "prd",
+      iteration: 4,
+      stories: [
+        { id: "US-001", passes: true },
+        { id: "US-002", passes: true },
+        { id: "US-003", passes: true }
+      ]
+    })
     // The file carries the harness's flags, with everything else as the user wrote it.
     const prd = JSON.parse(readFileSync(join(root, "prd.json"), "utf8"))
     expect(prd).toMatchObject({ project: "Shop", branchName: "ralph/checkout" })
-    expect(prd.userStories.map((s: { passes: boolean; notes: string }) => [s.passes, s.notes])).toEqual([[true, ""], [true, ""], [true, ""]])
-    expect(query(root, "SELECT mode, stories_total, stories_passed FROM loop_runs")).toEqual([{ mode: "prd", stories_total: 3, stories_passed: 3 }])
+    expect(prd.userStories.map((s: { passes: boolean; notes: string }) => [s.passes, s.notes])).toEqual([[true, ""], [
+      true,
+      ""
+    ], [true, ""]])
+    expect(query(root, "SELECT mode, stories_total, stories_passed FROM loop_runs")).toEqual([{
+      mode: "prd",
+      stories_total: 3,
+      stories_passed: 3
+    }])
   })
 
   it("feeds each iteration the story, the harness's view of the others, and what earlier iterations learned", () => {
     const root = prdProject()
-    expect(ralph(root, "run", "--prd", "prd.json", "--agent", "node agent.js", "--criteria", "custom=node -e 0").code).toBe(0)
+    expect(ralph(root, "run", "--prd", "prd.json", "--agent", "node agent.js", "--criteria", "custom=node -e 0").code)
+      .toBe(0)
     const prompts = readFileSync(join(root, "prompts.log"), "utf8").split("\n=====\n")
     expect(prompts[0]).toMatch(
       new RegExp(
@@ -139,12 +170,24 @@ describe("ralph run --prd", () => {
     // The agent's runs and the learnings belong to the project (no SessionStart names it): search finds them.
     expect(query(root, "SELECT DISTINCT project_path AS p FROM observation_rows")).toEqual([{ p: root }])
     const found = runCli(["search", "Catalog", "--json"], { cwd: root })
-    expect(JSON.parse(found.stdout).hits).toEqual(expect.arrayContaining([expect.objectContaining({ title: expect.stringContaining("US-002 Catalog") })]))
+    expect(JSON.parse(found.stdout).hits).toEqual(
+      expect.arrayContaining([expect.objectContaining({ title: expect.stringContaining("US-002 Catalog") })])
+    )
   })
 
   it("refuses an invalid prd.json with one line per problem, and starts nothing", () => {
     const root = gitProject()
-    writeFileSync(join(root, "prd.json"), JSON.stringify({ userStories: [{ id: "A", title: "", acceptanceCriteria: [] }, { id: "A", title: "b", priority: "high", acceptanceCriteria: [] }] }))
+    writeFileSync(
+      join(root, "prd.json"),
+      JSON.stringify({
+        userStories: [{ id: "A", title: "", acceptanceCriteria: [] }, {
+          id: "A",
+          title: "b",
+          priority: "high",
+          acceptanceCriteria: []
+        }]
+      })
+    )
     const result = ralph(root, "run", "--prd", "prd.json", "--agent", "node -e 0")
     expect(result.code).not.toBe(0)
     expect(result.stderr).toMatch(
@@ -153,17 +196,31 @@ describe("ralph run --prd", () => {
           + /- userStories\[1\]\.priority: expected a number \(lower comes first\), got "high"/.source
       )
     )
-    expect(ralph(root, "run", "--prd", "missing.json").stderr).toMatch(/missing\.json cannot be used:\n- cannot be read: ENOENT/)
-    expect(existsSync(join(root, ".ralph-mem", "memory.db")) ? query(root, "SELECT count(*) AS n FROM loop_runs") : [{ n: 0 }]).toEqual([{ n: 0 }])
+    expect(ralph(root, "run", "--prd", "missing.json").stderr).toMatch(
+      /missing\.json cannot be used:\n- cannot be read: ENOENT/
+    )
+    expect(
+      existsSync(join(root, ".ralph-mem", "memory.db"))
+        ? query(root, "SELECT count(*) AS n FROM loop_runs")
+        : [{ n: 0 }]
+    ).toEqual([{ n: 0 }])
     expect(ralph(root, "run", "--agent", "node -e 0").stderr).toMatch(/Give a goal, or --prd prd\.json/)
   })
 })
 
 describe("ralph plan", () => {
   const preToolUse = (root: string, session: string, tool: string, input: Record<string, unknown>) =>
-    runHookProcess("PreToolUse", payload("PreToolUse", session, root, { tool_name: tool, tool_input: input, tool_use_id: `t-${Math.random()}` }), { cwd: root })
+    runHookProcess(
+      "PreToolUse",
+      payload("PreToolUse", session, root, { tool_name: tool, tool_input: input, tool_use_id: `t-${Math.random()}` }),
+      { cwd: root }
+    )
   const stop = (root: string, session: string, message: string) =>
-    runHookProcess("Stop", payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: message }), { cwd: root })
+    runHookProcess(
+      "Stop",
+      payload("Stop", session, root, { stop_hook_active: true, last_assistant_message: message }),
+      { cwd: root }
+    )
   const denial = (run: { stdout: string }) => JSON.parse(run.stdout).hookSpecificOutput
 
   it("blocks edits and changing commands in its session only, with a reason the model reads", () => {
@@ -177,9 +234,23 @@ describe("ralph plan", () => {
       )
     )
     const write = denial(preToolUse(root, "s1", "Write", { file_path: join(root, "cache.ts"), content: "x" }))
-    expect(write).toEqual({ hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^Blocked by ralph-mem: plan loop \S+ is running in this session[\s\S]*Write edits files/) })
-    expect(denial(preToolUse(root, "s1", "Bash", { command: "rm -rf src" })).permissionDecisionReason).toMatch(/`rm -rf src` is not a known read-only command/)
-    for (const allowed of [preToolUse(root, "s1", "Bash", { command: "git log --oneline | head" }), preToolUse(root, "s1", "Read", { file_path: "README.md" }), preToolUse(root, "s2", "Write", { file_path: "x" })]) {
+    expect(write).toEqual({
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringMatching(
+        /^Blocked by ralph-mem: plan loop \S+ is running in this session[\s\S]*Write edits files/
+      )
+    })
+    expect(denial(preToolUse(root, "s1", "Bash", { command: "rm -rf src" })).permissionDecisionReason).toMatch(
+      /`rm -rf src` is not a known read-only command/
+    )
+    for (
+      const allowed of [
+        preToolUse(root, "s1", "Bash", { command: "git log --oneline | head" }),
+        preToolUse(root, "s1", "Read", { file_path: "README.md" }),
+        preToolUse(root, "s2", "Write", { file_path: "x" })
+      ]
+    ) {
       expect(allowed).toMatchObject({ code: 0, stdout: "" })
     }
     expect(query(
@@ -195,17 +266,40 @@ describe("ralph plan", () => {
   it("fails open on a malformed PreToolUse payload: the tool runs, the failure is logged", () => {
     const root = gitProject()
     expect(ralph(root, "plan", "p", "--session", "s1").code).toBe(0)
-    for (const stdin of ["{ not json", JSON.stringify({ session_id: "s1", cwd: root }), JSON.stringify({ session_id: "s1", cwd: root, tool_name: 42 }), "[]"]) {
+    for (
+      const stdin of [
+        "{ not json",
+        JSON.stringify({ session_id: "s1", cwd: root }),
+        JSON.stringify({ session_id: "s1", cwd: root, tool_name: 42 }),
+        "[]"
+      ]
+    ) {
       expect(runHookProcess("PreToolUse", stdin, { cwd: root })).toMatchObject({ code: 0, stdout: "" })
     }
     // A command that is not a string cannot be judged read-only: refused, never crashed on.
-    expect(denial(preToolUse(root, "s1", "Bash", { command: ["rm", "-rf", "/"] })).permissionDecisionReason).toMatch(/could not be read/)
-    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").split("\n").filter((l) => l.includes("PreToolUse"))).toHaveLength(4)
+    expect(denial(preToolUse(root, "s1", "Bash", { command: ["rm", "-rf", "/"] })).permissionDecisionReason).toMatch(
+      /could not be read/
+    )
+    expect(
+      readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").split("\n").filter((l) => l.includes("PreToolUse"))
+    ).toHaveLength(4)
   })
 
   it("holds the first reply as a draft, then accepts and saves a plan with all sections (in Korean too)", () => {
     const root = gitProject()
-    expect(ralph(root, "plan", "design the cache", "--session", "s1", "--required-sections", "Goal, Steps", "--required-sections", "Risks").code).toBe(0)
+    expect(
+      ralph(
+        root,
+        "plan",
+        "design the cache",
+        "--session",
+        "s1",
+        "--required-sections",
+        "Goal, Steps",
+        "--required-sections",
+        "Risks"
+      ).code
+    ).toBe(0)
     const draft = JSON.parse(stop(root, "s1", "## Goal\nA cache.\n## Steps\n1. add it\n[PLAN_COMPLETE]").stdout)
     expect(draft.decision).toBeUndefined()
     expect(draft.hookSpecificOutput.additionalContext).toMatch(
@@ -222,33 +316,54 @@ describe("ralph plan", () => {
     const accepted = JSON.parse(stop(root, "s1", plan).stdout)
     const status = statusOf(root)
     expect(accepted.hookSpecificOutput).toBeUndefined()
-    expect(accepted.systemMessage).toMatch(new RegExp(`succeeded at iteration 3[\\s\\S]*The plan is saved to ${status.planPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`))
+    expect(accepted.systemMessage).toMatch(
+      new RegExp(
+        `succeeded at iteration 3[\\s\\S]*The plan is saved to ${
+          status.planPath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        }`
+      )
+    )
     expect(status).toMatchObject({ status: "success", mode: "plan", iteration: 3 })
     expect(status.planPath).toBe(join(root, ".ralph-mem", "plans", `plan-${status.loopId}.md`))
     const saved = readFileSync(status.planPath, "utf8")
     // Private like everything under .ralph-mem.
-    expect([statSync(join(root, ".ralph-mem", "plans")).mode & 0o777, statSync(status.planPath).mode & 0o777]).toEqual([0o700, 0o600])
+    expect([statSync(join(root, ".ralph-mem", "plans")).mode & 0o777, statSync(status.planPath).mode & 0o777]).toEqual([
+      0o700,
+      0o600
+    ])
     expect(saved).toMatch(
       new RegExp(
         /^## 목표\n캐시를 둔다\.[\s\S]*## 위험 요소[\s\S]*/.source
           + /Key \[secret:anthropic-key\] \[private\]\n\[PLAN_COMPLETE\]\n$/.source
       )
     )
-    expect(query(root, "SELECT json_extract(payload, '$.plan') AS plan FROM events WHERE type = 'LoopPlanSaved'")).toEqual([{ plan: saved.trimEnd() }])
+    expect(query(root, "SELECT json_extract(payload, '$.plan') AS plan FROM events WHERE type = 'LoopPlanSaved'"))
+      .toEqual([{ plan: saved.trimEnd() }])
     // The loop is over: edits pass again.
     expect(preToolUse(root, "s1", "Write", { file_path: "x" }).stdout).toBe("")
-    const bytes = ["memory.db", "memory.db-wal"].map((f) => (existsSync(join(root, ".ralph-mem", f)) ? readFileSync(join(root, ".ralph-mem", f)).toString("latin1") : "")).join("")
+    const bytes = ["memory.db", "memory.db-wal"].map((
+      f
+    ) => (existsSync(join(root, ".ralph-mem", f)) ? readFileSync(join(root, ".ralph-mem", f)).toString("latin1") : ""))
+      .join("")
     for (const planted of ["PLANsecret", "QX-ORCHID-51"]) expect(bytes + saved).not.toContain(planted)
   })
 
   it("writes the plan where --out says, and refuses bad flags and an external resume", () => {
     const root = gitProject()
-    expect(ralph(root, "plan", "x", "--session", "s1", "--min-iterations", "0").stderr).toMatch(/--min-iterations must be at least 1/)
-    expect(ralph(root, "plan", "x", "--session", "s1", "--min-iterations", "5", "--max-iterations", "3").stderr).toMatch(/--max-iterations \(3\) is below --min-iterations \(5\)/)
+    expect(ralph(root, "plan", "x", "--session", "s1", "--min-iterations", "0").stderr).toMatch(
+      /--min-iterations must be at least 1/
+    )
+    expect(ralph(root, "plan", "x", "--session", "s1", "--min-iterations", "5", "--max-iterations", "3").stderr)
+      .toMatch(/--max-iterations \(3\) is below --min-iterations \(5\)/)
     expect(ralph(root, "plan", "x").stderr).toMatch(/no Claude Code session/)
-    expect(ralph(root, "plan", "ship it", "--session", "s1", "--min-iterations", "1", "--out", "docs/PLAN.md").code).toBe(0)
-    expect(ralph(root, "resume", "--agent", "node -e 0").stderr).toMatch(/is a plan loop: it runs inside a Claude Code session/)
-    const done = JSON.parse(stop(root, "s1", "# Plan\n## Goal\ng\n## Steps\ns\n## Risks\nr\n## Verification\nv\n[PLAN_COMPLETE]").stdout)
+    expect(ralph(root, "plan", "ship it", "--session", "s1", "--min-iterations", "1", "--out", "docs/PLAN.md").code)
+      .toBe(0)
+    expect(ralph(root, "resume", "--agent", "node -e 0").stderr).toMatch(
+      /is a plan loop: it runs inside a Claude Code session/
+    )
+    const done = JSON.parse(
+      stop(root, "s1", "# Plan\n## Goal\ng\n## Steps\ns\n## Risks\nr\n## Verification\nv\n[PLAN_COMPLETE]").stdout
+    )
     expect(done.systemMessage).toMatch(/succeeded at iteration 1/)
     expect(readFileSync(join(root, "docs", "PLAN.md"), "utf8")).toMatch(/^# Plan\n## Goal/)
   })

@@ -47,16 +47,40 @@ describe("every CLI write path masks secrets before they reach the disk", () => 
     ok(root, ["belief", "set", "db-password", planted.beliefByKey])
     ok(root, ["belief", "set", "deploy-notes", `the db password: ${planted.beliefProse} on db1`])
     ok(root, ["inject", `mysql -uroot -p${planted.note} shop`])
-    ok(root, ["decide", "use a vault", "--why", `curl -u admin:${planted.rationale} kept leaking`, "--alternative", `env file: APP_KEY=${planted.alternative} leaked`])
+    ok(root, [
+      "decide",
+      "use a vault",
+      "--why",
+      `curl -u admin:${planted.rationale} kept leaking`,
+      "--alternative",
+      `env file: APP_KEY=${planted.alternative} leaked`
+    ])
     ok(root, ["task", "start", `rotate ENCRYPTION_KEY=${planted.taskTitle} everywhere`, "--id", "rotate"])
     ok(root, ["task", "finding", `the API wants PRIVATE-TOKEN: ${planted.finding}`])
     ok(root, ["task", "handoff", `ran aws configure set aws_secret_access_key ${planted.handoff}`])
-    ok(root, ["ralph", "start", `fix login; the staging password is ${planted.goal} <private>${planted.goalPrivate}</private>`, "--session", "s1", "--criteria", "marker=DONE"])
+    ok(root, [
+      "ralph",
+      "start",
+      `fix login; the staging password is ${planted.goal} <private>${planted.goalPrivate}</private>`,
+      "--session",
+      "s1",
+      "--criteria",
+      "marker=DONE"
+    ])
 
     const bytes = bytesOnDisk(root)
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     // What is not secret stays readable.
-    for (const kept of ["db-password", "deploy-notes", "use a vault", "rotate", "aws configure set aws_secret_access_key", "fix login"]) {
+    for (
+      const kept of [
+        "db-password",
+        "deploy-notes",
+        "use a vault",
+        "rotate",
+        "aws configure set aws_secret_access_key",
+        "fix login"
+      ]
+    ) {
       expect(bytes.includes(kept), kept).toBe(true)
     }
     const beliefs = JSON.parse(ok(root, ["belief", "list", "--json"]).stdout) as unknown
@@ -65,7 +89,15 @@ describe("every CLI write path masks secrets before they reach the disk", () => 
 
   it("refuses a criteria command holding a password: it would be stored, and run, masked", () => {
     const root = project()
-    const run = runCli(["ralph", "start", "fix it", "--session", "s1", "--criteria", "custom=mysql --password CritPw-31x -e 'select 1'"], { cwd: root })
+    const run = runCli([
+      "ralph",
+      "start",
+      "fix it",
+      "--session",
+      "s1",
+      "--criteria",
+      "custom=mysql --password CritPw-31x -e 'select 1'"
+    ], { cwd: root })
     expect(run.code).not.toBe(0)
     expect(run.stderr + run.stdout).toContain("holds a password or token")
     expect(bytesOnDisk(root).includes("CritPw-31x")).toBe(false)

@@ -45,17 +45,29 @@ describe("a session with no SessionStart", () => {
     })
     hook(root, "PostToolUse", "mid-session", {
       tool_name: "Edit",
-      tool_input: { file_path: join(root, "db", "migrate.ts"), old_string: "lock()", new_string: "lock({ wait: true })" },
+      tool_input: {
+        file_path: join(root, "db", "migrate.ts"),
+        old_string: "lock()",
+        new_string: "lock({ wait: true })"
+      },
       tool_response: { filePath: join(root, "db", "migrate.ts") },
       tool_use_id: "toolu_2"
     })
     const found = runCli(["search", "MigrationLockError", "--json"], { cwd: root })
     expect(found.code).toBe(0)
-    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({ type: "error", title: expect.stringContaining("Bash npm run migrate") })
+    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({
+      type: "error",
+      title: expect.stringContaining("Bash npm run migrate")
+    })
     expect(query(root, "SELECT DISTINCT project_path AS p FROM observation_rows")).toEqual([{ p: root }])
     // Once its turn ends, the session is known too, with its project, so its summary is scoped.
-    hook(root, "Stop", "mid-session", { stop_hook_active: false, last_assistant_message: "The migration waits for the lock now." })
-    expect(query(root, "SELECT project_path AS p FROM sessions WHERE session_id = 'mid-session'")).toEqual([{ p: root }])
+    hook(root, "Stop", "mid-session", {
+      stop_hook_active: false,
+      last_assistant_message: "The migration waits for the lock now."
+    })
+    expect(query(root, "SELECT project_path AS p FROM sessions WHERE session_id = 'mid-session'")).toEqual([{
+      p: root
+    }])
   })
 
   it("takes the git top level when the hook runs in a subfolder", () => {
@@ -69,7 +81,10 @@ describe("a session with no SessionStart", () => {
       is_interrupt: false
     }, sub)
     const found = runCli(["search", "QuotaExceededBanana", "--json"], { cwd: root })
-    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({ type: "error", title: expect.stringContaining("QuotaExceededBanana") })
+    expect(JSON.parse(found.stdout).hits[0]).toMatchObject({
+      type: "error",
+      title: expect.stringContaining("QuotaExceededBanana")
+    })
   })
 })
 
@@ -112,12 +127,16 @@ describe("paths as Claude and the user read them", () => {
 
   it("injects paths relative to the project and never the home folder; the log keeps them whole", () => {
     const { home, root, run } = recorded()
-    const start = JSON.parse(run("SessionStart", "s2", { source: "startup" }).stdout).hookSpecificOutput.additionalContext as string
+    const start = JSON.parse(run("SessionStart", "s2", { source: "startup" }).stdout).hookSpecificOutput
+      .additionalContext as string
     readable(start, home)
     expect(start).toContain("~/notes/cart.md")
-    const prompt = JSON.parse(run("UserPromptSubmit", "s2", { prompt: "CartTotalMismatch again in the cart" }).stdout).hookSpecificOutput.additionalContext as string
+    const prompt = JSON.parse(run("UserPromptSubmit", "s2", { prompt: "CartTotalMismatch again in the cart" }).stdout)
+      .hookSpecificOutput.additionalContext as string
     readable(prompt, home)
-    expect(query(root, "SELECT count(*) AS n FROM events WHERE instr(payload, ?) > 0".replace("?", `'${root}/src/cart.ts'`))).not.toEqual([{ n: 0 }])
+    expect(
+      query(root, "SELECT count(*) AS n FROM events WHERE instr(payload, ?) > 0".replace("?", `'${root}/src/cart.ts'`))
+    ).not.toEqual([{ n: 0 }])
     const [summary] = query(root, "SELECT summary FROM sessions WHERE session_id = 's1'") as Array<{ summary: string }>
     readable(summary!.summary, home)
   })
@@ -139,7 +158,8 @@ describe("paths as Claude and the user read them", () => {
 
   it("writes them relative in a Markdown export", () => {
     const { home, root, env } = recorded()
-    expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code).toBe(0)
+    expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code)
+      .toBe(0)
     expect(runCli(["export"], { cwd: root, env }).code).toBe(0)
     const markdown = readFileSync(join(root, ".ralph-mem", "export", "beliefs.md"), "utf8")
     expect(markdown).toContain("src/cart.ts holds the totals")

@@ -28,7 +28,9 @@ describe("the recall benchmark", () => {
       expect(result.texts["ralph-mem"]).toContain("# ralph-mem: what this project's memory holds")
       for (const system of SYSTEMS) {
         const measure = result.systems[system]
-        expect(measure.found.length + measure.missed.length).toBe(corpus.find((s) => s.id === result.id)!.expected.length)
+        expect(measure.found.length + measure.missed.length).toBe(
+          corpus.find((s) => s.id === result.id)!.expected.length
+        )
         expect(measure.recall).toBeGreaterThanOrEqual(0)
         expect(measure.recall).toBeLessThanOrEqual(1)
         expect(measure.homeShown).toBe(false)

@@ -4,13 +4,24 @@
  * once, and Claude Code carries on. `ralph-mem doctor` reports and repairs the same by hand.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from "node:fs"
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync
+} from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
-import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const PLANTED = "OKAPI-4417-HERON"
 
@@ -23,8 +34,11 @@ const folder = (root: string) => join(root, ".ralph-mem")
 const dbOf = (root: string) => join(folder(root), "memory.db")
 const hook = (root: string, event: string, session: string, fields: Record<string, unknown> = {}) =>
   runHookProcess(event, payload(event, session, root, fields), { cwd: root })
-const cli = (root: string, ...args: Array<string>) => runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
-const contextOf = (stdout: string) => (stdout === "" ? "" : (JSON.parse(stdout).hookSpecificOutput.additionalContext as string))
+const cli = (root: string, ...args: Array<string>) =>
+  runCli(args, { cwd: root, env: { RALPH_MEM_DB: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") } })
+const contextOf = (
+  stdout: string
+) => (stdout === "" ? "" : (JSON.parse(stdout).hookSpecificOutput.additionalContext as string))
 
 /**
  * A session whose memory holds PLANTED, then a backup of it. The maintenance its end started has finished:
@@ -33,7 +47,12 @@ const contextOf = (stdout: string) => (stdout === "" ? "" : (JSON.parse(stdout).
 const sessionWithBackup = async (root: string) => {
   hook(root, "SessionStart", "s1", { source: "startup" })
   hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
-  hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "t1", tool_response: { stdout: `PASS ${PLANTED}` } })
+  hook(root, "PostToolUse", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test" },
+    tool_use_id: "t1",
+    tool_response: { stdout: `PASS ${PLANTED}` }
+  })
   hook(root, "SessionEnd", "s1", { reason: "exit" })
   await maintenanceSettled(root)
   const backup = cli(root, "backup")
@@ -57,7 +76,9 @@ const damage: ReadonlyArray<readonly [string, (path: string) => void]> = [
 ]
 
 describe("backups", () => {
-  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("are taken after a session ends (in the background), 0600 in a 0700 folder, at most once per interval", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
@@ -77,10 +98,15 @@ describe("backups", () => {
     expect(readdirSync(join(folder(root), "backups"))).toHaveLength(2)
   })
 
-  it("lose what a forget removed: older backups are replaced after a confirmed forget", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("lose what a forget removed: older backups are replaced after a confirmed forget", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     await sessionWithBackup(root)
-    const bytes = () => readdirSync(join(folder(root), "backups")).map((f) => readFileSync(join(folder(root), "backups", f)).toString("latin1")).join("")
+    const bytes = () =>
+      readdirSync(join(folder(root), "backups")).map((f) =>
+        readFileSync(join(folder(root), "backups", f)).toString("latin1")
+      ).join("")
     expect(bytes()).toContain(PLANTED)
     expect(cli(root, "forget", "--session", "s1", "--confirm").code).toBe(0)
     expect(bytes()).not.toContain(PLANTED)
@@ -89,14 +115,18 @@ describe("backups", () => {
 })
 
 describe.each(damage)("a database damaged by %s", (_, harm) => {
-  it("is set aside by the next hook, which restores the backup, tells the user once, and carries on", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("is set aside by the next hook, which restores the backup, tells the user once, and carries on", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     await sessionWithBackup(root)
     harm(dbOf(root))
     const damagedBytes = readFileSync(dbOf(root))
     const first = hook(root, "SessionStart", "s2", { source: "startup" })
     expect([first.code, first.stderr]).toEqual([0, ""])
-    expect(contextOf(first.stdout)).toMatch(/## ralph-mem notice\n- .*the memory database was damaged .*the newest good backup was restored .*Tell the user\./)
+    expect(contextOf(first.stdout)).toMatch(
+      /## ralph-mem notice\n- .*the memory database was damaged .*the newest good backup was restored .*Tell the user\./
+    )
     // the memory from before the damage is back
     expect(contextOf(first.stdout)).toContain(PLANTED)
     const [kept] = readdirSync(join(folder(root), "damaged"))
@@ -136,7 +166,9 @@ describe("without a backup", () => {
     const run = hook(root, "UserPromptSubmit", "s1", { prompt: "still here?" })
     expect([run.code, run.stderr]).toEqual([0, ""])
     expect(readdirSync(join(folder(root), "damaged"))).toHaveLength(1)
-    expect(contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)).toMatch(/no backup existed, so memory starts afresh/)
+    expect(contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)).toMatch(
+      /no backup existed, so memory starts afresh/
+    )
     // What the damaged file still held was read back; what it did not is reported until acknowledged.
     const verified = cli(root, "verify")
     if (verified.code !== 0) {
@@ -148,13 +180,20 @@ describe("without a backup", () => {
 })
 
 describe("a WAL deleted mid-session", () => {
-  it("loses only what it had not written back, and the next hook carries on with a sound database", { timeout: SETTLE_TEST_TIMEOUT_MS }, async () => {
+  it("loses only what it had not written back, and the next hook carries on with a sound database", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
     const root = project()
     await sessionWithBackup(root)
     // A writer that died without checkpointing leaves committed transactions only in the WAL.
     const writer = newSqliteDatabase(dbOf(root))
     writer.pragma("wal_autocheckpoint = 0")
-    hook(root, "PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "t9", tool_response: { stdout: "late" } })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_use_id: "t9",
+      tool_response: { stdout: "late" }
+    })
     rmSync(`${dbOf(root)}-wal`, { force: true })
     rmSync(`${dbOf(root)}-shm`, { force: true })
     const run = hook(root, "SessionStart", "s2", { source: "startup" })

@@ -6,15 +6,15 @@
  * The kills are placed by what the replay is doing, not by the clock: a probe connection sees the
  * write lock the rebuild holds, and the process is killed at spread-out points while it holds it.
  */
+import { newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
 import type Database from "better-sqlite3"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { open } from "../packages/projections/test/spec.ts"
 import { verify } from "../packages/projections/src/index.ts"
+import { open } from "../packages/projections/test/spec.ts"
 import { CLI } from "./support/cli.ts"
 
 const OBSERVATIONS = 30_000
@@ -38,7 +38,11 @@ const build = () => {
 }
 
 const snapshot = (reader: Database.Database) =>
-  JSON.stringify(reader.prepare("SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM events) AS events").get())
+  JSON.stringify(
+    reader.prepare(
+      "SELECT (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM events) AS events"
+    ).get()
+  )
 
 /** Whether another connection holds the write lock (the replay's transaction): taking it fails at once. */
 const writeLocked = (probe: Database.Database): boolean => {
@@ -55,10 +59,14 @@ const writeLocked = (probe: Database.Database): boolean => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A replay process, and its exit signal once it ends. */
-const startReplay = (path: string): { child: ChildProcess; exited: Promise<NodeJS.Signals | null>; ended: () => boolean } => {
+const startReplay = (
+  path: string
+): { child: ChildProcess; exited: Promise<NodeJS.Signals | null>; ended: () => boolean } => {
   const child = spawn(process.execPath, [CLI, "replay", "--db", path], { stdio: "ignore" })
   let ended = false
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_, signal) => ((ended = true), resolve(signal))))
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on("exit", (_, signal) => ((ended = true), resolve(signal)))
+  )
   return { child, exited, ended: () => ended }
 }
 

@@ -48,7 +48,7 @@ describe("npm test's Node guard (scripts/with-node.sh)", () => {
   const oldNodePath = (): string => {
     const bin = join(scratch(), "bin")
     mkdirSync(bin)
-    writeFileSync(join(bin, "node"), '#!/bin/sh\n[ "$1" = "--version" ] && { echo v20.11.1; exit 0; }\nexit 1\n')
+    writeFileSync(join(bin, "node"), "#!/bin/sh\n[ \"$1\" = \"--version\" ] && { echo v20.11.1; exit 0; }\nexit 1\n")
     chmodSync(join(bin, "node"), 0o755)
     return `${bin}:/usr/bin:/bin`
   }

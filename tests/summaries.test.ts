@@ -44,11 +44,41 @@ const summarisedByV1 = (root: string) => {
     { _tag: "SessionStarted", sessionId, projectPath: root, source: "startup" },
     { _tag: "PromptSubmitted", sessionId, prompt: "/ralph-mem:mem-status" },
     { _tag: "PromptSubmitted", sessionId, prompt: "make the parser accept trailing commas" },
-    { _tag: "ObservationRecorded", sessionId, kind: "error", toolName: "Bash", inputSummary: "cargo test", content: "Exit code 1\nthread 'trailing_comma' panicked", errorMessage: "Exit code 1", files: [] },
-    { _tag: "ObservationRecorded", sessionId, kind: "tool_use", toolName: "Edit", inputSummary: `${root}/src/parser.rs`, content: "- a\n+ b", files: [`${root}/src/parser.rs`] },
-    { _tag: "ObservationRecorded", sessionId, kind: "success", toolName: "Bash", inputSummary: "cargo test", content: "test result: ok", files: [] },
+    {
+      _tag: "ObservationRecorded",
+      sessionId,
+      kind: "error",
+      toolName: "Bash",
+      inputSummary: "cargo test",
+      content: "Exit code 1\nthread 'trailing_comma' panicked",
+      errorMessage: "Exit code 1",
+      files: []
+    },
+    {
+      _tag: "ObservationRecorded",
+      sessionId,
+      kind: "tool_use",
+      toolName: "Edit",
+      inputSummary: `${root}/src/parser.rs`,
+      content: "- a\n+ b",
+      files: [`${root}/src/parser.rs`]
+    },
+    {
+      _tag: "ObservationRecorded",
+      sessionId,
+      kind: "success",
+      toolName: "Bash",
+      inputSummary: "cargo test",
+      content: "test result: ok",
+      files: []
+    },
     { _tag: "AssistantReplied", sessionId, message: "Trailing commas parse now." },
-    { _tag: "SessionSummarized", sessionId, summary: "Goal: /ralph-mem:mem-status. Errors (1): cargo test", summarizer: "local-v1" },
+    {
+      _tag: "SessionSummarized",
+      sessionId,
+      summary: "Goal: /ralph-mem:mem-status. Errors (1): cargo test",
+      summarizer: "local-v1"
+    },
     { _tag: "SessionEnded", sessionId, reason: "exit" }
   ]
   Effect.runSync(memory.log.append(`session:${sessionId}`, events, { expectedVersion: "any", writer: "test" }))
@@ -57,7 +87,7 @@ const summarisedByV1 = (root: string) => {
 
 const V2 = "Asked: make the parser accept trailing commas. Outcome: Trailing commas parse now. " +
   "Errors (1 command, 1 fixed): `cargo test` failed (thread 'trailing_comma' panicked), fixed later."
-    + " Passed: `cargo test`. Changed: src/parser.rs."
+  + " Passed: `cargo test`. Changed: src/parser.rs."
 
 describe("summaries v2", () => {
   it("maintain summarises a session an older summariser did, as a new event, once", () => {
@@ -73,7 +103,11 @@ describe("summaries v2", () => {
         + " WHERE type = 'SessionSummarized' ORDER BY position"
     ))
       .toEqual([{ s: "local-v1" }, { s: "local-v2" }])
-    expect(query(root, "SELECT summary, summarizer, memory_only FROM sessions")).toEqual([{ summary: V2, summarizer: "local-v2", memory_only: 0 }])
+    expect(query(root, "SELECT summary, summarizer, memory_only FROM sessions")).toEqual([{
+      summary: V2,
+      summarizer: "local-v2",
+      memory_only: 0
+    }])
     expect(JSON.parse(runCli(["maintain", "--json"], { cwd: root }).stdout).summaries.summarized).toBe(0)
   })
 
@@ -99,6 +133,9 @@ describe("summaries v2", () => {
     })
     hook(root, "Stop", "m", { stop_hook_active: false, last_assistant_message: "Memory holds 12 events." })
     hook(root, "SessionEnd", "m", { reason: "exit" })
-    expect(query(root, "SELECT summary, memory_only FROM sessions")).toEqual([{ summary: "Only ran ralph-mem's memory commands.", memory_only: 1 }])
+    expect(query(root, "SELECT summary, memory_only FROM sessions")).toEqual([{
+      summary: "Only ran ralph-mem's memory commands.",
+      memory_only: 1
+    }])
   })
 })

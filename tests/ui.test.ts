@@ -5,10 +5,10 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { request } from "node:http"
+import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { chromium, type Browser, type Page } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli } from "./support/cli.ts"
@@ -18,7 +18,9 @@ import { removeWhenSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 const CHROMIUM = process.env["CHROMIUM_BIN"] ?? "/usr/bin/chromium"
 const SHOTS = resolve(import.meta.dirname, "..", "test-results", "ui")
 const haveChromium = existsSync(CHROMIUM)
-if (!haveChromium) console.warn(`tests/ui skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_BIN)`)
+if (!haveChromium) {
+  console.warn(`tests/ui skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_BIN)`)
+}
 
 /** A git project with two sessions, a note, working memory and a loop that succeeded at iteration 2. */
 const fillProject = () => {
@@ -28,9 +30,15 @@ const fillProject = () => {
   git("init", "-q")
   git("config", "user.email", "dev@example.com")
   git("config", "user.name", "dev")
-  writeFileSync(join(root, "check.js"), `if (!require("fs").existsSync("fixed")) { console.log("FAIL check > login refresh"); process.exit(1) }`)
-  writeFileSync(join(root, "agent.js"), `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
-    fs.writeFileSync("count", String(n)); if (n >= 2) fs.writeFileSync("fixed", "yes"); console.log("agent run " + n)`)
+  writeFileSync(
+    join(root, "check.js"),
+    `if (!require("fs").existsSync("fixed")) { console.log("FAIL check > login refresh"); process.exit(1) }`
+  )
+  writeFileSync(
+    join(root, "agent.js"),
+    `const fs = require("fs"); const n = Number(fs.existsSync("count") ? fs.readFileSync("count", "utf8") : 0) + 1
+    fs.writeFileSync("count", String(n)); if (n >= 2) fs.writeFileSync("fixed", "yes"); console.log("agent run " + n)`
+  )
   git("add", "-A")
   git("commit", "-qm", "init")
   const hook = (event: string, session: string, fields: Record<string, unknown> = {}) =>
@@ -40,7 +48,11 @@ const fillProject = () => {
   hook("PostToolUse", "sess-one", {
     tool_name: "Bash",
     tool_input: { command: "npm test" },
-    tool_response: { stdout: "FAIL src/auth.test.ts > refreshes the token\nTokenExpiredError: jwt expired", stderr: "", interrupted: false },
+    tool_response: {
+      stdout: "FAIL src/auth.test.ts > refreshes the token\nTokenExpiredError: jwt expired",
+      stderr: "",
+      interrupted: false
+    },
     tool_use_id: "t1"
   })
   hook("PostToolUse", "sess-one", {
@@ -49,13 +61,23 @@ const fillProject = () => {
     tool_response: { filePath: join(root, "src", "auth.ts") },
     tool_use_id: "t2"
   })
-  hook("Stop", "sess-one", { stop_hook_active: false, last_assistant_message: "Fixed refreshSession to count milliseconds." })
+  hook("Stop", "sess-one", {
+    stop_hook_active: false,
+    last_assistant_message: "Fixed refreshSession to count milliseconds."
+  })
   hook("SessionEnd", "sess-one", { reason: "other" })
   hook("SessionStart", "sess-two", { source: "startup" })
   hook("UserPromptSubmit", "sess-two", { prompt: "why does the token expire early?" })
   const cli = (...args: Array<string>) => expect(runCli(args, { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
   cli("inject", "Tokens are refreshed by refreshSession in src/auth.ts", "--type", "convention")
-  cli("decide", "Refresh tokens one minute early", "--why", "clock skew between hosts", "--alternative", "exact expiry: fails under skew")
+  cli(
+    "decide",
+    "Refresh tokens one minute early",
+    "--why",
+    "clock skew between hosts",
+    "--alternative",
+    "exact expiry: fails under skew"
+  )
   cli("belief", "set", "stack", "TypeScript on Node 24")
   cli("task", "start", "Fix the login timeout")
   cli("task", "plan", "Reproduce", "Patch refreshSession()")
@@ -64,9 +86,16 @@ const fillProject = () => {
 }
 
 /** Starts the viewer as a process; resolves with its URL once it printed it. */
-const startUi = (root: string, args: ReadonlyArray<string> = []): Promise<{ child: ChildProcess; url: string; port: number }> =>
+const startUi = (
+  root: string,
+  args: ReadonlyArray<string> = []
+): Promise<{ child: ChildProcess; url: string; port: number }> =>
   new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, "ui", "--json", ...args], { cwd: root, env: { ...process.env, RALPH_MEM_DB: "" }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [CLI, "ui", "--json", ...args], {
+      cwd: root,
+      env: { ...process.env, RALPH_MEM_DB: "" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let out = ""
     let err = ""
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -84,7 +113,13 @@ const startUi = (root: string, args: ReadonlyArray<string> = []): Promise<{ chil
 /** A plain HTTP request, with whatever Host header the test gives (fetch would not send another). */
 const get = (port: number, path: string, options: { readonly host?: string; readonly method?: string } = {}) =>
   new Promise<{ status: number; body: string }>((resolvePromise, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: { host: options.host ?? `127.0.0.1:${port}` } }, (res) => {
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      path,
+      method: options.method ?? "GET",
+      headers: { host: options.host ?? `127.0.0.1:${port}` }
+    }, (res) => {
       let body = ""
       res.on("data", (chunk: Buffer) => (body += chunk.toString()))
       res.on("end", () => resolvePromise({ status: res.statusCode ?? 0, body }))
@@ -105,7 +140,15 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     ui = await startUi(root)
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
     })
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     mkdirSync(SHOTS, { recursive: true })
@@ -129,7 +172,9 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
   it("shows the success metrics on the dashboard, with their plots drawn", async () => {
     const main = await visit("/", "dashboard")
     expect(await main.locator("table.metrics").count()).toBe(1)
-    expect(await main.textContent()).toMatch(/Hook success\s*100\.0%[\s\S]*Loop success\s*100\.0%[\s\S]*Mean iterations of a successful loop\s*2\.00/)
+    expect(await main.textContent()).toMatch(
+      /Hook success\s*100\.0%[\s\S]*Loop success\s*100\.0%[\s\S]*Mean iterations of a successful loop\s*2\.00/
+    )
     await page.waitForSelector(".chart .uplot")
     expect(await page.locator(".chart .uplot").count()).toBe(2)
   })
@@ -198,7 +243,10 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     await visit("/sessions", "live-before")
     const marker = await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 42))
     const started = Date.now()
-    expect(runHookProcess("SessionStart", payload("SessionStart", "sess-live", root, { source: "startup" }), { cwd: root }).code).toBe(0)
+    expect(
+      runHookProcess("SessionStart", payload("SessionStart", "sess-live", root, { source: "startup" }), { cwd: root })
+        .code
+    ).toBe(0)
     const hookDone = Date.now()
     // The page polls the log twice a second; a loaded machine gets room, and the latency is written down.
     await page.waitForSelector("text=sess-live", { timeout: 60_000 })

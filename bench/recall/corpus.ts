@@ -5,11 +5,42 @@
  */
 import { edit, fail, grep, note, read, run, type Scenario, session, write } from "./scenario.ts"
 
-const WEB = ["src/app.ts", "src/routes/index.ts", "src/db/client.ts", "src/config.ts", "src/lib/logger.ts", "src/lib/http.ts", "package.json", "tsconfig.json"]
-const PY = ["app/main.py", "app/models.py", "app/db.py", "app/settings.py", "tests/conftest.py", "pyproject.toml", "app/utils.py"]
-const GO = ["cmd/server/main.go", "internal/store/store.go", "internal/api/handler.go", "internal/config/config.go", "go.mod", "Makefile"]
+const WEB = [
+  "src/app.ts",
+  "src/routes/index.ts",
+  "src/db/client.ts",
+  "src/config.ts",
+  "src/lib/logger.ts",
+  "src/lib/http.ts",
+  "package.json",
+  "tsconfig.json"
+]
+const PY = [
+  "app/main.py",
+  "app/models.py",
+  "app/db.py",
+  "app/settings.py",
+  "tests/conftest.py",
+  "pyproject.toml",
+  "app/utils.py"
+]
+const GO = [
+  "cmd/server/main.go",
+  "internal/store/store.go",
+  "internal/api/handler.go",
+  "internal/config/config.go",
+  "go.mod",
+  "Makefile"
+]
 const RUST = ["src/main.rs", "src/lib.rs", "src/parser.rs", "src/cli.rs", "Cargo.toml", "tests/cli.rs"]
-const FRONT = ["src/App.tsx", "src/components/Button.tsx", "src/hooks/useFetch.ts", "src/pages/Home.tsx", "vite.config.ts", "package.json"]
+const FRONT = [
+  "src/App.tsx",
+  "src/components/Button.tsx",
+  "src/hooks/useFetch.ts",
+  "src/pages/Home.tsx",
+  "vite.config.ts",
+  "package.json"
+]
 
 export const corpus: ReadonlyArray<Scenario> = [
   {
@@ -19,8 +50,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("The login test fails with TokenExpiredError right after sign-in; fix it", [
         read("src/auth/session.ts"),
-        fail("npm test -- auth", "FAIL src/auth/session.test.ts"
-          + "\nTokenExpiredError: jwt expired\n    at refreshSession (src/auth/session.ts:41:11)"),
+        fail(
+          "npm test -- auth",
+          "FAIL src/auth/session.test.ts"
+            + "\nTokenExpiredError: jwt expired\n    at refreshSession (src/auth/session.ts:41:11)"
+        ),
         edit("src/auth/session.ts", "expiresIn: ttl / 1000", "expiresIn: ttl"),
         run("npm test -- auth", "PASS src/auth/session.test.ts (6 tests)")
       ], "Fixed: refreshSession divided the TTL by 1000 twice, so tokens expired at once. The auth tests pass.")
@@ -54,14 +88,25 @@ export const corpus: ReadonlyArray<Scenario> = [
     language: "en",
     files: WEB,
     past: [
-      session("The stripe webhook test is flaky on CI", [
-        read("src/payments/webhook.ts"),
-        fail("npm test -- webhook", "FAIL src/payments/webhook.test.ts\nError: Timeout of 5000ms exceeded waiting for signature verification"),
-        grep("constructEvent", "src/payments/webhook.ts"),
-        edit("src/payments/webhook.ts", "await stripe.webhooks.constructEventAsync(body, sig, secret)", "stripe.webhooks.constructEvent(rawBody, sig, secret)"),
-        run("npm test -- webhook", "PASS src/payments/webhook.test.ts (3 tests)")
-      ], "The webhook test timed out because the body was parsed as JSON before verification;"
-        + " it now verifies the raw body.")
+      session(
+        "The stripe webhook test is flaky on CI",
+        [
+          read("src/payments/webhook.ts"),
+          fail(
+            "npm test -- webhook",
+            "FAIL src/payments/webhook.test.ts\nError: Timeout of 5000ms exceeded waiting for signature verification"
+          ),
+          grep("constructEvent", "src/payments/webhook.ts"),
+          edit(
+            "src/payments/webhook.ts",
+            "await stripe.webhooks.constructEventAsync(body, sig, secret)",
+            "stripe.webhooks.constructEvent(rawBody, sig, secret)"
+          ),
+          run("npm test -- webhook", "PASS src/payments/webhook.test.ts (3 tests)")
+        ],
+        "The webhook test timed out because the body was parsed as JSON before verification;"
+          + " it now verifies the raw body."
+      )
     ],
     next: "The payment webhook test timed out on CI again, same as before?",
     expected: [
@@ -81,7 +126,10 @@ export const corpus: ReadonlyArray<Scenario> = [
         run("npm run migrate", "Batch 12 run: 1 migrations")
       ], "A previous crashed run left the migration lock set; migrate:unlock released it and the migration ran."),
       session("Add an index on invoices.customer_id", [
-        write("migrations/20261102_invoice_customer_index.ts", "export const up = (knex) => knex.schema.alterTable('invoices', (t) => t.index('customer_id'))"),
+        write(
+          "migrations/20261102_invoice_customer_index.ts",
+          "export const up = (knex) => knex.schema.alterTable('invoices', (t) => t.index('customer_id'))"
+        ),
         run("npm run migrate", "Batch 13 run: 1 migrations")
       ], "Added the index migration.")
     ],
@@ -96,13 +144,20 @@ export const corpus: ReadonlyArray<Scenario> = [
     language: "en",
     files: WEB,
     past: [
-      session("The dashboard cannot call the API from localhost:5173", [
-        read("src/lib/http.ts"),
-        run("curl -i -X OPTIONS http://localhost:3000/api/orders", "HTTP/1.1 404 Not Found"),
-        edit("src/app.ts", "app.use(router)", "app.use(cors({ origin: config.allowedOrigins }))\napp.use(router)"),
-        run("curl -i -X OPTIONS http://localhost:3000/api/orders", "HTTP/1.1 204 No Content\nAccess-Control-Allow-Origin: http://localhost:5173")
-      ], "Preflight OPTIONS requests returned 404; the cors middleware now runs before the router,"
-        + " with origins from config.allowedOrigins.")
+      session(
+        "The dashboard cannot call the API from localhost:5173",
+        [
+          read("src/lib/http.ts"),
+          run("curl -i -X OPTIONS http://localhost:3000/api/orders", "HTTP/1.1 404 Not Found"),
+          edit("src/app.ts", "app.use(router)", "app.use(cors({ origin: config.allowedOrigins }))\napp.use(router)"),
+          run(
+            "curl -i -X OPTIONS http://localhost:3000/api/orders",
+            "HTTP/1.1 204 No Content\nAccess-Control-Allow-Origin: http://localhost:5173"
+          )
+        ],
+        "Preflight OPTIONS requests returned 404; the cors middleware now runs before the router,"
+          + " with origins from config.allowedOrigins."
+      )
     ],
     next: "The staging frontend gets CORS errors calling the orders API",
     expected: [
@@ -116,7 +171,10 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: WEB,
     past: [
       session("The Docker build fails", [
-        fail("docker build -t api .", "npm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"} (current: {\"node\":\"20.11.0\"})"),
+        fail(
+          "docker build -t api .",
+          "npm ERR! engine Unsupported engine: wanted: {\"node\":\">=22\"} (current: {\"node\":\"20.11.0\"})"
+        ),
         edit("Dockerfile", "FROM node:20-alpine", "FROM node:22-alpine"),
         run("docker build -t api .", "Successfully tagged api:latest")
       ], "The image was on Node 20 while package.json requires 22; the Dockerfile now uses node:22-alpine.")
@@ -134,11 +192,22 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("Totals are off by a cent on some invoices", [
         read("src/billing/total.ts"),
-        fail("npm test -- total", "FAIL src/billing/total.test.ts\nAssertionError: expected 10.000000000000002 to be 10.01"),
-        edit("src/billing/total.ts", "items.reduce((s, i) => s + i.price * i.qty, 0)", "items.reduce((s, i) => s + toCents(i.price) * i.qty, 0) / 100"),
+        fail(
+          "npm test -- total",
+          "FAIL src/billing/total.test.ts\nAssertionError: expected 10.000000000000002 to be 10.01"
+        ),
+        edit(
+          "src/billing/total.ts",
+          "items.reduce((s, i) => s + i.price * i.qty, 0)",
+          "items.reduce((s, i) => s + toCents(i.price) * i.qty, 0) / 100"
+        ),
         run("npm test -- total", "PASS src/billing/total.test.ts")
       ], "Floating-point sums: totals are now computed in integer cents with toCents."),
-      session("Note the money rule", [note("Money is always integer cents in the billing code; never add floats")], "Noted.")
+      session(
+        "Note the money rule",
+        [note("Money is always integer cents in the billing code; never add floats")],
+        "Noted."
+      )
     ],
     next: "Add a discount line to invoices",
     expected: [
@@ -153,7 +222,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("Integration tests wipe my dev database!", [
         read("src/db/client.ts"),
-        edit("src/db/client.ts", "connectionString: process.env.DATABASE_URL", "connectionString: process.env.NODE_ENV === 'test' ? process.env.TEST_DATABASE_URL : process.env.DATABASE_URL"),
+        edit(
+          "src/db/client.ts",
+          "connectionString: process.env.DATABASE_URL",
+          "connectionString: process.env.NODE_ENV === 'test' ? process.env.TEST_DATABASE_URL : process.env.DATABASE_URL"
+        ),
         note("Integration tests need TEST_DATABASE_URL set; they truncate every table"),
         run("npm run test:int", "Test Files  4 passed (4)")
       ], "Tests now use TEST_DATABASE_URL; without it they refuse to run.")
@@ -169,13 +242,24 @@ export const corpus: ReadonlyArray<Scenario> = [
     language: "en",
     files: PY,
     past: [
-      session("pytest is extremely slow since yesterday", [
-        read("tests/conftest.py"),
-        run("pytest --durations=5", "12.40s setup tests/test_orders.py::test_create\n11.90s setup tests/test_orders.py::test_cancel"),
-        edit("tests/conftest.py", "@pytest.fixture\ndef engine():", "@pytest.fixture(scope=\"session\")\ndef engine():"),
-        run("pytest -q", "148 passed in 9.31s")
-      ], "The engine fixture was function-scoped, so every test created the schema;"
-        + " it is session-scoped now (148 tests in 9 s).")
+      session(
+        "pytest is extremely slow since yesterday",
+        [
+          read("tests/conftest.py"),
+          run(
+            "pytest --durations=5",
+            "12.40s setup tests/test_orders.py::test_create\n11.90s setup tests/test_orders.py::test_cancel"
+          ),
+          edit(
+            "tests/conftest.py",
+            "@pytest.fixture\ndef engine():",
+            "@pytest.fixture(scope=\"session\")\ndef engine():"
+          ),
+          run("pytest -q", "148 passed in 9.31s")
+        ],
+        "The engine fixture was function-scoped, so every test created the schema;"
+          + " it is session-scoped now (148 tests in 9 s)."
+      )
     ],
     next: "The test suite got slow again after I added the payments fixtures",
     expected: [
@@ -189,7 +273,10 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: PY,
     past: [
       session("alembic upgrade fails after merging main", [
-        fail("alembic upgrade head", "alembic.util.exc.CommandError: Multiple head revisions are present for given argument 'head'"),
+        fail(
+          "alembic upgrade head",
+          "alembic.util.exc.CommandError: Multiple head revisions are present for given argument 'head'"
+        ),
         run("alembic heads", "3f2a1c (head)\n9b7e44 (head)"),
         run("alembic merge -m 'merge heads' 3f2a1c 9b7e44", "Generating migrations/versions/c0ffee_merge_heads.py"),
         run("alembic upgrade head", "Running upgrade 3f2a1c, 9b7e44 -> c0ffee")
@@ -207,8 +294,15 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: PY,
     past: [
       session("Make mypy strict pass on app/models.py", [
-        fail("mypy --strict app", "app/models.py:88: error: Item \"None\" of \"Optional[User]\" has no attribute \"email\"  [union-attr]"),
-        edit("app/models.py", "return order.user.email", "if order.user is None:\n        raise OrphanOrderError(order.id)\n    return order.user.email"),
+        fail(
+          "mypy --strict app",
+          "app/models.py:88: error: Item \"None\" of \"Optional[User]\" has no attribute \"email\"  [union-attr]"
+        ),
+        edit(
+          "app/models.py",
+          "return order.user.email",
+          "if order.user is None:\n        raise OrphanOrderError(order.id)\n    return order.user.email"
+        ),
         run("mypy --strict app", "Success: no issues found in 23 source files")
       ], "Orders without a user now raise OrphanOrderError instead of crashing on .email.")
     ],
@@ -223,13 +317,21 @@ export const corpus: ReadonlyArray<Scenario> = [
     language: "en",
     files: PY,
     past: [
-      session("Emails are sent twice when the SMTP server is slow", [
-        read("app/tasks/email.py"),
-        grep("autoretry_for", "app/tasks/email.py"),
-        edit("app/tasks/email.py", "@app.task(autoretry_for=(Exception,))", "@app.task(autoretry_for=(SMTPServerDisconnected,), acks_late=True, idempotency_key='message_id')"),
-        run("pytest tests/test_email.py", "5 passed")
-      ], "Retries were on any Exception, including the timeout after the send succeeded;"
-        + " now only on SMTPServerDisconnected and keyed by message_id.")
+      session(
+        "Emails are sent twice when the SMTP server is slow",
+        [
+          read("app/tasks/email.py"),
+          grep("autoretry_for", "app/tasks/email.py"),
+          edit(
+            "app/tasks/email.py",
+            "@app.task(autoretry_for=(Exception,))",
+            "@app.task(autoretry_for=(SMTPServerDisconnected,), acks_late=True, idempotency_key='message_id')"
+          ),
+          run("pytest tests/test_email.py", "5 passed")
+        ],
+        "Retries were on any Exception, including the timeout after the send succeeded;"
+          + " now only on SMTPServerDisconnected and keyed by message_id."
+      )
     ],
     next: "Customers got the password reset email twice",
     expected: [
@@ -243,9 +345,16 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: GO,
     past: [
       session("go test -race fails in the store package", [
-        fail("go test -race ./internal/store/...", "WARNING: DATA RACE\nWrite at 0x00c0001 by goroutine 12:\n"
-          + "  store.(*Cache).Put()\n      internal/store/cache.go:34"),
-        edit("internal/store/cache.go", "type Cache struct {\n\titems map[string]Item", "type Cache struct {\n\tmu    sync.RWMutex\n\titems map[string]Item"),
+        fail(
+          "go test -race ./internal/store/...",
+          "WARNING: DATA RACE\nWrite at 0x00c0001 by goroutine 12:\n"
+            + "  store.(*Cache).Put()\n      internal/store/cache.go:34"
+        ),
+        edit(
+          "internal/store/cache.go",
+          "type Cache struct {\n\titems map[string]Item",
+          "type Cache struct {\n\tmu    sync.RWMutex\n\titems map[string]Item"
+        ),
         run("go test -race ./internal/store/...", "ok  \texample.com/api/internal/store\t1.204s")
       ], "Cache.Put wrote the map without a lock; a sync.RWMutex guards it now.")
     ],
@@ -262,8 +371,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: GO,
     past: [
       session("go mod tidy fails on the private billing module", [
-        fail("go mod tidy", "go: example.com/billing@v1.4.0: reading "
-          + "https://proxy.golang.org/example.com/billing/@v/v1.4.0.mod: 404 Not Found"),
+        fail(
+          "go mod tidy",
+          "go: example.com/billing@v1.4.0: reading "
+            + "https://proxy.golang.org/example.com/billing/@v/v1.4.0.mod: 404 Not Found"
+        ),
         note("Set GOPRIVATE=example.com/* before any go command touching the billing module"),
         run("GOPRIVATE=example.com/* go mod tidy", "")
       ], "The private module was fetched through the public proxy; GOPRIVATE fixes it.")
@@ -297,8 +409,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: RUST,
     past: [
       session("Make CI green", [
-        fail("cargo clippy -- -D warnings", "error: this `if` has identical blocks\n --> src/cli.rs:88:9\n = help: for further information visit "
-          + "https://rust-lang.github.io/rust-clippy/master/index.html#if_same_then_else"),
+        fail(
+          "cargo clippy -- -D warnings",
+          "error: this `if` has identical blocks\n --> src/cli.rs:88:9\n = help: for further information visit "
+            + "https://rust-lang.github.io/rust-clippy/master/index.html#if_same_then_else"
+        ),
         edit("src/cli.rs", "if verbose { print(x) } else { print(x) }", "print(x)"),
         run("cargo clippy -- -D warnings", "Finished")
       ], "CI runs clippy with -D warnings; fixed the duplicated branches in src/cli.rs.")
@@ -316,7 +431,11 @@ export const corpus: ReadonlyArray<Scenario> = [
       session("The Home page refetches forever", [
         read("src/hooks/useFetch.ts"),
         run("npm run dev", "VITE v6.2.0 ready in 312 ms"),
-        edit("src/hooks/useFetch.ts", "useEffect(() => { load() }, [options])", "useEffect(() => { load() }, [url, options.method])"),
+        edit(
+          "src/hooks/useFetch.ts",
+          "useEffect(() => { load() }, [options])",
+          "useEffect(() => { load() }, [url, options.method])"
+        ),
         run("npm test -- useFetch", "PASS src/hooks/useFetch.test.ts")
       ], "useFetch depended on the options object, a new one every render; it depends on url and method now.")
     ],
@@ -351,7 +470,11 @@ export const corpus: ReadonlyArray<Scenario> = [
       session("Set up Playwright e2e tests for checkout", [
         write("e2e/checkout.spec.ts", "test('checkout', async ({ page }) => { await page.goto('/checkout') })"),
         fail("npx playwright test", "Error: page.goto: net::ERR_CONNECTION_REFUSED at http://localhost:4173/checkout"),
-        edit("playwright.config.ts", "use: { baseURL: 'http://localhost:4173' }", "webServer: { command: 'npm run preview', port: 4173 },\n  use: { baseURL: 'http://localhost:4173' }"),
+        edit(
+          "playwright.config.ts",
+          "use: { baseURL: 'http://localhost:4173' }",
+          "webServer: { command: 'npm run preview', port: 4173 },\n  use: { baseURL: 'http://localhost:4173' }"
+        ),
         run("npx playwright test", "1 passed (5.2s)")
       ], "Playwright needed the preview server: webServer in playwright.config.ts starts it.")
     ],
@@ -367,9 +490,19 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: WEB,
     past: [
       session("The GitHub sync job dies with 403", [
-        fail("npm run sync:github", "HttpError: API rate limit exceeded for installation ID 4412 (x-ratelimit-remaining: 0)"),
-        edit("src/sync/github.ts", "await octokit.paginate(...)", "await withRateLimit(octokit, () => octokit.paginate(...))"),
-        write("src/sync/rate-limit.ts", "export const withRateLimit = async (octokit, fn) => { /* waits for x-ratelimit-reset */ }"),
+        fail(
+          "npm run sync:github",
+          "HttpError: API rate limit exceeded for installation ID 4412 (x-ratelimit-remaining: 0)"
+        ),
+        edit(
+          "src/sync/github.ts",
+          "await octokit.paginate(...)",
+          "await withRateLimit(octokit, () => octokit.paginate(...))"
+        ),
+        write(
+          "src/sync/rate-limit.ts",
+          "export const withRateLimit = async (octokit, fn) => { /* waits for x-ratelimit-reset */ }"
+        ),
         run("npm run sync:github", "synced 1,204 issues")
       ], "Added withRateLimit, which waits until x-ratelimit-reset when the quota is spent.")
     ],
@@ -386,7 +519,7 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("Should we use Redis streams or SQS for the job queue?", [
         read("src/jobs/queue.ts"),
-        note("Decision: the job queue stays on Postgres (SKIP LOCKED), no Redis or SQS until we pass 50 jobs/s"),
+        note("Decision: the job queue stays on Postgres (SKIP LOCKED), no Redis or SQS until we pass 50 jobs/s")
       ], "Recommended staying on Postgres with SKIP LOCKED for now; noted the threshold.")
     ],
     next: "Add a queue for the thumbnail jobs",
@@ -401,8 +534,15 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("The daily report shows yesterday's orders under today", [
         read("src/reports/daily.ts"),
-        fail("npm test -- daily", "AssertionError: expected '2026-11-02' to equal '2026-11-01' (order at 23:30 Europe/Berlin)"),
-        edit("src/reports/daily.ts", "new Date(order.createdAt).toISOString().slice(0, 10)", "formatInTimeZone(order.createdAt, shop.timeZone, 'yyyy-MM-dd')"),
+        fail(
+          "npm test -- daily",
+          "AssertionError: expected '2026-11-02' to equal '2026-11-01' (order at 23:30 Europe/Berlin)"
+        ),
+        edit(
+          "src/reports/daily.ts",
+          "new Date(order.createdAt).toISOString().slice(0, 10)",
+          "formatInTimeZone(order.createdAt, shop.timeZone, 'yyyy-MM-dd')"
+        ),
         run("npm test -- daily", "PASS src/reports/daily.test.ts")
       ], "Days were cut in UTC; they are cut in the shop's time zone now (formatInTimeZone).")
     ],
@@ -419,7 +559,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("Security review: we log request bodies", [
         grep("logger.info(req.body", "src/lib/logger.ts", "src/routes/index.ts"),
-        edit("src/lib/logger.ts", "export const logRequest = (req) => logger.info(req.body)", "export const logRequest = (req) => logger.info(redact(req.body, REDACTED_KEYS))"),
+        edit(
+          "src/lib/logger.ts",
+          "export const logRequest = (req) => logger.info(req.body)",
+          "export const logRequest = (req) => logger.info(redact(req.body, REDACTED_KEYS))"
+        ),
         note("Never log request bodies raw: use logRequest, which redacts REDACTED_KEYS")
       ], "Request bodies are now logged through redact() with REDACTED_KEYS (password, token, card).")
     ],
@@ -432,11 +576,24 @@ export const corpus: ReadonlyArray<Scenario> = [
   {
     id: "monorepo-build-order",
     language: "en",
-    files: ["packages/core/src/index.ts", "packages/web/src/main.ts", "packages/api/src/server.ts", "turbo.json", "package.json"],
+    files: [
+      "packages/core/src/index.ts",
+      "packages/web/src/main.ts",
+      "packages/api/src/server.ts",
+      "turbo.json",
+      "package.json"
+    ],
     past: [
       session("packages/web can't find @acme/core types", [
-        fail("npm run build -w packages/web", "error TS2307: Cannot find module '@acme/core' or its corresponding type declarations."),
-        edit("turbo.json", "\"build\": { \"outputs\": [\"dist/**\"] }", "\"build\": { \"dependsOn\": [\"^build\"], \"outputs\": [\"dist/**\"] }"),
+        fail(
+          "npm run build -w packages/web",
+          "error TS2307: Cannot find module '@acme/core' or its corresponding type declarations."
+        ),
+        edit(
+          "turbo.json",
+          "\"build\": { \"outputs\": [\"dist/**\"] }",
+          "\"build\": { \"dependsOn\": [\"^build\"], \"outputs\": [\"dist/**\"] }"
+        ),
         run("npx turbo run build", "Tasks: 3 successful, 3 total")
       ], "web was built before core; turbo's build now dependsOn ^build.")
     ],
@@ -452,7 +609,10 @@ export const corpus: ReadonlyArray<Scenario> = [
     files: RUST,
     past: [
       session("/ralph-mem:ralph start make the csv parser handle quoted newlines --max-iterations 6", [
-        fail("cargo test csv", "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"),
+        fail(
+          "cargo test csv",
+          "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"
+        ),
         edit("src/parser.rs", "if c == '\\n' { end_record() }", "if c == '\\n' && !in_quotes { end_record() }"),
         run("cargo test csv", "test result: ok. 14 passed")
       ], "Newlines inside quotes no longer end a record; all csv tests pass.")
@@ -523,7 +683,11 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("상품 검색에서 한글 초성 검색이 안 돼요", [
         read("src/search/products.ts"),
-        edit("src/search/products.ts", "name.includes(query)", "toChoseong(name).includes(toChoseong(query)) || name.includes(query)"),
+        edit(
+          "src/search/products.ts",
+          "name.includes(query)",
+          "toChoseong(name).includes(toChoseong(query)) || name.includes(query)"
+        ),
         write("src/search/choseong.ts", "export const toChoseong = (text) => { /* ㄱ-ㅎ */ }"),
         run("npm test -- products", "PASS src/search/products.test.ts (8 tests)")
       ], "toChoseong 함수로 초성 검색을 지원합니다.")
@@ -541,7 +705,9 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("배포 절차 정리해 줘", [
         read("scripts/deploy.sh"),
-        note("배포 순서: 마이그레이션(npm run migrate) 먼저, 그다음 API, 마지막에 워커. 순서 바꾸면 워커가 새 컬럼을 못 찾음")
+        note(
+          "배포 순서: 마이그레이션(npm run migrate) 먼저, 그다음 API, 마지막에 워커. 순서 바꾸면 워커가 새 컬럼을 못 찾음"
+        )
       ], "배포 순서를 메모로 남겼습니다.")
     ],
     next: "이번 배포에 새 컬럼이 들어가는데 어떤 순서로 배포하면 돼?",
@@ -574,7 +740,11 @@ export const corpus: ReadonlyArray<Scenario> = [
       session("외부 결제 API 호출이 가끔 영원히 멈춰요", [
         read("internal/api/handler.go"),
         grep("http.Get", "internal/payments/client.go"),
-        edit("internal/payments/client.go", "http.Get(url)", "client := &http.Client{Timeout: 10 * time.Second}\n\tclient.Get(url)"),
+        edit(
+          "internal/payments/client.go",
+          "http.Get(url)",
+          "client := &http.Client{Timeout: 10 * time.Second}\n\tclient.Get(url)"
+        ),
         run("go test ./internal/payments/...", "ok  \texample.com/api/internal/payments\t0.412s")
       ], "기본 http.Client에는 타임아웃이 없어서 멈췄습니다. 10초 타임아웃을 넣었습니다.")
     ],
@@ -590,9 +760,12 @@ export const corpus: ReadonlyArray<Scenario> = [
     past: [
       session("strict 모드 켜 줘", [
         edit("tsconfig.json", "\"strict\": false", "\"strict\": true"),
-        fail("npx tsc --noEmit", "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."),
+        fail(
+          "npx tsc --noEmit",
+          "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+        ),
         edit("src/routes/index.ts", "req.user.id", "req.user?.id ?? anonymous"),
-        fail("npx tsc --noEmit", "Found 26 errors in 8 files."),
+        fail("npx tsc --noEmit", "Found 26 errors in 8 files.")
       ], "strict를 켰고 오류 27개 중 1개를 고쳤습니다. 남은 26개는 다음에 이어서 하겠습니다.")
     ],
     next: "strict 모드 오류 남은 거 이어서 고쳐 줘",

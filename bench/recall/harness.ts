@@ -52,7 +52,13 @@ interface Place {
 }
 
 const spawn = (args: ReadonlyArray<string>, input: string, place: Place) => {
-  const result = spawnSync(process.execPath, args, { cwd: place.project, input, env: place.env, encoding: "utf8", maxBuffer: 64 << 20 })
+  const result = spawnSync(process.execPath, args, {
+    cwd: place.project,
+    input,
+    env: place.env,
+    encoding: "utf8",
+    maxBuffer: 64 << 20
+  })
   if (result.status !== 0 || result.stderr !== "") {
     throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`)
   }
@@ -62,13 +68,17 @@ const spawn = (args: ReadonlyArray<string>, input: string, place: Place) => {
 let toolUses = 0
 
 const hook = (place: Place, event: string, sessionId: string, fields: Record<string, unknown>): string =>
-  spawn([HOOK, event], JSON.stringify({
-    session_id: sessionId,
-    transcript_path: join(place.home, ".claude", "projects", `${sessionId}.jsonl`),
-    cwd: place.project,
-    hook_event_name: event,
-    ...fields
-  }), place)
+  spawn(
+    [HOOK, event],
+    JSON.stringify({
+      session_id: sessionId,
+      transcript_path: join(place.home, ".claude", "projects", `${sessionId}.jsonl`),
+      cwd: place.project,
+      hook_event_name: event,
+      ...fields
+    }),
+    place
+  )
 
 const absolute = (place: Place, file: string) => join(place.project, file)
 
@@ -90,7 +100,11 @@ const recordStep = (place: Place, sessionId: string, step: Step) => {
       hook(place, "PostToolUse", sessionId, {
         tool_name: "Grep",
         tool_input: { pattern: step.pattern, path: place.project },
-        tool_response: { mode: "files_with_matches", filenames: step.found.map((f) => absolute(place, f)), numFiles: step.found.length },
+        tool_response: {
+          mode: "files_with_matches",
+          filenames: step.found.map((f) => absolute(place, f)),
+          numFiles: step.found.length
+        },
         tool_use_id
       })
       return
@@ -141,7 +155,11 @@ const recordSession = (place: Place, sessionId: string, past: PastSession) => {
 }
 
 const contextOf = (stdout: string) =>
-  stdout.trim() === "" ? "" : String((JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext)
+  stdout.trim() === ""
+    ? ""
+    : String(
+      (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext
+    )
 
 interface ObservationRow {
   readonly type: string
@@ -165,11 +183,15 @@ export const newestObservations = (databasePath: string, place: Place, n: number
       )
       .all(place.project, n) as Array<ObservationRow>
     const line = (o: ObservationRow) => {
-      const body = (o.errorMessage !== null && !o.content.includes(o.errorMessage) ? `${o.errorMessage}: ${o.content}` : o.content)
-        .replace(/\s+/g, " ")
-        .trim()
+      const body =
+        (o.errorMessage !== null && !o.content.includes(o.errorMessage) ? `${o.errorMessage}: ${o.content}` : o.content)
+          .replace(/\s+/g, " ")
+          .trim()
       const head = [o.toolName, o.inputSummary].filter(Boolean).join(" ")
-      const text = relativeText(`- [${o.type}] ${head === "" ? "" : `${head}: `}${body}`, { project: place.project, home: place.home })
+      const text = relativeText(`- [${o.type}] ${head === "" ? "" : `${head}: `}${body}`, {
+        project: place.project,
+        home: place.home
+      })
       return text.length > 240 ? `${text.slice(0, 239)}…` : text
     }
     const text = rows.reverse().map(line).join("\n")
@@ -217,7 +239,11 @@ export const runScenario = async (scenario: Scenario): Promise<ScenarioResult> =
     const home = join(root, "home", "dev")
     const project = join(home, "work", scenario.id)
     mkdirSync(join(project, ".git"), { recursive: true })
-    const place: Place = { home, project, env: { PATH: process.env["PATH"] ?? "", HOME: home, TMPDIR: root, NO_COLOR: "1" } }
+    const place: Place = {
+      home,
+      project,
+      env: { PATH: process.env["PATH"] ?? "", HOME: home, TMPDIR: root, NO_COLOR: "1" }
+    }
     const sessions = [
       ...scenario.past.map((past, i) => ({ ...past, steps: [...lookAround(scenario, `past-${i}`, 4), ...past.steps] })),
       ...unrelatedSessions(scenario, scenario.laterSessions ?? 3)
@@ -263,10 +289,16 @@ export interface Totals {
   readonly homeShown: number
 }
 
-export const totals = (results: ReadonlyArray<ScenarioResult>, system: System, language?: Scenario["language"]): Totals => {
+export const totals = (
+  results: ReadonlyArray<ScenarioResult>,
+  system: System,
+  language?: Scenario["language"]
+): Totals => {
   const chosen = results.filter((r) => language === undefined || r.language === language)
   const mean = (f: (m: Measure) => number) =>
-    chosen.length === 0 ? 0 : Math.round((chosen.reduce((sum, r) => sum + f(r.systems[system]), 0) / chosen.length) * 1000) / 1000
+    chosen.length === 0
+      ? 0
+      : Math.round((chosen.reduce((sum, r) => sum + f(r.systems[system]), 0) / chosen.length) * 1000) / 1000
   return {
     scenarios: chosen.length,
     recall: mean((m) => m.recall),

@@ -56,16 +56,25 @@ const TEMPLATES: ReadonlyArray<Template> = [
   },
   (_file, _other, korean) =>
     session(korean ? "dev 의존성 버전 올려 줘" : "Bump the dev dependencies", [
-      run("npm outdated", "Package  Current  Wanted  Latest\nvitest   5.0.2    5.1.1   5.1.1\nprettier 3.5.0    3.6.2   3.6.2"),
+      run(
+        "npm outdated",
+        "Package  Current  Wanted  Latest\nvitest   5.0.2    5.1.1   5.1.1\nprettier 3.5.0    3.6.2   3.6.2"
+      ),
       run("npm install -D vitest@5.1.1 prettier@3.6.2", "changed 4 packages in 3s"),
       run("npm test", "Test Files  14 passed (14)")
     ], korean ? "vitest와 prettier를 올렸고 테스트는 통과합니다." : "Bumped vitest and prettier; the tests pass."),
   (file, other, korean) =>
-    session(korean ? `${stem(file)}가 어떻게 동작하는지 설명해 줘` : `Explain how ${stem(file)} works`, [
-      read(file),
-      read(other),
-      grep(stem(other), file)
-    ], korean ? `${stem(file)}는 ${stem(other)}를 호출해 결과를 캐시합니다.` : `${stem(file)} calls ${stem(other)} and caches the result.`),
+    session(
+      korean ? `${stem(file)}가 어떻게 동작하는지 설명해 줘` : `Explain how ${stem(file)} works`,
+      [
+        read(file),
+        read(other),
+        grep(stem(other), file)
+      ],
+      korean
+        ? `${stem(file)}는 ${stem(other)}를 호출해 결과를 캐시합니다.`
+        : `${stem(file)} calls ${stem(other)} and caches the result.`
+    ),
   (_file, _other, korean) =>
     session(korean ? "README 오타 고쳐 줘" : "Fix the typo in the README", [
       read("README.md"),

@@ -14,7 +14,9 @@ import { machine } from "../measure.ts"
 import { corpus } from "./corpus.ts"
 import { runScenario, type ScenarioResult, SYSTEMS, totals } from "./harness.ts"
 
-const option = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
+const option = (
+  name: string
+) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined)
 const only = option("--only")?.split(",")
 const show = process.argv.includes("--show")
 const later = option("--later") === undefined ? undefined : Number(option("--later"))
@@ -30,7 +32,9 @@ for (const scenario of scenarios) {
   const mine = result.systems["ralph-mem"]
   const base = result.systems["newest-50"]
   process.stderr.write(
-    `${scenario.id.padEnd(24)} ralph-mem ${mine.recall.toFixed(2)} (${mine.tokens} tok)  newest-50 ${base.recall.toFixed(2)} (${base.tokens} tok)` +
+    `${scenario.id.padEnd(24)} ralph-mem ${mine.recall.toFixed(2)} (${mine.tokens} tok)  newest-50 ${
+      base.recall.toFixed(2)
+    } (${base.tokens} tok)` +
       `${mine.missed.length === 0 ? "" : `  missed: ${mine.missed.join(" | ")}`}  ${Date.now() - started} ms\n`
   )
   if (show) process.stderr.write(`${result.texts["ralph-mem"]}\n\n`)
@@ -54,13 +58,17 @@ const table = [
   "|---|---|---|---|---|",
   ...SYSTEMS.map((system) => {
     const t = summary[system]!.all
-    return `| ${system} | ${t.recall.toFixed(2)} (en ${summary[system]!.en.recall.toFixed(2)}, ko ${summary[system]!.ko.recall.toFixed(2)}) | ${t.precision.toFixed(2)} | ${t.tokens} | ${t.homeShown} of ${t.scenarios} |`
+    return `| ${system} | ${t.recall.toFixed(2)} (en ${summary[system]!.en.recall.toFixed(2)}, ko ${
+      summary[system]!.ko.recall.toFixed(2)
+    }) | ${t.precision.toFixed(2)} | ${t.tokens} | ${t.homeShown} of ${t.scenarios} |`
   })
 ].join("\n")
 
 const report = {
   date: new Date().toISOString(),
-  command: `node bench/recall/run.ts${only === undefined ? "" : ` --only ${only.join(",")}`}${later === undefined ? "" : ` --later ${later}`}`,
+  command: `node bench/recall/run.ts${only === undefined ? "" : ` --only ${only.join(",")}`}${
+    later === undefined ? "" : ` --later ${later}`
+  }`,
   machine: machine(),
   scenarios: results.length,
   summary,
@@ -70,6 +78,9 @@ const report = {
 if (only === undefined) {
   const folder = join(import.meta.dirname, "..", "results")
   mkdirSync(folder, { recursive: true })
-  writeFileSync(join(folder, later === undefined ? "recall.json" : `recall-later-${later}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(
+    join(folder, later === undefined ? "recall.json" : `recall-later-${later}.json`),
+    `${JSON.stringify(report, null, 2)}\n`
+  )
 }
 process.stdout.write(`${table}\n\ntargets: ${JSON.stringify(targets)}\n`)

@@ -49,7 +49,11 @@ export const fail = (command: string, output: string): Step => ({ kind: "fail", 
 export const edit = (file: string, before: string, after: string): Step => ({ kind: "edit", file, before, after })
 export const write = (file: string, content: string): Step => ({ kind: "write", file, content })
 export const note = (text: string): Step => ({ kind: "note", text })
-export const session = (prompt: string | ReadonlyArray<string>, steps: ReadonlyArray<Step>, reply: string): PastSession => ({
+export const session = (
+  prompt: string | ReadonlyArray<string>,
+  steps: ReadonlyArray<Step>,
+  reply: string
+): PastSession => ({
   prompts: typeof prompt === "string" ? [prompt] : prompt,
   steps,
   reply

@@ -32,7 +32,12 @@ const observed = (sessionId: string, m: Omit<EvalMemory, "key" | "daysAgo">): Ra
   ...(m.errorMessage === undefined ? {} : { errorMessage: m.errorMessage })
 })
 
-const started = (sessionId: string): RalphMemEvent => ({ _tag: "SessionStarted", sessionId, projectPath: EVAL_PROJECT, source: "startup" })
+const started = (sessionId: string): RalphMemEvent => ({
+  _tag: "SessionStarted",
+  sessionId,
+  projectPath: EVAL_PROJECT,
+  source: "startup"
+})
 
 export interface EvalMemoryDatabase {
   readonly memory: MemoryStore
@@ -97,7 +102,10 @@ export const runEval = (db: EvalMemoryDatabase, buried: number): EvalReport => {
     const at = hits.findIndex((h) => h.id === db.eventIdOf.get(q.expect))
     return { ...q, rank: at === -1 ? undefined : at + 1 }
   })
-  const groups = Object.fromEntries(GROUPS.map((g) => [g, scoreOf(outcomes.filter((o) => o.group === g))])) as Record<EvalGroup, Score>
+  const groups = Object.fromEntries(GROUPS.map((g) => [g, scoreOf(outcomes.filter((o) => o.group === g))])) as Record<
+    EvalGroup,
+    Score
+  >
   return { buried, overall: scoreOf(outcomes), groups, outcomes }
 }
 
@@ -105,6 +113,8 @@ export const runEval = (db: EvalMemoryDatabase, buried: number): EvalReport => {
 export const corpusProblems = (): ReadonlyArray<string> => {
   const keys = memories.map((m) => m.key)
   const duplicates = keys.filter((k, i) => keys.indexOf(k) !== i).map((k) => `duplicate key ${k}`)
-  const unknown = evalQueries.filter((q) => !keys.includes(q.expect)).map((q) => `${JSON.stringify(q.query)} expects unknown ${q.expect}`)
+  const unknown = evalQueries.filter((q) => !keys.includes(q.expect)).map((q) =>
+    `${JSON.stringify(q.query)} expects unknown ${q.expect}`
+  )
   return [...duplicates, ...unknown]
 }

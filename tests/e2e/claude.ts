@@ -128,7 +128,12 @@ const runProcess = (bin: string, args: ReadonlyArray<string>, options: SpawnOpti
   new Promise((resolvePromise, reject) => {
     const started = performance.now()
     // stdin is /dev/null: with a pipe, `claude -p` may wait for more prompt on stdin.
-    const child = spawn(bin, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn(bin, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
     let stdout = ""
     let stderr = ""
     let timedOut = false
@@ -181,7 +186,8 @@ export interface HookStreamEvent extends StreamEvent {
 }
 
 export const isHookEvent = (event: StreamEvent): event is HookStreamEvent =>
-  event.type === "system" && (event.subtype === "hook_started" || event.subtype === "hook_response") && typeof event["hook_event"] === "string"
+  event.type === "system" && (event.subtype === "hook_started" || event.subtype === "hook_response") &&
+  typeof event["hook_event"] === "string"
 
 const parseEvents = (stdout: string): { events: Array<StreamEvent>; unparsed: Array<string> } => {
   const events: Array<StreamEvent> = []
@@ -257,8 +263,18 @@ export const runClaude = async (options: RunClaudeOptions): Promise<ClaudeRun> =
 }
 
 const claudeArgs = (options: RunClaudeOptions): Array<string> => {
-  const args = ["-p", options.prompt, "--output-format", "stream-json", "--verbose", "--include-hook-events", "--dangerously-skip-permissions"]
-  if (options.pluginDir !== undefined) args.push("--plugin-dir", isAbsolute(options.pluginDir) ? options.pluginDir : resolve(options.pluginDir))
+  const args = [
+    "-p",
+    options.prompt,
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-hook-events",
+    "--dangerously-skip-permissions"
+  ]
+  if (options.pluginDir !== undefined) {
+    args.push("--plugin-dir", isAbsolute(options.pluginDir) ? options.pluginDir : resolve(options.pluginDir))
+  }
   if (options.maxTurns !== undefined) args.push("--max-turns", String(options.maxTurns))
   if (options.resume !== undefined) args.push("--resume", options.resume)
   if (options.extraArgs !== undefined) args.push(...options.extraArgs)
@@ -327,13 +343,17 @@ export const validatePlugin = (
  * Installs `<plugin>@<marketplace>` from a local marketplace directory into the sandbox's HOME, so later
  * `runClaude({ sandbox })` calls load it without `--plugin-dir`. Throws with the CLI's output on failure.
  */
-export const installPluginFromMarketplace = async (options: PluginCommandOptions & {
-  readonly marketplaceDir: string
-  readonly plugin: string
-  readonly marketplace: string
-}): Promise<void> => {
+export const installPluginFromMarketplace = async (
+  options: PluginCommandOptions & {
+    readonly marketplaceDir: string
+    readonly plugin: string
+    readonly marketplace: string
+  }
+): Promise<void> => {
   const add = await runClaudeCommand(["plugin", "marketplace", "add", resolve(options.marketplaceDir)], options)
   if (add.code !== 0) throw new Error(`claude plugin marketplace add failed: ${describeRun(add)} stdout=${add.stdout}`)
   const install = await runClaudeCommand(["plugin", "install", `${options.plugin}@${options.marketplace}`], options)
-  if (install.code !== 0) throw new Error(`claude plugin install failed: ${describeRun(install)} stdout=${install.stdout}`)
+  if (install.code !== 0) {
+    throw new Error(`claude plugin install failed: ${describeRun(install)} stdout=${install.stdout}`)
+  }
 }

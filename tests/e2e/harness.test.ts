@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   type ClaudeRun,
   createSandbox,
@@ -20,7 +21,6 @@ import {
 } from "./claude.ts"
 import { lastToolResults, type MockAnthropic, requestsContaining, startMockAnthropic } from "./mock-anthropic.ts"
 import { createRecordingPlugin, type RecordingPlugin } from "./recording-plugin.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -106,7 +106,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(plugin.payloadsFor("UserPromptSubmit")[0]?.["prompt"]).toBe(PROMPT)
       expect(plugin.payloadsFor("SessionEnd")[0]?.["reason"]).toEqual(expect.any(String))
       for (const env of plugin.envRecords()) {
-        expect(env).toMatchObject({ cwd: project, CLAUDE_PLUGIN_ROOT: plugin.dir, CLAUDE_PROJECT_DIR: project, CLAUDE_CODE_SESSION_ID: run.sessionId })
+        expect(env).toMatchObject({
+          cwd: project,
+          CLAUDE_PLUGIN_ROOT: plugin.dir,
+          CLAUDE_PROJECT_DIR: project,
+          CLAUDE_CODE_SESSION_ID: run.sessionId
+        })
         expect(env.CLAUDE_PLUGIN_DATA).toEqual(expect.any(String))
       }
     })
@@ -128,7 +133,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         tool_response: { stdout: "hello", interrupted: false },
         tool_use_id: expect.any(String)
       })
-      expect(lastToolResults(mock.mainRequests()[1]!)).toEqual([expect.objectContaining({ isError: false, text: "hello" })])
+      expect(lastToolResults(mock.mainRequests()[1]!)).toEqual([
+        expect.objectContaining({ isError: false, text: "hello" })
+      ])
     })
 
     it("injects SessionStart additionalContext into the very next model request, and keeps it", () => {
@@ -150,7 +157,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(requestsContaining(main, "Stop hook feedback")).toEqual([3])
       const stops = plugin.payloadsFor("Stop")
       expect(stops.map((s) => s["stop_hook_active"])).toEqual([false, true])
-      expect(stops.map((s) => s["last_assistant_message"])).toEqual(["First attempt finished", "Second attempt finished"])
+      expect(stops.map((s) => s["last_assistant_message"])).toEqual([
+        "First attempt finished",
+        "Second attempt finished"
+      ])
     })
   })
 
@@ -165,11 +175,22 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const plugin = createRecordingPlugin(root, { name: "e2e-installed" })
     const sandbox = createSandbox()
     try {
-      await installPluginFromMarketplace({ sandbox, marketplaceDir: plugin.dir, plugin: plugin.name, marketplace: plugin.marketplace })
+      await installPluginFromMarketplace({
+        sandbox,
+        marketplaceDir: plugin.dir,
+        plugin: plugin.name,
+        marketplace: plugin.marketplace
+      })
       const mock = await mockWith({ script: ["First reply", "Second reply"] })
       const first = await runClaude({ prompt: "remember PELICAN-88", cwd: project, mock, sandbox })
       expect(first.code, describeRun(first)).toBe(0)
-      const second = await runClaude({ prompt: "what did I say?", cwd: project, mock, sandbox, resume: first.sessionId ?? "" })
+      const second = await runClaude({
+        prompt: "what did I say?",
+        cwd: project,
+        mock,
+        sandbox,
+        resume: first.sessionId ?? ""
+      })
       expect(second.code, describeRun(second)).toBe(0)
       expect(second.result?.["result"]).toBe("Second reply")
       expect(plugin.payloadsFor("SessionStart").map((p) => p["source"])).toEqual(["startup", "resume"])

@@ -19,6 +19,8 @@ import {
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { runCli } from "../support/cli.ts"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   createSandbox,
   describeRun,
@@ -28,8 +30,6 @@ import {
   runClaude
 } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
-import { runCli } from "../support/cli.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
@@ -52,7 +52,7 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     execFileSync("git", ["init", "-q", project])
     mkdirSync(join(project, ".ralph-mem"))
     symlinkSync(bashrc, join(project, ".ralph-mem", "hooks.log"))
-    writeFileSync(join(project, ".ralph-mem", "config.yaml"), 'memory:\n  context_window: "$(touch ~/pwned)"\n')
+    writeFileSync(join(project, ".ralph-mem", "config.yaml"), "memory:\n  context_window: \"$(touch ~/pwned)\"\n")
 
     const mock = await startMockAnthropic({ script: ["Nothing to do."] })
     cleanups.push(() => mock.close())

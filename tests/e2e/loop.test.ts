@@ -17,7 +17,15 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fr
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ClaudeRun, describeRun, findClaudeBinary, hookResponses, MISSING_CLAUDE_MESSAGE, runClaude } from "./claude.ts"
+import { removeWhenSettled } from "../support/remove.ts"
+import {
+  type ClaudeRun,
+  describeRun,
+  findClaudeBinary,
+  hookResponses,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude
+} from "./claude.ts"
 import {
   lastToolResults,
   type MockAnthropic,
@@ -26,11 +34,12 @@ import {
   startMockAnthropic,
   stringsIn
 } from "./mock-anthropic.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/loop skipped: ${MISSING_CLAUDE_MESSAGE}`)
-const suiteName = claudeBin === undefined ? `Ralph loop end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "Ralph loop end to end"
+const suiteName = claudeBin === undefined
+  ? `Ralph loop end to end (skipped: ${MISSING_CLAUDE_MESSAGE})`
+  : "Ralph loop end to end"
 
 /** The repository root is the plugin: `commands/ralph.md`, `hooks/hooks.json`, `dist/`. */
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
@@ -73,7 +82,9 @@ const newProject = (options: { readonly never?: boolean } = {}): string => {
   git("config", "user.name", "e2e")
   const check = options.never === true
     ? `console.log(${JSON.stringify(FAIL_LINE)}); process.exit(1)\n`
-    : `if (!require("fs").existsSync("fixed.txt")) { console.log(${JSON.stringify(FAIL_LINE)}); process.exit(1) }\nconsole.log("PASS")\n`
+    : `if (!require("fs").existsSync("fixed.txt")) { console.log(${
+      JSON.stringify(FAIL_LINE)
+    }); process.exit(1) }\nconsole.log("PASS")\n`
   writeFileSync(join(project, "check.js"), check)
   git("add", "-A")
   git("commit", "-qm", "initial")
@@ -138,7 +149,13 @@ interface StopOutput {
  * "continue" when the Stop hook continued the turn (never with a `decision: block`), "stop" when it let Claude
  * stop.
  */
-const verdict = (o: StopOutput): string => (o.decision !== undefined ? `decision:${o.decision}` : o.hookSpecificOutput === undefined ? "stop" : "continue")
+const verdict = (
+  o: StopOutput
+): string => (o.decision !== undefined
+  ? `decision:${o.decision}`
+  : o.hookSpecificOutput === undefined
+  ? "stop"
+  : "continue")
 
 /** What each Stop hook printed (`{}` for nothing: Claude may stop). */
 const stopOutputs = (run: ClaudeRun): Array<StopOutput> =>
@@ -166,7 +183,12 @@ const cliEnv = (project: string): Record<string, string> => ({
 })
 
 const ralphCli = (project: string, ...args: Array<string>): string =>
-  execFileSync(process.execPath, [CLI, "ralph", ...args], { cwd: project, env: cliEnv(project), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  execFileSync(process.execPath, [CLI, "ralph", ...args], {
+    cwd: project,
+    env: cliEnv(project),
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 interface LoopStatus {
   readonly loopId: string
@@ -208,15 +230,24 @@ const withDatabase = <T>(project: string, read: (db: Database.Database) => T): T
 }
 
 const loopRuns = (project: string): Array<LoopRunRow> =>
-  withDatabase(project, (db) =>
-    db.prepare("SELECT loop_id, session_id, goal, status, iterations, criteria_results, end_reason"
-        + " FROM loop_runs ORDER BY started_at").all() as Array<
-      LoopRunRow
-    >)
+  withDatabase(
+    project,
+    (db) =>
+      db.prepare(
+        "SELECT loop_id, session_id, goal, status, iterations, criteria_results, end_reason"
+          + " FROM loop_runs ORDER BY started_at"
+      ).all() as Array<
+        LoopRunRow
+      >
+  )
 
 const loopIterations = (project: string): Array<LoopIterationRow> =>
-  withDatabase(project, (db) =>
-    db.prepare("SELECT loop_id, iteration, passed, criteria FROM loop_iterations ORDER BY loop_id, iteration").all() as Array<LoopIterationRow>)
+  withDatabase(
+    project,
+    (db) =>
+      db.prepare("SELECT loop_id, iteration, passed, criteria FROM loop_iterations ORDER BY loop_id, iteration")
+        .all() as Array<LoopIterationRow>
+  )
 
 /** The one loop of a project (fails the test if there is not exactly one). */
 const onlyLoop = (project: string): LoopRunRow => {
@@ -248,7 +279,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         if (answersTool(request)) return "Created fixed.txt."
         const refeeds = refeedsIn(request)
         if (refeeds === FIX_AT_REFEED) {
-          return { text: "Creating the missing file.", toolUses: [{ name: "Write", input: { file_path: fixed, content: "yes" } }] }
+          return {
+            text: "Creating the missing file.",
+            toolUses: [{ name: "Write", input: { file_path: fixed, content: "yes" } }]
+          }
         }
         return refeeds === 0 ? "I looked at check.js; trying." : `Attempt ${refeeds}: still looking.`
       })
@@ -278,10 +312,14 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("records success with exactly 3 iterations: 1 and 2 fail, 3 passes", () => {
       const loop = onlyLoop(project)
       expect(loop).toMatchObject({ status: "success", iterations: 3, end_reason: null })
-      expect(JSON.parse(loop.criteria_results ?? "[]")).toEqual([expect.objectContaining({ kind: "custom", passed: true })])
+      expect(JSON.parse(loop.criteria_results ?? "[]")).toEqual([
+        expect.objectContaining({ kind: "custom", passed: true })
+      ])
       const iterations = loopIterations(project)
       expect(iterations.map((it) => [it.iteration, it.passed])).toEqual([[1, 0], [2, 0], [3, 1]])
-      expect(iterations.map((it) => (JSON.parse(it.criteria ?? "[]") as Array<{ passed: boolean }>).map((c) => c.passed))).toEqual([
+      expect(
+        iterations.map((it) => (JSON.parse(it.criteria ?? "[]") as Array<{ passed: boolean }>).map((c) => c.passed))
+      ).toEqual([
         [false],
         [false],
         [true]
@@ -314,7 +352,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         expect(usage!.inputTokens % 10).toBe(0)
         expect(usage!.outputTokens).toBeGreaterThan(0)
       }
-      expect(ralphCli(project, "status")).toMatch(new RegExp(`iteration ${reported[0]!.iteration}\\s+\\w+, \\d+ s, \\d+ tokens \\(in \\d+, out \\d+`))
+      expect(ralphCli(project, "status")).toMatch(
+        new RegExp(`iteration ${reported[0]!.iteration}\\s+\\w+, \\d+ s, \\d+ tokens \\(in \\d+, out \\d+`)
+      )
     })
 
     it("re-feeds the model the goal, the iteration number and the failing check's output, once per block", () => {
@@ -374,8 +414,18 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     it("records the loop as stopped, and ralph status agrees", () => {
       const loop = onlyLoop(project)
-      expect(loop).toMatchObject({ status: "stopped", iterations: 2, end_reason: "stopped by the user", session_id: run.sessionId })
-      expect(ralphStatus(project)).toMatchObject({ loopId: loop.loop_id, status: "stopped", iteration: 2, endReason: "stopped by the user" })
+      expect(loop).toMatchObject({
+        status: "stopped",
+        iterations: 2,
+        end_reason: "stopped by the user",
+        session_id: run.sessionId
+      })
+      expect(ralphStatus(project)).toMatchObject({
+        loopId: loop.loop_id,
+        status: "stopped",
+        iteration: 2,
+        endReason: "stopped by the user"
+      })
     })
   })
 
@@ -392,9 +442,19 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       mock = await newMock((request) => {
         if (answersTool(request)) return `Attempt ${refeedsIn(request)} written.`
         const n = refeedsIn(request)
-        return { toolUses: [{ name: "Write", input: { file_path: join(project, `attempt-${n}.txt`), content: `attempt ${n}` } }] }
+        return {
+          toolUses: [{
+            name: "Write",
+            input: { file_path: join(project, `attempt-${n}.txt`), content: `attempt ${n}` }
+          }]
+        }
       })
-      run = await runSession({ project, prompt: startPrompt("a check that never passes"), mock, env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: String(CAP) } })
+      run = await runSession({
+        project,
+        prompt: startPrompt("a check that never passes"),
+        mock,
+        env: { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: String(CAP) }
+      })
     }, SCENARIO_TIMEOUT_MS)
 
     it("runs cleanly, and Claude Code never has to override the hook", () => {
@@ -411,7 +471,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(outputs.map((o) => verdict(o))).toEqual([...Array.from({ length: CAP }, () => "continue"), "stop"])
       expect(refeedRequests(mock)).toHaveLength(CAP)
       const last = outputs.at(-1)!
-      expect(last.systemMessage).toMatch(/the loop ended without success after iteration 3: .*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/)
+      expect(last.systemMessage).toMatch(
+        /the loop ended without success after iteration 3: .*CLAUDE_CODE_STOP_HOOK_BLOCK_CAP/
+      )
       expect(last.systemMessage).toContain(`allows ${CAP} consecutive Stop-hook continuations`)
     })
 
@@ -421,7 +483,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(loop.iterations).toBe(CAP + 1)
       expect(loop.end_reason).toContain("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
       expect(loopIterations(project).map((it) => [it.iteration, it.passed])).toEqual([[1, 0], [2, 0], [3, 0]])
-      expect(ralphStatus(project)).toMatchObject({ loopId: loop.loop_id, status: "failed", iteration: CAP + 1, endReason: loop.end_reason })
+      expect(ralphStatus(project)).toMatchObject({
+        loopId: loop.loop_id,
+        status: "failed",
+        iteration: CAP + 1,
+        endReason: loop.end_reason
+      })
     })
   })
 
@@ -436,7 +503,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       // Session 1 starts a loop and is cut off by --max-turns 1: Claude Code gives up after the first re-feed
       // is requested, so the loop stays `running`, bound to session 1, with iteration 2 open.
       const mock1 = await newMock(() => "Working on it.")
-      const run1 = await runSession({ project, prompt: startPrompt("a check that never passes"), mock: mock1, maxTurns: 1 })
+      const run1 = await runSession({
+        project,
+        prompt: startPrompt("a check that never passes"),
+        mock: mock1,
+        maxTurns: 1
+      })
       first = { run: run1, mock: mock1 }
       before = { runs: loopRuns(project), iterations: loopIterations(project) }
       const mock2 = await newMock(() => "Hello from the second session.")
@@ -450,7 +522,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(first.run.result?.["subtype"], describeRun(first.run)).toBe("error_max_turns")
       expect(hookFailureLog(project)).toEqual([])
       expect(stopOutputs(first.run).map((o) => verdict(o))).toEqual(["continue"])
-      expect(before.runs).toEqual([expect.objectContaining({ status: "running", session_id: first.run.sessionId, iterations: 2 })])
+      expect(before.runs).toEqual([
+        expect.objectContaining({ status: "running", session_id: first.run.sessionId, iterations: 2 })
+      ])
     })
 
     it("never blocks the second session's Stop, nor re-feeds its model", () => {
@@ -486,14 +560,21 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
           return {
             text: "Let me start on the code.",
             toolUses: [
-              { name: "Write", input: { file_path: join(project, "cache.ts"), content: "export const cache = new Map()" } },
+              {
+                name: "Write",
+                input: { file_path: join(project, "cache.ts"), content: "export const cache = new Map()" }
+              },
               { name: "Bash", input: { command: "ls -la", description: "List files" } }
             ]
           }
         }
         return FULL_PLAN
       })
-      run = await runSession({ project, prompt: "/ralph-mem:ralph plan design a catalog cache --min-iterations 2", mock })
+      run = await runSession({
+        project,
+        prompt: "/ralph-mem:ralph plan design a catalog cache --min-iterations 2",
+        mock
+      })
     }, SCENARIO_TIMEOUT_MS)
 
     it("runs cleanly, and the blocked Write never happens", () => {
@@ -505,9 +586,21 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("shows the model the block as the Write's tool error, and lets the read-only command run", () => {
       const answer = mock.mainRequests().find(answersTool)!
       const [write, bash] = lastToolResults(answer)
-      expect(write).toMatchObject({ isError: true, text: expect.stringMatching(/Blocked by ralph-mem: plan loop \S+ is running in this session[\s\S]*Write edits files/) })
+      expect(write).toMatchObject({
+        isError: true,
+        text: expect.stringMatching(
+          /Blocked by ralph-mem: plan loop \S+ is running in this session[\s\S]*Write edits files/
+        )
+      })
       expect(bash).toMatchObject({ isError: false, text: expect.stringMatching(/check\.js/) })
-      expect(withDatabase(project, (db) => db.prepare("SELECT json_extract(payload, '$.toolName') AS tool FROM events WHERE type = 'LoopToolBlocked'").all())).toEqual([{ tool: "Write" }])
+      expect(
+        withDatabase(
+          project,
+          (db) =>
+            db.prepare("SELECT json_extract(payload, '$.toolName') AS tool FROM events WHERE type = 'LoopToolBlocked'")
+              .all()
+        )
+      ).toEqual([{ tool: "Write" }])
     })
 
     it("re-feeds the first reply as a draft to critique, then accepts the complete plan and saves it", () => {
@@ -521,7 +614,11 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
             + /[\s\S]*lacks a heading for: Risks, Verification/.source
         )
       )
-      const status = JSON.parse(ralphCli(project, "status", "--json")) as { status: string; mode: string; planPath: string }
+      const status = JSON.parse(ralphCli(project, "status", "--json")) as {
+        status: string
+        mode: string
+        planPath: string
+      }
       expect(status).toMatchObject({ status: "success", mode: "plan" })
       expect(readFileSync(status.planPath, "utf8")).toBe(`${FULL_PLAN}\n`)
     })

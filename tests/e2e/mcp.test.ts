@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   createSandbox,
   describeRun,
@@ -30,7 +31,6 @@ import {
   type Reply,
   startMockAnthropic
 } from "./mock-anthropic.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/mcp skipped: ${MISSING_CLAUDE_MESSAGE}`)
@@ -170,14 +170,18 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
         ["ralph loop iteration failing checks", "loop_status"],
         ["task handoff", "task"]
       ]
-      const found = await session(newProject(), newSandbox(), "Find the memory tools", (_, index) =>
-        index < expected.length
-          ? {
+      const found = await session(
+        newProject(),
+        newSandbox(),
+        "Find the memory tools",
+        (_, index) =>
+          index < expected.length
+            ? {
               toolUses: [
                 { id: `toolu_find_${index}`, name: "ToolSearch", input: { query: expected[index]![0], max_results: 3 } }
               ]
             }
-          : "Found them."
+            : "Found them."
       )
       expected.forEach(([query, tool], index) => {
         const names = toolResult(found.main[index + 1], `toolu_find_${index}`)
@@ -211,8 +215,9 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
         "It failed."
       ])
       second = await session(project, sandbox, "What went wrong with the pelican feed last time?", (request, index) => {
-        if (index === 0)
+        if (index === 0) {
           return { toolUses: [{ id: "toolu_mcp_search", name: TOOL("search"), input: { query: MARKER } }] }
+        }
         if (index === 1) {
           // The model opens the first hit it was given.
           errorId = ulids(toolResult(request, "toolu_mcp_search").text)[0]!
@@ -227,7 +232,7 @@ describe.skipIf(claudeBin === undefined)("ralph-mem memory tools with the real C
       expect(result.isError).toBe(false)
       expect(result.text).toContain(`${errorId} `)
       expect(result.text).toContain(MARKER)
-      expect(result.text).toContain('More: get {"ids": [')
+      expect(result.text).toContain("More: get {\"ids\": [")
     })
 
     it("gives the observation in full in the tool_result after get", () => {

@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   type ClaudeRun,
   createSandbox,
@@ -36,11 +37,12 @@ import {
   startMockAnthropic,
   stringsIn
 } from "./mock-anthropic.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/memory skipped: ${MISSING_CLAUDE_MESSAGE}`)
-const suiteName = claudeBin === undefined ? `ralph-mem end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "ralph-mem end to end"
+const suiteName = claudeBin === undefined
+  ? `ralph-mem end to end (skipped: ${MISSING_CLAUDE_MESSAGE})`
+  : "ralph-mem end to end"
 
 /** The repository root is the plugin: `.claude-plugin/`, `hooks/hooks.json`, `dist/hook.mjs`. */
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
@@ -169,17 +171,21 @@ interface EventRow {
 
 /** The whole event log, in order. */
 const loggedEvents = (project: string): Array<LoggedEvent> =>
-  withDatabase(project, (db) =>
-    (db.prepare("SELECT position, event_id, stream_id, type, payload, metadata FROM events ORDER BY position").all() as Array<EventRow>).map(
-      (row) => ({
-        position: row.position,
-        eventId: row.event_id,
-        streamId: row.stream_id,
-        type: row.type,
-        payload: JSON.parse(row.payload) as Record<string, unknown>,
-        writer: String((JSON.parse(row.metadata) as { writer?: unknown }).writer)
-      })
-    ))
+  withDatabase(
+    project,
+    (db) =>
+      (db.prepare("SELECT position, event_id, stream_id, type, payload, metadata FROM events ORDER BY position")
+        .all() as Array<EventRow>).map(
+          (row) => ({
+            position: row.position,
+            eventId: row.event_id,
+            streamId: row.stream_id,
+            type: row.type,
+            payload: JSON.parse(row.payload) as Record<string, unknown>,
+            writer: String((JSON.parse(row.metadata) as { writer?: unknown }).writer)
+          })
+        )
+  )
 
 const sessionStream = (sessionId: string): string => `session:${sessionId}`
 
@@ -195,7 +201,9 @@ const onlyEvent = (project: string, sessionId: string, type: string, hookEvent?:
   const matching = eventsOfSession(project, sessionId).filter(
     (e) => e.type === type && (hookEvent === undefined || e.payload["hookEvent"] === hookEvent)
   )
-  expect(matching.map((e) => e.type), `exactly one ${type}${hookEvent === undefined ? "" : ` (${hookEvent})`}`).toEqual([type])
+  expect(matching.map((e) => e.type), `exactly one ${type}${hookEvent === undefined ? "" : ` (${hookEvent})`}`).toEqual(
+    [type]
+  )
   return matching[0] as LoggedEvent
 }
 
@@ -226,15 +234,25 @@ interface SessionRow {
 }
 
 const sessionRowOf = (project: string, sessionId: string): SessionRow | undefined =>
-  withDatabase(project, (db) =>
-    db.prepare("SELECT project_path, source, ended_at, end_reason, prompts, summary FROM sessions WHERE session_id = ?").get(sessionId) as
-      | SessionRow
-      | undefined)
+  withDatabase(
+    project,
+    (db) =>
+      db.prepare(
+        "SELECT project_path, source, ended_at, end_reason, prompts, summary FROM sessions WHERE session_id = ?"
+      ).get(sessionId) as
+        | SessionRow
+        | undefined
+  )
 
 /** How many observations the full-text index finds for one exact term (tokens are stored lowercased). */
 const fullTextHits = (project: string, term: string): number =>
-  withDatabase(project, (db) =>
-    db.prepare("SELECT count(*) FROM observations_fts WHERE observations_fts MATCH ?").pluck().get(`"${term.replaceAll('"', '""')}"`) as number)
+  withDatabase(
+    project,
+    (db) =>
+      db.prepare("SELECT count(*) FROM observations_fts WHERE observations_fts MATCH ?").pluck().get(
+        `"${term.replaceAll("\"", "\"\"")}"`
+      ) as number
+  )
 
 /** The database's bytes on disk, main file and WAL (not yet checkpointed pages live there), as latin1 text. */
 const databaseBytes = (project: string): string =>
@@ -260,7 +278,11 @@ const hookFailureLog = (project: string): Array<string> => {
 // ---------------------------------------------------------------------------------------------------------
 // Calling the hook directly, as Claude Code does: a fresh process, the payload on stdin
 
-const runHookDirectly = (event: string, stdin: string, cwd: string): { readonly code: number | null; readonly stdout: string; readonly stderr: string } => {
+const runHookDirectly = (
+  event: string,
+  stdin: string,
+  cwd: string
+): { readonly code: number | null; readonly stdout: string; readonly stderr: string } => {
   const result = spawnSync(process.execPath, [HOOK_SCRIPT, event], {
     cwd,
     input: stdin,
@@ -278,7 +300,8 @@ const runHookDirectly = (event: string, stdin: string, cwd: string): { readonly 
 /** Requests that carry ralph-mem's injected memory (its header), by index. */
 const MEMORY_HEADER = "# ralph-mem: what this project's memory holds"
 
-const requestsWithMemory = (requests: ReadonlyArray<RecordedRequest>): Array<number> => requestsContaining(requests, MEMORY_HEADER)
+const requestsWithMemory = (requests: ReadonlyArray<RecordedRequest>): Array<number> =>
+  requestsContaining(requests, MEMORY_HEADER)
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -316,7 +339,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     })
 
     it("keeps the facts: project, prompt, the tool's input and output, the reply", () => {
-      expect(onlyEvent(project, session.sessionId, "SessionStarted").payload).toMatchObject({ projectPath: project, source: "startup" })
+      expect(onlyEvent(project, session.sessionId, "SessionStarted").payload).toMatchObject({
+        projectPath: project,
+        source: "startup"
+      })
       expect(onlyEvent(project, session.sessionId, "PromptSubmitted").payload).toMatchObject({ prompt: PROMPT })
       expect(onlyEvent(project, session.sessionId, "ObservationRecorded").payload).toMatchObject({
         kind: "tool_use",
@@ -331,14 +357,29 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(String(summarized["summary"])).toContain(`Asked: ${PROMPT}`)
       expect(String(summarized["summary"])).toContain(`Outcome: ${REPLY.replace(/[.!?]+$/, "")}`)
       // Every event of the session names its project, so search finds it whatever hooks ran.
-      for (const type of ["PromptSubmitted", "ObservationRecorded", "AssistantReplied", "SessionSummarized", "SessionEnded"]) {
+      for (
+        const type of [
+          "PromptSubmitted",
+          "ObservationRecorded",
+          "AssistantReplied",
+          "SessionSummarized",
+          "SessionEnded"
+        ]
+      ) {
         expect(onlyEvent(project, session.sessionId, type).payload["projectPath"]).toBe(project)
       }
     })
 
     it("projects the observation and the session into the read models", () => {
       expect(observationsOf(project, session.sessionId)).toEqual([
-        expect.objectContaining({ type: "tool_use", tool_name: "Bash", input_summary: COMMAND, content: OUTPUT, error_message: null, files: "[]" })
+        expect.objectContaining({
+          type: "tool_use",
+          tool_name: "Bash",
+          input_summary: COMMAND,
+          content: OUTPUT,
+          error_message: null,
+          files: "[]"
+        })
       ])
       expect(sessionRowOf(project, session.sessionId)).toMatchObject({
         project_path: project,
@@ -370,13 +411,22 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     beforeAll(async () => {
       project = newProject()
-      first = await runSession({ project, prompt: FIRST_PROMPT, replies: [bash(CHECK_COMMAND), "The pelican parser tests pass now."] })
+      first = await runSession({
+        project,
+        prompt: FIRST_PROMPT,
+        replies: [bash(CHECK_COMMAND), "The pelican parser tests pass now."]
+      })
       second = await runSession({ project, prompt: "Did the quokka check pass earlier?", replies: ["Yes, it passed."] })
     }, SCENARIO_TIMEOUT_MS)
 
     it("remembers the first session's check as a success", () => {
       expect(observationsOf(project, first.sessionId)).toEqual([
-        expect.objectContaining({ type: "success", tool_name: "Bash", input_summary: CHECK_COMMAND, content: `PASS ${MARKER}` })
+        expect.objectContaining({
+          type: "success",
+          tool_name: "Bash",
+          input_summary: CHECK_COMMAND,
+          content: `PASS ${MARKER}`
+        })
       ])
       expect(requestsWithMemory(first.mock.requests)).toEqual([])
     })
@@ -399,7 +449,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("does not tell the prompt the matching observation again: the SessionStart told it already", () => {
       const injected = eventsOfSession(project, second.sessionId).filter((e) => e.type === "ContextInjected")
       expect(injected.map((e) => e.payload["hookEvent"])).toEqual(["SessionStart"])
-      const contexts = stringsIn(second.mock.mainRequests()[0]?.body).filter((t) => t.includes(" hook additional context: "))
+      const contexts = stringsIn(second.mock.mainRequests()[0]?.body).filter((t) =>
+        t.includes(" hook additional context: ")
+      )
       expect(contexts.filter((t) => t.includes(MARKER))).toHaveLength(1)
     })
 
@@ -433,7 +485,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         ["ObservationRecorded", "hook:PostToolUseFailure"]
       ])
       const [noisy, silent] = observationsOf(project, session.sessionId)
-      expect(silent).toMatchObject({ type: "error", tool_name: "Bash", input_summary: "exit 3", error_message: "Exit code 3" })
+      expect(silent).toMatchObject({
+        type: "error",
+        tool_name: "Bash",
+        input_summary: "exit 3",
+        error_message: "Exit code 3"
+      })
       expect(noisy).toMatchObject({ type: "error", tool_name: "Bash", input_summary: NOISY_FAILURE })
       expect(noisy?.error_message).toContain("Exit code 1")
     })
@@ -449,8 +506,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("matches what the model saw: both tool results are errors", () => {
       const main = session.mock.mainRequests()
       expect(main).toHaveLength(3)
-      expect(lastToolResults(main[1] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_noisy", isError: true })])
-      expect(lastToolResults(main[2] as RecordedRequest)).toEqual([expect.objectContaining({ toolUseId: "toolu_e2e_silent", isError: true })])
+      expect(lastToolResults(main[1] as RecordedRequest)).toEqual([
+        expect.objectContaining({ toolUseId: "toolu_e2e_noisy", isError: true })
+      ])
+      expect(lastToolResults(main[2] as RecordedRequest)).toEqual([
+        expect.objectContaining({ toolUseId: "toolu_e2e_silent", isError: true })
+      ])
       expect(sessionRowOf(project, session.sessionId)?.summary).toContain("Errors (2 commands, 0 fixed)")
     })
   })
@@ -476,7 +537,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     beforeAll(async () => {
       project = newProject()
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "auth", version: "1.0.0", scripts: { test: "node check.js" } }))
+      writeFileSync(
+        join(project, "package.json"),
+        JSON.stringify({ name: "auth", version: "1.0.0", scripts: { test: "node check.js" } })
+      )
       writeFileSync(join(project, "check.js"), CHECK)
       mkdirSync(join(project, "src"))
       const auth = join(project, "src", "auth.js")
@@ -487,14 +551,23 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         replies: [
           bash("npm test", "toolu_e2e_fail"),
           { toolUses: [{ name: "Read", input: { file_path: auth } }] },
-          { toolUses: [{ name: "Edit", input: { file_path: auth, old_string: "expiresIn: 0", new_string: "expiresIn: 3600" } }] },
+          {
+            toolUses: [{
+              name: "Edit",
+              input: { file_path: auth, old_string: "expiresIn: 0", new_string: "expiresIn: 3600" }
+            }]
+          },
           bash("npm test", "toolu_e2e_pass"),
           "Fixed: the token lives an hour."
         ]
       })
       // The fix is undone (a bad merge): the same failure comes back in the next session.
       writeFileSync(auth, BROKEN)
-      again = await runSession({ project, prompt: "Check the test suite", replies: [bash("npm test", "toolu_e2e_again"), "It fails again."] })
+      again = await runSession({
+        project,
+        prompt: "Check the test suite",
+        replies: [bash("npm test", "toolu_e2e_again"), "It fails again."]
+      })
     }, SCENARIO_TIMEOUT_MS)
 
     it("records the failure, the edit and the passing run of the fixing session", () => {
@@ -511,25 +584,37 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     it("tells the next session the lesson, not the error", () => {
       expectHooksSucceeded(again.run, [...STREAMED_HOOKS, "PostToolUseFailure"])
       const text = String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"])
-      expect(text).toMatch(/## Lessons: errors fixed since\n- `npm test` failed @\d+ .* with FAIL src\/auth\.test\.js > login > refreshes the token: /)
+      expect(text).toMatch(
+        /## Lessons: errors fixed since\n- `npm test` failed @\d+ .* with FAIL src\/auth\.test\.js > login > refreshes the token: /
+      )
       // What failed in the error's own words, and the line the edit that fixed it changed.
       expect(text).toMatch(/: TokenExpiredError: jwt expired; fixed: edited src\/auth\.js \(`expiresIn: 3600`\) @\d+/)
       expect(text).not.toContain("## Open errors")
       expect(text).toContain("`ralph-mem show <id>`")
-      expect(bodyContains(again.mock.mainRequests()[0]?.body, `SessionStart hook additional context: ${text}`)).toBe(true)
+      expect(bodyContains(again.mock.mainRequests()[0]?.body, `SessionStart hook additional context: ${text}`)).toBe(
+        true
+      )
     })
 
     it("answers the failing npm test with the recall, in the very next request, recorded", () => {
       const recall = onlyEvent(project, again.sessionId, "ContextInjected", "PostToolUseFailure").payload
-      const lesson = /- `npm test` failed (@\d+) /.exec(String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"]))?.[1]
-      expect(String(recall["text"])).toMatch(new RegExp(`^ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told \\(edited src/auth\\.js \\(\`expiresIn: 3600\`\\) @\\d+\\)`))
+      const lesson = /- `npm test` failed (@\d+) /.exec(
+        String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"])
+      )?.[1]
+      expect(String(recall["text"])).toMatch(
+        new RegExp(
+          `^ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told \\(edited src/auth\\.js \\(\`expiresIn: 3600\`\\) @\\d+\\)`
+        )
+      )
       const [first, next] = again.mock.mainRequests()
       expect(bodyContains(first?.body, String(recall["text"]))).toBe(false)
       expect(bodyContains(next?.body, String(recall["text"]))).toBe(true)
       // The request that answers the failed tool call, the recall right after its result.
       const messages = stringsIn(next?.body?.messages)
       expect(messages.indexOf("toolu_e2e_again")).toBeGreaterThanOrEqual(0)
-      expect(messages.findIndex((m) => m.includes(String(recall["text"])))).toBeGreaterThan(messages.indexOf("toolu_e2e_again"))
+      expect(messages.findIndex((m) => m.includes(String(recall["text"])))).toBeGreaterThan(
+        messages.indexOf("toolu_e2e_again")
+      )
     })
 
     it("repeats no item within a request", () => {
@@ -553,7 +638,11 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
      */
     const PIN_AS_A_WORD = new RegExp(String.raw`(?<![\w-])${PIN}(?![\w-])`)
     const leaks = (text: string): Array<string> =>
-      [PIN_AS_A_WORD.test(text) ? PIN : undefined, text.includes(API_KEY) ? "api key" : undefined, text.includes(SECRET_BODY) ? "api key body" : undefined]
+      [
+        PIN_AS_A_WORD.test(text) ? PIN : undefined,
+        text.includes(API_KEY) ? "api key" : undefined,
+        text.includes(SECRET_BODY) ? "api key body" : undefined
+      ]
         .filter((leak): leak is string => leak !== undefined)
     let project: string
     let first: Session
@@ -586,7 +675,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
           content: "otter deploy used [secret:anthropic-key]"
         })
       ])
-      expect(onlyEvent(project, first.sessionId, "AssistantReplied").payload["message"]).toBe("Deployed the otter service with [secret:anthropic-key].")
+      expect(onlyEvent(project, first.sessionId, "AssistantReplied").payload["message"]).toBe(
+        "Deployed the otter service with [secret:anthropic-key]."
+      )
     })
 
     it("leaves no trace of the pin or the key in the database files, the full-text index or hooks.log", () => {
@@ -602,7 +693,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expectHooksSucceeded(second.run)
       const atStart = String(onlyEvent(project, second.sessionId, "ContextInjected", "SessionStart").payload["text"])
       expect(atStart).toContain("Asked: Deploy the otter service. [private] Use the key [secret:anthropic-key] for it")
-      const related = String(onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"])
+      const related = String(
+        onlyEvent(project, second.sessionId, "ContextInjected", "UserPromptSubmit").payload["text"]
+      )
       expect(related).toContain("otter deploy used [secret:anthropic-key]")
       expect(requestsWithMemory(second.mock.requests).length).toBeGreaterThan(0)
       for (const [index, request] of second.mock.requests.entries()) {
@@ -638,15 +731,22 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expect(added[0]?.payload).toMatchObject({ hook: "PostToolUse", reason: expect.stringContaining("not JSON") })
       const logged = hookFailureLog(project).map((line) => JSON.parse(line) as { hook: string; reason: string })
       expect(logged).toHaveLength(MALFORMED_PAYLOADS.length)
-      expect(logged.every((entry) => entry.hook === "PostToolUse" && entry.reason.includes("malformed hook input"))).toBe(true)
+      expect(logged.every((entry) => entry.hook === "PostToolUse" && entry.reason.includes("malformed hook input")))
+        .toBe(true)
       expect(withDatabase(project, (db) => db.pragma("integrity_check", { simple: true }))).toBe("ok")
     })
 
     it("does not stop the next real session from recording", async () => {
-      const session = await runSession({ project, prompt: "Second session after the garbage", replies: [bash("echo after"), "Still fine."] })
+      const session = await runSession({
+        project,
+        prompt: "Second session after the garbage",
+        replies: [bash("echo after"), "Still fine."]
+      })
       expectHooksSucceeded(session.run, [...STREAMED_HOOKS, "PostToolUse"])
       // The first session's memory is injected too; what matters here is that every hook recorded.
-      const recorded = timelineOf(project, session.sessionId).map(([type]) => type).filter((type) => type !== "ContextInjected")
+      const recorded = timelineOf(project, session.sessionId).map(([type]) => type).filter((type) =>
+        type !== "ContextInjected"
+      )
       expect(recorded).toEqual([
         "SessionStarted",
         "PromptSubmitted",
@@ -674,7 +774,13 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
 
     it("records a session run without --plugin-dir", async () => {
       const sandbox = newSandbox()
-      await installPluginFromMarketplace({ sandbox, marketplaceDir: clone, plugin: "ralph-mem", marketplace: "ralph-mem", timeoutMs: RUN_TIMEOUT_MS })
+      await installPluginFromMarketplace({
+        sandbox,
+        marketplaceDir: clone,
+        plugin: "ralph-mem",
+        marketplace: "ralph-mem",
+        timeoutMs: RUN_TIMEOUT_MS
+      })
       const project = newProject()
       const session = await runSession({
         project,
@@ -696,7 +802,9 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
         ["SessionSummarized", "hook:SessionEnd"],
         ["SessionEnded", "hook:SessionEnd"]
       ])
-      expect(observationsOf(project, session.sessionId)).toEqual([expect.objectContaining({ tool_name: "Bash", content: "INSTALLED-PLUGIN-HELLO" })])
+      expect(observationsOf(project, session.sessionId)).toEqual([
+        expect.objectContaining({ tool_name: "Bash", content: "INSTALLED-PLUGIN-HELLO" })
+      ])
       expect(lastToolResults(session.mock.mainRequests()[1] as RecordedRequest)).toEqual([
         expect.objectContaining({ isError: false, text: "INSTALLED-PLUGIN-HELLO" })
       ])

@@ -16,7 +16,10 @@ export interface ToolCall {
 }
 
 /** What the scripted model answers: plain text (ends the turn) or tool calls (optionally after some text). */
-export type Reply = string | { readonly text: string } | { readonly toolUses: ReadonlyArray<ToolCall>; readonly text?: string }
+export type Reply = string | { readonly text: string } | {
+  readonly toolUses: ReadonlyArray<ToolCall>
+  readonly text?: string
+}
 
 /** The parts of a Messages request body the harness looks at; the rest stays reachable through `unknown`. */
 export interface MessagesBody {
@@ -100,7 +103,10 @@ export const startMockAnthropic = async (options: MockAnthropicOptions): Promise
       reply = script(recorded, index)
     } catch (error) {
       scriptErrors.push(error)
-      return sendJson(res, 500, { type: "error", error: { type: "api_error", message: `mock script failed: ${String(error)}` } })
+      return sendJson(res, 500, {
+        type: "error",
+        error: { type: "api_error", message: `mock script failed: ${String(error)}` }
+      })
     }
     return sendMessage(res, body, reply, nextToolId)
   }
@@ -144,8 +150,8 @@ export const stringsIn = (value: unknown): Array<string> => {
   const out: Array<string> = []
   const walk = (v: unknown): void => {
     if (typeof v === "string") out.push(v)
-    else if (Array.isArray(v)) for (const item of v) walk(item)
-    else if (v !== null && typeof v === "object") for (const item of Object.values(v)) walk(item)
+    else if (Array.isArray(v)) { for (const item of v) walk(item) }
+    else if (v !== null && typeof v === "object") { for (const item of Object.values(v)) walk(item) }
   }
   walk(value)
   return out
@@ -163,8 +169,9 @@ export const messagesContain = (request: RecordedRequest, needle: string): boole
   bodyContains(request.body?.messages, needle)
 
 /** The `content` of the last message of a request (what the model is answering). */
-export const lastMessage = (request: RecordedRequest): { readonly role: string; readonly content: unknown } | undefined =>
-  request.body?.messages?.at(-1)
+export const lastMessage = (
+  request: RecordedRequest
+): { readonly role: string; readonly content: unknown } | undefined => request.body?.messages?.at(-1)
 
 /** Tool results (`tool_result` blocks) in the last message of a request, keyed by tool_use_id. */
 export const lastToolResults = (
@@ -174,7 +181,11 @@ export const lastToolResults = (
   if (!Array.isArray(content)) return []
   return content.flatMap((block: unknown) => {
     if (!isRecord(block) || block["type"] !== "tool_result") return []
-    return [{ toolUseId: String(block["tool_use_id"]), isError: block["is_error"] === true, text: stringsIn(block["content"]).join("\n") }]
+    return [{
+      toolUseId: String(block["tool_use_id"]),
+      isError: block["is_error"] === true,
+      text: stringsIn(block["content"]).join("\n")
+    }]
   })
 }
 
@@ -184,7 +195,8 @@ export const lastToolResults = (
 const toScript = (script: Script | ReadonlyArray<Reply>, fallback: Reply): Script =>
   typeof script === "function" ? script : (_request, index) => script[index] ?? fallback
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const isMessagesPath = (path: string): boolean => path.split("?")[0] === "/v1/messages"
 
@@ -219,14 +231,21 @@ const sendJson = (res: ServerResponse, status: number, value: unknown): void => 
 
 type Block =
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: Readonly<Record<string, unknown>> }
+  | {
+    readonly type: "tool_use"
+    readonly id: string
+    readonly name: string
+    readonly input: Readonly<Record<string, unknown>>
+  }
 
 const toBlocks = (reply: Reply, nextToolId: () => string): Array<Block> => {
   if (typeof reply === "string") return [{ type: "text", text: reply }]
   const blocks: Array<Block> = []
   if (reply.text !== undefined && reply.text !== "") blocks.push({ type: "text", text: reply.text })
   if ("toolUses" in reply) {
-    for (const call of reply.toolUses) blocks.push({ type: "tool_use", id: call.id ?? nextToolId(), name: call.name, input: call.input })
+    for (const call of reply.toolUses) {
+      blocks.push({ type: "tool_use", id: call.id ?? nextToolId(), name: call.name, input: call.input })
+    }
   }
   return blocks
 }
@@ -240,26 +259,53 @@ const sendMessage = (res: ServerResponse, body: MessagesBody, reply: Reply, next
   const id = `msg_mock_${Date.now().toString(36)}`
   if (body.stream !== true) {
     // Not observed from the CLI, but cheap to support should a side call ever be non-streaming.
-    return sendJson(res, 200, { id, type: "message", role: "assistant", model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage })
+    return sendJson(res, 200, {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: blocks,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      usage
+    })
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
   const event = (type: string, data: Record<string, unknown>): void => {
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
   }
   event("message_start", {
-    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage }
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage
+    }
   })
   blocks.forEach((block, index) => {
     if (block.type === "text") {
       event("content_block_start", { index, content_block: { type: "text", text: "" } })
       event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } })
     } else {
-      event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
-      event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } })
+      event("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+      })
+      event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) }
+      })
     }
     event("content_block_stop", { index })
   })
-  event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } })
+  event("message_delta", {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens }
+  })
   event("message_stop", {})
   res.end()
 }

@@ -7,18 +7,11 @@
  * copy's hooks.
  */
 import { execFileSync } from "node:child_process"
-import {
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync
-} from "node:fs"
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   createSandbox,
   describeRun,
@@ -29,7 +22,6 @@ import {
   validatePlugin
 } from "./claude.ts"
 import { startMockAnthropic } from "./mock-anthropic.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const claudeBin = findClaudeBinary()
@@ -56,9 +48,11 @@ describe("plugin/ (the marketplace's source)", () => {
     expect(marketplace.plugins.map((p: { source: string }) => p.source)).toEqual(["./plugin"])
     // dist/ stays where it is built and committed; the plugin links to it.
     expect(readlinkSync(join(REPO_ROOT, "plugin", "dist"))).toBe("../dist")
-    for (const component of COMPONENTS.filter(
-      (c) => existsSync(join(REPO_ROOT, c)) || existsSync(join(REPO_ROOT, "plugin", c))
-    )) {
+    for (
+      const component of COMPONENTS.filter(
+        (c) => existsSync(join(REPO_ROOT, c)) || existsSync(join(REPO_ROOT, "plugin", c))
+      )
+    ) {
       const atRoot = join(REPO_ROOT, component)
       const inPlugin = join(REPO_ROOT, "plugin", component)
       // Real files in plugin/ (`claude plugin validate --strict` reads no linked hooks), links at the root.
@@ -100,13 +94,15 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     const installPath = installed.plugins["ralph-mem@ralph-mem"][0].installPath as string
     expect(existsSync(join(installPath, "node_modules"))).toBe(false)
     expect(readdirSync(installPath).sort()).toEqual(readdirSync(join(REPO_ROOT, "plugin")).sort())
-    for (const file of [
-      "dist/hook.mjs",
-      "dist/ralph-mem.mjs",
-      "hooks/hooks.json",
-      "commands/mem-inject.md",
-      ".claude-plugin/plugin.json"
-    ]) {
+    for (
+      const file of [
+        "dist/hook.mjs",
+        "dist/ralph-mem.mjs",
+        "hooks/hooks.json",
+        "commands/mem-inject.md",
+        ".claude-plugin/plugin.json"
+      ]
+    ) {
       expect(lstatSync(join(installPath, file)).isFile(), file).toBe(true)
     }
     // dist/ is most of it (SQLite's native modules for eight platforms): tens of MB at most.

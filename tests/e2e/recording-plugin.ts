@@ -10,7 +10,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 /** Events every supported CLI version knows (2.1.112 drops ALL of a plugin's hooks on one unknown name). */
-export const RECORDED_EVENTS = ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "SessionEnd"] as const
+export const RECORDED_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Stop",
+  "SessionEnd"
+] as const
 
 export type RecordedEvent = (typeof RECORDED_EVENTS)[number]
 
@@ -69,7 +76,12 @@ export const createRecordingPlugin = (root: string, options: RecordingPluginOpti
   const envLog = join(state, "env.jsonl")
 
   const author = { name: "ralph-mem e2e" }
-  writeJson(join(dir, ".claude-plugin", "plugin.json"), { name, version: "0.0.1", description: "Records hook calls for e2e tests", author })
+  writeJson(join(dir, ".claude-plugin", "plugin.json"), {
+    name,
+    version: "0.0.1",
+    description: "Records hook calls for e2e tests",
+    author
+  })
   writeJson(join(dir, ".claude-plugin", "marketplace.json"), {
     name: marketplace,
     owner: author,
@@ -80,7 +92,11 @@ export const createRecordingPlugin = (root: string, options: RecordingPluginOpti
   const events = options.events ?? RECORDED_EVENTS
   writeJson(join(dir, "hooks", "hooks.json"), {
     hooks: Object.fromEntries(
-      events.map((event) => [event, [{ hooks: [{ type: "command", command: `node "\${CLAUDE_PLUGIN_ROOT}/hooks/record.mjs" ${event}` }] }]])
+      events.map((
+        event
+      ) => [event, [{
+        hooks: [{ type: "command", command: `node "\${CLAUDE_PLUGIN_ROOT}/hooks/record.mjs" ${event}` }]
+      }]])
     )
   })
   // Absolute paths: an installed copy of the plugin (in the plugin cache) still writes to the same logs.
@@ -111,9 +127,9 @@ const writeJson = (path: string, value: unknown): void => writeFileSync(path, `$
 const readJsonLines = <A>(path: string): Array<A> =>
   existsSync(path)
     ? readFileSync(path, "utf8")
-        .split("\n")
-        .filter((line) => line.trim() !== "")
-        .map((line) => JSON.parse(line) as A)
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as A)
     : []
 
 /** Plain JS so it runs on any Node; logs go to files, never stdout (stdout is hook output). */

@@ -11,6 +11,7 @@ import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { removeWhenSettled } from "../support/remove.ts"
 import {
   createSandbox,
   describeRun,
@@ -20,19 +21,18 @@ import {
   type Sandbox
 } from "./claude.ts"
 import { bodyContains, startMockAnthropic } from "./mock-anthropic.ts"
-import { removeWhenSettled } from "../support/remove.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/slash-commands skipped: ${MISSING_CLAUDE_MESSAGE}`)
-const suiteName =
-  claudeBin === undefined ? `slash-command text (skipped: ${MISSING_CLAUDE_MESSAGE})` : "slash-command text"
+const suiteName = claudeBin === undefined
+  ? `slash-command text (skipped: ${MISSING_CLAUDE_MESSAGE})`
+  : "slash-command text"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
 
 /** Everything a shell would trip on; no quote opens an argument, so the text stays one piece of text. */
-const NASTY =
-  "Don't use yarn here (pnpm only): $HOME `id` $(whoami) ```js``` 5'10\" a\\b; echo PWNED > pwned\n" +
+const NASTY = "Don't use yarn here (pnpm only): $HOME `id` $(whoami) ```js``` 5'10\" a\\b; echo PWNED > pwned\n" +
   "RALPH_MEM_ARGUMENTS\nsecond line && exit 1 | cat"
 
 const cleanups: Array<() => void | Promise<void>> = []

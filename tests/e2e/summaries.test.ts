@@ -9,12 +9,21 @@ import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { createSandbox, describeRun, findClaudeBinary, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
-import { startMockAnthropic } from "./mock-anthropic.ts"
 import { removeWhenSettled } from "../support/remove.ts"
+import {
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude,
+  type Sandbox
+} from "./claude.ts"
+import { startMockAnthropic } from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
-const suiteName = claudeBin === undefined ? `summaries end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "summaries end to end"
+const suiteName = claudeBin === undefined
+  ? `summaries end to end (skipped: ${MISSING_CLAUDE_MESSAGE})`
+  : "summaries end to end"
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const SCENARIO_TIMEOUT_MS = 600_000
 
@@ -26,7 +35,15 @@ afterAll(async () => {
 const session = async (project: string, sandbox: Sandbox, prompt: string, reply: string) => {
   const mock = await startMockAnthropic({ script: [reply] })
   cleanups.push(() => mock.close())
-  const run = await runClaude({ prompt, cwd: project, mock, maxTurns: 5, timeoutMs: 120_000, pluginDir: REPO_ROOT, sandbox })
+  const run = await runClaude({
+    prompt,
+    cwd: project,
+    mock,
+    maxTurns: 5,
+    timeoutMs: 120_000,
+    pluginDir: REPO_ROOT,
+    sandbox
+  })
   expect(run.code, describeRun(run)).toBe(0)
   if (run.sessionId === undefined) throw new Error(`no session id: ${describeRun(run)}`)
   return run.sessionId
@@ -37,7 +54,9 @@ const sessionRow = async (project: string, sessionId: string) => {
   for (let attempt = 0; attempt < 600; attempt++) {
     const db = newSqliteDatabase(join(project, ".ralph-mem", "memory.db"), { readonly: true })
     try {
-      const row = db.prepare(`SELECT summary, memory_only AS memoryOnly, ended_at AS endedAt FROM sessions WHERE session_id = ?`)
+      const row = db.prepare(
+        `SELECT summary, memory_only AS memoryOnly, ended_at AS endedAt FROM sessions WHERE session_id = ?`
+      )
         .get(sessionId) as { summary: string | null; memoryOnly: number; endedAt: number | null } | undefined
       if (row?.endedAt !== undefined && row.endedAt !== null) return row
     } finally {
@@ -64,7 +83,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
   }, SCENARIO_TIMEOUT_MS)
 
   it("marks a session that only ran a memory command, without taking the command for what was asked", async () => {
-    expect(await sessionRow(project, memoryOnly)).toMatchObject({ summary: "Only ran ralph-mem's memory commands.", memoryOnly: 1 })
+    expect(await sessionRow(project, memoryOnly)).toMatchObject({
+      summary: "Only ran ralph-mem's memory commands.",
+      memoryOnly: 1
+    })
   })
 
   it("summarises a session of work with what was asked and how it ended", async () => {

@@ -10,13 +10,24 @@ import { mkdtempSync, realpathSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ClaudeRun, createSandbox, describeRun, findClaudeBinary, hookResponses, MISSING_CLAUDE_MESSAGE, runClaude, type Sandbox } from "./claude.ts"
-import { bodyContains, type MockAnthropic, type Reply, startMockAnthropic } from "./mock-anthropic.ts"
 import { removeWhenSettled } from "../support/remove.ts"
+import {
+  type ClaudeRun,
+  createSandbox,
+  describeRun,
+  findClaudeBinary,
+  hookResponses,
+  MISSING_CLAUDE_MESSAGE,
+  runClaude,
+  type Sandbox
+} from "./claude.ts"
+import { bodyContains, type MockAnthropic, type Reply, startMockAnthropic } from "./mock-anthropic.ts"
 
 const claudeBin = findClaudeBinary()
 if (claudeBin === undefined) console.warn(`tests/e2e/working skipped: ${MISSING_CLAUDE_MESSAGE}`)
-const suiteName = claudeBin === undefined ? `working memory end to end (skipped: ${MISSING_CLAUDE_MESSAGE})` : "working memory end to end"
+const suiteName = claudeBin === undefined
+  ? `working memory end to end (skipped: ${MISSING_CLAUDE_MESSAGE})`
+  : "working memory end to end"
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..")
 const CLI = join(REPO_ROOT, "dist", "ralph-mem.mjs")
@@ -32,7 +43,9 @@ afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-const session = async (options: { project: string; sandbox: Sandbox; prompt: string; replies: ReadonlyArray<Reply>; resume?: string }) => {
+const session = async (
+  options: { project: string; sandbox: Sandbox; prompt: string; replies: ReadonlyArray<Reply>; resume?: string }
+) => {
   const mock: MockAnthropic = await startMockAnthropic({ script: options.replies })
   cleanups.push(() => mock.close())
   const run: ClaudeRun = await runClaude({
@@ -82,15 +95,33 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     execFileSync("git", ["init", "-q", project])
     sandbox = createSandbox()
     cleanups.push(() => sandbox.cleanup())
-    first = await session({ project, sandbox, prompt: `/ralph-mem:belief set stack ${BELIEF}`, replies: [recordTask, "Recorded the belief and the task."] })
+    first = await session({
+      project,
+      sandbox,
+      prompt: `/ralph-mem:belief set stack ${BELIEF}`,
+      replies: [recordTask, "Recorded the belief and the task."]
+    })
     const sessionId = first.run.sessionId
     if (sessionId === undefined) throw new Error(`no session id: ${describeRun(first.run)}`)
-    resumed = await session({ project, sandbox, prompt: "Where was I?", replies: ["You were patching refreshSession()."], resume: sessionId })
+    resumed = await session({
+      project,
+      sandbox,
+      prompt: "Where was I?",
+      replies: ["You were patching refreshSession()."],
+      resume: sessionId
+    })
     fresh = await session({ project, sandbox, prompt: "What is this project's stack?", replies: ["TypeScript."] })
   }, SCENARIO_TIMEOUT_MS)
 
   it("records the belief through the slash command and the task through the model's Bash call", () => {
-    const cli = (...args: Array<string>) => JSON.parse(execFileSync(process.execPath, [CLI, ...args, "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, RALPH_MEM_DB: "" } }))
+    const cli = (...args: Array<string>) =>
+      JSON.parse(
+        execFileSync(process.execPath, [CLI, ...args, "--json"], {
+          cwd: project,
+          encoding: "utf8",
+          env: { ...process.env, RALPH_MEM_DB: "" }
+        })
+      )
     expect(cli("belief", "list")).toEqual([expect.objectContaining({ key: "stack", value: BELIEF })])
     expect(cli("task", "show")).toMatchObject({
       taskId: "fix-the-login-timeout",
@@ -106,7 +137,12 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
     expect(resumed.run.sessionId).toBe(first.run.sessionId)
     const [request] = resumed.mock.mainRequests()
     expect(bodyContains(request?.body, "## Where the last session stopped")).toBe(true)
-    expect(bodyContains(request?.body, "- task `fix-the-login-timeout`: Fix the login timeout; step 2 of 3, in progress: Patch refreshSession()")).toBe(true)
+    expect(
+      bodyContains(
+        request?.body,
+        "- task `fix-the-login-timeout`: Fix the login timeout; step 2 of 3, in progress: Patch refreshSession()"
+      )
+    ).toBe(true)
     expect(bodyContains(request?.body, HANDOFF)).toBe(true)
     expect(bodyContains(request?.body, `- stack: ${BELIEF}`)).toBe(true)
   })

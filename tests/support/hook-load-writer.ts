@@ -34,4 +34,6 @@ for (let i = 0; i < Number(count); i++) {
   if (output !== undefined) outputs++
 }
 const ms = performance.now() - started
-process.stdout.write(`${JSON.stringify({ writer, count: Number(count), ms, outputs, startedAt, finishedAt: Date.now() })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ writer, count: Number(count), ms, outputs, startedAt, finishedAt: Date.now() })}\n`
+)

@@ -77,8 +77,9 @@ export const startMcp = async (options: {
       ...(args === undefined ? {} : { arguments: args }),
       ...(meta === undefined ? {} : { _meta: meta })
     })
-    if (response.result === undefined)
+    if (response.result === undefined) {
       throw new Error(`tools/call ${name} answered with a protocol error: ${JSON.stringify(response.error)}`)
+    }
     return {
       text: (response.result.content ?? []).map((c) => c.text ?? "").join("\n"),
       isError: response.result.isError === true

@@ -47,7 +47,20 @@ const describeTarget = (value) => {
   if (typeof value === "object") {
     if (typeof value.url === "string") return value.url // a Request
     const picked = {}
-    for (const key of ["protocol", "hostname", "host", "port", "path", "href", "origin", "authority", "localAddress", "type"]) {
+    for (
+      const key of [
+        "protocol",
+        "hostname",
+        "host",
+        "port",
+        "path",
+        "href",
+        "origin",
+        "authority",
+        "localAddress",
+        "type"
+      ]
+    ) {
       const field = value[key]
       if (typeof field === "string" || typeof field === "number") picked[key] = field
     }
@@ -73,7 +86,7 @@ const trip = (api, target) => {
 const replace = (owner, name, api, describe) => {
   if (!owner || typeof owner[name] !== "function") return
   const original = owner[name]
-  const wrapped = function (...args) {
+  const wrapped = function(...args) {
     const target = describe(args)
     if (target === IPC) return original.apply(this, args)
     throw trip(api, target)
@@ -85,7 +98,7 @@ const replace = (owner, name, api, describe) => {
 const replaceAsync = (owner, name, api) => {
   if (!owner || typeof owner[name] !== "function") return
   const original = owner[name]
-  const wrapped = function (...args) {
+  const wrapped = function(...args) {
     return Promise.reject(trip(api, args[0]))
   }
   Object.defineProperty(wrapped, "name", { value: original.name })
@@ -134,7 +147,8 @@ const install = () => {
   }
 
   // DNS: the callback API, the promise API, and their Resolver classes.
-  const isDnsQuery = (name) => name === "lookup" || name === "lookupService" || name === "reverse" || name.startsWith("resolve")
+  const isDnsQuery = (name) =>
+    name === "lookup" || name === "lookupService" || name === "reverse" || name.startsWith("resolve")
   for (const name of Object.keys(dns)) if (isDnsQuery(name)) replace(dns, name, `dns.${name}`, first)
   if (dns.Resolver) {
     for (const name of Object.getOwnPropertyNames(dns.Resolver.prototype)) {
@@ -153,7 +167,9 @@ const install = () => {
   try {
     const dnsPromises = require("node:dns/promises")
     if (dnsPromises !== promises) {
-      for (const name of Object.keys(dnsPromises)) if (isDnsQuery(name)) replaceAsync(dnsPromises, name, `dns/promises.${name}`)
+      for (const name of Object.keys(dnsPromises)) {
+        if (isDnsQuery(name)) replaceAsync(dnsPromises, name, `dns/promises.${name}`)
+      }
     }
   } catch {
     // Older Node without dns/promises: nothing to patch.
@@ -176,7 +192,7 @@ const install = () => {
   for (const name of ["WebSocket", "EventSource"]) {
     if (typeof globalThis[name] !== "function") continue
     const api = name
-    const Blocked = function (url) {
+    const Blocked = function(url) {
       throw trip(api, url)
     }
     Object.defineProperty(Blocked, "name", { value: name })

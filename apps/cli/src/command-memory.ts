@@ -10,9 +10,9 @@ import {
 } from "@ralph-mem/events"
 import { checkTrackedMemory, foldSpill, trackedRefusal } from "@ralph-mem/hooks"
 import { acquireMemory, detectLostEvents, finishPendingErasure, type MemoryStore } from "@ralph-mem/projections"
+import { CliError } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError } from "effect/cli"
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -101,8 +101,11 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
   )
   return note.pipe(
     Effect.andThen(Effect.scoped(
-      Effect.flatMap(aside, (folder) =>
-        Effect.flatMap(acquireMemory({ path: join(folder, "memory.db") }), (memory) => use({ ...memory, path })))
+      Effect.flatMap(
+        aside,
+        (folder) =>
+          Effect.flatMap(acquireMemory({ path: join(folder, "memory.db") }), (memory) => use({ ...memory, path }))
+      )
     )),
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )

@@ -1,11 +1,14 @@
 /** Flags shared by many commands, and the parsing of their values. */
 import { DURATION_EXAMPLES, parseDuration as parseDurationText } from "@ralph-mem/settings"
+import { CliError, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError, Flag } from "effect/cli"
 import { pointInTime } from "./time.ts"
 
-export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print machine-readable JSON"), Flag.withDefault(false))
+export const json = Flag.Boolean("json").pipe(
+  Flag.withDescription("Print machine-readable JSON"),
+  Flag.withDefault(false)
+)
 
 export const db = Flag.String("db").pipe(
   Flag.withDescription("The database file (default: $RALPH_MEM_DB, else <git root>/.ralph-mem/memory.db)"),
@@ -35,7 +38,11 @@ export const parseDuration = (flag: string, value: string): Effect.Effect<number
 }
 
 /** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
-export const parseTime = (flag: string, value: Option.Option<string>, now = Date.now()): Effect.Effect<number | undefined, CliError.UserError> => {
+export const parseTime = (
+  flag: string,
+  value: Option.Option<string>,
+  now = Date.now()
+): Effect.Effect<number | undefined, CliError.UserError> => {
   if (Option.isNone(value)) return Effect.succeed(undefined)
   const ms = pointInTime(value.value, now)
   return ms === undefined

@@ -21,10 +21,13 @@ setInterval(() => {
 }, workerData.everyMs)
 `
 
-const sizeOf = (files: ReadonlyArray<string>) => files.reduce((sum, f) => sum + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
+const sizeOf = (files: ReadonlyArray<string>) =>
+  files.reduce((sum, f) => sum + (statSync(f, { throwIfNoEntry: false })?.size ?? 0), 0)
 
 /** Starts watching `files` grow; `stop` prints the last state, when the work was long enough to show any. */
-export const startGrowthProgress = (options: { readonly label: string; readonly files: ReadonlyArray<string>; readonly expectedBytes: number }) => {
+export const startGrowthProgress = (
+  options: { readonly label: string; readonly files: ReadonlyArray<string>; readonly expectedBytes: number }
+) => {
   const tty = process.stderr.isTTY === true
   const every = tty ? 200 : lineInterval()
   const started = Date.now()
@@ -34,7 +37,17 @@ export const startGrowthProgress = (options: { readonly label: string; readonly 
   const ended = new SharedArrayBuffer(4)
   const worker = new Worker(WATCHER, {
     eval: true,
-    workerData: { files: options.files, initial, expectedMb, label: options.label, tty, started, everyMs: every, render: renderProgress.toString(), ended }
+    workerData: {
+      files: options.files,
+      initial,
+      expectedMb,
+      label: options.label,
+      tty,
+      started,
+      everyMs: every,
+      render: renderProgress.toString(),
+      ended
+    }
   })
   worker.unref()
   return {
@@ -42,7 +55,11 @@ export const startGrowthProgress = (options: { readonly label: string; readonly 
       Atomics.store(new Int32Array(ended), 0, 1)
       void worker.terminate()
       const elapsed = Date.now() - started
-      if (elapsed >= every) process.stderr.write(renderProgress(options.label, "MB", expectedMb, expectedMb, elapsed, tty) + (tty ? "\n" : ""))
+      if (elapsed >= every) {
+        process.stderr.write(
+          renderProgress(options.label, "MB", expectedMb, expectedMb, elapsed, tty) + (tty ? "\n" : "")
+        )
+      }
     }
   }
 }

@@ -230,9 +230,13 @@ const loadProgram = (fs: Fs, programPath: string, hook: string | undefined) => {
       // The caches of earlier versions of the bundle are dead weight, once a day has passed without
       // them being written (sooner, two versions in use at once would keep replacing each other's).
       for (const name of fs.readdirSync(folder!)) {
-        if (!name.startsWith("hook-") || name.startsWith(prefix) || !name.endsWith(cacheName.slice(prefix.length))) continue
+        if (!name.startsWith("hook-") || name.startsWith(prefix) || !name.endsWith(cacheName.slice(prefix.length))) {
+          continue
+        }
         const other = path.join(folder!, name)
-        if ((fs.statSync(other, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 24 * 60 * 60 * 1000) fs.rmSync(other, { force: true })
+        if ((fs.statSync(other, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 24 * 60 * 60 * 1000) {
+          fs.rmSync(other, { force: true })
+        }
       }
     } catch {
       // A cache that cannot be written only makes the next hook slower.
@@ -289,7 +293,7 @@ const logOldNode = async (hook: string, reason: string, sessionId: string | unde
     const explicit = process.env["RALPH_MEM_DB"] ?? ""
     const start = path.resolve(process.env["CLAUDE_PROJECT_DIR"] || process.cwd())
     let root = start
-    for (let dir = start; ; dir = path.dirname(dir)) {
+    for (let dir = start;; dir = path.dirname(dir)) {
       if (fs.existsSync(path.join(dir, ".git"))) {
         root = dir
         break
@@ -344,7 +348,9 @@ if (nodeIsRecent) {
     }
   } catch (error) {
     // The program could not even load (the program itself logs its failures): fail open all the same.
-    process.stderr.write(`ralph-mem: the hook could not run: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(
+      `ralph-mem: the hook could not run: ${error instanceof Error ? error.message : String(error)}\n`
+    )
   }
 } else {
   await onOldNode(process.argv[2])

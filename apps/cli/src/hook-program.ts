@@ -30,25 +30,25 @@ const writeStdout = (text: string): void => {
   }
 }
 
-export const hookMain = (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain =>
-async (hook, readStdin) => {
-  // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
-  if (!isHookName(hook)) return false
-  useBundledNativeBinding(import.meta.url)
-  let stdin: string | undefined
-  try {
-    stdin = readStdin()
-  } catch {
-    stdin = undefined
+export const hookMain =
+  (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain => async (hook, readStdin) => {
+    // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
+    if (!isHookName(hook)) return false
+    useBundledNativeBinding(import.meta.url)
+    let stdin: string | undefined
+    try {
+      stdin = readStdin()
+    } catch {
+      stdin = undefined
+    }
+    let recorded = false
+    const afterRecorded: HookExtensions["afterRecorded"] = (name, context) => {
+      recorded = true
+      extensions.afterRecorded?.(name, context)
+    }
+    const environment = { env: process.env, cwd: process.cwd(), exitsAfter: true }
+    const run = runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded })
+    const output = await Effect.runPromise(run)
+    if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
+    return recorded
   }
-  let recorded = false
-  const afterRecorded: HookExtensions["afterRecorded"] = (name, context) => {
-    recorded = true
-    extensions.afterRecorded?.(name, context)
-  }
-  const environment = { env: process.env, cwd: process.cwd(), exitsAfter: true }
-  const run = runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded })
-  const output = await Effect.runPromise(run)
-  if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
-  return recorded
-}

@@ -19,34 +19,62 @@ export const decisionMarkdown = (decision: Decision, level: number): string =>
     heading(level, decision.decision),
     "",
     `- why: ${decision.rationale}`,
-    ...decision.alternatives.map((a) => `- rejected: ${a.option}${a.rejectedBecause === undefined ? "" : ` (${a.rejectedBecause})`}`),
-    `- impact ${decision.impact}${decision.taskId === null ? "" : `, task \`${decision.taskId}\``}, ${formatTime(decision.createdAt)}, id \`${decision.id}\``
+    ...decision.alternatives.map((a) =>
+      `- rejected: ${a.option}${a.rejectedBecause === undefined ? "" : ` (${a.rejectedBecause})`}`
+    ),
+    `- impact ${decision.impact}${decision.taskId === null ? "" : `, task \`${decision.taskId}\``}, ${
+      formatTime(decision.createdAt)
+    }, id \`${decision.id}\``
   ].join("\n")
 
 export const decisionsMarkdown = (decisions: ReadonlyArray<Decision>): string =>
-  [heading(1, "Decisions"), ...(decisions.length === 0 ? ["None recorded."] : decisions.map((d) => decisionMarkdown(d, 2)))].join("\n\n") + "\n"
+  [
+    heading(1, "Decisions"),
+    ...(decisions.length === 0 ? ["None recorded."] : decisions.map((d) => decisionMarkdown(d, 2)))
+  ].join("\n\n") + "\n"
 
 export const beliefsMarkdown = (beliefs: ReadonlyArray<Belief>): string =>
-  [heading(1, "Project beliefs"), beliefs.length === 0 ? "None recorded." : beliefs.map((b) => `- **${b.key}**: ${b.value}`).join("\n")].join("\n\n") + "\n"
+  [
+    heading(1, "Project beliefs"),
+    beliefs.length === 0 ? "None recorded." : beliefs.map((b) => `- **${b.key}**: ${b.value}`).join("\n")
+  ].join("\n\n") + "\n"
 
 const stepLine = (step: TaskStep) =>
-  `- [${step.status === "done" ? "x" : " "}] ${step.step}. ${step.text}${step.status === "in_progress" ? " (in progress)" : ""}`
+  `- [${step.status === "done" ? "x" : " "}] ${step.step}. ${step.text}${
+    step.status === "in_progress" ? " (in progress)" : ""
+  }`
 
 /** A task's working state: plan, findings, handoff note, files, and the decisions taken for it. */
 export const taskMarkdown = (task: TaskDetail, decisions: ReadonlyArray<Decision>): string => {
-  const times = [`started ${formatTime(task.startedAt)}`, `updated ${formatTime(task.updatedAt)}`, ...(task.completedAt === null ? [] : [`done ${formatTime(task.completedAt)}`])]
-  const section = (title: string, body: ReadonlyArray<string>, empty: string) => [heading(2, title), body.length === 0 ? empty : body.join("\n")]
+  const times = [
+    `started ${formatTime(task.startedAt)}`,
+    `updated ${formatTime(task.updatedAt)}`,
+    ...(task.completedAt === null ? [] : [`done ${formatTime(task.completedAt)}`])
+  ]
+  const section = (
+    title: string,
+    body: ReadonlyArray<string>,
+    empty: string
+  ) => [heading(2, title), body.length === 0 ? empty : body.join("\n")]
   return [
     heading(1, `Task ${task.taskId}: ${task.title}`),
     `${task.status}; ${times.join(", ")}`,
     ...section("Plan", task.steps.map(stepLine), "No plan yet."),
     ...section("Findings", task.findings.map((f) => `- ${f.finding}`), "None."),
-    ...section("Handoff note", task.handoff === null ? [] : [`${task.handoff.note}\n\n(written ${formatTime(task.handoff.at)})`], "None."),
+    ...section(
+      "Handoff note",
+      task.handoff === null ? [] : [`${task.handoff.note}\n\n(written ${formatTime(task.handoff.at)})`],
+      "None."
+    ),
     ...section("Files", [
       ...(task.files.read.length === 0 ? [] : [`- read: ${task.files.read.join(", ")}`]),
       ...(task.files.modified.length === 0 ? [] : [`- modified: ${task.files.modified.join(", ")}`])
     ], "None read or modified since the task started."),
-    ...section("Decisions", decisions.length === 0 ? [] : [decisions.map((d) => decisionMarkdown(d, 3)).join("\n\n")], "None.")
+    ...section(
+      "Decisions",
+      decisions.length === 0 ? [] : [decisions.map((d) => decisionMarkdown(d, 3)).join("\n\n")],
+      "None."
+    )
   ].join("\n\n") + "\n"
 }
 

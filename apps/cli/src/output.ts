@@ -31,8 +31,10 @@ let pathContext: PathContext | undefined
  * Text as the user (or Claude, running a command) reads it: paths relative to the project the command
  * runs in, the home folder as `~`. The log and `--json` keep full paths.
  */
-const readingContext = () =>
-  (pathContext ??= { project: findProjectRoot(process.cwd()), home: process.env["HOME"] ?? process.env["USERPROFILE"] })
+const readingContext = () => (pathContext ??= {
+  project: findProjectRoot(process.cwd()),
+  home: process.env["HOME"] ?? process.env["USERPROFILE"]
+})
 
 export const forReading = (text: string): string => relativeText(text, readingContext())
 

@@ -8,17 +8,31 @@
  * One progress line (with its bar on a terminal). Self-contained, no outside names: a watcher thread runs it
  * from its source (growth-watcher.ts), since the main thread is busy inside SQLite while it reports.
  */
-export function renderProgress(label: string, unit: string, done: number, total: number, elapsedMs: number, tty: boolean): string {
+export function renderProgress(
+  label: string,
+  unit: string,
+  done: number,
+  total: number,
+  elapsedMs: number,
+  tty: boolean
+): string {
   const duration = (ms: number) => {
     if (!Number.isFinite(ms)) return "?"
     const s = Math.max(0, Math.round(ms / 1000))
-    return s >= 3600 ? `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m` : s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`
+    return s >= 3600
+      ? `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`
+      : s >= 60
+      ? `${Math.floor(s / 60)}m ${s % 60}s`
+      : `${s}s`
   }
   const count = (n: number) => (Number.isInteger(n) ? n.toLocaleString("en-US") : n.toFixed(1))
   const share = total <= 0 ? 1 : Math.min(1, done / total)
   const rate = elapsedMs > 0 ? (done / elapsedMs) * 1000 : 0
   const left = rate > 0 ? ((total - done) / rate) * 1000 : Number.POSITIVE_INFINITY
-  const text = `${label} ${count(done)}/${count(total)} ${unit} (${Math.floor(share * 100)}%), ${count(Math.round(rate))} ${unit}/s, ` +
+  const text =
+    `${label} ${count(done)}/${count(total)} ${unit} (${Math.floor(share * 100)}%), ${
+      count(Math.round(rate))
+    } ${unit}/s, ` +
     (done >= total ? `done in ${duration(elapsedMs)}` : `${duration(left)} left`)
   if (!tty) return `${text}\n`
   const width = 24
@@ -61,7 +75,10 @@ export const progress = (options: ProgressOptions): Progress => {
   let printedAt = tty ? Number.NEGATIVE_INFINITY : started
   let printed: { done: number; total: number } | undefined
   const print = (final: boolean) => {
-    out.write(renderProgress(options.label, options.unit, last.done, last.total, now() - started, tty) + (tty && final ? "\n" : ""))
+    out.write(
+      renderProgress(options.label, options.unit, last.done, last.total, now() - started, tty) +
+        (tty && final ? "\n" : "")
+    )
     printed = last
     printedAt = now()
   }

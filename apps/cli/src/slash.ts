@@ -10,9 +10,9 @@
  * that leave the text alone: see `splitArguments`.
  */
 import { lastPrompt } from "@ralph-mem/projections"
+import { CliError } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CliError } from "effect/cli"
 import { withExistingStore } from "./command-memory.ts"
 
 /** The plugin's commands (commands/<name>.md) and the CLI command each runs. */
@@ -29,7 +29,7 @@ const SLASH_COMMANDS: Readonly<Record<string, string>> = {
   ralph: "ralph"
 }
 
-const QUOTES = new Set(["'", '"'])
+const QUOTES = new Set(["'", "\""])
 
 /**
  * Splits a slash command's text into arguments. Spaces and tabs separate them (a newline stays inside

@@ -155,7 +155,9 @@ describe("ralph-mem export --format md", () => {
 describe("memory outside a git repository", () => {
   it("read commands do not create .ralph-mem/, and say where memory would live", () => {
     const folder = tempFolder()
-    for (const args of [["status"], ["search", "anything"], ["audit"], ["timeline"], ["why", "x"], ["resume"], ["stats"]]) {
+    for (
+      const args of [["status"], ["search", "anything"], ["audit"], ["timeline"], ["why", "x"], ["resume"], ["stats"]]
+    ) {
       const result = runCli(args, { cwd: folder })
       expect(existsSync(join(folder, ".ralph-mem")), args.join(" ")).toBe(false)
       expect(result.stderr, args.join(" ")).toContain(`No memory at ${join(folder, ".ralph-mem", "memory.db")} yet`)
@@ -187,7 +189,7 @@ describe("one duration grammar", () => {
     }
     const bad = runCli(["compact", "--idle", "soon", "--db", path])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('--idle "soon" is not a duration')
+    expect(bad.stderr).toContain("--idle \"soon\" is not a duration")
   })
 
   it("--since takes the same ages", () => {

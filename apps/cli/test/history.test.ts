@@ -15,7 +15,15 @@ const seeded = () => {
     ["session:a", started("a")],
     ["session:a", prompt("a", "fix login")],
     ["session:a", observation("a", "TokenExpiredError: jwt expired", { kind: "error", inputSummary: "npm test" })],
-    ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green tests", projectPath: "/work/app", driver: "session", sessionId: "a", config }],
+    ["loop:l1", {
+      _tag: "LoopStarted",
+      loopId: "l1",
+      goal: "green tests",
+      projectPath: "/work/app",
+      driver: "session",
+      sessionId: "a",
+      config
+    }],
     ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 }],
     ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: true, filesChanged: [] }],
     ["loop:l1", { _tag: "LoopSucceeded", loopId: "l1", iteration: 1 }],
@@ -39,12 +47,23 @@ describe("ralph-mem audit", () => {
   it("filters by stream, type, time and limit, and prints full events with --json", () => {
     const path = seeded()
     const byStream = JSON.parse(runCli(["audit", "--db", path, "--stream", "loop:l1", "--reverse", "--json"]).stdout)
-    expect(byStream.map((e: { type: string }) => e.type)).toEqual(["LoopStarted", "LoopIterationStarted", "LoopIterationCompleted", "LoopSucceeded"])
-    expect(byStream[0]).toMatchObject({ position: 4, streamVersion: 1, metadata: { writer: "spec" }, payload: { goal: "green tests" } })
+    expect(byStream.map((e: { type: string }) => e.type)).toEqual([
+      "LoopStarted",
+      "LoopIterationStarted",
+      "LoopIterationCompleted",
+      "LoopSucceeded"
+    ])
+    expect(byStream[0]).toMatchObject({
+      position: 4,
+      streamVersion: 1,
+      metadata: { writer: "spec" },
+      payload: { goal: "green tests" }
+    })
     const byType = JSON.parse(runCli(["audit", "--db", path, "--type", "SessionStarted,SessionEnded", "--json"]).stdout)
     expect(byType.map((e: { position: number }) => e.position)).toEqual([9, 8, 1])
     const byTime = JSON.parse(
-      runCli(["audit", "--db", path, "--since", "2026-11-20T09:00:02Z", "--until", "2026-11-20T09:00:04Z", "--json"]).stdout
+      runCli(["audit", "--db", path, "--since", "2026-11-20T09:00:02Z", "--until", "2026-11-20T09:00:04Z", "--json"])
+        .stdout
     )
     expect(byTime.map((e: { position: number }) => e.position)).toEqual([4, 3])
     expect(JSON.parse(runCli(["audit", "--db", path, "--limit", "2", "--json"]).stdout)).toHaveLength(2)
@@ -82,8 +101,15 @@ describe("ralph-mem timeline", () => {
   it("narrows to one session, a start time and a limit; --json for scripts", () => {
     const path = seeded()
     const entries = JSON.parse(runCli(["timeline", "--db", path, "--session", "b", "--json"]).stdout)
-    expect(entries).toEqual([{ at: Date.parse("2026-11-20T09:00:08Z"), kind: "session started", sessionId: "b", detail: { source: "startup", project: "/work/app" } }])
-    const later = JSON.parse(runCli(["timeline", "--db", path, "--since", "2026-11-20T09:00:05Z", "--limit", "2", "--json"]).stdout)
+    expect(entries).toEqual([{
+      at: Date.parse("2026-11-20T09:00:08Z"),
+      kind: "session started",
+      sessionId: "b",
+      detail: { source: "startup", project: "/work/app" }
+    }])
+    const later = JSON.parse(
+      runCli(["timeline", "--db", path, "--since", "2026-11-20T09:00:05Z", "--limit", "2", "--json"]).stdout
+    )
     expect(later.map((e: { kind: string }) => e.kind)).toEqual(["loop iteration completed", "loop success"])
   })
 
@@ -97,7 +123,10 @@ describe("ralph-mem replay and verify", () => {
     const path = seeded()
     const result = runCli(["replay", "--db", path, "--json"])
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "failures", "decisions", "beliefs", "tasks"], events: 9 })
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      projections: ["sessions", "observations", "loop_runs", "failures", "decisions", "beliefs", "tasks"],
+      events: 9
+    })
     expect(runCli(["replay", "--db", path]).stdout).toMatch(
       new RegExp(
         /^Replayed 9 events into sessions, observations, loop_runs, failures, decisions, beliefs, tasks /.source
@@ -112,14 +141,20 @@ describe("ralph-mem replay and verify", () => {
     const memory = open(path)
     const bare = makeEventLog(memory.db, catalog)
     for (let s = 0; s < 260; s++) {
-      const events = [started(`s${s}`), ...Array.from({ length: 200 }, (_, i) => observation(`s${s}`, `step ${i}: RefreshTokenError`)), ended(`s${s}`)]
+      const events = [
+        started(`s${s}`),
+        ...Array.from({ length: 200 }, (_, i) => observation(`s${s}`, `step ${i}: RefreshTokenError`)),
+        ended(`s${s}`)
+      ]
       Effect.runSync(bare.append(`session:s${s}`, events, { expectedVersion: "any", writer: "spec" }))
     }
     memory.db.close()
     const result = runCli(["replay", "--db", path, "--json"])
     expect(result.stderr).toBe("")
     expect(JSON.parse(result.stdout)).toMatchObject({ events: 260 * 202, threads: 2, peakRssMb: expect.any(Number) })
-    expect(runCli(["replay", "--db", path]).stdout).toMatch(/^Replayed 52520 events into .* \(\d+ events\/s, on two threads\)\.$/m)
+    expect(runCli(["replay", "--db", path]).stdout).toMatch(
+      /^Replayed 52520 events into .* \(\d+ events\/s, on two threads\)\.$/m
+    )
     const verified = runCli(["verify", "--db", path])
     expect(verified.stdout).toMatch(/^ok    projections equal a replay$/m)
     expect(verified.code).toBe(0)
@@ -127,7 +162,8 @@ describe("ralph-mem replay and verify", () => {
 
   it("replays one projection, and names the known ones when asked for another", () => {
     const path = seeded()
-    expect(JSON.parse(runCli(["replay", "--db", path, "--projection", "loop_runs", "--json"]).stdout).projections).toEqual(["loop_runs"])
+    expect(JSON.parse(runCli(["replay", "--db", path, "--projection", "loop_runs", "--json"]).stdout).projections)
+      .toEqual(["loop_runs"])
     const unknown = runCli(["replay", "--db", path, "--projection", "sessoins"])
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/no projection named "sessoins"; known: sessions, observations, loop_runs/)
@@ -147,7 +183,9 @@ describe("ralph-mem replay and verify", () => {
     raw.close()
     const result = runCli(["verify", "--db", path])
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^FAIL  projections equal a replay\n\s+projection loop_runs, table loop_runs: row 1 differs/m)
+    expect(result.stdout).toMatch(
+      /^FAIL  projections equal a replay\n\s+projection loop_runs, table loop_runs: row 1 differs/m
+    )
     expect(result.stderr).toMatch(/verify found 1 problem/)
     const json = runCli(["verify", "--db", path, "--json"])
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, findings: [{ check: "projections equal a replay" }] })

@@ -15,8 +15,18 @@ const project = () => {
     expect(runHookProcess(event, payload(event, session, root, fields), { cwd: root }).code).toBe(0)
   hook("SessionStart", "s1", { source: "startup" })
   hook("UserPromptSubmit", "s1", { prompt: "make the checkout tests pass" })
-  hook("PostToolUseFailure", "s1", { tool_name: "Bash", tool_input: { command: "npm test -- checkout" }, tool_use_id: "t1", error: `Exit code 1\nCheckoutTimeoutError ${PLANTED} in payment_gateway.ts` })
-  hook("PostToolUse", "s1", { tool_name: "Bash", tool_input: { command: "npm test -- checkout" }, tool_use_id: "t2", tool_response: { stdout: "PASS checkout (3 tests)" } })
+  hook("PostToolUseFailure", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test -- checkout" },
+    tool_use_id: "t1",
+    error: `Exit code 1\nCheckoutTimeoutError ${PLANTED} in payment_gateway.ts`
+  })
+  hook("PostToolUse", "s1", {
+    tool_name: "Bash",
+    tool_input: { command: "npm test -- checkout" },
+    tool_use_id: "t2",
+    tool_response: { stdout: "PASS checkout (3 tests)" }
+  })
   hook("SessionEnd", "s1", { reason: "exit" })
   hook("SessionStart", "s2", { source: "startup" })
   return root
@@ -59,7 +69,11 @@ describe("ralph-mem search and show", () => {
     const layer2 = json(root, "search", "CheckoutTimeoutError", "--type", "error", "--layer", "2")
     expect(layer2.entries[0].after[0]).toMatchObject({ type: "success", content: "PASS checkout (3 tests)" })
     const layer3 = json(root, "search", "CheckoutTimeoutError", "--type", "error", "--layer", "3")
-    expect(layer3.details[0]).toMatchObject({ id: hits[0].id, errorMessage: expect.stringContaining(PLANTED), toolName: "Bash" })
+    expect(layer3.details[0]).toMatchObject({
+      id: hits[0].id,
+      errorMessage: expect.stringContaining(PLANTED),
+      toolName: "Bash"
+    })
     expect(json(root, "show", hits[0].id).details[0].content).toContain(PLANTED)
     const missing = cli(root, "show", "NOPE")
     expect(missing.code).toBe(1)
@@ -68,7 +82,9 @@ describe("ralph-mem search and show", () => {
 
   it("filters by type, since (an age or a date) and limit, and rejects bad values", () => {
     const root = project()
-    expect(json(root, "search", "checkout", "--type", "success").hits.map((h: { type: string }) => h.type)).toEqual(["success"])
+    expect(json(root, "search", "checkout", "--type", "success").hits.map((h: { type: string }) => h.type)).toEqual([
+      "success"
+    ])
     expect(json(root, "search", "checkout", "--since", "1h").hits.length).toBeGreaterThan(0)
     expect(json(root, "search", "checkout", "--since", "2999-01-01").hits).toEqual([])
     expect(json(root, "search", "checkout", "--limit", "1").hits).toHaveLength(1)
@@ -83,8 +99,12 @@ describe("ralph-mem inject", () => {
     const root = project()
     const note = json(root, "inject", "always", "use", "pnpm", "--type", "convention")
     expect(note.id).toMatch(/^\w{26}$/)
-    const start = runHookProcess("SessionStart", payload("SessionStart", "s3", root, { source: "startup" }), { cwd: root })
-    expect(JSON.parse(start.stdout).hookSpecificOutput.additionalContext).toMatch(/## Notes to remember\n- .*always use pnpm/)
+    const start = runHookProcess("SessionStart", payload("SessionStart", "s3", root, { source: "startup" }), {
+      cwd: root
+    })
+    expect(JSON.parse(start.stdout).hookSpecificOutput.additionalContext).toMatch(
+      /## Notes to remember\n- .*always use pnpm/
+    )
     expect(cli(root, "inject", "  ").stderr).toMatch(/the note is empty/)
   })
 
@@ -119,7 +139,9 @@ describe("ralph-mem forget", () => {
     expect(fileBytes(root)).not.toContain("CheckoutTimeoutError")
     expect(cli(root, "verify").code).toBe(0)
     const audit = json(root, "audit", "--type", "ObservationRecorded")
-    expect(audit.find((e: { eventId: string }) => e.eventId === hits[0].id)).toMatchObject({ payload: { redacted: true } })
+    expect(audit.find((e: { eventId: string }) => e.eventId === hits[0].id)).toMatchObject({
+      payload: { redacted: true }
+    })
   })
 
   it("forgets a whole session, or what a query finds", () => {

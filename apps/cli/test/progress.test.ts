@@ -70,7 +70,13 @@ const memoryWith = (sessions: number) => {
       content: `run ${s}.${i}: ${"output ".repeat(20)}`,
       files: [`src/file${i}.ts`]
     }))
-    Effect.runSync(memory.log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "test", occurredAt: Date.now() - 3_600_000 }))
+    Effect.runSync(
+      memory.log.append(`session:s${s}`, events, {
+        expectedVersion: "any",
+        writer: "test",
+        occurredAt: Date.now() - 3_600_000
+      })
+    )
   }
   memory.db.close()
   return path
@@ -85,7 +91,9 @@ describe("long work shows its progress", () => {
     expect(result.code, result.stderr).toBe(0)
     const lines = result.stderr.trim().split("\n")
     expect(lines.length).toBeGreaterThanOrEqual(2)
-    for (const line of lines) expect(line).toMatch(/^replaying [\d,]+\/10,000 events \(\d+%\), [\d,]+ events\/s, (\S+ left|done in \S+)$/)
+    for (const line of lines) {
+      expect(line).toMatch(/^replaying [\d,]+\/10,000 events \(\d+%\), [\d,]+ events\/s, (\S+ left|done in \S+)$/)
+    }
     expect(lines.at(-1)).toMatch(/^replaying 10,000\/10,000 events \(100%\), .* done in/)
     // Without the setting, a short replay off a terminal prints nothing but its report.
     expect(runCli(["replay", "--db", path]).stderr).toBe("")
@@ -113,7 +121,12 @@ describe("long work shows its progress", () => {
     )
     old.transaction(() => {
       for (let i = 0; i < 60_000; i++) {
-        const payload = JSON.stringify({ sessionId: `s${i % 300}`, kind: "tool_use", content: `step ${i} ${"output ".repeat(10)}`, files: [] })
+        const payload = JSON.stringify({
+          sessionId: `s${i % 300}`,
+          kind: "tool_use",
+          content: `step ${i} ${"output ".repeat(10)}`,
+          files: []
+        })
         insert.run(`id${i}`, `session:s${i % 300}`, Math.floor(i / 300) + 1, payload, 1000 + i)
       }
     })()

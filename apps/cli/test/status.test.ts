@@ -14,7 +14,12 @@ describe("ralph-mem status", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout)
-    expect(report).toMatchObject({ database: join(project, ".ralph-mem", "memory.db"), events: 0, streams: 0, headPosition: 0 })
+    expect(report).toMatchObject({
+      database: join(project, ".ralph-mem", "memory.db"),
+      events: 0,
+      streams: 0,
+      headPosition: 0
+    })
     expect(existsSync(join(project, ".ralph-mem"))).toBe(false)
   })
 
@@ -57,7 +62,9 @@ describe("the ralph-mem binary", () => {
 
   const oldNode = ["/usr/bin/node", "/usr/local/bin/node"].find((candidate) => {
     if (!existsSync(candidate)) return false
-    const [major = 0, minor = 0] = execFileSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).split(".").map(Number)
+    const [major = 0, minor = 0] = execFileSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).split(
+      "."
+    ).map(Number)
     return major < 22 || (major === 22 && minor < 19)
   })
   it.skipIf(oldNode === undefined)("refuses an old Node with a clear message instead of crashing", () => {

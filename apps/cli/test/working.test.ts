@@ -36,14 +36,34 @@ const hook = (root: string, event: string, session: string, fields: Record<strin
 
 /** The database and its WAL as text. */
 const databaseText = (root: string) =>
-  ["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)).filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("")
+  ["memory.db", "memory.db-wal"].map((f) => join(root, ".ralph-mem", f)).filter(existsSync).map((f) =>
+    readFileSync(f).toString("latin1")
+  ).join("")
 
 describe("ralph-mem decide and why", () => {
   it("records a decision that why finds by any of its words, with rationale and rejected alternatives", () => {
     const root = project()
     json(root, "task", "start", "Speed up search")
-    const stored = json(root, "decide", "Use", "FTS5 with a trigram index", "--why", "substring search on identifiers", "--alternative", "LIKE scans: too slow past 10k rows", "--alternative", "Elasticsearch", "--impact", "high")
-    expect(stored).toMatchObject({ id: expect.stringMatching(/^\w{26}$/), decision: "Use FTS5 with a trigram index", impact: "high", taskId: "speed-up-search" })
+    const stored = json(
+      root,
+      "decide",
+      "Use",
+      "FTS5 with a trigram index",
+      "--why",
+      "substring search on identifiers",
+      "--alternative",
+      "LIKE scans: too slow past 10k rows",
+      "--alternative",
+      "Elasticsearch",
+      "--impact",
+      "high"
+    )
+    expect(stored).toMatchObject({
+      id: expect.stringMatching(/^\w{26}$/),
+      decision: "Use FTS5 with a trigram index",
+      impact: "high",
+      taskId: "speed-up-search"
+    })
     ok(root, "decide", "Keep bm25 defaults", "--why", "tuning showed no gain", "--task", "speed-up-search")
     ok(root, "decide", "검색은 bm25 순서로", "--why", "사용자가 이해하기 쉽다")
     const found = json(root, "why", "trigram", "index")
@@ -59,19 +79,30 @@ describe("ralph-mem decide and why", () => {
           + /- impact high, task `speed-up-search`, \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ, id `\w{26}`\n$/.source
       )
     )
-    expect(json(root, "why", "검색을").decisions.map((d: { decision: string }) => d.decision)).toEqual(["검색은 bm25 순서로"])
+    expect(json(root, "why", "검색을").decisions.map((d: { decision: string }) => d.decision)).toEqual([
+      "검색은 bm25 순서로"
+    ])
     expect(json(root, "why", "bm25", "--limit", "1").decisions).toHaveLength(1)
   })
 
   it("takes any text as a question, and says when nothing matches", () => {
     const root = project()
     ok(root, "decide", "Use SQLite", "--why", "one file")
-    for (const query of ['"SQLite', "SQLite*", "NEAR(SQLite one)", "decision:SQLite", "((", "SQLite'; DROP TABLE decisions; --"]) {
+    for (
+      const query of [
+        "\"SQLite",
+        "SQLite*",
+        "NEAR(SQLite one)",
+        "decision:SQLite",
+        "((",
+        "SQLite'; DROP TABLE decisions; --"
+      ]
+    ) {
       expect(json(root, "why", query).decisions.length, query).toBe(query === "((" ? 0 : 1)
     }
     // A leading dash reads as a flag: after `--` it is a word like any other.
     expect(JSON.parse(cli(root, ["why", "--json", "--", "-SQLite"]).stdout).decisions).toHaveLength(1)
-    expect(ok(root, "why", "postgres")).toBe('No decision matches "postgres".\n')
+    expect(ok(root, "why", "postgres")).toBe("No decision matches \"postgres\".\n")
     expect(refused(root, "why", "x", "--limit", "0")).toMatch(/--limit must be a positive whole number/)
   })
 
@@ -80,7 +111,9 @@ describe("ralph-mem decide and why", () => {
     expect(refused(root, "decide", " ", "--why", "x")).toMatch(/the decision is empty/)
     expect(refused(root, "decide", "x", "--why", " ")).toMatch(/the rationale is empty/)
     expect(refused(root, "decide", "x")).toMatch(/Missing required flag: --why/)
-    expect(refused(root, "decide", "x", "--why", "y", "--impact", "huge")).toMatch(/Invalid value for flag --impact: "huge"/)
+    expect(refused(root, "decide", "x", "--why", "y", "--impact", "huge")).toMatch(
+      /Invalid value for flag --impact: "huge"/
+    )
     expect(refused(root, "decide", "x", "--why", "y", "--task", "nope")).toMatch(/unknown task nope in this project/)
     expect(refused(root, "decide", "x", "--why", "y", "--alternative", ": z")).toMatch(/names no option/)
     expect(json(root, "audit", "--type", "DecisionRecorded")).toEqual([])
@@ -91,9 +124,14 @@ describe("ralph-mem belief", () => {
   it("sets, lists (most recent first), replaces and unsets beliefs", () => {
     const root = project()
     expect(ok(root, "belief", "set", "Stack", "TypeScript", "on", "Node", "24")).toBe("stack: TypeScript on Node 24\n")
-    expect(ok(root, "belief", "set", "stack", "TypeScript on Node 24")).toBe("stack: TypeScript on Node 24 (unchanged)\n")
+    expect(ok(root, "belief", "set", "stack", "TypeScript on Node 24")).toBe(
+      "stack: TypeScript on Node 24 (unchanged)\n"
+    )
     ok(root, "belief", "set", "focus", "the login flow")
-    expect(json(root, "belief", "list").map((b: { key: string; value: string }) => [b.key, b.value])).toEqual([["focus", "the login flow"], ["stack", "TypeScript on Node 24"]])
+    expect(json(root, "belief", "list").map((b: { key: string; value: string }) => [b.key, b.value])).toEqual([[
+      "focus",
+      "the login flow"
+    ], ["stack", "TypeScript on Node 24"]])
     expect(ok(root, "belief", "list")).toBe("focus  the login flow\nstack  TypeScript on Node 24\n")
     expect(json(root, "belief", "unset", "focus")).toMatchObject({ key: "focus", value: null, changed: true })
     expect(json(root, "belief", "list").map((b: { key: string }) => b.key)).toEqual(["stack"])
@@ -104,7 +142,9 @@ describe("ralph-mem belief", () => {
     const root = project()
     expect(refused(root, "belief", "unset", "nope")).toMatch(/there is no belief nope/)
     expect(refused(root, "belief", "set", "../etc", "x")).toMatch(/belief key "..\/etc": use letters, digits/)
-    expect(refused(root, "belief", "set", "ghp_0123456789abcdefghijABCDEFGHIJklmnop", "x")).toMatch(/looks like a secret/)
+    expect(refused(root, "belief", "set", "ghp_0123456789abcdefghijABCDEFGHIJklmnop", "x")).toMatch(
+      /looks like a secret/
+    )
     expect(refused(root, "belief", "set", "stack", " ")).toMatch(/the value of stack is empty/)
     expect(ok(root, "belief", "list")).toMatch(/^No beliefs yet/)
   })
@@ -114,14 +154,35 @@ describe("ralph-mem task", () => {
   it("keeps a task's plan, step statuses, findings, handoff note, and the files the session read and changed", () => {
     const root = project()
     hook(root, "SessionStart", "s1", { source: "startup" })
-    hook(root, "PostToolUse", "s1", { tool_name: "Read", tool_input: { file_path: `${root}/README.md` }, tool_response: {}, tool_use_id: "before" })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Read",
+      tool_input: { file_path: `${root}/README.md` },
+      tool_response: {},
+      tool_use_id: "before"
+    })
     expect(ok(root, "task", "start", "Fix", "the", "login", "timeout")).toMatch(/^Started task fix-the-login-timeout\./)
-    expect(ok(root, "task", "plan", "Read src/auth.ts", "Patch refreshSession()", "Run the tests")).toBe("Task fix-the-login-timeout: planned steps 1 to 3.\n")
-    hook(root, "PostToolUse", "s1", { tool_name: "Read", tool_input: { file_path: `${root}/src/auth.ts` }, tool_response: {}, tool_use_id: "t1" })
-    hook(root, "PostToolUse", "s1", { tool_name: "Edit", tool_input: { file_path: `${root}/src/auth.ts`, old_string: "a", new_string: "b" }, tool_response: { filePath: `${root}/src/auth.ts` }, tool_use_id: "t2" })
+    expect(ok(root, "task", "plan", "Read src/auth.ts", "Patch refreshSession()", "Run the tests")).toBe(
+      "Task fix-the-login-timeout: planned steps 1 to 3.\n"
+    )
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Read",
+      tool_input: { file_path: `${root}/src/auth.ts` },
+      tool_response: {},
+      tool_use_id: "t1"
+    })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Edit",
+      tool_input: { file_path: `${root}/src/auth.ts`, old_string: "a", new_string: "b" },
+      tool_response: { filePath: `${root}/src/auth.ts` },
+      tool_use_id: "t2"
+    })
     ok(root, "task", "step", "1", "done")
-    expect(ok(root, "task", "step", "2", "in_progress")).toBe("Task fix-the-login-timeout: step 2 is now in progress.\n")
-    expect(ok(root, "task", "step", "2", "in_progress")).toBe("Task fix-the-login-timeout: step 2 was already in progress.\n")
+    expect(ok(root, "task", "step", "2", "in_progress")).toBe(
+      "Task fix-the-login-timeout: step 2 is now in progress.\n"
+    )
+    expect(ok(root, "task", "step", "2", "in_progress")).toBe(
+      "Task fix-the-login-timeout: step 2 was already in progress.\n"
+    )
     ok(root, "task", "finding", "refreshSession counts seconds, not milliseconds")
     ok(root, "task", "handoff", "Patch is half done; run npm test -- auth next")
     ok(root, "decide", "Store the expiry in ms", "--why", "every other clock is in ms")
@@ -138,11 +199,15 @@ describe("ralph-mem task", () => {
     })
     const text = ok(root, "task", "show", "fix-the-login-timeout")
     expect(text).toMatch(/^# Task fix-the-login-timeout: Fix the login timeout\n\nopen; started /)
-    expect(text).toContain("## Plan\n\n- [x] 1. Read src/auth.ts\n- [ ] 2. Patch refreshSession() (in progress)\n- [ ] 3. Run the tests\n")
+    expect(text).toContain(
+      "## Plan\n\n- [x] 1. Read src/auth.ts\n- [ ] 2. Patch refreshSession() (in progress)\n- [ ] 3. Run the tests\n"
+    )
     expect(text).toContain("## Files\n\n- read: src/auth.ts\n- modified: src/auth.ts\n")
     expect(text).toContain("### Store the expiry in ms")
     expect(ok(root, "task", "done")).toBe("Task fix-the-login-timeout is done.\n")
-    expect(ok(root, "task", "list")).toMatch(/^fix-the-login-timeout {2}done {2}1\/3 steps done {4}Fix the login timeout\n$/)
+    expect(ok(root, "task", "list")).toMatch(
+      /^fix-the-login-timeout {2}done {2}1\/3 steps done {4}Fix the login timeout\n$/
+    )
   })
 
   it("makes the task changed last the current one, and --task chooses another", () => {
@@ -158,7 +223,9 @@ describe("ralph-mem task", () => {
 
   it("refuses with a reason: no task, unknown task, a step the plan lacks, a done task, a bad status or id", () => {
     const root = project()
-    expect(refused(root, "task", "plan", "x")).toMatch(/there is no open task; start one with ralph-mem task start <title>/)
+    expect(refused(root, "task", "plan", "x")).toMatch(
+      /there is no open task; start one with ralph-mem task start <title>/
+    )
     expect(refused(root, "task", "show")).toMatch(/there is no task in this project/)
     ok(root, "task", "start", "Only", "--id", "only")
     expect(refused(root, "task", "start", "Again", "--id", "only")).toMatch(/task only already exists/)
@@ -184,7 +251,12 @@ describe("ralph-mem resume", () => {
     ok(root, "task", "handoff", "Reproduced with an expired token; patch refresh() next")
     hook(root, "SessionStart", "s1", { source: "startup" })
     hook(root, "UserPromptSubmit", "s1", { prompt: "fix the login" })
-    hook(root, "PostToolUseFailure", "s1", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "t1", error: "Exit code 1\nTokenExpiredError in refresh()" })
+    hook(root, "PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
+      tool_use_id: "t1",
+      error: "Exit code 1\nTokenExpiredError in refresh()"
+    })
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     const text = ok(root, "resume")
     expect(text).toMatch(
@@ -197,10 +269,14 @@ describe("ralph-mem resume", () => {
     expect(text).toMatch(/^- error .*`Bash npm test`: Exit code 1 TokenExpiredError in refresh\(\) @\d+$/m)
     expect(text).toMatch(/^- last session \(.*\): Asked: fix the login\. Errors \(1 command, 0 fixed\)/m)
     const brief = json(root, "resume")
-    expect(brief).toMatchObject({ task: { taskId: "fix-the-login", currentStep: { step: 2 } }, lastSession: { sessionId: "s1", errors: [{ toolName: "Bash" }] } })
+    expect(brief).toMatchObject({
+      task: { taskId: "fix-the-login", currentStep: { step: 2 } },
+      lastSession: { sessionId: "s1", errors: [{ toolName: "Bash" }] }
+    })
     // Asked from inside a new session, the last session is the one before it.
     hook(root, "SessionStart", "s2", { source: "startup" })
-    expect(JSON.parse(cli(root, ["resume", "--json"], { CLAUDE_CODE_SESSION_ID: "s2" }).stdout).lastSession.sessionId).toBe("s1")
+    expect(JSON.parse(cli(root, ["resume", "--json"], { CLAUDE_CODE_SESSION_ID: "s2" }).stdout).lastSession.sessionId)
+      .toBe("s1")
   })
 })
 
@@ -220,11 +296,21 @@ describe("ralph-mem export", () => {
     const root = populated()
     const folder = join(root, ".ralph-mem", "export")
     const out = ok(root, "export")
-    expect(out).toBe([
-      `Wrote 7 file(s) to ${folder}: 1 belief(s), 2 decision(s), 2 task(s), 0 session(s), 0 note(s), 0 loop(s).`,
-      ...["beliefs.md", "decisions.md", "sessions.md", "notes.md", "loops.md", "task-write-docs.md", "task-fix-the-login.md"]
-        .map((f) => `  ${join(folder, f)}`)
-    ].join("\n") + "\n")
+    expect(out).toBe(
+      [
+        `Wrote 7 file(s) to ${folder}: 1 belief(s), 2 decision(s), 2 task(s), 0 session(s), 0 note(s), 0 loop(s).`,
+        ...[
+          "beliefs.md",
+          "decisions.md",
+          "sessions.md",
+          "notes.md",
+          "loops.md",
+          "task-write-docs.md",
+          "task-fix-the-login.md"
+        ]
+          .map((f) => `  ${join(folder, f)}`)
+      ].join("\n") + "\n"
+    )
     expect(readFileSync(join(folder, "beliefs.md"), "utf8")).toBe("# Project beliefs\n\n- **stack**: TypeScript\n")
     expect(readFileSync(join(folder, "decisions.md"), "utf8")).toMatch(
       new RegExp(
@@ -232,7 +318,9 @@ describe("ralph-mem export", () => {
           + /- impact medium, task `fix-the-login`, .*\n\n## Docs in README\n/.source
       )
     )
-    expect(readFileSync(join(folder, "task-fix-the-login.md"), "utf8")).toMatch(/^# Task fix-the-login: Fix the login\n[\s\S]*- \[ \] 1\. Patch refresh\(\)[\s\S]*### Use ms everywhere/)
+    expect(readFileSync(join(folder, "task-fix-the-login.md"), "utf8")).toMatch(
+      /^# Task fix-the-login: Fix the login\n[\s\S]*- \[ \] 1\. Patch refresh\(\)[\s\S]*### Use ms everywhere/
+    )
     expect(readFileSync(join(root, ".ralph-mem", ".gitignore"), "utf8")).toBe("*\n")
   })
 
@@ -240,13 +328,24 @@ describe("ralph-mem export", () => {
     const root = populated()
     const result = json(root, "export", "--format", "json", "--task", "fix-the-login", "--out", "exported")
     const folder = join(root, "exported")
-    expect(result).toEqual({ folder, files: ["beliefs.json", "decisions.json", "task-fix-the-login.json"].map((f) => join(folder, f)) })
+    expect(result).toEqual({
+      folder,
+      files: ["beliefs.json", "decisions.json", "task-fix-the-login.json"].map((f) => join(folder, f))
+    })
     expect(readdirSync(folder).sort()).toEqual(["beliefs.json", "decisions.json", "task-fix-the-login.json"])
-    expect(JSON.parse(readFileSync(join(folder, "decisions.json"), "utf8")).map((d: { decision: string }) => d.decision)).toEqual(["Use ms everywhere"])
-    expect(JSON.parse(readFileSync(join(folder, "task-fix-the-login.json"), "utf8"))).toMatchObject({ title: "Fix the login", steps: [{ text: "Patch refresh()" }], decisions: [{ decision: "Use ms everywhere" }] })
+    expect(
+      JSON.parse(readFileSync(join(folder, "decisions.json"), "utf8")).map((d: { decision: string }) => d.decision)
+    ).toEqual(["Use ms everywhere"])
+    expect(JSON.parse(readFileSync(join(folder, "task-fix-the-login.json"), "utf8"))).toMatchObject({
+      title: "Fix the login",
+      steps: [{ text: "Patch refresh()" }],
+      decisions: [{ decision: "Use ms everywhere" }]
+    })
     expect(refused(root, "export", "--task", "nope")).toMatch(/unknown task nope/)
     expect(refused(root, "export", "--format", "pdf")).toMatch(/Invalid value for flag --format/)
-    expect(refused(root, "export", "--out", join(root, ".ralph-mem", "memory.db", "x"))).toMatch(/cannot write to .*memory\.db\/x: .*memory\.db: it is not a folder/)
+    expect(refused(root, "export", "--out", join(root, ".ralph-mem", "memory.db", "x"))).toMatch(
+      /cannot write to .*memory\.db\/x: .*memory\.db: it is not a folder/
+    )
   })
 })
 
@@ -257,7 +356,15 @@ describe("privacy and forgetting on the working-memory write paths", () => {
   it("keeps <private> text and secrets out of the database, its WAL, the exports and what the CLI prints", () => {
     const root = project()
     const planted = (text: string) => `${text} key ${SECRET} <private>pin ${PIN}</private>`
-    ok(root, "decide", planted("Deploy with the vault"), "--why", planted("the vault rotates"), "--alternative", planted("env files: leak"))
+    ok(
+      root,
+      "decide",
+      planted("Deploy with the vault"),
+      "--why",
+      planted("the vault rotates"),
+      "--alternative",
+      planted("env files: leak")
+    )
     ok(root, "belief", "set", "deploy", planted("vault at vault.internal"))
     ok(root, "task", "start", planted("Rotate the keys"))
     ok(root, "task", "plan", planted("Rotate"), "Verify")
@@ -267,9 +374,15 @@ describe("privacy and forgetting on the working-memory write paths", () => {
     expect(taskId).toBe("rotate-the-keys-key")
     ok(root, "export")
     ok(root, "export", "--format", "json")
-    const exported = readdirSync(join(root, ".ralph-mem", "export")).map((f) => readFileSync(join(root, ".ralph-mem", "export", f), "utf8")).join("\n")
-    const printed = [["why", "vault"], ["belief", "list"], ["task", "show"], ["resume"]].map((args) => ok(root, ...args) + ok(root, ...args, "--json")).join("\n")
-    for (const [where, text] of [["database", databaseText(root)], ["exports", exported], ["output", printed]] as const) {
+    const exported = readdirSync(join(root, ".ralph-mem", "export")).map((f) =>
+      readFileSync(join(root, ".ralph-mem", "export", f), "utf8")
+    ).join("\n")
+    const printed = [["why", "vault"], ["belief", "list"], ["task", "show"], ["resume"]].map((args) =>
+      ok(root, ...args) + ok(root, ...args, "--json")
+    ).join("\n")
+    for (
+      const [where, text] of [["database", databaseText(root)], ["exports", exported], ["output", printed]] as const
+    ) {
       for (const leak of [SECRET, PIN, "HERON"]) expect(text.includes(leak), `${leak} in the ${where}`).toBe(false)
     }
     expect(exported).toContain("Deploy with the vault key [secret:anthropic-key] [private]")
@@ -300,10 +413,13 @@ describe("privacy and forgetting on the working-memory write paths", () => {
 })
 
 describe("every working-memory command explains itself", () => {
-  it.each(["decide", "why", "belief", "belief set", "task", "task step", "resume", "export"])("ralph-mem %s --help", (command) => {
-    const result = cli(tempFolder(), [...command.split(" "), "--help"])
-    expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/DESCRIPTION\n\s+\S/)
-    expect(result.stdout).toContain(`ralph-mem ${command}`)
-  })
+  it.each(["decide", "why", "belief", "belief set", "task", "task step", "resume", "export"])(
+    "ralph-mem %s --help",
+    (command) => {
+      const result = cli(tempFolder(), [...command.split(" "), "--help"])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/DESCRIPTION\n\s+\S/)
+      expect(result.stdout).toContain(`ralph-mem ${command}`)
+    }
+  )
 })

@@ -27,24 +27,28 @@ const drawCharts = (root: ParentNode) => {
       continue
     }
     const width = Math.max(320, Math.min(900, element.clientWidth || 640))
-    new uPlot({
-      title: chart.title,
-      width,
-      height: 220,
-      scales: { x: { time: chart.xKind === "time" } },
-      // Iterations are whole numbers: no tick between two of them.
-      axes: [chart.xKind === "index" ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}, {}],
-      series: [
-        { label: chart.xKind === "time" ? "day" : "iteration" },
-        ...chart.series.map((s, i) => ({
-          label: s.label,
-          stroke: COLORS[i % COLORS.length]!,
-          width: 2,
-          points: { show: true },
-          ...(chart.steps === true ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {})
-        }))
-      ]
-    }, [chart.x as Array<number>, ...chart.series.map((s) => s.values as Array<number | null>)], element)
+    new uPlot(
+      {
+        title: chart.title,
+        width,
+        height: 220,
+        scales: { x: { time: chart.xKind === "time" } },
+        // Iterations are whole numbers: no tick between two of them.
+        axes: [chart.xKind === "index" ? { incrs: [1, 2, 5, 10, 20, 50, 100] } : {}, {}],
+        series: [
+          { label: chart.xKind === "time" ? "day" : "iteration" },
+          ...chart.series.map((s, i) => ({
+            label: s.label,
+            stroke: COLORS[i % COLORS.length]!,
+            width: 2,
+            points: { show: true },
+            ...(chart.steps === true ? { paths: uPlot.paths.stepped!({ align: 1 }) } : {})
+          }))
+        ]
+      },
+      [chart.x as Array<number>, ...chart.series.map((s) => s.values as Array<number | null>)],
+      element
+    )
   }
 }
 
@@ -61,8 +65,12 @@ const refresh = async () => {
     const current = document.getElementById("main")
     if (next === null || current === null) return
     // Keep what the reader opened: <details> that were open stay open.
-    const open = new Set([...current.querySelectorAll("details[open]")].map((d) => d.parentElement?.textContent?.slice(0, 80)))
-    for (const details of next.querySelectorAll("details")) if (open.has(details.parentElement?.textContent?.slice(0, 80))) details.open = true
+    const open = new Set(
+      [...current.querySelectorAll("details[open]")].map((d) => d.parentElement?.textContent?.slice(0, 80))
+    )
+    for (const details of next.querySelectorAll("details")) {
+      if (open.has(details.parentElement?.textContent?.slice(0, 80))) details.open = true
+    }
     current.replaceWith(next)
     drawCharts(next)
   } finally {

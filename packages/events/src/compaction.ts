@@ -103,7 +103,9 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
     "SELECT position, stream, payload, metadata FROM event_rows WHERE stream = ? AND block_id IS NULL AND redacted_by IS NULL"
   )
   const insertBlock = db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)")
-  const pack = db.prepare("UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = ? WHERE position = ?")
+  const pack = db.prepare(
+    "UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = ? WHERE position = ?"
+  )
 
   const totals = { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 }
   const compactStreams = db.transaction((streams: ReadonlyArray<Settled>) => {

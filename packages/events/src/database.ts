@@ -165,7 +165,8 @@ const checkNotNewer = (current: number, path: string): void => {
     throw new DatabaseUnusable({
       path,
       problem: "newer_schema",
-      reason: `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
+      reason:
+        `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
     })
   }
 }
@@ -188,7 +189,10 @@ const migrate = (db: SqliteDatabase, path: string): void => {
 }
 
 /** Opens (creating if needed) a ralph-mem database at `path`, ready for appends and reads. */
-export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
+export const openDatabase = (
+  path: string,
+  options: OpenOptions = {}
+): Effect.Effect<SqliteDatabase, DatabaseUnusable> =>
   Effect.try({
     try: () => {
       const folder: MemoryFolderInspection = path === ":memory:" ? {} : refuseUnsafeFolder(path)
@@ -221,7 +225,9 @@ export const openDatabase = (path: string, options: OpenOptions = {}): Effect.Ef
         // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
         if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")
         db.exec(
-          `PRAGMA synchronous = ${options.releasedAtExit === true ? "FULL" : "NORMAL"}; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
+          `PRAGMA synchronous = ${
+            options.releasedAtExit === true ? "FULL" : "NORMAL"
+          }; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
         )
         // Nearly every open finds the schema current: no write lock, no DDL.
         if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)

@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3"
 
-const lookup = (db: Database.Database, table: "streams" | "event_types"): ((id: number) => string) => {
+const lookup = (db: Database.Database, table: "streams" | "event_types"): (id: number) => string => {
   const read = db.prepare<[number], string>(`SELECT name FROM ${table} WHERE id = ?`).pluck()
   const known = new Map<number, string>()
   return (id) => {
@@ -19,4 +19,7 @@ const lookup = (db: Database.Database, table: "streams" | "event_types"): ((id: 
   }
 }
 
-export const nameReader = (db: Database.Database) => ({ stream: lookup(db, "streams"), type: lookup(db, "event_types") })
+export const nameReader = (db: Database.Database) => ({
+  stream: lookup(db, "streams"),
+  type: lookup(db, "event_types")
+})

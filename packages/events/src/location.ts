@@ -5,7 +5,7 @@ import { dirname, join, resolve } from "node:path"
 /** The git top level of `cwd` (nearest ancestor holding `.git`, a folder or a worktree file), else `cwd`. */
 export const findProjectRoot = (cwd: string): string => {
   const start = resolve(cwd)
-  for (let dir = start; ; dir = dirname(dir)) {
+  for (let dir = start;; dir = dirname(dir)) {
     if (existsSync(join(dir, ".git"))) return dir
     if (dirname(dir) === dir) return start
   }

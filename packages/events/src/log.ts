@@ -17,8 +17,8 @@ import {
   UndecodableEvent,
   WrongExpectedVersion
 } from "./errors.ts"
-import { REDACTED_PAYLOAD } from "./migrations.ts"
 import { monotonicUlid } from "./ids.ts"
+import { REDACTED_PAYLOAD } from "./migrations.ts"
 import { unpackBlock } from "./payload-blocks.ts"
 import { wellFormed } from "./privacy/filter.ts"
 import { VERSION } from "./version.ts"
@@ -206,8 +206,13 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
         `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
       ),
-    packedIn: () => db.prepare<[string], number | null>("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL").pluck(),
-    redact: () => db.prepare(`UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`)
+    packedIn: () =>
+      db.prepare<[string], number | null>("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL")
+        .pluck(),
+    redact: () =>
+      db.prepare(
+        `UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`
+      )
   })
 
   /** The original batch for a reused key, or a conflict when the key was used for something else. */
@@ -300,7 +305,10 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
             payload: JSON.parse(entry.payload),
             // Projected as a replay will see it: decoded from what was stored, not the caller's object
             // (whose key order, say, may differ), so inline and replayed read models are byte-identical.
-            event: Result.getOrElse(catalog.decode(entry.type, entry.schemaVersion, JSON.parse(entry.payload)), () => clean[index]!)
+            event: Result.getOrElse(
+              catalog.decode(entry.type, entry.schemaVersion, JSON.parse(entry.payload)),
+              () => clean[index]!
+            )
           }
         })
         for (const entry of recorded) {
@@ -374,8 +382,14 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     append,
     readPage,
     streamVersion: (streamId) =>
-      Effect.try({ try: () => statements.stream.get(streamId)?.version ?? 0, catch: (e) => storageError("read stream version", e) }),
-    headPosition: Effect.try({ try: () => statements.head.get()!, catch: (e) => storageError("read head position", e) }),
+      Effect.try({
+        try: () => statements.stream.get(streamId)?.version ?? 0,
+        catch: (e) => storageError("read stream version", e)
+      }),
+    headPosition: Effect.try({
+      try: () => statements.head.get()!,
+      catch: (e) => storageError("read head position", e)
+    }),
     decode
   }
 }

@@ -14,7 +14,7 @@ export interface Migration {
 export const APPLICATION_ID = 0x524d454d
 
 /** The payload a redacted event carries. */
-export const REDACTED_PAYLOAD = '{"redacted":true}'
+export const REDACTED_PAYLOAD = "{\"redacted\":true}"
 
 export const migrations: ReadonlyArray<Migration> = [
   {

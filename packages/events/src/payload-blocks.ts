@@ -65,7 +65,9 @@ class BlockCache {
       try {
         events = decodeBlock(data)
       } catch (error) {
-        throw new DamagedBlock(`payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`)
+        throw new DamagedBlock(
+          `payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`
+        )
       }
       if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
       this.#blocks.set(id, events)
@@ -94,19 +96,26 @@ export const registerPayloadFunctions = (db: Database.Database): void => {
   caches.set(db, cache)
   const cached = (blockId: unknown, slot: unknown) =>
     cache.has(Number(blockId)) ? cache.event(Number(blockId), Number(slot), () => undefined) : undefined
-  const packed = (blockId: unknown, slot: unknown, data: unknown) => cache.event(Number(blockId), Number(slot), () => data)
+  const packed = (blockId: unknown, slot: unknown, data: unknown) =>
+    cache.event(Number(blockId), Number(slot), () => data)
   // Each part when its block is in memory, else NULL: the view then skips reading the block's bytes.
   db.function("ralph_cached_payload", (blockId: unknown, slot: unknown) => cached(blockId, slot)?.payload ?? null)
   db.function("ralph_cached_metadata", (blockId: unknown, slot: unknown) => cached(blockId, slot)?.metadata ?? null)
-  db.function("ralph_block_payload", (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).payload)
-  db.function("ralph_block_metadata", (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).metadata)
+  db.function(
+    "ralph_block_payload",
+    (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).payload
+  )
+  db.function(
+    "ralph_block_metadata",
+    (blockId: unknown, slot: unknown, data: unknown) => packed(blockId, slot, data).metadata
+  )
 }
 
 /**
  * Packed payloads read straight from their blocks, for a reader of `event_rows` itself: a replay, which
  * reads every event and does better without a function call per row.
  */
-export const blockReader = (db: Database.Database): ((blockId: number, slot: number) => PackedEvent) => {
+export const blockReader = (db: Database.Database): (blockId: number, slot: number) => PackedEvent => {
   const cache = new BlockCache()
   const data = db.prepare<[number], Buffer>("SELECT data FROM payload_blocks WHERE id = ?").pluck()
   return (blockId, slot) => cache.event(blockId, slot, () => data.get(blockId))

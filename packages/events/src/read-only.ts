@@ -14,7 +14,9 @@ export const openReadOnly = (path: string): Database.Database => {
   const db = readOnlyConnection(path)
   try {
     db.pragma("busy_timeout = 1000")
-    if (db.pragma("application_id", { simple: true }) !== APPLICATION_ID) throw new Error(`${path} is not a ralph-mem database`)
+    if (db.pragma("application_id", { simple: true }) !== APPLICATION_ID) {
+      throw new Error(`${path} is not a ralph-mem database`)
+    }
     registerPayloadFunctions(db)
     return db
   } catch (error) {

@@ -16,12 +16,14 @@ export const readEvents = <E extends { readonly _tag: string }>(
   const newestFirst = query.newestFirst === true
   const start = newestFirst ? query.beforePosition ?? Number.MAX_SAFE_INTEGER : query.afterPosition ?? 0
   const cursorField = newestFirst ? "beforePosition" : "afterPosition"
-  const all = Stream.paginate(start, (cursor: number) =>
-    Effect.map(log.readPage({ ...query, [cursorField]: cursor, pageSize }), (page) => {
-      const last = page.at(-1)
-      const more = page.length === pageSize && last !== undefined
-      return [page, more ? Option.some(last.position) : Option.none()] as const
-    })
+  const all = Stream.paginate(
+    start,
+    (cursor: number) =>
+      Effect.map(log.readPage({ ...query, [cursorField]: cursor, pageSize }), (page) => {
+        const last = page.at(-1)
+        const more = page.length === pageSize && last !== undefined
+        return [page, more ? Option.some(last.position) : Option.none()] as const
+      })
   )
   return query.limit === undefined ? all : Stream.take(all, query.limit)
 }

@@ -124,8 +124,9 @@ export const MEMORY_FOLDER_ENTRIES: ReadonlyArray<string> = [
 ]
 
 /** The files SQLite keeps beside a database (it opens them itself, following links). */
-export const databaseCompanions = (databasePath: string): ReadonlyArray<string> =>
-  [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
+export const databaseCompanions = (
+  databasePath: string
+): ReadonlyArray<string> => [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, `${databasePath}-journal`]
 
 /**
  * Where hook failures are logged: `hooks.log` beside the database. The hook loader (apps/cli/src/hook-loader.ts)
@@ -134,8 +135,9 @@ export const databaseCompanions = (databasePath: string): ReadonlyArray<string> 
 export const failureLogPath = (databasePath: string): string => join(dirname(databasePath), "hooks.log")
 
 /** ralph-mem's own files beside a database: hooks that could not record, the head mark, a pending erasure. */
-const sideFiles = (databasePath: string): ReadonlyArray<string> =>
-  [`${databasePath}.spill`, `${databasePath}.head`, `${databasePath}.erasure-pending`]
+const sideFiles = (
+  databasePath: string
+): ReadonlyArray<string> => [`${databasePath}.spill`, `${databasePath}.head`, `${databasePath}.erasure-pending`]
 
 export interface MemoryFolderInspection {
   readonly problem?: UnsafePath

@@ -6,8 +6,24 @@ import { catalog, defineEvent, makeCatalog, type RalphMemEvent } from "../src/in
 const samples: ReadonlyArray<RalphMemEvent> = [
   { _tag: "SessionStarted", sessionId: "s1", projectPath: "/p", source: "resume", model: "opus" },
   { _tag: "PromptSubmitted", sessionId: "s1", prompt: "fix the login bug" },
-  { _tag: "ContextInjected", sessionId: "s1", hookEvent: "SessionStart", reason: "recent", text: "…", tokens: 12, sources: ["01A"] },
-  { _tag: "ObservationRecorded", sessionId: "s1", kind: "error", toolName: "Bash", content: "boom", files: ["a.ts"], errorMessage: "Exit code 1" },
+  {
+    _tag: "ContextInjected",
+    sessionId: "s1",
+    hookEvent: "SessionStart",
+    reason: "recent",
+    text: "…",
+    tokens: 12,
+    sources: ["01A"]
+  },
+  {
+    _tag: "ObservationRecorded",
+    sessionId: "s1",
+    kind: "error",
+    toolName: "Bash",
+    content: "boom",
+    files: ["a.ts"],
+    errorMessage: "Exit code 1"
+  },
   { _tag: "SessionEnded", sessionId: "s1", reason: "logout" },
   {
     _tag: "LoopStarted",
@@ -28,21 +44,31 @@ const samples: ReadonlyArray<RalphMemEvent> = [
 ]
 
 describe("the ralph-mem catalog", () => {
-  it.each(samples.map((event) => [event._tag, event] as const))("round-trips %s through its stored form", (_, event) => {
-    const encoded = Result.getOrThrow(catalog.encode(event))
-    expect(encoded.type).toBe(event._tag)
-    expect(encoded.schemaVersion).toBe(1)
-    expect(JSON.parse(encoded.payload)).not.toHaveProperty("_tag")
-    const decoded = Result.getOrThrow(catalog.decode(encoded.type, encoded.schemaVersion, JSON.parse(encoded.payload)))
-    expect(decoded).toEqual(event)
-  })
+  it.each(samples.map((event) => [event._tag, event] as const))(
+    "round-trips %s through its stored form",
+    (_, event) => {
+      const encoded = Result.getOrThrow(catalog.encode(event))
+      expect(encoded.type).toBe(event._tag)
+      expect(encoded.schemaVersion).toBe(1)
+      expect(JSON.parse(encoded.payload)).not.toHaveProperty("_tag")
+      const decoded = Result.getOrThrow(
+        catalog.decode(encoded.type, encoded.schemaVersion, JSON.parse(encoded.payload))
+      )
+      expect(decoded).toEqual(event)
+    }
+  )
 
-  it.each(samples.map((event) => [event._tag, event] as const))("reads %s back from the log as decode does, without checking it again", (_, event) => {
-    const encoded = Result.getOrThrow(catalog.encode(event))
-    const stored = JSON.parse(encoded.payload)
-    const decoded = Result.getOrThrow(catalog.decodeStored(encoded.type, encoded.schemaVersion, stored))
-    expect(JSON.stringify(decoded)).toBe(JSON.stringify(Result.getOrThrow(catalog.decode(encoded.type, encoded.schemaVersion, stored))))
-  })
+  it.each(samples.map((event) => [event._tag, event] as const))(
+    "reads %s back from the log as decode does, without checking it again",
+    (_, event) => {
+      const encoded = Result.getOrThrow(catalog.encode(event))
+      const stored = JSON.parse(encoded.payload)
+      const decoded = Result.getOrThrow(catalog.decodeStored(encoded.type, encoded.schemaVersion, stored))
+      expect(JSON.stringify(decoded)).toBe(
+        JSON.stringify(Result.getOrThrow(catalog.decode(encoded.type, encoded.schemaVersion, stored)))
+      )
+    }
+  )
 
   it("reads back through decode what is not stored as is: another version, a transformed field, a non-object", () => {
     const Timed = defineEvent("Timed", { at: Schema.NumberFromString })
@@ -53,7 +79,12 @@ describe("the ralph-mem catalog", () => {
   })
 
   it("rejects an event whose fields break its schema, naming the event", () => {
-    const bad = { _tag: "SessionStarted", sessionId: "s1", projectPath: "/p", source: "reboot" } as unknown as RalphMemEvent
+    const bad = {
+      _tag: "SessionStarted",
+      sessionId: "s1",
+      projectPath: "/p",
+      source: "reboot"
+    } as unknown as RalphMemEvent
     const result = catalog.encode(bad)
     expect(Result.isFailure(result)).toBe(true)
     expect(Result.isFailure(result) && result.failure).toMatch(/^SessionStarted: .*reboot|source/s)
@@ -99,7 +130,9 @@ describe("upcasting", () => {
   const people = makeCatalog([PersonNamed])
 
   it("writes at the current version", () => {
-    const encoded = Result.getOrThrow(people.encode({ _tag: "PersonNamed", first: "Ada", last: "Lovelace", tags: ["math"] }))
+    const encoded = Result.getOrThrow(
+      people.encode({ _tag: "PersonNamed", first: "Ada", last: "Lovelace", tags: ["math"] })
+    )
     expect(encoded.schemaVersion).toBe(3)
   })
 

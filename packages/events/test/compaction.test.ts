@@ -4,7 +4,19 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { deflateRawSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
-import { catalog, compactLog, decodeBlock, encodeBlock, LATEST_SCHEMA_VERSION, makeEventLog, newSqliteDatabase, openDatabase, readEvents, REDACTED_PAYLOAD, redactedBy } from "../src/index.ts"
+import {
+  catalog,
+  compactLog,
+  decodeBlock,
+  encodeBlock,
+  LATEST_SCHEMA_VERSION,
+  makeEventLog,
+  newSqliteDatabase,
+  openDatabase,
+  readEvents,
+  REDACTED_PAYLOAD,
+  redactedBy
+} from "../src/index.ts"
 import { migrations } from "../src/migrations.ts"
 import { freshLog, observed, run, started, tempFolder } from "./helpers.ts"
 
@@ -27,7 +39,9 @@ const seed = () => {
 }
 
 const rawRows = (db: ReturnType<typeof freshLog>["db"]) =>
-  db.prepare("SELECT position, payload, metadata, block_id AS block, block_slot AS slot FROM event_rows ORDER BY position").all() as Array<{
+  db.prepare(
+    "SELECT position, payload, metadata, block_id AS block, block_slot AS slot FROM event_rows ORDER BY position"
+  ).all() as Array<{
     position: number
     payload: string | null
     metadata: string | null
@@ -37,17 +51,23 @@ const rawRows = (db: ReturnType<typeof freshLog>["db"]) =>
 
 /** What event `position` holds, as a block would pack it. */
 const packable = (db: ReturnType<typeof freshLog>["db"], position: number) =>
-  db.prepare("SELECT payload, metadata FROM event_rows WHERE position = ?").get(position) as { payload: string; metadata: string }
+  db.prepare("SELECT payload, metadata FROM event_rows WHERE position = ?").get(position) as {
+    payload: string
+    metadata: string
+  }
 
 describe("payload blocks", () => {
   it("round-trip payloads and metadata, read schema 2's payload-only blocks, refuse bytes that are no block", () => {
     const events = [
-      { payload: '{"a":1}', metadata: '{"writer":"test"}' },
-      { payload: '{"text":"한국어 \\n \\"quoted\\""}', metadata: "{}" },
-      { payload: "{}", metadata: '{"correlationId":"x"}' }
+      { payload: "{\"a\":1}", metadata: "{\"writer\":\"test\"}" },
+      { payload: "{\"text\":\"한국어 \\n \\\"quoted\\\"\"}", metadata: "{}" },
+      { payload: "{}", metadata: "{\"correlationId\":\"x\"}" }
     ]
     expect(decodeBlock(encodeBlock(events))).toEqual(events)
-    expect(decodeBlock(deflateRawSync(JSON.stringify(['{"a":1}'])))).toEqual([{ payload: '{"a":1}', metadata: null }])
+    expect(decodeBlock(deflateRawSync(JSON.stringify(["{\"a\":1}"])))).toEqual([{
+      payload: "{\"a\":1}",
+      metadata: null
+    }])
     expect(() => decodeBlock(Buffer.from("not deflate"))).toThrow()
     expect(() => decodeBlock(encodeBlock([]).subarray(0, 1))).toThrow()
     expect(() => decodeBlock(deflateRawSync(JSON.stringify([["{}"]])))).toThrow(/not a payload block/)
@@ -63,13 +83,17 @@ describe("compaction", () => {
     expect(report).toMatchObject({ streams: 1, events: 21, blocks: 1 })
     expect(report.blockBytes).toBeLessThan(report.payloadBytes / 3)
     const rows = rawRows(db)
-    expect(rows.filter((r) => r.block !== null).map((r) => r.position)).toEqual(before.filter((e) => e.streamId === "session:a").map((e) => e.position))
+    expect(rows.filter((r) => r.block !== null).map((r) => r.position)).toEqual(
+      before.filter((e) => e.streamId === "session:a").map((e) => e.position)
+    )
     expect(rows.filter((r) => r.block !== null).every((r) => r.payload === null && r.metadata === null)).toBe(true)
     expect(collect(readEvents(log))).toEqual(before)
 
     // A new connection (another process) reads them too, through the view's functions.
     const reader = run(openDatabase(path))
-    expect(reader.prepare("SELECT payload FROM events ORDER BY position").pluck().all()).toEqual(before.map((e) => JSON.stringify(e.payload)))
+    expect(reader.prepare("SELECT payload FROM events ORDER BY position").pluck().all()).toEqual(
+      before.map((e) => JSON.stringify(e.payload))
+    )
     reader.close()
 
     // Again with no idle time: the rest is packed; what is packed is not packed twice.
@@ -87,7 +111,10 @@ describe("compaction", () => {
     expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 2, events: 42, blocks: 1 })
     const rows = rawRows(db)
     expect(rows.map((r) => r.slot)).toEqual(rows.map((_, i) => i))
-    expect(db.prepare("SELECT first_position AS first, last_position AS last FROM payload_blocks").get()).toEqual({ first: 1, last: 42 })
+    expect(db.prepare("SELECT first_position AS first, last_position AS last FROM payload_blocks").get()).toEqual({
+      first: 1,
+      last: 42
+    })
     expect(collect(readEvents(log))).toEqual(before)
   })
 
@@ -96,7 +123,8 @@ describe("compaction", () => {
     const report = compactLog(db, { idleMs: 0, maxBlockBytes: 1_000 })
     expect(report.blocks).toBeGreaterThan(4)
     expect(report.events).toBe(42)
-    const blocks = db.prepare("SELECT first_position AS first, last_position AS last FROM payload_blocks ORDER BY id").all() as Array<{ first: number; last: number }>
+    const blocks = db.prepare("SELECT first_position AS first, last_position AS last FROM payload_blocks ORDER BY id")
+      .all() as Array<{ first: number; last: number }>
     for (const block of blocks) expect(block.last).toBeGreaterThanOrEqual(block.first)
     const lone = freshLog()
     run(lone.log.append("session:x", [started("x")], any))
@@ -107,20 +135,48 @@ describe("compaction", () => {
   it("refuses, even from raw SQL, a packing that changes a payload, an edited block, deleting a block in use", () => {
     const { db } = seed()
     compactLog(db, { idleMs: 0 })
-    const block = db.prepare("SELECT id, first_position AS first FROM payload_blocks ORDER BY id LIMIT 1").get() as { id: number; first: number }
-    expect(() => db.prepare("UPDATE payload_blocks SET data = ? WHERE id = ?").run(encodeBlock([{ payload: "{}", metadata: "{}" }]), block.id)).toThrow(/immutable/)
+    const block = db.prepare("SELECT id, first_position AS first FROM payload_blocks ORDER BY id LIMIT 1").get() as {
+      id: number
+      first: number
+    }
+    expect(() =>
+      db.prepare("UPDATE payload_blocks SET data = ? WHERE id = ?").run(
+        encodeBlock([{ payload: "{}", metadata: "{}" }]),
+        block.id
+      )
+    ).toThrow(/immutable/)
     expect(() => db.prepare("DELETE FROM payload_blocks WHERE id = ?").run(block.id)).toThrow(/no event is packed/)
     // Unpacking must give back exactly what the block holds.
-    expect(() => db.prepare("UPDATE event_rows SET payload = '{}', block_id = NULL, block_slot = NULL WHERE position = ?").run(block.first)).toThrow(/immutable/)
-    const { payload, metadata } = db.prepare("SELECT payload, metadata FROM events WHERE position = ?").get(block.first) as { payload: string; metadata: string }
-    expect(() => db.prepare("UPDATE event_rows SET payload = ?, metadata = '{}', block_id = NULL, block_slot = NULL WHERE position = ?").run(payload, block.first)).toThrow(/immutable/)
-    db.prepare("UPDATE event_rows SET payload = ?, metadata = ?, block_id = NULL, block_slot = NULL WHERE position = ?").run(payload, metadata, block.first)
+    expect(() =>
+      db.prepare("UPDATE event_rows SET payload = '{}', block_id = NULL, block_slot = NULL WHERE position = ?").run(
+        block.first
+      )
+    ).toThrow(/immutable/)
+    const { payload, metadata } = db.prepare("SELECT payload, metadata FROM events WHERE position = ?").get(
+      block.first
+    ) as { payload: string; metadata: string }
+    expect(() =>
+      db.prepare(
+        "UPDATE event_rows SET payload = ?, metadata = '{}', block_id = NULL, block_slot = NULL WHERE position = ?"
+      ).run(payload, block.first)
+    ).toThrow(/immutable/)
+    db.prepare("UPDATE event_rows SET payload = ?, metadata = ?, block_id = NULL, block_slot = NULL WHERE position = ?")
+      .run(payload, metadata, block.first)
     // A block whose bytes differ from the payload, or from the metadata, cannot take it.
     const fresh = seed()
-    const insertBlock = fresh.db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)")
-    const pack = fresh.db.prepare("UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = 0 WHERE position = 1")
+    const insertBlock = fresh.db.prepare(
+      "INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)"
+    )
+    const pack = fresh.db.prepare(
+      "UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = 0 WHERE position = 1"
+    )
     const original = packable(fresh.db, 1)
-    for (const forgery of [{ ...original, payload: '{"sessionId":"forged"}' }, { ...original, metadata: '{"writer":"forged"}' }]) {
+    for (
+      const forgery of [{ ...original, payload: "{\"sessionId\":\"forged\"}" }, {
+        ...original,
+        metadata: "{\"writer\":\"forged\"}"
+      }]
+    ) {
       const forged = Number(insertBlock.run(1, 1, encodeBlock([forgery])).lastInsertRowid)
       expect(() => pack.run(forged)).toThrow(/immutable/)
     }
@@ -129,7 +185,11 @@ describe("compaction", () => {
     expect(() => pack.run(honest)).toThrow(/immutable/)
     // Packing moves the metadata into the block: it cannot stay behind in the row.
     const covering = Number(insertBlock.run(1, 1, encodeBlock([original])).lastInsertRowid)
-    expect(() => fresh.db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = 0 WHERE position = 1").run(covering)).toThrow(/immutable/)
+    expect(() =>
+      fresh.db.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = 0 WHERE position = 1").run(
+        covering
+      )
+    ).toThrow(/immutable/)
     pack.run(covering)
     expect(fresh.db.prepare("SELECT payload, metadata FROM events WHERE position = 1").get()).toEqual(original)
     // An event is never appended packed.
@@ -144,8 +204,17 @@ describe("compaction", () => {
   it("a forget of a packed event unpacks its block, redacts it, and leaves its text nowhere in the file", () => {
     const { log, db, path } = seed()
     const secretSession = "c"
-    const routine = Array.from({ length: 3 }, (_, i) => observed(secretSession, `npm test -- src/payment/gateway.test.ts passed, run ${i}`))
-    run(log.append(`session:${secretSession}`, [started(secretSession), observed(secretSession, "the launch code is ZEBRA-PLUTO-4471"), ...routine], any))
+    const routine = Array.from(
+      { length: 3 },
+      (_, i) => observed(secretSession, `npm test -- src/payment/gateway.test.ts passed, run ${i}`)
+    )
+    run(
+      log.append(`session:${secretSession}`, [
+        started(secretSession),
+        observed(secretSession, "the launch code is ZEBRA-PLUTO-4471"),
+        ...routine
+      ], any)
+    )
     compactLog(db, { idleMs: 0 })
     const target = collect(readEvents(log, { streamId: "session:c" }))[1]!
     expect(JSON.stringify(target.payload)).toContain("ZEBRA-PLUTO-4471")
@@ -167,7 +236,10 @@ describe("compaction", () => {
     // The block's other events (all three sessions here) are packed again by the next compaction, with
     // the forget itself; the redacted event is not.
     expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 4, events: 42 + 4 + 1 })
-    expect(rawRows(db).find((r) => r.position === after[1]!.position)).toMatchObject({ payload: REDACTED_PAYLOAD, block: null })
+    expect(rawRows(db).find((r) => r.position === after[1]!.position)).toMatchObject({
+      payload: REDACTED_PAYLOAD,
+      block: null
+    })
   })
 })
 
@@ -182,14 +254,23 @@ describe("schema 2", () => {
       "INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at)"
         + " VALUES (?, 'session:a', ?, 'ObservationRecorded', 1, ?, '{\"writer\":\"test\",\"version\":\"0\"}', ?)"
     )
-    const payloads = Array.from({ length: 5 }, (_, i) => JSON.stringify({ sessionId: "a", kind: "tool_use", content: `step ${i}`, files: [] }))
+    const payloads = Array.from(
+      { length: 5 },
+      (_, i) => JSON.stringify({ sessionId: "a", kind: "tool_use", content: `step ${i}`, files: [] })
+    )
     payloads.forEach((payload, i) => insert.run(`id${i}`, i + 1, payload, 1000 + i))
     old.close()
 
     const db = run(openDatabase(path))
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
-    const read = () => db.prepare("SELECT position, event_id, stream_version, payload FROM events ORDER BY position").all()
-    const expected = payloads.map((payload, i) => ({ position: i + 1, event_id: `id${i}`, stream_version: i + 1, payload }))
+    const read = () =>
+      db.prepare("SELECT position, event_id, stream_version, payload FROM events ORDER BY position").all()
+    const expected = payloads.map((payload, i) => ({
+      position: i + 1,
+      event_id: `id${i}`,
+      stream_version: i + 1,
+      payload
+    }))
     expect(read()).toEqual(expected)
     expect(compactLog(db, { idleMs: 0 }).events).toBe(5)
     expect(read()).toEqual(expected)
@@ -215,21 +296,52 @@ const schema2Log = () => {
   )
   const rows = [
     ["session:a", "SessionStarted", { sessionId: "a", projectPath: "/p", source: "startup" }],
-    ["session:a", "ObservationRecorded", { sessionId: "a", kind: "tool_use", content: "the secret is MANGO-7", files: [] }],
+    ["session:a", "ObservationRecorded", {
+      sessionId: "a",
+      kind: "tool_use",
+      content: "the secret is MANGO-7",
+      files: []
+    }],
     ["session:b", "SessionStarted", { sessionId: "b", projectPath: "/p", source: "startup" }],
-    ["session:a", "ObservationRecorded", { sessionId: "a", kind: "error", content: "step 2 failed", files: ["src/a.ts"] }],
+    ["session:a", "ObservationRecorded", {
+      sessionId: "a",
+      kind: "error",
+      content: "step 2 failed",
+      files: ["src/a.ts"]
+    }],
     ["session:b", "SessionEnded", { sessionId: "b", reason: "exit" }]
   ] as const
   const versions = new Map<string, number>()
   rows.forEach(([stream, type, payload], i) => {
     const version = (versions.get(stream) ?? 0) + 1
     versions.set(stream, version)
-    insert.run(`id${i}`, stream, version, type, JSON.stringify(payload), JSON.stringify({ writer: "test", version: "0", correlationId: `c${i}` }), 1000 + i, i === 4 ? "key" : null)
+    insert.run(
+      `id${i}`,
+      stream,
+      version,
+      type,
+      JSON.stringify(payload),
+      JSON.stringify({ writer: "test", version: "0", correlationId: `c${i}` }),
+      1000 + i,
+      i === 4 ? "key" : null
+    )
   })
   const packedPositions = [1, 2, 4]
-  const payloads = packedPositions.map((position) => old.prepare("SELECT payload FROM event_rows WHERE position = ?").pluck().get(position) as string)
-  const block = Number(old.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 4, ?)").run(deflateRawSync(JSON.stringify(payloads))).lastInsertRowid)
-  packedPositions.forEach((position, slot) => old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(block, slot, position))
+  const payloads = packedPositions.map((position) =>
+    old.prepare("SELECT payload FROM event_rows WHERE position = ?").pluck().get(position) as string
+  )
+  const block = Number(
+    old.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 4, ?)").run(
+      deflateRawSync(JSON.stringify(payloads))
+    ).lastInsertRowid
+  )
+  packedPositions.forEach((position, slot) =>
+    old.prepare("UPDATE event_rows SET payload = NULL, block_id = ?, block_slot = ? WHERE position = ?").run(
+      block,
+      slot,
+      position
+    )
+  )
   const before = old.prepare(EVERYTHING).all() as Array<Record<string, unknown>>
   old.exec("CREATE VIEW event_counts AS SELECT type, count(*) AS n FROM events GROUP BY type")
   old.close()
@@ -247,7 +359,11 @@ describe("schema 3", () => {
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
     expect(db.prepare(EVERYTHING).all()).toEqual(before)
     expect(db.prepare("SELECT name FROM streams ORDER BY id").pluck().all()).toEqual(["session:a", "session:b"])
-    expect(db.prepare("SELECT name FROM event_types ORDER BY id").pluck().all()).toEqual(["SessionStarted", "ObservationRecorded", "SessionEnded"])
+    expect(db.prepare("SELECT name FROM event_types ORDER BY id").pluck().all()).toEqual([
+      "SessionStarted",
+      "ObservationRecorded",
+      "SessionEnded"
+    ])
     expect(payloadOnlyPacked(db)).toBe(3)
     // A view over events, as the read models have, is still valid.
     expect(db.prepare("SELECT n FROM event_counts WHERE type = 'ObservationRecorded'").pluck().get()).toBe(2)
@@ -255,15 +371,24 @@ describe("schema 3", () => {
     // A forget unpacks the schema-2 block (its events keep their own metadata) and redacts its target.
     const log = makeEventLog(db, catalog, { redacts: redactedBy })
     run(log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: ["id1"], selector: "id" }], any))
-    const forgotten = (rows: Array<Record<string, unknown>>) => rows.filter((row) => row["event_id"] !== "id1" && row["type"] !== "MemoryForgotten")
+    const forgotten = (rows: Array<Record<string, unknown>>) =>
+      rows.filter((row) => row["event_id"] !== "id1" && row["type"] !== "MemoryForgotten")
     const afterForget = db.prepare(EVERYTHING).all() as Array<Record<string, unknown>>
     expect(forgotten(afterForget)).toEqual(forgotten(before))
-    expect(afterForget.find((row) => row["event_id"] === "id1")).toMatchObject({ payload: REDACTED_PAYLOAD, metadata: before[1]!["metadata"] })
+    expect(afterForget.find((row) => row["event_id"] === "id1")).toMatchObject({
+      payload: REDACTED_PAYLOAD,
+      metadata: before[1]!["metadata"]
+    })
     // Packed again, now with the metadata in the block; an idempotent append still finds its batch.
     expect(compactLog(db, { idleMs: 0 })).toMatchObject({ streams: 3, events: 5, blocks: 1 })
     expect(db.prepare(EVERYTHING).all()).toEqual(afterForget)
     expect(payloadOnlyPacked(db)).toBe(0)
-    const again = run(log.append("session:b", [{ _tag: "SessionEnded", sessionId: "b", reason: "exit" }], { ...any, idempotencyKey: "key" }))
+    const again = run(
+      log.append("session:b", [{ _tag: "SessionEnded", sessionId: "b", reason: "exit" }], {
+        ...any,
+        idempotencyKey: "key"
+      })
+    )
     expect(again).toMatchObject({ written: false, events: [{ eventId: "id4", position: 5 }] })
     db.close()
   })

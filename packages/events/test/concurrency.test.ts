@@ -1,8 +1,8 @@
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 import { readEvents } from "../src/index.ts"
 import { freshLog, run, tempFolder } from "./helpers.ts"
@@ -31,7 +31,12 @@ const start = (args: ReadonlyArray<string>) => {
 describe("two OS processes on one database", () => {
   it("race to append at the same expected version: one wins, one gets the conflict, nothing is lost", async () => {
     const { log, path } = freshLog()
-    run(log.append("loop:1", [{ _tag: "LoopIterationStarted", loopId: "1", iteration: 1 }], { expectedVersion: "any", writer: "setup" }))
+    run(
+      log.append("loop:1", [{ _tag: "LoopIterationStarted", loopId: "1", iteration: 1 }], {
+        expectedVersion: "any",
+        writer: "setup"
+      })
+    )
     const go = join(tempFolder(), "go")
     const racers = [start(["race", path, "loop:1", go, "p1"]), start(["race", path, "loop:1", go, "p2"])]
     await Promise.all(racers.map((r) => r.saw("ready")))
@@ -45,7 +50,9 @@ describe("two OS processes on one database", () => {
 
   it("four writers, 150 appends each, to shared and own streams: every event once, positions gap-free", async () => {
     const { log, path } = freshLog()
-    const writers = ["w1", "w2", "w3", "w4"].map((w, i) => start(["many", path, i % 2 === 0 ? "shared" : `own:${w}`, "150", w]))
+    const writers = ["w1", "w2", "w3", "w4"].map((w, i) =>
+      start(["many", path, i % 2 === 0 ? "shared" : `own:${w}`, "150", w])
+    )
     const results = await Promise.all(writers.map((w) => w.exited))
     expect(results.map((r) => [r.code, r.err])).toEqual(Array(4).fill([0, ""]))
     const all = Effect.runSync(Stream.runCollect(readEvents(log)))

@@ -5,7 +5,15 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach } from "vitest"
 import { removeWhenSettled } from "../../../tests/support/remove.ts"
-import { catalog, makeEventLog, type MakeEventLogOptions, openDatabase, type RalphMemEvent, redactedBy, redactStrings } from "../src/index.ts"
+import {
+  catalog,
+  makeEventLog,
+  type MakeEventLogOptions,
+  openDatabase,
+  type RalphMemEvent,
+  redactedBy,
+  redactStrings
+} from "../src/index.ts"
 
 const folders: Array<string> = []
 const closers: Array<() => void> = []

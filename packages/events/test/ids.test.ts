@@ -13,7 +13,11 @@ describe("event ids", () => {
 
   it("sort in the order they were made, within one millisecond and across a clock going backwards", () => {
     const next = monotonicUlid()
-    const ids = [...Array.from({ length: 1000 }, () => next(1_800_000_000_000)), next(1_799_999_999_000), next(1_800_000_000_001)]
+    const ids = [
+      ...Array.from({ length: 1000 }, () => next(1_800_000_000_000)),
+      next(1_799_999_999_000),
+      next(1_800_000_000_001)
+    ]
     expect([...ids].sort()).toEqual(ids)
     expect(new Set(ids).size).toBe(ids.length)
   })

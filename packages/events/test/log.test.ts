@@ -5,10 +5,10 @@ import {
   IdempotencyConflict,
   InvalidEvent,
   type RalphMemEvent,
+  readEvents,
   REDACTED_PAYLOAD,
   StorageError,
   VERSION,
-  readEvents,
   WrongExpectedVersion
 } from "../src/index.ts"
 import { failure, freshLog, observed, run, started } from "./helpers.ts"
@@ -48,7 +48,12 @@ describe("appending", () => {
     const [stored] = collect(readEvents(log))
     const { event: _, ...appended } = events[0] as (typeof events)[0] & { event?: unknown }
     expect(stored).toEqual(appended)
-    expect(stored!.metadata).toEqual({ writer: "hook:SessionStart", version: VERSION, correlationId: "corr", causationId: "cause" })
+    expect(stored!.metadata).toEqual({
+      writer: "hook:SessionStart",
+      version: VERSION,
+      correlationId: "corr",
+      causationId: "cause"
+    })
     expect(stored!.occurredAt).toBe(1_700_000_000_000)
     expect(stored!.eventId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/)
     expect(stored!.payload).toEqual({ sessionId: "a", projectPath: "/work/project", source: "startup" })
@@ -62,11 +67,13 @@ describe("appending", () => {
     expect(run(log.streamVersion("s"))).toBe(3)
   })
 
-  it.each([
-    ["no_stream", "no stream (0)"],
-    [1, "1"],
-    [5, "5"]
-  ] as const)("refuses expected version %s on a stream at 2, writing nothing", (expectedVersion, described) => {
+  it.each(
+    [
+      ["no_stream", "no stream (0)"],
+      [1, "1"],
+      [5, "5"]
+    ] as const
+  )("refuses expected version %s on a stream at 2, writing nothing", (expectedVersion, described) => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a"), observed("a", "x")], any))
     const error = failure(log.append("s", [observed("a", "late")], { ...any, expectedVersion }))
@@ -77,7 +84,13 @@ describe("appending", () => {
 
   it("rejects an invalid event before writing anything of its batch", () => {
     const { log, db } = freshLog()
-    const bad = { _tag: "ObservationRecorded", sessionId: "a", kind: "guess", content: "x", files: [] } as unknown as RalphMemEvent
+    const bad = {
+      _tag: "ObservationRecorded",
+      sessionId: "a",
+      kind: "guess",
+      content: "x",
+      files: []
+    } as unknown as RalphMemEvent
     const error = failure(log.append("s", [started("a"), bad], any))
     expect(error).toBeInstanceOf(InvalidEvent)
     expect(error.message).toMatch(/ObservationRecorded/)
@@ -93,7 +106,9 @@ describe("appending", () => {
   it("returns the original events for a reused idempotency key and writes nothing", () => {
     const { log, db } = freshLog()
     const first = run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "tool-1" }))
-    const again = run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "tool-1", expectedVersion: 0 }))
+    const again = run(
+      log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "tool-1", expectedVersion: 0 })
+    )
     expect(first.written).toBe(true)
     expect(again.written).toBe(false)
     expect(again.events.map((e) => e.eventId)).toEqual(first.events.map((e) => e.eventId))
@@ -103,11 +118,13 @@ describe("appending", () => {
   it("refuses a reused idempotency key for a different batch", () => {
     const { log, db } = freshLog()
     run(log.append("s", [started("a"), observed("a", "x")], { ...any, idempotencyKey: "k" }))
-    for (const [stream, events] of [
-      ["other", [started("a"), observed("a", "x")]],
-      ["s", [started("a")]],
-      ["s", [observed("a", "x"), observed("a", "x")]]
-    ] as const) {
+    for (
+      const [stream, events] of [
+        ["other", [started("a"), observed("a", "x")]],
+        ["s", [started("a")]],
+        ["s", [observed("a", "x"), observed("a", "x")]]
+      ] as const
+    ) {
       expect(failure(log.append(stream, events, { ...any, idempotencyKey: "k" }))).toBeInstanceOf(IdempotencyConflict)
     }
     expect(count(db)).toBe(2)
@@ -171,21 +188,33 @@ describe("immutability, enforced by SQLite", () => {
       log.append("memory:forgets", [{ _tag: "MemoryForgotten", eventIds: [target.eventId], selector: "id" }], any)
     ).events[0]!
     const stored = collect(readEvents(log, { streamId: "s" }))
-    expect(stored[1]).toMatchObject({ position: target.position, eventId: target.eventId, streamVersion: 2, redactedBy: forget.eventId })
+    expect(stored[1]).toMatchObject({
+      position: target.position,
+      eventId: target.eventId,
+      streamVersion: 2,
+      redactedBy: forget.eventId
+    })
     expect(JSON.stringify(stored[1]!.payload)).toBe(REDACTED_PAYLOAD)
     expect(stored[0]!.redactedBy).toBeNull()
     expect(run(log.decode(stored[1]!)).event).toBeNull()
     // one way: a redacted event cannot be changed again, not even un-redacted
-    expect(() => db.prepare("UPDATE event_rows SET redacted_by = NULL, payload = '{}' WHERE position = 2").run()).toThrow(/immutable/)
+    expect(() => db.prepare("UPDATE event_rows SET redacted_by = NULL, payload = '{}' WHERE position = 2").run())
+      .toThrow(/immutable/)
   })
 
   it("permits a redaction only on behalf of a MemoryForgotten event, even from raw SQL", () => {
     const { log, db } = freshLog()
     const { events } = run(log.append("s", [started("a"), observed("a", "x")], any))
-    const redact = db.prepare(`UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE position = 2`)
+    const redact = db.prepare(
+      `UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE position = 2`
+    )
     expect(() => redact.run(events[0]!.eventId)).toThrow(/redaction by a MemoryForgotten/)
     expect(() => redact.run("no-such-event")).toThrow(/redaction by a MemoryForgotten/)
-    expect(() => db.prepare(`UPDATE event_rows SET payload = '{"redacted":false}', redacted_by = ? WHERE position = 2`).run(events[0]!.eventId)).toThrow(/immutable/)
+    expect(() =>
+      db.prepare(`UPDATE event_rows SET payload = '{"redacted":false}', redacted_by = ? WHERE position = 2`).run(
+        events[0]!.eventId
+      )
+    ).toThrow(/immutable/)
   })
 })
 
@@ -194,7 +223,12 @@ describe("reading", () => {
     const fixture = freshLog()
     for (let i = 0; i < 25; i++) {
       const stream = `session:${i % 3}`
-      run(fixture.log.append(stream, [i < 3 ? started(String(i)) : observed(String(i % 3), `step ${i}`)], { ...any, occurredAt: 1000 + i * 10 }))
+      run(
+        fixture.log.append(stream, [i < 3 ? started(String(i)) : observed(String(i % 3), `step ${i}`)], {
+          ...any,
+          occurredAt: 1000 + i * 10
+        })
+      )
     }
     return fixture
   }
@@ -203,7 +237,13 @@ describe("reading", () => {
     const { log } = seed()
     const all = collect(readEvents(log, { pageSize: 4 }))
     expect(all.map((e) => e.position)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
-    expect(collect(readEvents(log, { afterPosition: 20, pageSize: 2 })).map((e) => e.position)).toEqual([21, 22, 23, 24, 25])
+    expect(collect(readEvents(log, { afterPosition: 20, pageSize: 2 })).map((e) => e.position)).toEqual([
+      21,
+      22,
+      23,
+      24,
+      25
+    ])
   })
 
   it("reads one stream from a version", () => {
@@ -216,8 +256,15 @@ describe("reading", () => {
   it("reads by type and by time range, with a limit", () => {
     const { log } = seed()
     expect(collect(readEvents(log, { types: ["SessionStarted"] })).map((e) => e.position)).toEqual([1, 2, 3])
-    expect(collect(readEvents(log, { since: 1050, until: 1100 })).map((e) => e.occurredAt)).toEqual([1050, 1060, 1070, 1080, 1090])
-    expect(collect(readEvents(log, { types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position)).toEqual([4, 5, 6])
+    expect(collect(readEvents(log, { since: 1050, until: 1100 })).map((e) => e.occurredAt)).toEqual([
+      1050,
+      1060,
+      1070,
+      1080,
+      1090
+    ])
+    expect(collect(readEvents(log, { types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position))
+      .toEqual([4, 5, 6])
   })
 
   it("decodes what it reads into domain events", () => {
@@ -238,8 +285,7 @@ describe("reading", () => {
           expect(e.position).toBe(last + 1)
           last = e.position
           seen++
-        })
-      )
+        }))
     )
     expect(seen).toBe(10_000)
   })

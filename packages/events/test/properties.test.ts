@@ -32,13 +32,24 @@ describe.each([1, 2, 3, 42])("random append sequences (seed %i)", (seed) => {
       const reuse = batches.size > 0 && random() < 0.15
       const key = reuse ? pick([...batches.keys()]) : random() < 0.3 ? `k${step}` : undefined
       const original = key === undefined ? undefined : batches.get(key)
-      const contents = original?.contents ?? Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => `${step}.${i}`)
+      const contents = original?.contents ??
+        Array.from({ length: 1 + Math.floor(random() * 3) }, (_, i) => `${step}.${i}`)
       const targetStream = original?.stream ?? stream
-      const expected: ExpectedVersion = pick<ExpectedVersion>(["any", "no_stream", current, current + 1, Math.max(0, current - 1)])
+      const expected: ExpectedVersion = pick<ExpectedVersion>([
+        "any",
+        "no_stream",
+        current,
+        current + 1,
+        Math.max(0, current - 1)
+      ])
       const events: Array<RalphMemEvent> = contents.map((c) => observed(targetStream, c))
 
       const exit = Effect.runSyncExit(
-        log.append(targetStream, events, { expectedVersion: expected, writer: "prop", ...(key === undefined ? {} : { idempotencyKey: key }) })
+        log.append(targetStream, events, {
+          expectedVersion: expected,
+          writer: "prop",
+          ...(key === undefined ? {} : { idempotencyKey: key })
+        })
       )
       if (original !== undefined) {
         expect(Exit.isSuccess(exit) && exit.value.written).toBe(false)
@@ -55,7 +66,9 @@ describe.each([1, 2, 3, 42])("random append sequences (seed %i)", (seed) => {
     }
 
     const stored = Effect.runSync(Stream.runCollect(readEvents(log, { pageSize: 17 })))
-    expect(stored.map((e) => ({ stream: e.streamId, content: (e.payload as { content: string }).content }))).toEqual(model)
+    expect(stored.map((e) => ({ stream: e.streamId, content: (e.payload as { content: string }).content }))).toEqual(
+      model
+    )
     expect(stored.map((e) => e.position)).toEqual(model.map((_, i) => i + 1))
     for (const [stream, version] of versions) {
       expect(stored.filter((e) => e.streamId === stream).map((e) => e.streamVersion)).toEqual(

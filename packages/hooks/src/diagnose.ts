@@ -93,7 +93,7 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
         const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
         const tooOpen = ours && (actual & 0o077) !== 0
         // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
-        if (tooOpen && options.repair) (what === "database file" ? tightenFile(target) : ensureFolder(target))
+        if (tooOpen && options.repair) what === "database file" ? tightenFile(target) : ensureFolder(target)
         add({
           check: what,
           ok: !tooOpen,

@@ -8,6 +8,8 @@ import {
   activePlanLoop,
   activityBetween,
   commandFamily,
+  estimateTokens,
+  hitBodies,
   listBeliefs,
   type MemoryStore,
   normalizeCommand,
@@ -19,10 +21,8 @@ import {
   relativeValues,
   resumeBrief,
   sessionRecord,
-  estimateTokens,
-  hitBodies,
-  toldInSession,
   sourceEventIds,
+  toldInSession,
   unannouncedRestores
 } from "@ralph-mem/projections"
 import { searchIndex } from "@ralph-mem/projections/search"
@@ -41,9 +41,16 @@ import {
   withRefs
 } from "./inject.ts"
 import { activityIds, currentFailure, recallMatch, recallPointer, recallText, splitFailures } from "./lessons.ts"
-import { isMemoryToolCall, observeToolFailure, observeToolUse, summarizeInput, type ToolObservation, trim } from "./observe.ts"
-import { planGuard, planGuardMessage } from "./plan-guard.ts"
+import {
+  isMemoryToolCall,
+  observeToolFailure,
+  observeToolUse,
+  summarizeInput,
+  type ToolObservation,
+  trim
+} from "./observe.ts"
 import type { HookInput, HookName } from "./payload.ts"
+import { planGuard, planGuardMessage } from "./plan-guard.ts"
 import { LOCAL_SUMMARIZER, summarizeSession } from "./summarize.ts"
 
 export interface HookContext {
@@ -97,16 +104,18 @@ const inject = (
   injection === undefined
     ? { events: [], output: undefined }
     : {
-      events: [{
-        _tag: "ContextInjected",
-        sessionId,
-        projectPath,
-        hookEvent: hook,
-        reason: `${reason} (${injection.layer} layer)`,
-        text: injection.text,
-        tokens: injection.tokens,
-        sources: sourceEventIds(db, injection.sources)
-      } satisfies RalphMemEvent],
+      events: [
+        {
+          _tag: "ContextInjected",
+          sessionId,
+          projectPath,
+          hookEvent: hook,
+          reason: `${reason} (${injection.layer} layer)`,
+          text: injection.text,
+          tokens: injection.tokens,
+          sources: sourceEventIds(db, injection.sources)
+        } satisfies RalphMemEvent
+      ],
       output: { hookSpecificOutput: { hookEventName: hook, additionalContext: injection.text } }
     }
 
@@ -121,14 +130,19 @@ const withOutput = (events: ReadonlyArray<RalphMemEvent>, output: HookOutput | u
 
 /** Each item with the id that opens it: the position of the event (or session) it came from first. */
 export const withEventRefs = (db: MemoryStore["db"], items: ReadonlyArray<InjectionItem>): Array<InjectionItem> =>
-  withRefs(items, positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : []))))
+  withRefs(
+    items,
+    positionsOf(db, items.flatMap((i) => (i.ref === undefined && i.sources?.[0] !== undefined ? [i.sources[0]] : [])))
+  )
 
 /**
  * What is left to tell, each item with the id that opens it, within the budget. Sources are compared as
  * injections record them: a session's summary by its event (sourceEventIds).
  */
 const toTell = (memory: MemoryStore, items: ReadonlyArray<InjectionItem>, told: Told, budget: number) => {
-  const recorded = items.map((item) => (item.sources === undefined ? item : { ...item, sources: sourceEventIds(memory.db, item.sources) }))
+  const recorded = items.map((
+    item
+  ) => (item.sources === undefined ? item : { ...item, sources: sourceEventIds(memory.db, item.sources) }))
   return fitToBudget(withEventRefs(memory.db, untold(recorded, told)), budget)
 }
 
@@ -154,30 +168,37 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
   const items = sessionStartItems({
     project,
     ...relative({
-    restores: unannouncedRestores(memory.db),
-    // A resumed session is told first where it stopped: its task, step, handoff note and errors.
-    ...(source === "resume" ? { brief } : brief.task === null ? {} : { task: brief.task }),
-    beliefs: listBeliefs(memory.db, project),
-    notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
-    loops: openLoops(memory.db, project),
-    openErrors: open.slice(0, OPEN_ERRORS),
-    lessons: lessons.slice(0, LESSONS).map((lesson) => ({
-      ...lesson,
-      activity: activityBetween(memory.db, {
-        project,
-        after: lesson.failure.position,
-        before: lesson.resolution.position,
-        limit: 3
-      })
-    })),
-    summaries: recentWorkSessions(memory.db, project, 3),
-    successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
+      restores: unannouncedRestores(memory.db),
+      // A resumed session is told first where it stopped: its task, step, handoff note and errors.
+      ...(source === "resume" ? { brief } : brief.task === null ? {} : { task: brief.task }),
+      beliefs: listBeliefs(memory.db, project),
+      notes: recentObservations(memory.db, { project, types: ["note"], limit: 10 }),
+      loops: openLoops(memory.db, project),
+      openErrors: open.slice(0, OPEN_ERRORS),
+      lessons: lessons.slice(0, LESSONS).map((lesson) => ({
+        ...lesson,
+        activity: activityBetween(memory.db, {
+          project,
+          after: lesson.failure.position,
+          before: lesson.resolution.position,
+          limit: 3
+        })
+      })),
+      summaries: recentWorkSessions(memory.db, project, 3),
+      successes: recentObservations(memory.db, { project, types: ["success"], limit: 5 })
     }, context)
   })
   // A resumed session still holds what it was told; a new, compacted or cleared context holds nothing.
   const told = source === "resume" ? toldInSession(memory.db, input.session_id) : new Map<string, Set<string>>()
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
-  const injected = inject(memory.db, "SessionStart", input.session_id, project, `recent context of the project at ${source}`, injection)
+  const injected = inject(
+    memory.db,
+    "SessionStart",
+    input.session_id,
+    project,
+    `recent context of the project at ${source}`,
+    injection
+  )
   return withOutput([started, ...injected.events], injected.output)
 }
 
@@ -205,7 +226,14 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
   const shown = showHits(hits, bodies, HIT_READ_CHARS)
   const items = promptItems(relative(loop, context), relative(shown, context))
   const injection = toTell(memory, items, told, injectionBudgetTokens(settings))
-  const injected = inject(memory.db, "UserPromptSubmit", input.session_id, project, "memory relevant to the prompt", injection)
+  const injected = inject(
+    memory.db,
+    "UserPromptSubmit",
+    input.session_id,
+    project,
+    "memory relevant to the prompt",
+    injection
+  )
   return withOutput([submitted, ...injected.events], injected.output)
 }
 
@@ -229,7 +257,9 @@ const preToolUse: Handler<"PreToolUse"> = (input, { memory }) => {
       inputSummary: summarizeInput(input.tool_name, input.tool_input) ?? "",
       reason: refusal
     }],
-    output: { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason } },
+    output: {
+      hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason }
+    },
     ...toolKey(input.session_id, input.tool_use_id, "blocked")
   }
 }
@@ -245,7 +275,9 @@ const recallLesson = (
   { memory, project }: HookContext
 ) => {
   const nothing = inject(memory.db, hook, sessionId, project, "")
-  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) return nothing
+  if (observation.kind !== "error" || observation.toolName !== "Bash" || observation.inputSummary === undefined) {
+    return nothing
+  }
   const command = normalizeCommand(observation.inputSummary)
   const family = commandFamily(command)
   const candidates = projectFailures(memory.db, { project, family, resolvedOnly: true, limit: RECALL_CANDIDATES })
@@ -277,13 +309,22 @@ const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
 (input, context) => {
   const observation = observe(input, context.settings.memory.maxObservationChars)
   const recalled = recallLesson(hook, input.session_id, observation, context)
-  const recorded: RalphMemEvent = { _tag: "ObservationRecorded", sessionId: input.session_id, projectPath: context.project, ...observation }
-  return { ...withOutput([recorded, ...recalled.events], recalled.output), ...toolKey(input.session_id, input.tool_use_id) }
+  const recorded: RalphMemEvent = {
+    _tag: "ObservationRecorded",
+    sessionId: input.session_id,
+    projectPath: context.project,
+    ...observation
+  }
+  return {
+    ...withOutput([recorded, ...recalled.events], recalled.output),
+    ...toolKey(input.session_id, input.tool_use_id)
+  }
 }
 
 /** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
-const unlessMemoryTool = <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> =>
-(input, context) => isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
+const unlessMemoryTool =
+  <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
+    isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
 
 // Pure: a hook program that does not handle these events leaves them, and what they import, out of its bundle.
 const postToolUse = /* @__PURE__ */ unlessMemoryTool(/* @__PURE__ */ recordTool("PostToolUse", observeToolUse))

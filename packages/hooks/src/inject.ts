@@ -6,9 +6,9 @@
 import {
   type Activity,
   type Belief,
-  type FailureRecord,
-  failureHeadline,
   estimateTokens,
+  failureHeadline,
+  type FailureRecord,
   type HitBody,
   type ObservationHit,
   oneLine,
@@ -83,7 +83,9 @@ const observationLine = (hit: ObservationHit, max: number, label?: string) => {
   const what = [hit.toolName, hit.inputSummary].filter(Boolean).join(" ")
   const content = oneLine(hit.content, Number.MAX_SAFE_INTEGER)
   const body = hit.errorMessage && !content.includes(hit.errorMessage) ? `${hit.errorMessage}: ${content}` : content
-  return `- ${label === undefined ? "" : `${label} `}${day(hit.createdAt)} ${what ? `\`${oneLine(what, 80)}\`: ` : ""}${oneLine(body, max)}`
+  return `- ${label === undefined ? "" : `${label} `}${day(hit.createdAt)} ${what ? `\`${oneLine(what, 80)}\`: ` : ""}${
+    oneLine(body, max)
+  }`
 }
 
 const observationItem = (section: string, hit: ObservationHit, label?: string): InjectionItem => ({
@@ -96,9 +98,13 @@ const observationItem = (section: string, hit: ObservationHit, label?: string): 
 
 const loopItem = (loop: OpenLoop): InjectionItem => {
   const results = JSON.parse(loop.criteriaResults) as Array<{ kind: string; passed: boolean; fingerprint?: string }>
-  const failing = results.filter((r) => !r.passed).map((r) => `${r.kind}${r.fingerprint ? ` (${oneLine(r.fingerprint, 80)})` : ""}`)
+  const failing = results.filter((r) => !r.passed).map((r) =>
+    `${r.kind}${r.fingerprint ? ` (${oneLine(r.fingerprint, 80)})` : ""}`
+  )
   const progress = loop.mode === "prd" ? `; ${loop.storiesPassed} of ${loop.storiesTotal} stories pass` : ""
-  const state = `iteration ${loop.iterations} of ${loop.maxIterations}${progress}${failing.length > 0 ? `; failing: ${failing.join(", ")}` : ""}`
+  const state = `iteration ${loop.iterations} of ${loop.maxIterations}${progress}${
+    failing.length > 0 ? `; failing: ${failing.join(", ")}` : ""
+  }`
   return {
     section: loop.mode === "plan" ? "Open Ralph plan loop (a plan, not code: edits are blocked)" : "Open Ralph loop",
     full: `- goal: ${oneLine(loop.goal, 300)}\n- ${state}`,
@@ -143,7 +149,10 @@ const taskItem = (task: TaskDetail): InjectionItem => {
   const title = `- task \`${task.taskId}\`: ${oneLine(task.title, 200)}`
   return {
     section: BRIEF,
-    full: [`${title}; ${where}${step === null ? "" : oneLine(step.text, 300)}`, ...task.steps.map((s) => `  ${STEP_MARK[s.status]} ${s.step}. ${oneLine(s.text, 200)}`)].join("\n"),
+    full: [
+      `${title}; ${where}${step === null ? "" : oneLine(step.text, 300)}`,
+      ...task.steps.map((s) => `  ${STEP_MARK[s.status]} ${s.step}. ${oneLine(s.text, 200)}`)
+    ].join("\n"),
     compact: `${title}; ${where}${step === null ? "" : oneLine(step.text, 100)}`,
     sources: [task.eventId, ...new Set(task.steps.map((s) => s.eventId))]
   }
@@ -175,11 +184,22 @@ const lastSummaryItem = (sessionId: string, startedAt: number, summary: string):
  * Where the last session stopped: the task and its step, the handoff note, findings, that session's errors
  * (those fixed since, given in `resolved`, are left out: they are lessons now) and summary.
  */
-export const resumeItems = ({ task, lastSession }: ResumeBrief, resolved: ReadonlySet<string> = new Set()): Array<InjectionItem> => [
-  ...(task === null ? [] : [taskItem(task), ...(task.handoff === null ? [] : [handoffItem(task.handoff)]), ...task.findings.map(findingItem)]),
+export const resumeItems = (
+  { task, lastSession }: ResumeBrief,
+  resolved: ReadonlySet<string> = new Set()
+): Array<InjectionItem> => [
+  ...(task === null
+    ? []
+    : [
+      taskItem(task),
+      ...(task.handoff === null ? [] : [handoffItem(task.handoff)]),
+      ...task.findings.map(findingItem)
+    ]),
   ...(lastSession === null ? [] : [
     ...lastSession.errors.filter((e) => !resolved.has(e.eventId)).map((e) => observationItem(BRIEF, e, "error")),
-    ...(lastSession.summary === null ? [] : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
+    ...(lastSession.summary === null
+      ? []
+      : [lastSummaryItem(lastSession.sessionId, lastSession.startedAt, lastSession.summary)])
   ])
 ]
 

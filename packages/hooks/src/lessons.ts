@@ -72,7 +72,12 @@ export const splitFailures = (
     } else {
       const group = lessons.get(resolution.position)
       if (group === undefined) {
-        lessons.set(resolution.position, { failure, earlier: [], resolution, sources: [resolution.eventId, failure.eventId] })
+        lessons.set(resolution.position, {
+          failure,
+          earlier: [],
+          resolution,
+          sources: [resolution.eventId, failure.eventId]
+        })
       } else {
         group.earlier.push(failure)
         group.sources.push(failure.eventId)
@@ -87,7 +92,9 @@ export const splitFailures = (
 
 /** The events of what came between, for the sources of an injection that tells it. */
 export const activityIds = (activity: Activity): Array<string> =>
-  [activity.edits, activity.decisions, activity.notes, activity.commands].flatMap((items) => items.map((i) => i.eventId))
+  [activity.edits, activity.decisions, activity.notes, activity.commands].flatMap((items) =>
+    items.map((i) => i.eventId)
+  )
 
 /** How much of an edit's changed lines a lesson shows: the fix's code, on one short line. */
 const CHANGE_CHARS = 100
@@ -95,7 +102,9 @@ const CHANGE_CHARS = 100
 /** An edited file, with the lines its edit changed when they were recorded (`src/db.ts (\`max: 40\`)`). */
 const editedFile = (item: ActivityItem, project: string) => {
   const changed = item.change === undefined ? undefined : changedLines(item.change)
-  const code = changed === undefined || changed.length === 0 ? "" : ` (\`${oneLine(changed.join(" / "), CHANGE_CHARS)}\`)`
+  const code = changed === undefined || changed.length === 0
+    ? ""
+    : ` (\`${oneLine(changed.join(" / "), CHANGE_CHARS)}\`)`
   return `${tail(inProject(item.text, project), 60)}${code}`
 }
 

@@ -4,8 +4,8 @@
  */
 import type { ObservationKind } from "@ralph-mem/events"
 import { checkKind, extractFailures, failureHeadline, stripAnsi } from "@ralph-mem/projections"
-import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
 import { oneLine } from "@ralph-mem/projections"
+import type { PostToolUseFailureInput, PostToolUseInput } from "./payload.ts"
 
 export interface ToolObservation {
   readonly kind: ObservationKind
@@ -37,22 +37,22 @@ export const trim = (content: string, limit: number): { readonly content: string
   const head = Math.floor(limit * 0.6)
   const tail = limit - head
   return {
-    content: `${content.slice(0, head)}\n… [${content.length - limit} characters cut] …\n${content.slice(content.length - tail)}`,
+    content: `${content.slice(0, head)}\n… [${content.length - limit} characters cut] …\n${
+      content.slice(content.length - tail)
+    }`,
     truncated: true
   }
 }
-
 
 /** A compact, human-readable summary of what the tool was asked to do. */
 export const summarizeInput = (toolName: string, toolInput: unknown): string | undefined => {
   const input = record(toolInput)
   const pick = (...keys: ReadonlyArray<string>) => keys.map((k) => text(input[k])).find((v) => v !== undefined)
-  const summary =
-    toolName === "Bash"
-      ? pick("command")
-      : toolName === "Grep"
-      ? [pick("pattern"), pick("path", "glob")].filter(Boolean).join(" in ")
-      : pick("file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "command")
+  const summary = toolName === "Bash"
+    ? pick("command")
+    : toolName === "Grep"
+    ? [pick("pattern"), pick("path", "glob")].filter(Boolean).join(" in ")
+    : pick("file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill", "command")
   if (summary !== undefined && summary !== "") return oneLine(summary, 300)
   const keys = Object.keys(input)
   return keys.length === 0 ? undefined : oneLine(`${keys.join(", ")}`, 300)
@@ -77,17 +77,24 @@ const responseText = (toolName: string, toolInput: unknown, toolResponse: unknow
     const file = record(response["file"])
     const lines = typeof file["numLines"] === "number" ? file["numLines"] : undefined
     // The file's content is already on disk; remembering that it was read is what matters.
-    return `read ${text(file["filePath"]) ?? summarizeInput(toolName, toolInput) ?? "a file"}${lines === undefined ? "" : ` (${lines} lines)`}`
+    return `read ${text(file["filePath"]) ?? summarizeInput(toolName, toolInput) ?? "a file"}${
+      lines === undefined ? "" : ` (${lines} lines)`
+    }`
   }
   if (toolName === "Edit" || toolName === "MultiEdit") {
     const input = record(toolInput)
-    return [text(input["old_string"]) && `- ${text(input["old_string"])}`, text(input["new_string"]) && `+ ${text(input["new_string"])}`]
+    return [
+      text(input["old_string"]) && `- ${text(input["old_string"])}`,
+      text(input["new_string"]) && `+ ${text(input["new_string"])}`
+    ]
       .filter(Boolean)
       .join("\n")
   }
   if (toolName === "Write") {
     const content = text(record(toolInput)["content"]) ?? ""
-    return `${text(response["type"]) === "create" ? "created" : "wrote"} ${text(response["filePath"]) ?? ""} (${content.split("\n").length} lines)`
+    return `${text(response["type"]) === "create" ? "created" : "wrote"} ${text(response["filePath"]) ?? ""} (${
+      content.split("\n").length
+    } lines)`
   }
   return toolResponse === undefined ? "" : boundedJson(toolResponse, 64, 100_000)
 }
@@ -119,7 +126,11 @@ export const boundedJson = (value: unknown, maxDepth: number, maxChars: number):
   const write = (v: unknown, depth: number): void => {
     if (out.length > maxChars) return
     if (v === null || typeof v !== "object") {
-      out += typeof v === "string" ? JSON.stringify(v) : typeof v === "number" && !Number.isFinite(v) ? "null" : String(JSON.stringify(v) ?? "null")
+      out += typeof v === "string"
+        ? JSON.stringify(v)
+        : typeof v === "number" && !Number.isFinite(v)
+        ? "null"
+        : String(JSON.stringify(v) ?? "null")
       return
     }
     if (depth >= maxDepth) {

@@ -18,47 +18,45 @@ const OptionalText = () => Schema.optionalKey(Schema.NullOr(Schema.String))
 
 const SessionStartInput = () =>
   Schema.Struct({ ...base(), source: Schema.optionalKey(Schema.String), model: Schema.optionalKey(Schema.Unknown) })
-const UserPromptSubmitInput = () =>
-  Schema.Struct({ ...base(), prompt: Schema.String })
+const UserPromptSubmitInput = () => Schema.Struct({ ...base(), prompt: Schema.String })
 const PreToolUseInput = () =>
   Schema.Struct({
-  ...base(),
-  tool_name: Schema.String,
-  tool_input: Schema.optionalKey(Schema.Unknown),
-  tool_use_id: Schema.optionalKey(Schema.String)
-})
+    ...base(),
+    tool_name: Schema.String,
+    tool_input: Schema.optionalKey(Schema.Unknown),
+    tool_use_id: Schema.optionalKey(Schema.String)
+  })
 const PostToolUseInput = () =>
   Schema.Struct({
-  ...base(),
-  tool_name: Schema.String,
-  tool_input: Schema.optionalKey(Schema.Unknown),
-  tool_response: Schema.optionalKey(Schema.Unknown),
-  tool_use_id: Schema.optionalKey(Schema.String),
-  duration_ms: Schema.optionalKey(Schema.Number)
-})
+    ...base(),
+    tool_name: Schema.String,
+    tool_input: Schema.optionalKey(Schema.Unknown),
+    tool_response: Schema.optionalKey(Schema.Unknown),
+    tool_use_id: Schema.optionalKey(Schema.String),
+    duration_ms: Schema.optionalKey(Schema.Number)
+  })
 const PostToolUseFailureInput = () =>
   Schema.Struct({
-  ...base(),
-  tool_name: Schema.String,
-  tool_input: Schema.optionalKey(Schema.Unknown),
-  tool_use_id: Schema.optionalKey(Schema.String),
-  error: OptionalText(),
-  is_interrupt: Schema.optionalKey(Schema.Boolean),
-  duration_ms: Schema.optionalKey(Schema.Number)
-})
+    ...base(),
+    tool_name: Schema.String,
+    tool_input: Schema.optionalKey(Schema.Unknown),
+    tool_use_id: Schema.optionalKey(Schema.String),
+    error: OptionalText(),
+    is_interrupt: Schema.optionalKey(Schema.Boolean),
+    duration_ms: Schema.optionalKey(Schema.Number)
+  })
 const StopInput = () =>
   Schema.Struct({
-  ...base(),
-  stop_hook_active: Schema.optionalKey(Schema.Boolean),
-  last_assistant_message: OptionalText()
-})
+    ...base(),
+    stop_hook_active: Schema.optionalKey(Schema.Boolean),
+    last_assistant_message: OptionalText()
+  })
 /** A turn that ended on an API error (`error`: rate_limit, overloaded, ...); Claude Code 2.1.330 fires it interactively. */
 const StopFailureInput = () =>
   Schema.Struct({ ...base(), error: OptionalText(), last_assistant_message: OptionalText() })
 const PreCompactInput = () =>
   Schema.Struct({ ...base(), trigger: Schema.optionalKey(Schema.String), custom_instructions: OptionalText() })
-const SessionEndInput = () =>
-  Schema.Struct({ ...base(), reason: Schema.optionalKey(Schema.String) })
+const SessionEndInput = () => Schema.Struct({ ...base(), reason: Schema.optionalKey(Schema.String) })
 
 export type SessionStartInput = ReturnType<typeof SessionStartInput>["Type"]
 export type UserPromptSubmitInput = ReturnType<typeof UserPromptSubmitInput>["Type"]
@@ -71,7 +69,7 @@ export type PreCompactInput = ReturnType<typeof PreCompactInput>["Type"]
 export type SessionEndInput = ReturnType<typeof SessionEndInput>["Type"]
 
 /** Builds a schema on first use: a hook process decodes one kind of input, not all eight. */
-const lazy = <A>(make: () => A): (() => A) => {
+const lazy = <A>(make: () => A): () => A => {
   let value: A | undefined
   return () => (value ??= make())
 }
@@ -91,4 +89,5 @@ export const inputs = {
 
 export type HookName = keyof typeof inputs
 export type HookInput<H extends HookName> = ReturnType<(typeof inputs)[H]>["Type"]
-export const isHookName = (name: string | undefined): name is HookName => name !== undefined && Object.hasOwn(inputs, name)
+export const isHookName = (name: string | undefined): name is HookName =>
+  name !== undefined && Object.hasOwn(inputs, name)

@@ -9,9 +9,48 @@ const EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"])
 
 /** Programs that only read, whatever their arguments (except the ones checked below). */
 const READ_ONLY_PROGRAMS = new Set([
-  "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "tree", "pwd", "echo", "printf", "file",
-  "stat", "du", "df", "which", "whereis", "type", "date", "whoami", "uname", "printenv", "basename", "dirname",
-  "realpath", "readlink", "uniq", "cut", "tr", "diff", "cmp", "comm", "nl", "column", "jq", "cd", "true", "test", "["
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "tree",
+  "pwd",
+  "echo",
+  "printf",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "which",
+  "whereis",
+  "type",
+  "date",
+  "whoami",
+  "uname",
+  "printenv",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "uniq",
+  "cut",
+  "tr",
+  "diff",
+  "cmp",
+  "comm",
+  "nl",
+  "column",
+  "jq",
+  "cd",
+  "true",
+  "test",
+  "["
 ])
 
 /** Arguments that make an otherwise reading program write or run something. */
@@ -26,8 +65,25 @@ const WRITING_ARGUMENTS: Readonly<Record<string, RegExp>> = {
 
 /** git subcommands that only read; a few more read only with no arguments that change things. */
 const GIT_READ_ONLY = new Set([
-  "status", "log", "diff", "show", "ls-files", "ls-tree", "grep", "blame", "rev-parse", "describe", "shortlog", "cat-file",
-  "rev-list", "reflog", "whatchanged", "name-rev", "merge-base", "show-ref", "for-each-ref"
+  "status",
+  "log",
+  "diff",
+  "show",
+  "ls-files",
+  "ls-tree",
+  "grep",
+  "blame",
+  "rev-parse",
+  "describe",
+  "shortlog",
+  "cat-file",
+  "rev-list",
+  "reflog",
+  "whatchanged",
+  "name-rev",
+  "merge-base",
+  "show-ref",
+  "for-each-ref"
 ])
 const GIT_LISTING = new Set(["branch", "tag", "remote", "stash"])
 const GIT_LISTING_ARGUMENTS = /^(-a|--all|-r|--remotes|-v|-vv|--verbose|-l|--list|--merged|--no-merged|--show-current)$/
@@ -43,7 +99,7 @@ const parse = (line: string): Parsed => {
   let words: Array<string> = []
   let word = ""
   let started = false
-  let quote: '"' | "'" | undefined
+  let quote: "\"" | "'" | undefined
   const endWord = () => {
     if (started) words.push(word)
     word = ""
@@ -62,13 +118,13 @@ const parse = (line: string): Parsed => {
       continue
     }
     if (ch === "`" || (ch === "$" && line[i + 1] === "(")) return { refused: "command substitution" }
-    if (quote === '"') {
-      if (ch === '"') quote = undefined
+    if (quote === "\"") {
+      if (ch === "\"") quote = undefined
       else if (ch === "\\" && i + 1 < line.length) word += line[++i]
       else word += ch
       continue
     }
-    if (ch === "'" || ch === '"') {
+    if (ch === "'" || ch === "\"") {
       quote = ch
       started = true
     } else if (ch === "\\" && i + 1 < line.length) {
@@ -143,7 +199,9 @@ const shellChange = (command: string): string | undefined => {
 export const planGuard = (toolName: string, toolInput: unknown): string | undefined => {
   if (EDIT_TOOLS.has(toolName)) return `${toolName} edits files`
   if (toolName !== "Bash") return undefined
-  const command = typeof toolInput === "object" && toolInput !== null ? (toolInput as Record<string, unknown>)["command"] : undefined
+  const command = typeof toolInput === "object" && toolInput !== null
+    ? (toolInput as Record<string, unknown>)["command"]
+    : undefined
   if (typeof command !== "string") return "the shell command could not be read"
   const change = shellChange(command)
   return change === undefined ? undefined : `the shell command may change something: ${change}`

@@ -34,9 +34,9 @@ import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
 import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
-import { foldSpill, spill, type SpillRecord } from "./spill.ts"
-import { type Handler, type HookContext, type HookHandlers, type HookOutput, handlers } from "./handlers.ts"
+import { type Handler, handlers, type HookContext, type HookHandlers, type HookOutput } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
+import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
   override get message() {
@@ -59,9 +59,13 @@ export interface HookEnvironment {
  * Stop (packages/loop); the app wires it in, so hooks never depend on the loop.
  */
 export interface HookExtensions {
-  readonly stop?: (context: HookContext & { readonly input: HookInput<"Stop">; readonly env: HookEnvironment["env"] }) => Effect.Effect<StopOutput | undefined>
+  readonly stop?: (
+    context: HookContext & { readonly input: HookInput<"Stop">; readonly env: HookEnvironment["env"] }
+  ) => Effect.Effect<StopOutput | undefined>
   /** A turn ended on an API error: the loop records the interruption. */
-  readonly stopFailure?: (context: HookContext & { readonly input: HookInput<"StopFailure"> }) => Effect.Effect<StopOutput | undefined>
+  readonly stopFailure?: (
+    context: HookContext & { readonly input: HookInput<"StopFailure"> }
+  ) => Effect.Effect<StopOutput | undefined>
   /** After a hook's events are recorded (the app starts a backup after SessionEnd). */
   readonly afterRecorded?: (hook: HookName, context: HookContext & { readonly databasePath: string }) => void
 }
@@ -84,7 +88,10 @@ class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedData
 const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
   stdin === undefined
     ? Effect.fail(new MalformedInput({ reason: "stdin is unreadable or larger than 64 MiB" }))
-    : Effect.try({ try: () => JSON.parse(stdin) as unknown, catch: () => new MalformedInput({ reason: "stdin is not JSON" }) })
+    : Effect.try({
+      try: () => JSON.parse(stdin) as unknown,
+      catch: () => new MalformedInput({ reason: "stdin is not JSON" })
+    })
 
 const decode = <H extends HookName>(hook: H, json: unknown) =>
   Schema.decodeUnknownEffect(inputs[hook]())(json).pipe(
@@ -108,24 +115,26 @@ const recordFailure = (
   sessionId: string | undefined,
   waitMs: number
 ) =>
-  (opened === undefined ? Effect.acquireRelease(open(), (m) => Effect.sync(() => m.db.close())) : Effect.succeed(opened)).pipe(
-    Effect.flatMap((memory) => {
-      memory.db.pragma(`busy_timeout = ${waitMs}`)
-      return memory.log.append(
-        streams.hookFailures,
-        [{
-          _tag: "HookFailed",
-          hook,
-          reason: reason.slice(0, 1000),
-          ...(sessionId === undefined ? {} : { sessionId })
-        }],
-        { expectedVersion: "any", writer: `hook:${hook}` }
-      )
-    }),
-    Effect.scoped,
-    Effect.as(true),
-    Effect.catchCause(() => Effect.succeed(false))
-  )
+  (opened === undefined
+    ? Effect.acquireRelease(open(), (m) => Effect.sync(() => m.db.close()))
+    : Effect.succeed(opened)).pipe(
+      Effect.flatMap((memory) => {
+        memory.db.pragma(`busy_timeout = ${waitMs}`)
+        return memory.log.append(
+          streams.hookFailures,
+          [{
+            _tag: "HookFailed",
+            hook,
+            reason: reason.slice(0, 1000),
+            ...(sessionId === undefined ? {} : { sessionId })
+          }],
+          { expectedVersion: "any", writer: `hook:${hook}` }
+        )
+      }),
+      Effect.scoped,
+      Effect.as(true),
+      Effect.catchCause(() => Effect.succeed(false))
+    )
 
 /** Fails with the refusal when git tracks files in the memory folder; git that cannot say leaves a trace. */
 const refuseTrackedMemory = (project: string, path: string, hook: HookName, sessionId: string) =>
@@ -181,8 +190,10 @@ export const runHookWith = (
   let pendingAppend: SpillRecord["append"]
   // Until the payload names the session's folder, failures are logged where the environment points.
   let knownPath: string | undefined
-  const databasePath = () =>
-    (knownPath ??= resolveDatabasePath({ cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd, env: environment.env }))
+  const databasePath = () => (knownPath ??= resolveDatabasePath({
+    cwd: environment.env["CLAUDE_PROJECT_DIR"] ?? environment.cwd,
+    env: environment.env
+  }))
   let memory: MemoryStore | undefined
   const open = () =>
     openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
@@ -202,7 +213,13 @@ export const runHookWith = (
       }
       // A broken config never stops a hook: its problems are logged and the valid layers apply.
       const { settings, problems } = loadSettings({ projectRoot: project, env: environment.env })
-      for (const problem of problems) logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `config: ${problem}` })
+      for (const problem of problems) {
+        logFailure(failureLogPath(databasePath()), {
+          time: new Date().toISOString(),
+          hook,
+          reason: `config: ${problem}`
+        })
+      }
       const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
       const handler = table[hook] as Handler<HookName> | undefined
       if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
@@ -241,7 +258,8 @@ export const runHookWith = (
     sessionId = input.session_id
     // Only a folder that exists is the session's: a made-up cwd must not grow a database.
     const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(
-      (dir): dir is string => dir !== undefined && dir !== "" && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
+      (dir): dir is string =>
+        dir !== undefined && dir !== "" && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
     ) ?? environment.cwd
     const project = findProjectRoot(folder)
     knownPath = projectDatabasePath(project, environment.env)
@@ -256,7 +274,12 @@ export const runHookWith = (
         memory?.db.close()
         memory = undefined
         const reason = describe(error)
-        logFailure(failureLogPath(databasePath()), { time: new Date().toISOString(), hook, reason: `damaged database, restoring: ${reason}`, sessionId: input.session_id })
+        logFailure(failureLogPath(databasePath()), {
+          time: new Date().toISOString(),
+          hook,
+          reason: `damaged database, restoring: ${reason}`,
+          sessionId: input.session_id
+        })
         return Effect.andThen(recoverDatabase(databasePath(), reason), record(input, project))
       })
     )

@@ -106,21 +106,20 @@ const readSlot = (fd: number, slot: number): SlotContent => {
 
 /** The record as it fits: with its events, or without them (counted) when they are too large. */
 const fitted = (record: SpillRecord): Buffer => {
-  const filtered: SpillRecord =
-    record.append === undefined
-      ? record
-      : { ...record, append: { ...record.append, events: record.append.events.map((e) => redactStrings(e)) } }
+  const filtered: SpillRecord = record.append === undefined
+    ? record
+    : { ...record, append: { ...record.append, events: record.append.events.map((e) => redactStrings(e)) } }
   const { append: _, ...withoutEvents } = filtered
   return (
     encode(filtered) ??
-    encode({ ...withoutEvents, eventsDropped: record.append?.events.length ?? 0 }) ??
-    encode({
-      id: record.id,
-      time: record.time,
-      hook: record.hook,
-      reason: record.reason.slice(0, 1000),
-      eventsDropped: record.append?.events.length ?? 0
-    })!
+      encode({ ...withoutEvents, eventsDropped: record.append?.events.length ?? 0 }) ??
+      encode({
+        id: record.id,
+        time: record.time,
+        hook: record.hook,
+        reason: record.reason.slice(0, 1000),
+        eventsDropped: record.append?.events.length ?? 0
+      })!
   )
 }
 
@@ -194,17 +193,16 @@ export const spillState = (databasePath: string): SpillState => {
 
 const describeRecord = (record: SpillRecord, recordedAt: string) => {
   const events = record.append?.events.length ?? 0
-  const kept =
-    events > 0
-      ? `its ${events} event(s) were kept in the spill file and recorded at ${recordedAt}`
-      : "nothing of it was recorded"
+  const kept = events > 0
+    ? `its ${events} event(s) were kept in the spill file and recorded at ${recordedAt}`
+    : "nothing of it was recorded"
   const dropped = record.eventsDropped ? `; ${record.eventsDropped} event(s) were too large to keep and are lost` : ""
   return `could not record (${record.reason.slice(0, 500)}): ${kept}${dropped}`
 }
 
 /** Appends one record's events and its failure, each once whatever happened before. */
 const foldRecord = (memory: MemoryStore, record: SpillRecord) =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const recordedAt = new Date().toISOString()
     const occurredAt = Date.parse(record.time)
     if (record.append !== undefined) {
@@ -258,7 +256,7 @@ export const foldSpill = (memory: MemoryStore, waitMs = 1000): Effect.Effect<{ r
     } catch {
       return Effect.succeed({ folded: 0 })
     }
-    return Effect.gen(function* () {
+    return Effect.gen(function*() {
       if (readSideFileAt(fd, 1, DIRTY_AT)[0] === 0) return { folded: 0 }
       // Cleared first: a hook that spills while this runs sets it again.
       writeSideFileAt(fd, Buffer.from([0]), DIRTY_AT)

@@ -23,7 +23,6 @@ export interface Summary {
   readonly memoryOnly: boolean
 }
 
-
 const withoutFinalStop = (text: string) => text.replace(/[.!?\u2026]+$/, "")
 
 /** ralph-mem's own commands, as typed (`/ralph-mem:mem-status`) or as Claude Code wraps them. */

@@ -69,9 +69,22 @@ describe("fitting memory to the injection budget", () => {
 describe("what a session is told at its start", () => {
   const T0 = Date.parse("2026-11-20T09:00:00Z")
   const error = (eventId: string, content: string): ObservationHit => ({
-    id: 1, eventId, sessionId: "s1", type: "error", toolName: "Bash", inputSummary: "npm test", content, errorMessage: "Exit code 1", createdAt: T0
+    id: 1,
+    eventId,
+    sessionId: "s1",
+    type: "error",
+    toolName: "Bash",
+    inputSummary: "npm test",
+    content,
+    errorMessage: "Exit code 1",
+    createdAt: T0
   })
-  const step = (n: number, text: string, status: TaskStep["status"]): TaskStep => ({ step: n, text, status, eventId: "plan-1" })
+  const step = (n: number, text: string, status: TaskStep["status"]): TaskStep => ({
+    step: n,
+    text,
+    status,
+    eventId: "plan-1"
+  })
   const task: TaskDetail = {
     taskId: "fix-login",
     title: "Fix the login",
@@ -80,7 +93,11 @@ describe("what a session is told at its start", () => {
     startedAt: T0,
     updatedAt: T0,
     completedAt: null,
-    steps: [step(1, "read the code", "done"), step(2, "patch refresh()", "in_progress"), step(3, "run the tests", "pending")],
+    steps: [
+      step(1, "read the code", "done"),
+      step(2, "patch refresh()", "in_progress"),
+      step(3, "run the tests", "pending")
+    ],
     currentStep: step(2, "patch refresh()", "in_progress"),
     findings: [{ id: "finding-1", finding: "refresh() counts seconds", createdAt: T0 }],
     handoff: { note: "half-patched in src/auth.ts; run npm test next", at: T0, eventId: "handoff-1" },
@@ -88,11 +105,25 @@ describe("what a session is told at its start", () => {
   }
   const brief: ResumeBrief = {
     task,
-    lastSession: { sessionId: "s1", startedAt: T0, lastEventAt: T0, endedAt: T0, summary: "Goal: fix the login", errors: [error("err-1", "FAIL auth.test.ts")] }
+    lastSession: {
+      sessionId: "s1",
+      startedAt: T0,
+      lastEventAt: T0,
+      endedAt: T0,
+      summary: "Goal: fix the login",
+      errors: [error("err-1", "FAIL auth.test.ts")]
+    }
   }
   const beliefs = [{ key: "stack", value: "TypeScript on Node 24", eventId: "belief-1", updatedAt: T0 }]
   const failure = (position: number, eventId: string, command: string, headline: string): FailureRecord => ({
-    position, eventId, sessionId: "s1", family: "test", command, output: `Exit code 1\n${headline}`, failedAt: T0, resolution: null
+    position,
+    eventId,
+    sessionId: "s1",
+    family: "test",
+    command,
+    output: `Exit code 1\n${headline}`,
+    failedAt: T0,
+    resolution: null
   })
   const base: ProjectMemory = {
     project: "/work/app",
@@ -101,7 +132,10 @@ describe("what a session is told at its start", () => {
     notes: [],
     successes: [],
     summaries: [{ id: 1, sessionId: "s1", startedAt: T0, endedAt: T0, summary: "Goal: fix the login" }],
-    openErrors: splitFailures([failure(3, "err-1", "npm test", "FAIL auth.test.ts"), failure(2, "err-0", "npm test -- db", "older failure")]).open,
+    openErrors: splitFailures([
+      failure(3, "err-1", "npm test", "FAIL auth.test.ts"),
+      failure(2, "err-0", "npm test -- db", "older failure")
+    ]).open,
     lessons: []
   }
 
@@ -128,7 +162,16 @@ describe("what a session is told at its start", () => {
       "- 2026-11-20 09:00 `npm test -- db` failed: older failure @2"
     ].join("\n"))
     // The summary is named by its session: the hook records the summary's event in its place.
-    expect(injection.sources).toEqual(["task-1", "plan-1", "handoff-1", "finding-1", "err-1", "s1", "belief-1", "err-0"])
+    expect(injection.sources).toEqual([
+      "task-1",
+      "plan-1",
+      "handoff-1",
+      "finding-1",
+      "err-1",
+      "s1",
+      "belief-1",
+      "err-0"
+    ])
   })
 
   it("keeps the task, its step and the handoff note when the budget is tight", () => {
@@ -143,7 +186,10 @@ describe("what a session is told at its start", () => {
   it("says where a plan stands when it has no step left, or none yet", () => {
     const done = resumeItems({ task: { ...task, steps: [step(1, "x", "done")], currentStep: null }, lastSession: null })
     expect(done[0]!.full).toBe("- task `fix-login`: Fix the login; all 1 steps done\n  [x] 1. x")
-    expect(resumeItems({ task: { ...task, steps: [], currentStep: null, handoff: null, findings: [] }, lastSession: null }).map((i) => i.full)).toEqual([
+    expect(
+      resumeItems({ task: { ...task, steps: [], currentStep: null, handoff: null, findings: [] }, lastSession: null })
+        .map((i) => i.full)
+    ).toEqual([
       "- task `fix-login`: Fix the login; no plan yet"
     ])
     expect(resumeItems({ task: null, lastSession: null })).toEqual([])
@@ -159,12 +205,23 @@ describe("what a session is told at its start", () => {
   it("tells a lesson with what failed (its other failures when they failed otherwise) and the code of the fix", () => {
     const pass = { position: 9, eventId: "pass-9", at: T0, command: "npx tsc --noEmit" }
     const tsc = (position: number, output: string): FailureRecord => ({
-      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output, resolution: pass
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""),
+      family: "typecheck",
+      output,
+      resolution: pass
     })
-    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
-    const { lessons } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const strict =
+      "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { lessons } = splitFailures([
+      tsc(7, "Found 26 errors in 8 files."),
+      tsc(5, "Found 26 errors in 8 files."),
+      tsc(2, strict)
+    ])
     const edit = {
-      position: 8, eventId: "edit-8", text: "/work/app/src/routes/index.ts", change: "- req.user.id\n+ req.user?.id ?? anonymous"
+      position: 8,
+      eventId: "edit-8",
+      text: "/work/app/src/routes/index.ts",
+      change: "- req.user.id\n+ req.user?.id ?? anonymous"
     }
     const activity = { edits: [edit], commands: [], notes: [], decisions: [] }
     const items = sessionStartItems({ ...base, openErrors: [], lessons: lessons.map((l) => ({ ...l, activity })) })
@@ -177,10 +234,17 @@ describe("what a session is told at its start", () => {
 
   it("tells an open error with its other failures when they failed otherwise, each once", () => {
     const tsc = (position: number, output: string): FailureRecord => ({
-      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""), family: "typecheck", output
+      ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""),
+      family: "typecheck",
+      output
     })
-    const strict = "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
-    const { open } = splitFailures([tsc(7, "Found 26 errors in 8 files."), tsc(5, "Found 26 errors in 8 files."), tsc(2, strict)])
+    const strict =
+      "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."
+    const { open } = splitFailures([
+      tsc(7, "Found 26 errors in 8 files."),
+      tsc(5, "Found 26 errors in 8 files."),
+      tsc(2, strict)
+    ])
     const items = sessionStartItems({ ...base, openErrors: open })
     expect(items.find((i) => i.section === "Open errors")?.full).toBe(
       "- 2026-11-20 09:00 `npx tsc --noEmit` failed (3 times): Found 26 errors in 8 files; " +
@@ -192,22 +256,37 @@ describe("what a session is told at its start", () => {
 describe("what a prompt is told", () => {
   const T0 = Date.parse("2026-11-20T09:00:00Z")
   const hit = (id: string, type: string, title: string, body?: ShownHit["body"]): ShownHit => ({
-    kind: type === "summary" ? "session" : "observation", id, score: 1, sessionId: "s1", type, title, createdAt: T0, tokens: 10, body
+    kind: type === "summary" ? "session" : "observation",
+    id,
+    score: 1,
+    sessionId: "s1",
+    type,
+    title,
+    createdAt: T0,
+    tokens: 10,
+    body
   })
-  const outcome = "Asked: The dashboard cannot call the API. Outcome: Preflight OPTIONS requests returned 404; the cors " +
+  const outcome =
+    "Asked: The dashboard cannot call the API. Outcome: Preflight OPTIONS requests returned 404; the cors " +
     "middleware now runs before the router, with origins from config.allowedOrigins. Changed: src/app.ts."
 
   it("shows what a hit holds past its title: a summary's outcome, an edit's new lines, the files a search found", () => {
     const items = promptItems(undefined, [
       hit("s1", "summary", outcome.slice(0, 159), { toolName: null, inputSummary: null, text: outcome }),
       hit("e1", "tool_use", "Edit src/db.ts: - new Pool({ max: 10 }) + new Pool({ max: 4…", {
-        toolName: "Edit", inputSummary: "src/db.ts", text: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })"
+        toolName: "Edit",
+        inputSummary: "src/db.ts",
+        text: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })"
       }),
       hit("e2", "tool_use", "Read src/db.ts: read src/db.ts (40 lines)", {
-        toolName: "Read", inputSummary: "src/db.ts", text: "read src/db.ts (40 lines)"
+        toolName: "Read",
+        inputSummary: "src/db.ts",
+        text: "read src/db.ts (40 lines)"
       }),
       hit("e3", "tool_use", "Grep Pool in .: {\"mode\"…", {
-        toolName: "Grep", inputSummary: "Pool in .", text: JSON.stringify({ mode: "files_with_matches", filenames: ["src/db.ts", "src/db.ts"] })
+        toolName: "Grep",
+        inputSummary: "Pool in .",
+        text: JSON.stringify({ mode: "files_with_matches", filenames: ["src/db.ts", "src/db.ts"] })
       }),
       hit("e4", "tool_use", "Bash npm test: ok")
     ])
@@ -235,7 +314,9 @@ describe("what a prompt is told", () => {
 
   it("bounds what a hit shows", () => {
     const long = "x".repeat(5000)
-    const [item] = promptItems(undefined, [hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })])
+    const [item] = promptItems(undefined, [
+      hit("e1", "tool_use", "Bash ls", { toolName: "Bash", inputSummary: "ls", text: long })
+    ])
     // 240 characters of what it holds, after its time and type.
     expect(item!.full.length).toBeLessThanOrEqual("- 2026-11-20 09:00 [tool_use] ".length + 240)
   })

@@ -1,13 +1,18 @@
 import { type Activity, estimateTokens, type FailureRecord, type Resolution } from "@ralph-mem/projections"
 import { describe, expect, it } from "vitest"
 import { fitToBudget, type InjectionItem, untold } from "../src/inject.ts"
-import { changedLines } from "../src/observe.ts"
 import { currentFailure, fixParts, RECALL_BUDGET, recallMatch, recallText, splitFailures } from "../src/lessons.ts"
+import { changedLines } from "../src/observe.ts"
 
 const T0 = Date.parse("2026-11-20T09:00:00Z")
 const VITEST = "Exit code 1\n FAIL  src/auth.test.ts > login > refreshes the token\nTokenExpiredError: jwt expired"
 
-const resolution = (position: number): Resolution => ({ position, eventId: `pass-${position}`, at: T0 + position * 1000, command: "npm test" })
+const resolution = (position: number): Resolution => ({
+  position,
+  eventId: `pass-${position}`,
+  at: T0 + position * 1000,
+  command: "npm test"
+})
 const failure = (position: number, fields: Partial<FailureRecord> = {}): FailureRecord => ({
   position,
   eventId: `fail-${position}`,
@@ -47,7 +52,8 @@ describe("recalling a failure seen before", () => {
   const fixed = failure(2, { resolution: resolution(5) })
 
   it("matches the same failure of the same family, resolved, by what failed", () => {
-    expect(recallMatch(currentFailure("npm test -- auth 2>&1 | tail", VITEST.replace("Exit code 1", "")), [fixed])).toBe(fixed)
+    expect(recallMatch(currentFailure("npm test -- auth 2>&1 | tail", VITEST.replace("Exit code 1", "")), [fixed]))
+      .toBe(fixed)
     // Another command of the family failing the same way is the same failure.
     expect(recallMatch(currentFailure("npx vitest run src/auth.test.ts", VITEST), [fixed])).toBe(fixed)
   })
@@ -55,15 +61,25 @@ describe("recalling a failure seen before", () => {
   it("never matches a failure never fixed, another family, another failure, or a failure that names nothing", () => {
     expect(recallMatch(currentFailure("npm test -- auth", VITEST), [failure(2)])).toBeUndefined()
     expect(recallMatch(currentFailure("npm run build", VITEST), [fixed])).toBeUndefined()
-    expect(recallMatch(currentFailure("npm test", "Exit code 1\n FAIL  src/parser.test.ts > dates\nSyntaxError: bad"), [fixed])).toBeUndefined()
+    expect(
+      recallMatch(currentFailure("npm test", "Exit code 1\n FAIL  src/parser.test.ts > dates\nSyntaxError: bad"), [
+        fixed
+      ])
+    ).toBeUndefined()
     const silent = failure(2, { output: "Exit code 1", resolution: resolution(5) })
     expect(recallMatch(currentFailure("npm test -- auth", "Exit code 1"), [silent])).toBeUndefined()
   })
 
   it("matches a command that is not a check only when it is the same command", () => {
-    const seed = failure(2, { family: "command", command: "node seed.js", output: "Error: connect ECONNREFUSED 127.0.0.1:5432", resolution: resolution(4) })
+    const seed = failure(2, {
+      family: "command",
+      command: "node seed.js",
+      output: "Error: connect ECONNREFUSED 127.0.0.1:5432",
+      resolution: resolution(4)
+    })
     expect(recallMatch(currentFailure("node seed.js", "Error: connect ECONNREFUSED 127.0.0.1:5432"), [seed])).toBe(seed)
-    expect(recallMatch(currentFailure("node other.js", "Error: connect ECONNREFUSED 127.0.0.1:5432"), [seed])).toBeUndefined()
+    expect(recallMatch(currentFailure("node other.js", "Error: connect ECONNREFUSED 127.0.0.1:5432"), [seed]))
+      .toBeUndefined()
   })
 
   it("says when, what failed, what came between and the ids, within its budget however much happened", () => {
@@ -82,7 +98,10 @@ describe("recalling a failure seen before", () => {
         "Open any @id with ralph-mem show <id>."
     )
     const busy: Activity = {
-      edits: Array.from({ length: 3 }, (_, i) => item(i, `e${i}`, `/work/app/src/${"deeply/nested/".repeat(8)}file${i}.ts`)),
+      edits: Array.from(
+        { length: 3 },
+        (_, i) => item(i, `e${i}`, `/work/app/src/${"deeply/nested/".repeat(8)}file${i}.ts`)
+      ),
       commands: Array.from({ length: 3 }, (_, i) => item(i, `c${i}`, "x".repeat(300))),
       notes: Array.from({ length: 3 }, (_, i) => item(i, `n${i}`, "a long note ".repeat(40))),
       decisions: Array.from({ length: 3 }, (_, i) => item(i, `d${i}`, "a long decision ".repeat(40)))
@@ -90,12 +109,19 @@ describe("recalling a failure seen before", () => {
     const long = recallText({ ...fixed, resolution: resolution(5) }, busy, "/work/app")
     expect(estimateTokens(long)).toBeLessThanOrEqual(RECALL_BUDGET)
     expect(long).toMatch(/after: edited …\S*\/nested\/file0\.ts @0, …\S*\/file1\.ts @1/)
-    expect(recallText({ ...fixed, resolution: resolution(5) }, nothing, "/work/app")).toContain("It passed 2026-11-20 09:00 @5. Open")
+    expect(recallText({ ...fixed, resolution: resolution(5) }, nothing, "/work/app")).toContain(
+      "It passed 2026-11-20 09:00 @5. Open"
+    )
   })
 
   it("shows what an edit changed: the new lines, bounded, or the lines a deletion took", () => {
-    const fix = { ...item(4, "e4", "/work/app/src/db/client.ts"), change: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })" }
-    expect(fixParts({ ...nothing, edits: [fix] }, "/work/app", 3)).toEqual(["edited src/db/client.ts (`new Pool({ max: 40 })`) @4"])
+    const fix = {
+      ...item(4, "e4", "/work/app/src/db/client.ts"),
+      change: "- new Pool({ max: 10 })\n+ new Pool({ max: 40 })"
+    }
+    expect(fixParts({ ...nothing, edits: [fix] }, "/work/app", 3)).toEqual([
+      "edited src/db/client.ts (`new Pool({ max: 40 })`) @4"
+    ])
     const fixture = "- @pytest.fixture\ndef engine():\n+ @pytest.fixture(scope=\"session\")\ndef engine():"
     expect(changedLines(fixture)).toEqual(["@pytest.fixture(scope=\"session\")"])
     expect(changedLines("- a\nb\nc\n+ a\nc")).toEqual(["- b"])
@@ -110,7 +136,9 @@ describe("recalling a failure seen before", () => {
   })
 
   it("names edits relative to the project and leaves out what was not recorded", () => {
-    expect(fixParts({ ...nothing, edits: [item(4, "e4", "/elsewhere/x.ts")] }, "/work/app", 3)).toEqual(["edited /elsewhere/x.ts @4"])
+    expect(fixParts({ ...nothing, edits: [item(4, "e4", "/elsewhere/x.ts")] }, "/work/app", 3)).toEqual([
+      "edited /elsewhere/x.ts @4"
+    ])
     expect(fixParts(nothing, "/work/app", 3)).toEqual([])
   })
 })

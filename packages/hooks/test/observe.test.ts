@@ -6,16 +6,34 @@ const base = { session_id: "s", cwd: "/p" }
 describe("observing tool calls", () => {
   it("calls a passing test, build or lint command a success, anything else a tool use", () => {
     const bash = (command: string) =>
-      observeToolUse({ ...base, tool_name: "Bash", tool_input: { command }, tool_response: { stdout: "ok" } }, 4000).kind
-    expect(["npm test", "pytest -q", "cargo build", "npx tsc --noEmit", "make", "go vet ./..."].map(bash)).toEqual(Array(6).fill("success"))
+      observeToolUse({ ...base, tool_name: "Bash", tool_input: { command }, tool_response: { stdout: "ok" } }, 4000)
+        .kind
+    expect(["npm test", "pytest -q", "cargo build", "npx tsc --noEmit", "make", "go vet ./..."].map(bash)).toEqual(
+      Array(6).fill("success")
+    )
     expect(["ls -la", "git status", "echo testing"].map(bash)).toEqual(["tool_use", "tool_use", "tool_use"])
-    expect(observeToolUse({ ...base, tool_name: "Read", tool_input: { file_path: "/p/a.ts" } }, 4000).kind).toBe("tool_use")
+    expect(observeToolUse({ ...base, tool_name: "Read", tool_input: { file_path: "/p/a.ts" } }, 4000).kind).toBe(
+      "tool_use"
+    )
   })
 
   it("always calls a failure an error, with its message", () => {
-    const failure = observeToolFailure({ ...base, tool_name: "Bash", tool_input: { command: "npm test" }, error: "Exit code 1\nFAIL x", is_interrupt: false }, 4000)
-    expect(failure).toMatchObject({ kind: "error", errorMessage: "Exit code 1 FAIL x", content: "Exit code 1\nFAIL x", inputSummary: "npm test" })
-    expect(observeToolFailure({ ...base, tool_name: "Bash", is_interrupt: true }, 4000).errorMessage).toBe("interrupted")
+    const failure = observeToolFailure({
+      ...base,
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
+      error: "Exit code 1\nFAIL x",
+      is_interrupt: false
+    }, 4000)
+    expect(failure).toMatchObject({
+      kind: "error",
+      errorMessage: "Exit code 1 FAIL x",
+      content: "Exit code 1\nFAIL x",
+      inputSummary: "npm test"
+    })
+    expect(observeToolFailure({ ...base, tool_name: "Bash", is_interrupt: true }, 4000).errorMessage).toBe(
+      "interrupted"
+    )
   })
 
   it("summarises inputs compactly, per tool", () => {
@@ -40,9 +58,18 @@ describe("observing tool calls", () => {
   })
 
   it("records what edits and reads did, not whole files", () => {
-    const read = observeToolUse({ ...base, tool_name: "Read", tool_input: { file_path: "/p/a.ts" }, tool_response: { file: { filePath: "/p/a.ts", numLines: 120, content: "secret source" } } }, 4000)
+    const read = observeToolUse({
+      ...base,
+      tool_name: "Read",
+      tool_input: { file_path: "/p/a.ts" },
+      tool_response: { file: { filePath: "/p/a.ts", numLines: 120, content: "secret source" } }
+    }, 4000)
     expect(read.content).toBe("read /p/a.ts (120 lines)")
-    const edit = observeToolUse({ ...base, tool_name: "Edit", tool_input: { file_path: "/p/a.ts", old_string: "a", new_string: "b" } }, 4000)
+    const edit = observeToolUse({
+      ...base,
+      tool_name: "Edit",
+      tool_input: { file_path: "/p/a.ts", old_string: "a", new_string: "b" }
+    }, 4000)
     expect(edit.content).toBe("- a\n+ b")
   })
 

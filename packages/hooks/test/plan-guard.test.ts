@@ -7,8 +7,12 @@ const bash = (command: string) => planGuard("Bash", { command })
 
 describe("planGuard", () => {
   it("refuses every file-editing tool and lets the others through", () => {
-    for (const tool of ["Write", "Edit", "MultiEdit", "NotebookEdit"]) expect(planGuard(tool, { file_path: "a.ts" })).toBe(`${tool} edits files`)
-    for (const tool of ["Read", "Grep", "Glob", "WebSearch"]) expect(planGuard(tool, { file_path: "a.ts" })).toBeUndefined()
+    for (const tool of ["Write", "Edit", "MultiEdit", "NotebookEdit"]) {
+      expect(planGuard(tool, { file_path: "a.ts" })).toBe(`${tool} edits files`)
+    }
+    for (const tool of ["Read", "Grep", "Glob", "WebSearch"]) {
+      expect(planGuard(tool, { file_path: "a.ts" })).toBeUndefined()
+    }
   })
 
   it("refuses a shell call whose command cannot be read", () => {

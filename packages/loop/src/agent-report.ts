@@ -38,14 +38,16 @@ export const withMachineReadableOutput = (agent: ReadonlyArray<string>): Readonl
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0)
+const count = (
+  value: unknown
+): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0)
 
 /** Claude Code's result object: the last output line that parses as `{"type":"result",...}`. */
 const claudeResult = (output: string): Record<string, unknown> | undefined => {
   const lines = output.split("\n")
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!.trim()
-    if (!line.startsWith("{") || !line.includes('"result"')) continue
+    if (!line.startsWith("{") || !line.includes("\"result\"")) continue
     try {
       const parsed: unknown = JSON.parse(line)
       if (isRecord(parsed) && parsed["type"] === "result") return parsed
@@ -142,11 +144,15 @@ const limitInLine = (line: string, now: number): AgentLimit | undefined => {
     const [, month, day, hour, minute, meridiem, zone] = resets
     const hour12 = Number(hour) % 12
     const monthIndex = month === undefined ? -1 : MONTHS.indexOf(month.toLowerCase())
-    const resetAt = nextWallClock({
-      hour: meridiem!.toLowerCase() === "pm" ? hour12 + 12 : hour12,
-      minute: minute === undefined ? 0 : Number(minute),
-      ...(monthIndex === -1 ? {} : { month: monthIndex, day: Number(day) })
-    }, zone, now)
+    const resetAt = nextWallClock(
+      {
+        hour: meridiem!.toLowerCase() === "pm" ? hour12 + 12 : hour12,
+        minute: minute === undefined ? 0 : Number(minute),
+        ...(monthIndex === -1 ? {} : { month: monthIndex, day: Number(day) })
+      },
+      zone,
+      now
+    )
     return { kind: "usage_limit", resetAt, message }
   }
   if (USAGE_LIMIT_PLAIN.test(message)) return { kind: "usage_limit", message }
@@ -166,7 +172,9 @@ export const readAgentReport = (outcome: CommandOutcome, now: number): AgentRepo
     const status = result["api_error_status"]
     const limit = failed
       ? limitInLine(lastLine(text), now) ??
-        (status === 429 || result["api_error_type"] === "rate_limit_error" ? { kind: "rate_limit" as const, message: lastLine(text).slice(0, 300) } : undefined)
+        (status === 429 || result["api_error_type"] === "rate_limit_error"
+          ? { kind: "rate_limit" as const, message: lastLine(text).slice(0, 300) }
+          : undefined)
       : undefined
     return { lastMessage: text, ...(usage === undefined ? {} : { usage }), ...(limit === undefined ? {} : { limit }) }
   }

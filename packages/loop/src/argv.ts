@@ -7,14 +7,14 @@ export const splitCommand = (line: string): ReadonlyArray<string> => {
   const args: Array<string> = []
   let current = ""
   let started = false
-  let quote: '"' | "'" | undefined
+  let quote: "\"" | "'" | undefined
   for (let i = 0; i < line.length; i++) {
     const ch = line[i]!
     if (quote !== undefined) {
       if (ch === quote) quote = undefined
-      else if (ch === "\\" && quote === '"' && i + 1 < line.length) current += line[++i]
+      else if (ch === "\\" && quote === "\"" && i + 1 < line.length) current += line[++i]
       else current += ch
-    } else if (ch === '"' || ch === "'") {
+    } else if (ch === "\"" || ch === "'") {
       quote = ch
       started = true
     } else if (ch === "\\" && i + 1 < line.length) {

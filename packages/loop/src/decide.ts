@@ -41,7 +41,12 @@ export type LoopCommand =
   /** The session's turn ended on an API error (Claude Code's StopFailure). */
   | { readonly _tag: "Interrupt"; readonly error: string; readonly message: string }
   /** Restores a snapshot, running or ended: the one moment a user wants a rollback may come after the end. */
-  | { readonly _tag: "RollBack"; readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
+  | {
+    readonly _tag: "RollBack"
+    readonly toIteration: number
+    readonly snapshotRef: string
+    readonly rescueSnapshotRef: string
+  }
   /** A plan loop succeeds with its final plan, saved in the same append. */
   | { readonly _tag: "Succeed"; readonly plan?: { readonly path: string; readonly text: string } }
   | { readonly _tag: "Fail"; readonly reason: string }
@@ -49,7 +54,11 @@ export type LoopCommand =
     readonly _tag: "Stop"
     readonly reason: string
     readonly requestedBy: string
-    readonly rollback?: { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
+    readonly rollback?: {
+      readonly toIteration: number
+      readonly snapshotRef: string
+      readonly rescueSnapshotRef: string
+    }
   }
   | { readonly _tag: "ChangeConfig"; readonly config: LoopConfig }
   | { readonly _tag: "Resume"; readonly driver: "session" | "external" }
@@ -63,14 +72,20 @@ type Rollback = { readonly toIteration: number; readonly snapshotRef: string; re
 const rollbackTarget = (rollback: Rollback, lastIteration: number): Rollback | string =>
   rollback.toIteration < 0 || rollback.toIteration > lastIteration
     ? `there is no iteration ${rollback.toIteration} to roll back to`
-    : { toIteration: rollback.toIteration, snapshotRef: rollback.snapshotRef, rescueSnapshotRef: rollback.rescueSnapshotRef }
+    : {
+      toIteration: rollback.toIteration,
+      snapshotRef: rollback.snapshotRef,
+      rescueSnapshotRef: rollback.rescueSnapshotRef
+    }
 
 export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(command, `loop ${state.loopId} already exists`)
     if (command.goal.trim() === "") return refuse(command, "the goal is empty")
     if (command.prd !== undefined && command.prd.stories.length === 0) return refuse(command, "the PRD has no stories")
-    if (command.prd !== undefined && command.plan !== undefined) return refuse(command, "a loop is either a PRD loop or a plan loop")
+    if (command.prd !== undefined && command.plan !== undefined) {
+      return refuse(command, "a loop is either a PRD loop or a plan loop")
+    }
     const problem = loopConfigProblem(command.config)
     if (problem !== undefined) return refuse(command, problem)
     const { _tag, ...started } = command
@@ -88,7 +103,9 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
     case "BeginIteration": {
       if (iterationOpen(state)) return refuse(command, `iteration ${current!.iteration} is still open`)
       const next = (current?.iteration ?? 0) + 1
-      if (next > state.config.maxIterations) return refuse(command, `the limit of ${state.config.maxIterations} iterations is reached`)
+      if (next > state.config.maxIterations) {
+        return refuse(command, `the limit of ${state.config.maxIterations} iterations is reached`)
+      }
       if (state.prd === undefined) return [{ _tag: "LoopIterationStarted", loopId, iteration: next }]
       const story = nextStory(state)
       if (story === undefined) return refuse(command, "every story of the PRD passes")
@@ -99,7 +116,9 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       return [{ _tag: "LoopCriteriaEvaluated", loopId, iteration: current!.iteration, results: command.results }]
     case "CompleteIteration":
       if (!iterationOpen(state)) return refuse(command, "no iteration is open")
-      if (current!.results === undefined) return refuse(command, `iteration ${current!.iteration} has no criteria results yet`)
+      if (current!.results === undefined) {
+        return refuse(command, `iteration ${current!.iteration} has no criteria results yet`)
+      }
       return [
         {
           _tag: "LoopIterationCompleted",
@@ -117,7 +136,12 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       ]
     case "Succeed":
       if (!goalMet(state)) {
-        return refuse(command, current?.passed === true ? "stories of the PRD do not pass yet" : "the last completed iteration did not pass its criteria")
+        return refuse(
+          command,
+          current?.passed === true
+            ? "stories of the PRD do not pass yet"
+            : "the last completed iteration did not pass its criteria"
+        )
       }
       if (state.plan === undefined) {
         if (command.plan !== undefined) return refuse(command, "this is not a plan loop")
@@ -125,7 +149,13 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       }
       if (command.plan === undefined) return refuse(command, "a plan loop succeeds with its final plan")
       return [
-        { _tag: "LoopPlanSaved", loopId, iteration: current!.iteration, path: command.plan.path, plan: command.plan.text },
+        {
+          _tag: "LoopPlanSaved",
+          loopId,
+          iteration: current!.iteration,
+          path: command.plan.path,
+          plan: command.plan.text
+        },
         { _tag: "LoopSucceeded", loopId, iteration: current!.iteration }
       ]
     case "Fail":
@@ -136,16 +166,31 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
       return [{ _tag: "LoopWaited", loopId, iteration: current!.iteration, ...wait }]
     }
     case "Interrupt":
-      return [{ _tag: "LoopInterrupted", loopId, iteration: current?.iteration ?? 0, error: command.error, message: command.message }]
+      return [{
+        _tag: "LoopInterrupted",
+        loopId,
+        iteration: current?.iteration ?? 0,
+        error: command.error,
+        message: command.message
+      }]
     case "Stop": {
-      const stopped: RalphMemEvent = { _tag: "LoopStopped", loopId, reason: command.reason, requestedBy: command.requestedBy }
+      const stopped: RalphMemEvent = {
+        _tag: "LoopStopped",
+        loopId,
+        reason: command.reason,
+        requestedBy: command.requestedBy
+      }
       if (command.rollback === undefined) return [stopped]
       const rollback = rollbackTarget(command.rollback, current?.iteration ?? 0)
-      return typeof rollback === "string" ? refuse(command, rollback) : [stopped, { _tag: "LoopRolledBack", loopId, ...rollback }]
+      return typeof rollback === "string"
+        ? refuse(command, rollback)
+        : [stopped, { _tag: "LoopRolledBack", loopId, ...rollback }]
     }
     case "ChangeConfig": {
       const problem = loopConfigProblem(command.config)
-      return problem === undefined ? [{ _tag: "LoopConfigChanged", loopId, config: command.config }] : refuse(command, problem)
+      return problem === undefined
+        ? [{ _tag: "LoopConfigChanged", loopId, config: command.config }]
+        : refuse(command, problem)
     }
     case "Resume":
       return [{ _tag: "LoopResumed", loopId, iteration: current?.iteration ?? 0, driver: command.driver }]

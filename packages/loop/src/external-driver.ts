@@ -13,10 +13,10 @@ import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableO
 import { type CommandOutcome, runCommand } from "./criteria/index.ts"
 import { closeIteration, settleOrBegin, succeed } from "./iteration.ts"
 import { agentSession, loopMemory } from "./loop-memory.ts"
-import { iterationPrompt, promptChars } from "./prompt.ts"
-import { iterationOpen, type Loop, storyOf } from "./state.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
+import { iterationPrompt, promptChars } from "./prompt.ts"
+import { iterationOpen, type Loop, storyOf } from "./state.ts"
 
 export interface ExternalOptions {
   readonly agent: ReadonlyArray<string>
@@ -87,10 +87,17 @@ const waitUntil = (memory: MemoryStore, loopId: string, until: number, tick: (re
   })
 
 const checks = (results: ReadonlyArray<CriterionResult>) =>
-  results.map((r) => `${r.kind} ${r.passed ? "passed" : `failed${r.fingerprint ? ` (${r.fingerprint})` : ""}`}`).join(", ")
+  results.map((r) => `${r.kind} ${r.passed ? "passed" : `failed${r.fingerprint ? ` (${r.fingerprint})` : ""}`}`).join(
+    ", "
+  )
 
 /** A PRD iteration's learning: the story, what the harness found, and what the agent reported. */
-const learning = (loop: Loop, results: ReadonlyArray<CriterionResult>, passed: boolean, agentOutput: string): RalphMemEvent | undefined => {
+const learning = (
+  loop: Loop,
+  results: ReadonlyArray<CriterionResult>,
+  passed: boolean,
+  agentOutput: string
+): RalphMemEvent | undefined => {
   const current = loop.iterations.at(-1)!
   const story = storyOf(loop, current)
   if (story === undefined) return undefined
@@ -118,12 +125,18 @@ export const driveExternally = (memory: MemoryStore, loopId: string, options: Ex
   const record = (event: RalphMemEvent | undefined) =>
     event === undefined
       ? Effect.void
-      : memory.log.append(streams.session(agentSession(loopId)), [event], { expectedVersion: "any", writer: WRITER }).pipe(Effect.asVoid, Effect.orDie)
+      : memory.log.append(streams.session(agentSession(loopId)), [event], { expectedVersion: "any", writer: WRITER })
+        .pipe(Effect.asVoid, Effect.orDie)
   /**
    * The agent ended on a usage or rate limit: the run does not count. Wait until the reset it reported (else
    * a doubling backoff), recorded first so status and a crash recovery know, then run the iteration again.
    */
-  const waitForLimit = (loop: Loop, iteration: number, limit: AgentReport["limit"] & {}, usage: IterationUsage | undefined) =>
+  const waitForLimit = (
+    loop: Loop,
+    iteration: number,
+    limit: AgentReport["limit"] & {},
+    usage: IterationUsage | undefined
+  ) =>
     Effect.gen(function*() {
       const earlier = loop.waits.filter((w) => w.iteration === iteration).length
       const until = Math.max(Date.now(), limit.resetAt ?? Date.now() + limitBackoffMs(earlier))
@@ -131,12 +144,20 @@ export const driveExternally = (memory: MemoryStore, loopId: string, options: Ex
       if (deadline !== undefined && until >= deadline) {
         return yield* run({
           _tag: "Fail",
-          reason: `max duration (${Math.round(loop.config.maxDurationMs! / 1000)} s) would pass while waiting for the ${limit.kind.replace("_", " ")} to reset (${new Date(until).toISOString()})`
+          reason: `max duration (${Math.round(loop.config.maxDurationMs! / 1000)} s) would pass while waiting for the ${
+            limit.kind.replace("_", " ")
+          } to reset (${new Date(until).toISOString()})`
         })
       }
-      const wait = { limit: limit.kind, until: Math.round(until), resetReported: limit.resetAt !== undefined, message: limit.message }
+      const wait = {
+        limit: limit.kind,
+        until: Math.round(until),
+        resetReported: limit.resetAt !== undefined,
+        message: limit.message
+      }
       yield* run({ _tag: "WaitForLimit", ...wait, ...(usage === undefined ? {} : { usage }) })
-      return yield* waitUntil(memory, loopId, until, (remainingMs) => options.onWait?.({ loopId, iteration, ...wait, remainingMs }))
+      return yield* waitUntil(memory, loopId, until, (remainingMs) =>
+        options.onWait?.({ loopId, iteration, ...wait, remainingMs }))
     })
   const iterate: Effect.Effect<Loop, Effect.Error<ReturnType<typeof run>>> = Effect.gen(function*() {
     let loop = loadLoop(memory, loopId).state!
@@ -150,7 +171,11 @@ export const driveExternally = (memory: MemoryStore, loopId: string, options: Ex
       memoryLines: loopMemory(memory, loop),
       maxChars: promptChars(loop, options.injectionBudgetTokens)
     })
-    const outcome = yield* runCommand([...agent, prompt], { cwd: loop.projectPath, env: options.env, timeoutMs: options.agentTimeoutMs })
+    const outcome = yield* runCommand([...agent, prompt], {
+      cwd: loop.projectPath,
+      env: options.env,
+      timeoutMs: options.agentTimeoutMs
+    })
     const report = readAgentReport(outcome, Date.now())
     yield* record(agentRun(loopId, loop.projectPath, agent, iteration, prompt, outcome, report))
     // A stop may have come while the agent worked: it ends the loop before anything else is recorded.

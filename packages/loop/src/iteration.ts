@@ -5,14 +5,14 @@
  * story's own criteria and rewrites prd.json's flags; a plan loop saves its plan when it succeeds.
  */
 import { ensureOutputFolder, type IterationUsage, redactText, writePrivateFile } from "@ralph-mem/events"
-import { dirname } from "node:path"
 import type { MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
+import { dirname } from "node:path"
 import { evaluateCriteria } from "./criteria/index.ts"
-import { syncPrdFile } from "./prd.ts"
-import { changedFiles, takeSnapshot } from "./snapshot.ts"
 import { execute } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
+import { syncPrdFile } from "./prd.ts"
+import { changedFiles, takeSnapshot } from "./snapshot.ts"
 import { type Loop, storyOf } from "./state.ts"
 
 export const closeIteration = (
@@ -23,16 +23,20 @@ export const closeIteration = (
   Effect.gen(function*() {
     const current = loop.iterations.at(-1)!
     const iteration = current.iteration
-    const { results, passed } = yield* evaluateCriteria([...loop.config.successCriteria, ...(storyOf(loop, current)?.criteria ?? [])], {
+    const { results, passed } = yield* evaluateCriteria([
+      ...loop.config.successCriteria,
+      ...(storyOf(loop, current)?.criteria ?? [])
+    ], {
       projectRoot: loop.projectPath,
       iteration,
       ...(options.lastAssistantMessage === undefined ? {} : { lastAssistantMessage: options.lastAssistantMessage })
     })
     const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
     // A snapshot that cannot be taken (no disk space, a broken repository) must not end the loop.
-    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loop.loopId, `iteration-${iteration}`)).pipe(
-      Effect.catchDefect(() => Effect.succeed(undefined))
-    )
+    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loop.loopId, `iteration-${iteration}`))
+      .pipe(
+        Effect.catchDefect(() => Effect.succeed(undefined))
+      )
     yield* execute(memory, loop.loopId, { _tag: "RecordCriteria", results }, options.writer)
     const completed = yield* execute(memory, loop.loopId, {
       _tag: "CompleteIteration",
@@ -58,7 +62,9 @@ export interface Success {
  */
 export const succeed = (memory: MemoryStore, loop: Loop, writer: string, lastAssistantMessage: string | undefined) =>
   Effect.gen(function*() {
-    if (loop.plan === undefined) return { loop: yield* execute(memory, loop.loopId, { _tag: "Succeed" }, writer) } satisfies Success
+    if (loop.plan === undefined) {
+      return { loop: yield* execute(memory, loop.loopId, { _tag: "Succeed" }, writer) } satisfies Success
+    }
     const text = redactText(lastAssistantMessage ?? "").text
     const path = loop.plan.path
     const problem = yield* Effect.try({
@@ -70,7 +76,10 @@ export const succeed = (memory: MemoryStore, loop: Loop, writer: string, lastAss
       catch: (error) => error as Error
     }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))
     const succeeded = yield* execute(memory, loop.loopId, { _tag: "Succeed", plan: { path, text } }, writer)
-    return { loop: succeeded, plan: { path, written: problem === undefined, ...(problem === undefined ? {} : { problem }) } } satisfies Success
+    return {
+      loop: succeeded,
+      plan: { path, written: problem === undefined, ...(problem === undefined ? {} : { problem }) }
+    } satisfies Success
   })
 
 /**
@@ -85,7 +94,9 @@ export const settleOrBegin = (
   now: number,
   lastAssistantMessage?: string
 ) => {
-  const verdict = loop.iterations.at(-1)?.completedAt === undefined ? { _tag: "Continue" as const } : nextStep(loop, { now })
+  const verdict = loop.iterations.at(-1)?.completedAt === undefined
+    ? { _tag: "Continue" as const }
+    : nextStep(loop, { now })
   switch (verdict._tag) {
     case "Succeed":
       return Effect.map(succeed(memory, loop, writer, lastAssistantMessage), (s) => s.loop)

@@ -36,7 +36,12 @@ const newestWithin = (lines: ReadonlyArray<Line>, budget: number): Array<Line> =
 }
 
 export const loopMemory = (memory: MemoryStore, loop: Loop): ReadonlyArray<string> => {
-  const rows = observationsOfSessionsSince(memory.db, [loop.sessionId ?? "", agentSession(loop.loopId)], loop.startedAt, 50)
+  const rows = observationsOfSessionsSince(
+    memory.db,
+    [loop.sessionId ?? "", agentSession(loop.loopId)],
+    loop.startedAt,
+    50
+  )
   const lines = rows
     .filter((r) => DECISIVE_TYPES.has(r.type))
     .map((r) => ({ ...r, text: `- [${r.type}] ${r.text.replace(/\s+/g, " ").slice(0, 400)}` }))

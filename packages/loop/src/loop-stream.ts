@@ -12,8 +12,7 @@ import type { Loop, LoopState } from "./state.ts"
 export const loadLoop = (
   memory: Pick<MemoryStore, "log">,
   loopId: string
-): { readonly state: LoopState; readonly version: number } =>
-  loadState(memory, streams.loop(loopId), loopDecider)
+): { readonly state: LoopState; readonly version: number } => loadState(memory, streams.loop(loopId), loopDecider)
 
 /** Decides and appends a command; returns the loop after it. */
 export const execute = (memory: Pick<MemoryStore, "log">, loopId: string, command: LoopCommand, writer: string) =>

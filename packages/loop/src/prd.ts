@@ -26,8 +26,11 @@ export interface Prd {
   readonly stories: ReadonlyArray<PrdStory>
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
-const show = (value: unknown) => (value === undefined ? "nothing" : JSON.stringify(value)?.slice(0, 60) ?? String(value))
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+const show = (
+  value: unknown
+) => (value === undefined ? "nothing" : JSON.stringify(value)?.slice(0, 60) ?? String(value))
 
 /** Validates one story, pushing a problem per field that is wrong. */
 const parseStory = (raw: unknown, index: number, problems: Array<string>): PrdStory | undefined => {
@@ -37,10 +40,16 @@ const parseStory = (raw: unknown, index: number, problems: Array<string>): PrdSt
     return undefined
   }
   const before = problems.length
-  const id = typeof raw["id"] === "string" && raw["id"].trim() !== "" ? raw["id"].trim() : Number.isInteger(raw["id"]) ? String(raw["id"]) : undefined
+  const id = typeof raw["id"] === "string" && raw["id"].trim() !== ""
+    ? raw["id"].trim()
+    : Number.isInteger(raw["id"])
+    ? String(raw["id"])
+    : undefined
   if (id === undefined) problems.push(`${at}.id: expected a non-empty string or an integer, got ${show(raw["id"])}`)
   const title = raw["title"]
-  if (typeof title !== "string" || title.trim() === "") problems.push(`${at}.title: expected a non-empty string, got ${show(title)}`)
+  if (typeof title !== "string" || title.trim() === "") {
+    problems.push(`${at}.title: expected a non-empty string, got ${show(title)}`)
+  }
   const description = raw["description"] ?? ""
   if (typeof description !== "string") problems.push(`${at}.description: expected a string, got ${show(description)}`)
   const acceptance = raw["acceptanceCriteria"]
@@ -49,16 +58,21 @@ const parseStory = (raw: unknown, index: number, problems: Array<string>): PrdSt
   }
   // Without priorities, the file's order is the order of work.
   const priority = raw["priority"] ?? index + 1
-  if (typeof priority !== "number" || !Number.isFinite(priority)) problems.push(`${at}.priority: expected a number (lower comes first), got ${show(priority)}`)
+  if (typeof priority !== "number" || !Number.isFinite(priority)) {
+    problems.push(`${at}.priority: expected a number (lower comes first), got ${show(priority)}`)
+  }
   const passes = raw["passes"] ?? false
   if (typeof passes !== "boolean") problems.push(`${at}.passes: expected true or false, got ${show(passes)}`)
   const notes = raw["notes"]
-  if (notes !== undefined && typeof notes !== "string") problems.push(`${at}.notes: expected a string, got ${show(notes)}`)
+  if (notes !== undefined && typeof notes !== "string") {
+    problems.push(`${at}.notes: expected a string, got ${show(notes)}`)
+  }
   const rawCriteria = raw["criteria"]
   const criteria: Array<Criterion> = []
   if (rawCriteria !== undefined) {
-    if (!Array.isArray(rawCriteria)) problems.push(`${at}.criteria: expected a list like ["custom=npm test -- login"], got ${show(rawCriteria)}`)
-    else {
+    if (!Array.isArray(rawCriteria)) {
+      problems.push(`${at}.criteria: expected a list like ["custom=npm test -- login"], got ${show(rawCriteria)}`)
+    } else {
       rawCriteria.forEach((text, i) => {
         const parsed = typeof text === "string" ? parseCriterion(text) : `expected a string, got ${show(text)}`
         if (typeof parsed === "string") problems.push(`${at}.criteria[${i}]: ${parsed}`)
@@ -87,7 +101,9 @@ const parsePrd = (text: string, path: string): Prd | PrdInvalid => {
   } catch (error) {
     return new PrdInvalid({ path, problems: [`not valid JSON: ${(error as Error).message}`] })
   }
-  if (!isObject(raw)) return new PrdInvalid({ path, problems: [`expected an object with "userStories", got ${show(raw)}`] })
+  if (!isObject(raw)) {
+    return new PrdInvalid({ path, problems: [`expected an object with "userStories", got ${show(raw)}`] })
+  }
   const problems: Array<string> = []
   const list = raw["userStories"]
   if (!Array.isArray(list) || list.length === 0) {
@@ -98,10 +114,13 @@ const parsePrd = (text: string, path: string): Prd | PrdInvalid => {
   stories.forEach((story, index) => {
     if (story === undefined) return
     const first = seen.get(story.id)
-    if (first !== undefined) problems.push(`userStories[${index}].id: ${JSON.stringify(story.id)} is also the id of userStories[${first}]`)
-    else seen.set(story.id, index)
+    if (first !== undefined) {
+      problems.push(`userStories[${index}].id: ${JSON.stringify(story.id)} is also the id of userStories[${first}]`)
+    } else seen.set(story.id, index)
   })
-  const description = [raw["description"], raw["project"]].find((d): d is string => typeof d === "string" && d.trim() !== "")
+  const description = [raw["description"], raw["project"]].find((d): d is string =>
+    typeof d === "string" && d.trim() !== ""
+  )
   if (problems.length > 0) return new PrdInvalid({ path, problems })
   return { description: description ?? "", stories: stories as Array<PrdStory> }
 }
@@ -111,7 +130,10 @@ export const readPrd = (path: string): Prd | PrdInvalid => {
   try {
     text = readFileSync(path, "utf8")
   } catch (error) {
-    return new PrdInvalid({ path, problems: [`cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`] })
+    return new PrdInvalid({
+      path,
+      problems: [`cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`]
+    })
   }
   return parsePrd(text, path)
 }
@@ -145,4 +167,6 @@ export const syncPrdFile = (loop: Loop): boolean => {
 
 /** How far a PRD loop is: `2 of 5 stories pass`. */
 export const storyProgress = (loop: Loop): string | undefined =>
-  loop.prd === undefined ? undefined : `${loop.prd.stories.filter((s) => s.passes).length} of ${loop.prd.stories.length} stories pass`
+  loop.prd === undefined
+    ? undefined
+    : `${loop.prd.stories.filter((s) => s.passes).length} of ${loop.prd.stories.length} stories pass`

@@ -11,9 +11,15 @@ const clip = (text: string, max: number) => (text.length > max ? `…${text.slic
 
 const describeResult = (r: CriterionResult, tailChars: number): string => {
   const command = r.command === undefined ? "" : ` \`${r.command.join(" ")}\``
-  const outcome = r.timedOut ? "timed out" : r.exitCode === undefined ? (r.passed ? "passed" : "failed") : `exit ${r.exitCode}`
+  const outcome = r.timedOut
+    ? "timed out"
+    : r.exitCode === undefined
+    ? (r.passed ? "passed" : "failed")
+    : `exit ${r.exitCode}`
   const head = `- ${r.kind}${command}: ${outcome}${r.fingerprint ? ` — ${r.fingerprint}` : ""}`
-  return r.passed || r.outputTail.trim() === "" ? head : `${head}\n  \`\`\`\n${clip(r.outputTail.trim(), tailChars)}\n  \`\`\``
+  return r.passed || r.outputTail.trim() === ""
+    ? head
+    : `${head}\n  \`\`\`\n${clip(r.outputTail.trim(), tailChars)}\n  \`\`\``
 }
 
 /** Characters the next prompt may use: the loop's share (`context_budget`) of the injection budget, 4 per token. */
@@ -32,9 +38,15 @@ const storySection = (loop: Loop, story: PrdStory): string =>
   [
     `Work on this one story now, and only on it: ${story.id} (priority ${story.priority}) — ${story.title}`,
     story.description.trim() === "" ? undefined : story.description.trim(),
-    story.acceptanceCriteria.length === 0 ? undefined : `Acceptance criteria:\n${story.acceptanceCriteria.map((c) => `- ${c}`).join("\n")}`,
+    story.acceptanceCriteria.length === 0
+      ? undefined
+      : `Acceptance criteria:\n${story.acceptanceCriteria.map((c) => `- ${c}`).join("\n")}`,
     story.notes === undefined ? undefined : `Notes: ${story.notes}`,
-    `Stories: ${loop.prd!.stories.map((s) => `${s.id}${s.passes ? " (passes)" : s.id === story.id ? " (this one)" : ""}`).join(", ")}.`,
+    `Stories: ${
+      loop.prd!.stories.map((s) => `${s.id}${s.passes ? " (passes)" : s.id === story.id ? " (this one)" : ""}`).join(
+        ", "
+      )
+    }.`,
     "The harness marks the story as passing only when its checks pass; do not edit the passes flags in the PRD file yourself."
   ].filter((line) => line !== undefined).join("\n")
 
@@ -70,14 +82,22 @@ export const iterationPrompt = (loop: Loop, context: PromptContext): string => {
     loop.plan === undefined ? undefined : planSection(loop, current?.iteration ?? 1),
     failing.length === 0
       ? "Work toward the goal. When you believe it is met, stop: the harness then runs the success criteria itself."
-      : `The harness ran the success criteria after iteration ${last!.iteration} and they did not pass:\n${failing.map((r) => describeResult(r, tailChars)).join("\n")}`,
+      : `The harness ran the success criteria after iteration ${last!.iteration} and they did not pass:\n${
+        failing.map((r) => describeResult(r, tailChars)).join("\n")
+      }`,
     completed.length > 1
-      ? `Earlier iterations:\n${completed.slice(0, -1).map((it) => {
-        const failed = (it.results ?? []).filter((r) => !r.passed).map((r) => r.fingerprint ?? r.kind)
-        return `- ${it.iteration}${it.storyId === undefined ? "" : ` (${it.storyId})`}: ${it.passed ? "passed" : `failed (${failed.join("; ") || "criteria"})`}${(it.filesChanged ?? []).length > 0 ? `; changed ${(it.filesChanged ?? []).slice(0, 8).join(", ")}` : ""}`
-      }).join("\n")}`
+      ? `Earlier iterations:\n${
+        completed.slice(0, -1).map((it) => {
+          const failed = (it.results ?? []).filter((r) => !r.passed).map((r) => r.fingerprint ?? r.kind)
+          return `- ${it.iteration}${it.storyId === undefined ? "" : ` (${it.storyId})`}: ${
+            it.passed ? "passed" : `failed (${failed.join("; ") || "criteria"})`
+          }${(it.filesChanged ?? []).length > 0 ? `; changed ${(it.filesChanged ?? []).slice(0, 8).join(", ")}` : ""}`
+        }).join("\n")
+      }`
       : undefined,
-    (context.memoryLines ?? []).length > 0 ? `What memory recorded in this loop:\n${context.memoryLines!.join("\n")}` : undefined,
+    (context.memoryLines ?? []).length > 0
+      ? `What memory recorded in this loop:\n${context.memoryLines!.join("\n")}`
+      : undefined,
     failing.length === 0
       ? undefined
       : "Fix what failed above and keep to the goal. Stop when you believe it is met; the harness checks again. The user can end the loop with /ralph-mem:ralph stop."

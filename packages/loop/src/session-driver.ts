@@ -17,7 +17,7 @@ import {
   type MemoryStore
 } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
-import { closeIteration, settleOrBegin, type Success, succeed } from "./iteration.ts"
+import { closeIteration, settleOrBegin, succeed, type Success } from "./iteration.ts"
 import { loopMemory } from "./loop-memory.ts"
 import { execute, loadLoop } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
@@ -64,7 +64,13 @@ export const continueAtStop = (
     let loop = loadLoop(memory, loopId).state!
     if (!iterationOpen(loop)) {
       loop = yield* settleOrBegin(memory, loop, WRITER, input.now, input.lastAssistantMessage)
-      if (loop.status !== "running") return { systemMessage: `ralph-mem: the loop had already ${loop.status === "success" ? "succeeded" : `ended (${loop.endReason ?? loop.status})`}.` }
+      if (loop.status !== "running") {
+        return {
+          systemMessage: `ralph-mem: the loop had already ${
+            loop.status === "success" ? "succeeded" : `ended (${loop.endReason ?? loop.status})`
+          }.`
+        }
+      }
     }
     const usage = transcriptUsage(input.transcriptPath, loop.iterations.at(-1)!.startedAt)
     const closed = yield* closeIteration(memory, loop, {
@@ -76,22 +82,39 @@ export const continueAtStop = (
     loop = closed.loop
     const verdict = nextStep(loop, {
       now: input.now,
-      continuations: { cap: blockCap(input.env), used: iterationsBegunSincePrompt(memory.db, loop.loopId, input.sessionId, WRITER) }
+      continuations: {
+        cap: blockCap(input.env),
+        used: iterationsBegunSincePrompt(memory.db, loop.loopId, input.sessionId, WRITER)
+      }
     })
     if (verdict._tag === "Succeed") {
       const success = yield* succeed(memory, loop, WRITER, input.lastAssistantMessage)
-      return { systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${planNote(success)}` }
+      return {
+        systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${
+          planNote(success)
+        }`
+      }
     }
     if (verdict._tag === "Fail") {
       yield* run({ _tag: "Fail", reason: verdict.reason })
-      return { systemMessage: `ralph-mem: the loop ended without success after iteration ${iteration}: ${verdict.reason}. Last checks: ${summary(results)}.` }
+      return {
+        systemMessage:
+          `ralph-mem: the loop ended without success after iteration ${iteration}: ${verdict.reason}. Last checks: ${
+            summary(results)
+          }.`
+      }
     }
     loop = yield* run({ _tag: "BeginIteration" })
-    const prompt = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: promptChars(loop, input.injectionBudgetTokens) })
+    const prompt = iterationPrompt(loop, {
+      memoryLines: loopMemory(memory, loop),
+      maxChars: promptChars(loop, input.injectionBudgetTokens)
+    })
     const used = usage === undefined ? "" : `; iteration ${iteration} used ${totalTokens(usage)} tokens`
     return {
       hookSpecificOutput: { hookEventName: "Stop" as const, additionalContext: prompt },
-      systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${summary(results)}${used}; ~${estimateTokens(prompt)} tokens of context).`
+      systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${
+        summary(results)
+      }${used}; ~${estimateTokens(prompt)} tokens of context).`
     }
   }).pipe(
     // The loop ended under us (stopped from another process): let Claude stop, and say so. Any other
@@ -99,8 +122,7 @@ export const continueAtStop = (
     Effect.catchTag("Refused", (error) =>
       loadLoop(memory, loopId).state?.status === "running"
         ? Effect.die(error)
-        : Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })
-    ),
+        : Effect.succeed({ systemMessage: `ralph-mem: the loop is no longer running (${error.reason}).` })),
     Effect.catch((error) => Effect.die(error))
   )
 }
@@ -116,11 +138,14 @@ export const interruptAtStopFailure = (
 ): Effect.Effect<StopOutput | undefined> => {
   const loopId = activeLoopForSession(memory.db, input.sessionId)
   if (loopId === undefined) return Effect.succeed(undefined)
-  return execute(memory, loopId, { _tag: "Interrupt", error: input.error, message: input.message }, "hook:StopFailure").pipe(
-    Effect.map((loop) => ({
-      systemMessage: `ralph-mem: the loop's iteration ${loop.iterations.at(-1)?.iteration ?? 0} was cut off (${input.error}); it goes on with your next prompt, or stop it with /ralph-mem:ralph stop.`
-    })),
-    Effect.catchTag("Refused", () => Effect.succeed(undefined)),
-    Effect.catch((error) => Effect.die(error))
-  )
+  return execute(memory, loopId, { _tag: "Interrupt", error: input.error, message: input.message }, "hook:StopFailure")
+    .pipe(
+      Effect.map((loop) => ({
+        systemMessage: `ralph-mem: the loop's iteration ${
+          loop.iterations.at(-1)?.iteration ?? 0
+        } was cut off (${input.error}); it goes on with your next prompt, or stop it with /ralph-mem:ralph stop.`
+      })),
+      Effect.catchTag("Refused", () => Effect.succeed(undefined)),
+      Effect.catch((error) => Effect.die(error))
+    )
 }

@@ -14,7 +14,12 @@ import { basename, dirname, join, relative } from "node:path"
 const SKIPPED = new Set([".git", ".ralph-mem", "node_modules"])
 
 const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>
-  process.getBuiltinModule("node:child_process").execFileSync("git", args, { cwd, env: { ...process.env, ...env }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+  process.getBuiltinModule("node:child_process").execFileSync("git", args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  }).trim()
 
 const isGitRepository = (projectRoot: string): boolean => {
   try {
@@ -154,7 +159,9 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
     const commit = ref.slice(4)
     withTemporaryIndex(projectRoot, (env) => {
       const wanted = new Set(git(projectRoot, ["ls-tree", "-r", "--name-only", commit]).split("\n").filter(Boolean))
-      const present = git(projectRoot, ["ls-files", "--cached", "--others", "--exclude-standard"]).split("\n").filter(Boolean)
+      const present = git(projectRoot, ["ls-files", "--cached", "--others", "--exclude-standard"]).split("\n").filter(
+        Boolean
+      )
       for (const file of present) if (!wanted.has(file)) rmSync(join(projectRoot, file), { force: true })
       git(projectRoot, ["read-tree", commit], env)
       git(projectRoot, ["checkout-index", "--all", "--force"], env)
@@ -205,7 +212,11 @@ export const workingTreeMatches = (projectRoot: string, ref: string): boolean =>
 }
 
 /** Files that differ between two snapshots (git snapshots only; a file-copy snapshot reports none). */
-export const changedFiles = (projectRoot: string, from: string | undefined, to: string | undefined): ReadonlyArray<string> => {
+export const changedFiles = (
+  projectRoot: string,
+  from: string | undefined,
+  to: string | undefined
+): ReadonlyArray<string> => {
   if (from === undefined || to === undefined || !from.startsWith("git:") || !to.startsWith("git:")) return []
   try {
     return git(projectRoot, ["diff", "--name-only", from.slice(4), to.slice(4)]).split("\n").filter(Boolean)

@@ -45,7 +45,9 @@ export interface Loop {
   /** Snapshot taken when the loop started, before any iteration changed anything. */
   readonly startSnapshotRef?: string
   readonly iterations: ReadonlyArray<IterationRecord>
-  readonly rollbacks: ReadonlyArray<{ readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }>
+  readonly rollbacks: ReadonlyArray<
+    { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
+  >
   readonly waits: ReadonlyArray<LimitWait>
   /** The session's last turn ended on an API error (StopFailure); cleared when the loop moves on. */
   readonly interruption?: { readonly iteration: number; readonly error: string; readonly message: string }
@@ -149,7 +151,11 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
     case "LoopRolledBack":
       return {
         ...state,
-        rollbacks: [...state.rollbacks, { toIteration: event.toIteration, snapshotRef: event.snapshotRef, rescueSnapshotRef: event.rescueSnapshotRef }]
+        rollbacks: [...state.rollbacks, {
+          toIteration: event.toIteration,
+          snapshotRef: event.snapshotRef,
+          rescueSnapshotRef: event.rescueSnapshotRef
+        }]
       }
     case "LoopConfigChanged":
       return { ...state, config: event.config }
@@ -158,7 +164,13 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
     case "LoopStoryPassed":
       return state.prd === undefined
         ? state
-        : { ...state, prd: { ...state.prd, stories: state.prd.stories.map((s) => (s.id === event.storyId ? { ...s, passes: true } : s)) } }
+        : {
+          ...state,
+          prd: {
+            ...state.prd,
+            stories: state.prd.stories.map((s) => (s.id === event.storyId ? { ...s, passes: true } : s))
+          }
+        }
     case "LoopPlanSaved":
       return { ...state, plan: { path: event.path } }
     default:
@@ -183,11 +195,13 @@ export const storyOf = (loop: Loop, iteration: IterationRecord | undefined): Prd
  */
 export const goalMet = (loop: Loop): boolean => {
   const last = currentIteration(loop)
-  return last?.completedAt !== undefined && last.passed === true && (loop.prd === undefined || loop.prd.stories.every((s) => s.passes))
+  return last?.completedAt !== undefined && last.passed === true &&
+    (loop.prd === undefined || loop.prd.stories.every((s) => s.passes))
 }
 
-export const fold = (events: ReadonlyArray<{ readonly event: RalphMemEvent; readonly occurredAt: number }>): LoopState =>
-  events.reduce<LoopState>((state, { event, occurredAt }) => evolve(state, event, occurredAt), undefined)
+export const fold = (
+  events: ReadonlyArray<{ readonly event: RalphMemEvent; readonly occurredAt: number }>
+): LoopState => events.reduce<LoopState>((state, { event, occurredAt }) => evolve(state, event, occurredAt), undefined)
 
 /** Every token an iteration used, cache reads and writes included (they are billed, if cheaper). */
 export const totalTokens = (usage: IterationUsage): number =>
@@ -198,7 +212,10 @@ export const totalTokens = (usage: IterationUsage): number =>
  * `costUsd` are undefined when no run reported them: "not reported" is never shown as 0.
  */
 export const loopSpend = (loop: Loop): { readonly tokens?: number; readonly costUsd?: number } => {
-  const usages = [...loop.iterations.flatMap((it) => (it.usage === undefined ? [] : [it.usage])), ...loop.waits.flatMap((w) => (w.usage === undefined ? [] : [w.usage]))]
+  const usages = [
+    ...loop.iterations.flatMap((it) => (it.usage === undefined ? [] : [it.usage])),
+    ...loop.waits.flatMap((w) => (w.usage === undefined ? [] : [w.usage]))
+  ]
   const costs = usages.flatMap((u) => (u.costUsd === undefined ? [] : [u.costUsd]))
   return {
     ...(usages.length === 0 ? {} : { tokens: usages.reduce((sum, u) => sum + totalTokens(u), 0) }),

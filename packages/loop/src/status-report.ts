@@ -131,11 +131,13 @@ const roughly = (ms: number): string => {
 /** The text form of `ralph status`: labelled fields, one per line. */
 export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readonly [string, string]> => {
   const r = statusReport(loop, now)
-  const stories = loop.prd === undefined ? [] : [[
-    "stories",
-    `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} ` +
-    `(${loop.prd.path})`
-  ] as const]
+  const stories = loop.prd === undefined ? [] : [
+    [
+      "stories",
+      `${storyProgress(loop)}: ${loop.prd.stories.map((s) => `${s.id}${s.passes ? " ✓" : ""}`).join(", ")} ` +
+      `(${loop.prd.path})`
+    ] as const
+  ]
   return [
     ["loop", r.loopId],
     ["goal", r.goal],
@@ -160,22 +162,28 @@ export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readon
           r.spend.costUsd === null ? " (cost not reported)" : `, $${r.spend.costUsd.toFixed(4)}`
         }`
     ],
-    ...loop.iterations.map((it) => [
-      `  iteration ${it.iteration}`,
-      `${it.passed === undefined ? "running" : it.passed ? "passed" : "failed"}${
-        it.completedAt === undefined ? "" : `, ${Math.round((it.completedAt - it.startedAt) / 1000)} s`
-      }, ${formatUsage(it.usage)}`
-    ] as const),
-    ...loop.waits.map((w) => [
-      "  waited",
-      `iteration ${w.iteration}: ${w.limit.replace("_", " ")} until ${formatTime(w.until)} ` +
-      `(${w.resetReported ? "the reset the agent reported" : "backoff"}): ${w.message}`
-    ] as const),
-    ...(loop.interruption === undefined ? [] : [[
-      "interrupted",
-      `iteration ${loop.interruption.iteration}: ${loop.interruption.error} (${loop.interruption.message}); ` +
-      "it goes on with the next prompt"
-    ] as const]),
+    ...loop.iterations.map((it) =>
+      [
+        `  iteration ${it.iteration}`,
+        `${it.passed === undefined ? "running" : it.passed ? "passed" : "failed"}${
+          it.completedAt === undefined ? "" : `, ${Math.round((it.completedAt - it.startedAt) / 1000)} s`
+        }, ${formatUsage(it.usage)}`
+      ] as const
+    ),
+    ...loop.waits.map((w) =>
+      [
+        "  waited",
+        `iteration ${w.iteration}: ${w.limit.replace("_", " ")} until ${formatTime(w.until)} ` +
+        `(${w.resetReported ? "the reset the agent reported" : "backoff"}): ${w.message}`
+      ] as const
+    ),
+    ...(loop.interruption === undefined ? [] : [
+      [
+        "interrupted",
+        `iteration ${loop.interruption.iteration}: ${loop.interruption.error} (${loop.interruption.message}); ` +
+        "it goes on with the next prompt"
+      ] as const
+    ]),
     ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"],
     ...(loop.status === "failed" || loop.status === "stopped" ? [["roll back", rollbackHint(loop)] as const] : [])
   ]

@@ -5,8 +5,9 @@
  */
 import { type Loop, loopSpend } from "./state.ts"
 
-const fingerprintOf = (results: ReadonlyArray<{ readonly passed: boolean; readonly fingerprint?: string }> | undefined) =>
-  (results ?? []).filter((r) => !r.passed).map((r) => r.fingerprint ?? "").join("|")
+const fingerprintOf = (
+  results: ReadonlyArray<{ readonly passed: boolean; readonly fingerprint?: string }> | undefined
+) => (results ?? []).filter((r) => !r.passed).map((r) => r.fingerprint ?? "").join("|")
 
 export const stopCondition = (loop: Loop, now: number): string | undefined => {
   const completed = loop.iterations.filter((it) => it.completedAt !== undefined)

@@ -13,7 +13,9 @@ const MAX_READ_BYTES = 32 * 1024 * 1024
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0)
+const count = (
+  value: unknown
+): number => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : 0)
 
 const readTail = (path: string): string | undefined => {
   const fs = process.getBuiltinModule("node:fs")
@@ -36,7 +38,7 @@ const readTail = (path: string): string | undefined => {
 const usageInTranscript = (text: string, since: number): IterationUsage | undefined => {
   const byMessage = new Map<string, IterationUsage>()
   for (const line of text.split("\n")) {
-    if (!line.includes('"assistant"') || !line.includes('"usage"')) continue
+    if (!line.includes("\"assistant\"") || !line.includes("\"usage\"")) continue
     let entry: unknown
     try {
       entry = JSON.parse(line)

@@ -23,7 +23,13 @@ describe("an agent's report", () => {
     const report = readAgentReport(outcome(fixture("claude-success-result.json"), 0), NOW)
     expect(report).toEqual({
       lastMessage: "Fixed the failing test in src/auth.ts.",
-      usage: { inputTokens: 400, outputTokens: 28, cacheReadTokens: 120, cacheCreationTokens: 80, costUsd: 0.0025840000000000004 }
+      usage: {
+        inputTokens: 400,
+        outputTokens: 28,
+        cacheReadTokens: 120,
+        cacheCreationTokens: 80,
+        costUsd: 0.0025840000000000004
+      }
     })
   })
 
@@ -64,7 +70,11 @@ describe("an agent's report", () => {
   })
 
   it("reads a limit inside Claude Code's JSON result when the run failed on it", () => {
-    const result = JSON.stringify({ type: "result", is_error: true, result: "Claude AI usage limit reached|1795600800" })
+    const result = JSON.stringify({
+      type: "result",
+      is_error: true,
+      result: "Claude AI usage limit reached|1795600800"
+    })
     expect(readAgentReport(outcome(result), NOW).limit?.resetAt).toBe(1_795_600_800_000)
   })
 
@@ -102,9 +112,19 @@ describe("an agent command", () => {
   it("gets --output-format json when it is `claude -p` without a format of its own", () => {
     expect(withMachineReadableOutput(["claude", "-p"])).toEqual(["claude", "-p", "--output-format", "json"])
     expect(withMachineReadableOutput(["/usr/local/bin/claude", "--print", "--model", "x"])).toEqual([
-      "/usr/local/bin/claude", "--print", "--model", "x", "--output-format", "json"
+      "/usr/local/bin/claude",
+      "--print",
+      "--model",
+      "x",
+      "--output-format",
+      "json"
     ])
-    expect(withMachineReadableOutput(["claude", "-p", "--output-format", "stream-json"])).toEqual(["claude", "-p", "--output-format", "stream-json"])
+    expect(withMachineReadableOutput(["claude", "-p", "--output-format", "stream-json"])).toEqual([
+      "claude",
+      "-p",
+      "--output-format",
+      "stream-json"
+    ])
     expect(withMachineReadableOutput(["node", "agent.js"])).toEqual(["node", "agent.js"])
   })
 })

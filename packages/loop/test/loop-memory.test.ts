@@ -8,10 +8,20 @@ import { agentSession, loopMemory } from "../src/loop-memory.ts"
 import { fold } from "../src/state.ts"
 
 const config: LoopConfig = {
-  maxIterations: 3, noProgressThreshold: 2, cooldownMs: 0, contextBudget: 0.6, successCriteria: []
+  maxIterations: 3,
+  noProgressThreshold: 2,
+  cooldownMs: 0,
+  contextBudget: 0.6,
+  successCriteria: []
 }
 const started: RalphMemEvent = {
-  _tag: "LoopStarted", loopId: "l1", goal: "green", projectPath: "/p", driver: "session", sessionId: "s", config
+  _tag: "LoopStarted",
+  loopId: "l1",
+  goal: "green",
+  projectPath: "/p",
+  driver: "session",
+  sessionId: "s",
+  config
 }
 const loopStartedAt = (at: number) => fold([{ event: started, occurredAt: at }])!
 

@@ -16,8 +16,8 @@ import {
 } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { restoreSnapshot, takeSnapshot, workingTreeMatches } from "../src/snapshot.ts"
 import { writeFigures } from "../../../tests/support/figures.ts"
+import { restoreSnapshot, takeSnapshot, workingTreeMatches } from "../src/snapshot.ts"
 import { tempProject } from "./criteria/helpers.ts"
 
 const TOKEN = `ghp_${"a1B2".repeat(9)}`

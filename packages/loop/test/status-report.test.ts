@@ -5,15 +5,38 @@ import { fold } from "../src/state.ts"
 import { endMessage, statusFields, statusReport } from "../src/status-report.ts"
 
 const config: LoopConfig = {
-  maxIterations: 3, maxTokens: 5000, noProgressThreshold: 2, cooldownMs: 0, contextBudget: 0.6, successCriteria: [{ kind: "test_pass" }]
+  maxIterations: 3,
+  maxTokens: 5000,
+  noProgressThreshold: 2,
+  cooldownMs: 0,
+  contextBudget: 0.6,
+  successCriteria: [{ kind: "test_pass" }]
 }
 const L = "l1"
 const events: ReadonlyArray<RalphMemEvent> = [
-  { _tag: "LoopStarted", loopId: L, goal: "green tests", projectPath: "/p", driver: "external", config, snapshotRef: "s0" },
-  { _tag: "LoopIterationStarted", loopId: L, iteration: 1 },
-  { _tag: "LoopCriteriaEvaluated", loopId: L, iteration: 1, results: [{ kind: "test_pass", passed: false, durationMs: 5, outputTail: "x", fingerprint: "fp" }] },
   {
-    _tag: "LoopIterationCompleted", loopId: L, iteration: 1, passed: false, filesChanged: [], snapshotRef: "s1",
+    _tag: "LoopStarted",
+    loopId: L,
+    goal: "green tests",
+    projectPath: "/p",
+    driver: "external",
+    config,
+    snapshotRef: "s0"
+  },
+  { _tag: "LoopIterationStarted", loopId: L, iteration: 1 },
+  {
+    _tag: "LoopCriteriaEvaluated",
+    loopId: L,
+    iteration: 1,
+    results: [{ kind: "test_pass", passed: false, durationMs: 5, outputTail: "x", fingerprint: "fp" }]
+  },
+  {
+    _tag: "LoopIterationCompleted",
+    loopId: L,
+    iteration: 1,
+    passed: false,
+    filesChanged: [],
+    snapshotRef: "s1",
     usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheCreationTokens: 0, costUsd: 0.25 }
   },
   { _tag: "LoopFailed", loopId: L, reason: "no progress" }
@@ -25,7 +48,13 @@ describe("a loop's status report", () => {
   it("holds the stop conditions, spend and snapshots", () => {
     const report = statusReport(loop!, at(60))
     expect(report.status).toBe("failed")
-    expect(report.stopConditions).toEqual({ maxIterations: 3, maxDurationMs: null, maxTokens: 5000, maxCostUsd: null, noProgressThreshold: 2 })
+    expect(report.stopConditions).toEqual({
+      maxIterations: 3,
+      maxDurationMs: null,
+      maxTokens: 5000,
+      maxCostUsd: null,
+      noProgressThreshold: 2
+    })
     expect(report.spend).toEqual({ tokens: 120, costUsd: 0.25 })
     expect(report.snapshots).toEqual([{ iteration: 0, ref: "s0" }, { iteration: 1, ref: "s1" }])
   })
@@ -38,5 +67,7 @@ describe("a loop's status report", () => {
   })
 
   it("ends with the rollback command when the loop did not succeed", () =>
-    expect(endMessage(loop!)).toMatch(/^The loop ended: failed \(no progress\) after 1 iteration\(s\)\. To undo its changes: ralph-mem ralph stop/))
+    expect(endMessage(loop!)).toMatch(
+      /^The loop ended: failed \(no progress\) after 1 iteration\(s\)\. To undo its changes: ralph-mem ralph stop/
+    ))
 })

@@ -8,4 +8,12 @@ import { beliefs } from "./working/beliefs.ts"
 import { decisions } from "./working/decisions.ts"
 import { tasks } from "./working/tasks.ts"
 
-export const allProjections: ReadonlyArray<Projection> = [sessions, observations, loopRuns, failures, decisions, beliefs, tasks]
+export const allProjections: ReadonlyArray<Projection> = [
+  sessions,
+  observations,
+  loopRuns,
+  failures,
+  decisions,
+  beliefs,
+  tasks
+]

@@ -88,7 +88,7 @@ export const takeBackup = (db: SqliteDatabase, databasePath: string, keep: numbe
   // The whole copy gets its name by a hard link, which never replaces a file: two backups in one
   // millisecond (a manual one beside the one after a session) get two names.
   let path = join(folder, `memory-${stamp}.db`)
-  for (let n = 1; ; n++) {
+  for (let n = 1;; n++) {
     try {
       linkSync(partial, path)
       break

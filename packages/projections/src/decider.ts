@@ -9,8 +9,8 @@
 import { type RalphMemEvent, type RecordedEvent, StorageError, WrongExpectedVersion } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { decodeForProjection, eventsAfter } from "./runner.ts"
 import type { MemoryStore } from "./memory-store.ts"
+import { decodeForProjection, eventsAfter } from "./runner.ts"
 
 /** A command that does not fit the stream's state (an empty goal, an ended loop, an unknown step): nothing is written. */
 export class Refused extends Schema.TaggedError<Refused>()("Refused", {

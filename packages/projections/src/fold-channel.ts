@@ -21,7 +21,8 @@ const TAKEN = 1
 export const MAX_IN_FLIGHT = 8
 
 /** The counters both sides share: messages posted, messages taken. */
-export const newChannelSignal = (): Int32Array => new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT))
+export const newChannelSignal = (): Int32Array =>
+  new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT))
 
 /** Writer side: posts `message`, first waiting while the reader is `MAX_IN_FLIGHT` behind. */
 export const send = (port: MessagePort, signal: Int32Array, message: unknown): void => {

@@ -7,7 +7,7 @@
  *
  * Only for projections the worker can load by name (`allProjections`) and a log in a file it can open.
  */
-import { UndecodableEvent, type SqliteDatabase } from "@ralph-mem/events"
+import { type SqliteDatabase, UndecodableEvent } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -90,10 +90,20 @@ export const startFoldInWorker = (
   const { MessageChannel, Worker } = workerThreads()
   const { port1, port2 } = new MessageChannel()
   const signal = newChannelSignal()
-  const data: FoldWorkerData = { path: db.name, projections: projections.map((p) => p.name), ...range, port: port2, signal }
+  const data: FoldWorkerData = {
+    path: db.name,
+    projections: projections.map((p) => p.name),
+    ...range,
+    port: port2,
+    signal
+  }
   // A small young generation: the worker's live data is one page of events and one message, and V8
   // otherwise lets it grow with the allocation rate (tens of MB more on a long replay).
-  const worker = new Worker(workerFile()!, { workerData: data, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 16 } })
+  const worker = new Worker(workerFile()!, {
+    workerData: data,
+    transferList: [port2],
+    resourceLimits: { maxYoungGenerationSizeMb: 16 }
+  })
   const drain = (onEvents: (events: number) => void): void => {
     const statements: Array<Statement> = []
     for (;;) {

@@ -58,9 +58,13 @@ const fold = (): void => {
 try {
   fold()
 } catch (error) {
-  send(port, signal, {
-    kind: "failed",
-    position: error instanceof UndecodableEvent ? error.position : null,
-    reason: error instanceof UndecodableEvent ? error.reason : error instanceof Error ? error.message : String(error)
-  } satisfies FoldMessage)
+  send(
+    port,
+    signal,
+    {
+      kind: "failed",
+      position: error instanceof UndecodableEvent ? error.position : null,
+      reason: error instanceof UndecodableEvent ? error.reason : error instanceof Error ? error.message : String(error)
+    } satisfies FoldMessage
+  )
 }

@@ -120,7 +120,7 @@ const eventsHoldingEveryWord = (db: SqliteDatabase, query: string): Array<EventR
      WHERE position > ? AND redacted_by IS NULL AND type IN (SELECT value FROM json_each(?))
      ORDER BY position LIMIT 1000`
   )
-  for (let after = 0; ;) {
+  for (let after = 0;;) {
     const rows = page.all(after, JSON.stringify(QUERIED_TYPES)) as Array<EventRow & { readonly position: number }>
     if (rows.length === 0) return found
     for (const { position: _, ...row } of rows) {

@@ -181,7 +181,9 @@ export const listLoopRuns = (db: SqliteDatabase, limit: number): Array<LoopRunRo
 /** The running loop bound to a session, if any: a loop never bleeds into another session. */
 export const activeLoopForSession = (db: SqliteDatabase, sessionId: string): string | undefined =>
   db
-    .prepare("SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1")
+    .prepare(
+      "SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' ORDER BY started_at DESC LIMIT 1"
+    )
     .pluck()
     .get(sessionId) as string | undefined
 
@@ -203,4 +205,6 @@ export const runningLoops = (db: SqliteDatabase) =>
               session_id AS sessionId
        FROM loop_runs WHERE status = 'running' ORDER BY started_at DESC`
     )
-    .all() as Array<{ loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }>
+    .all() as Array<
+      { loopId: string; goal: string; iterations: number; maxIterations: number; sessionId: string | null }
+    >

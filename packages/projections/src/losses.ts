@@ -20,12 +20,11 @@ export const detectLostEvents = (memory: MemoryStore): Effect.Effect<number> =>
     if (present) return Effect.succeed(0)
     const head = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
     const count = Math.max(1, mark.position - head)
-    const detail =
-      head < mark.position
-        ? `the log ends at position ${head}, yet events up to position ${mark.position} had been committed ` +
-          "(the WAL lost them)"
-        : `event ${mark.eventId} at position ${mark.position} had been committed and is not in the log ` +
-          "(the WAL lost it)"
+    const detail = head < mark.position
+      ? `the log ends at position ${head}, yet events up to position ${mark.position} had been committed ` +
+        "(the WAL lost them)"
+      : `event ${mark.eventId} at position ${mark.position} had been committed and is not in the log ` +
+        "(the WAL lost it)"
     return memory.log
       .append(streams.maintenance, [{ _tag: "EventsLost", count, detail }], {
         expectedVersion: "any",

@@ -14,8 +14,8 @@ import {
   redactedBy,
   redactStrings,
   type SqliteDatabase,
-  storageError,
   StorageError,
+  storageError,
   UndecodableEvent,
   writeHeadMark
 } from "@ralph-mem/events"
@@ -57,10 +57,8 @@ export const openMemory = (
         db.close()
         return error instanceof UndecodableEvent ? error : storageError("bring projections up to date", error)
       }
-    })
-  )
+    }))
 
 /** Opens the memory for the life of a scope. */
 export const acquireMemory = (options: MemoryStoreOptions) =>
   Effect.acquireRelease(openMemory(options), (memory) => Effect.sync(() => memory.db.close()))
-

@@ -81,8 +81,12 @@ interface Source {
 }
 
 const sourceOf = (payload: Record<string, unknown>, position: number): Source => {
-  const files = Array.isArray(payload["files"]) ? (payload["files"] as Array<unknown>).filter((f): f is string => typeof f === "string") : []
-  const text = ["inputSummary", "errorMessage", "text", "decision", "value"].map((k) => payload[k]).filter((v): v is string => typeof v === "string").join(" ")
+  const files = Array.isArray(payload["files"])
+    ? (payload["files"] as Array<unknown>).filter((f): f is string => typeof f === "string")
+    : []
+  const text = ["inputSummary", "errorMessage", "text", "decision", "value"].map((k) => payload[k]).filter((
+    v
+  ): v is string => typeof v === "string").join(" ")
   const identifiers = [...new Set(text.match(IDENTIFIER) ?? [])].filter((word) => word.length >= 6).slice(0, 20)
   return { opener: new RegExp(`ralph-mem(?:\\.mjs)? show\\b[^\\n]*@${position}\\b`), files, identifiers }
 }
@@ -103,17 +107,28 @@ interface LaterEvent {
 }
 
 /** Whether one of the injection's items is used by an event after it. */
-const used = (injection: Injection, later: ReadonlyArray<LaterEvent>, sources: ReadonlyMap<string, Source>): boolean => {
+const used = (
+  injection: Injection,
+  later: ReadonlyArray<LaterEvent>,
+  sources: ReadonlyMap<string, Source>
+): boolean => {
   const after = later.filter((e) => e.position > injection.position)
   return injection.sources.some((id) => {
     const source = sources.get(id)
     return after.some((event) => {
-      if (OPENING_EVENTS.includes(event.type)) return Array.isArray(event.payload["ids"]) && event.payload["ids"].includes(id)
+      if (OPENING_EVENTS.includes(event.type)) {
+        return Array.isArray(event.payload["ids"]) && event.payload["ids"].includes(id)
+      }
       if (source === undefined) return false
-      const input = [event.payload["inputSummary"], ...(Array.isArray(event.payload["files"]) ? event.payload["files"] : [])]
+      const input = [
+        event.payload["inputSummary"],
+        ...(Array.isArray(event.payload["files"]) ? event.payload["files"] : [])
+      ]
         .filter((v): v is string => typeof v === "string")
         .join("\n")
-      return source.opener.test(input) || input.includes(id) || source.files.some((file) => input.includes(file) || input.includes(basename(file))) ||
+      return source.opener.test(input) || input.includes(id) || source.files.some((file) =>
+        input.includes(file) || input.includes(basename(file))
+      ) ||
         source.identifiers.some((word) => input.includes(word))
     })
   })
@@ -122,7 +137,9 @@ const used = (injection: Injection, later: ReadonlyArray<LaterEvent>, sources: R
 const parse = (json: string | null): Record<string, unknown> => {
   try {
     const value: unknown = JSON.parse(json ?? "{}")
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {}
   } catch {
     return {}
   }
@@ -136,7 +153,10 @@ const injectionUses = (db: SqliteDatabase, since: number): Array<{ readonly at: 
        FROM events WHERE type = 'ContextInjected' AND redacted_by IS NULL AND occurred_at >= ? ORDER BY position`
     )
     .all(since) as Array<{ position: number; sessionId: string; at: number; sources: string | null }>)
-    .map((row): Injection => ({ ...row, sources: (JSON.parse(row.sources ?? "[]") as Array<string>).filter((s) => typeof s === "string") }))
+    .map((row): Injection => ({
+      ...row,
+      sources: (JSON.parse(row.sources ?? "[]") as Array<string>).filter((s) => typeof s === "string")
+    }))
   if (injections.length === 0) return []
   const sourceIds = [...new Set(injections.flatMap((i) => i.sources))]
   const sources = new Map<string, Source>()
@@ -147,19 +167,32 @@ const injectionUses = (db: SqliteDatabase, since: number): Array<{ readonly at: 
   }
   const laterQuery = db.prepare(
     `SELECT position, type, payload FROM events
-     WHERE stream_id = ? AND position > ? AND redacted_by IS NULL AND type IN ('ObservationRecorded', ${OPENING_EVENTS.map(() => "?").join(", ")})
+     WHERE stream_id = ? AND position > ? AND redacted_by IS NULL AND type IN ('ObservationRecorded', ${
+      OPENING_EVENTS.map(() => "?").join(", ")
+    })
      ORDER BY position`
   )
   const bySession = new Map<string, Array<Injection>>()
-  for (const injection of injections) bySession.set(injection.sessionId, [...(bySession.get(injection.sessionId) ?? []), injection])
+  for (const injection of injections) {
+    bySession.set(injection.sessionId, [...(bySession.get(injection.sessionId) ?? []), injection])
+  }
   return [...bySession.entries()].flatMap(([sessionId, list]) => {
-    const later = (laterQuery.all(`session:${sessionId}`, list[0]!.position, ...OPENING_EVENTS) as Array<{ position: number; type: string; payload: string }>)
+    const later = (laterQuery.all(`session:${sessionId}`, list[0]!.position, ...OPENING_EVENTS) as Array<
+      { position: number; type: string; payload: string }
+    >)
       .map((row) => ({ position: row.position, type: row.type, payload: parse(row.payload) }))
     return list.map((injection) => ({ at: injection.at, used: used(injection, later, sources) }))
   })
 }
 
-const metric = (name: keyof typeof METRIC_DEFINITIONS, target: string, numerator: number, denominator: number, value: number | null, met: (v: number) => boolean): Metric => ({
+const metric = (
+  name: keyof typeof METRIC_DEFINITIONS,
+  target: string,
+  numerator: number,
+  denominator: number,
+  value: number | null,
+  met: (v: number) => boolean
+): Metric => ({
   name,
   definition: METRIC_DEFINITIONS[name],
   target,
@@ -188,7 +221,11 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
   const succeeded = loops.filter((l) => l.status === "success")
   const iterationSum = succeeded.reduce((sum, l) => sum + l.iterations, 0)
 
-  const days = new Set([...uses.map((u) => dayOf(u.at)), ...hookFailuresByDay.map((h) => dayOf(h.at)), ...loops.map((l) => dayOf(l.at))])
+  const days = new Set([
+    ...uses.map((u) => dayOf(u.at)),
+    ...hookFailuresByDay.map((h) => dayOf(h.at)),
+    ...loops.map((l) => dayOf(l.at))
+  ])
   const daily = [...days].sort().map((day): DailyPoint => {
     const dayUses = uses.filter((u) => dayOf(u.at) === day)
     const dayHooks = hookFailuresByDay.filter((h) => dayOf(h.at) === day)
@@ -201,13 +238,22 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
       injectionUse: share(dayUses.filter((u) => u.used).length, dayUses.length),
       hookSuccess: share(invocations - failures, invocations),
       loopSuccess: share(daySucceeded.length, dayLoops.length),
-      meanIterations: daySucceeded.length === 0 ? null : daySucceeded.reduce((sum, l) => sum + l.iterations, 0) / daySucceeded.length
+      meanIterations: daySucceeded.length === 0
+        ? null
+        : daySucceeded.reduce((sum, l) => sum + l.iterations, 0) / daySucceeded.length
     }
   })
 
   return {
     since,
-    injectionUse: metric("injectionUse", "> 50%", usedCount, uses.length, share(usedCount, uses.length), (v) => v > 0.5),
+    injectionUse: metric(
+      "injectionUse",
+      "> 50%",
+      usedCount,
+      uses.length,
+      share(usedCount, uses.length),
+      (v) => v > 0.5
+    ),
     hookSuccess: metric(
       "hookSuccess",
       "> 99%",
@@ -216,7 +262,14 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
       share(hooks.invocations - hooks.failures, hooks.invocations),
       (v) => v > 0.99
     ),
-    loopSuccess: metric("loopSuccess", "> 70%", succeeded.length, loops.length, share(succeeded.length, loops.length), (v) => v > 0.7),
+    loopSuccess: metric(
+      "loopSuccess",
+      "> 70%",
+      succeeded.length,
+      loops.length,
+      share(succeeded.length, loops.length),
+      (v) => v > 0.7
+    ),
     meanIterations: metric(
       "meanIterations",
       "< 5",
@@ -231,7 +284,9 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
 
 /** Where the database's space goes: bytes per table and index (SQLite's dbstat), largest first. */
 export const storageByTable = (db: SqliteDatabase): Array<{ readonly name: string; readonly bytes: number }> =>
-  db.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC`).all() as Array<{ name: string; bytes: number }>
+  db.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC`).all() as Array<
+    { name: string; bytes: number }
+  >
 
 /**
  * Hook invocations over the whole log: every one that worked wrote its events under one correlation id;

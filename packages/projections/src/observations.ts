@@ -9,7 +9,7 @@
  * version of either event must be handled there too.
  */
 import type { RalphMemEvent, SqliteDatabase } from "@ralph-mem/events"
-import { type Projection, type SqlChange, sql } from "./projection.ts"
+import { type Projection, sql, type SqlChange } from "./projection.ts"
 import { searchableText } from "./search/text.ts"
 
 interface ObservationRow {
@@ -145,7 +145,9 @@ export const observations: Projection = {
     const row = rowOf(recorded.event, recorded.position)
     return row === undefined ? [] : insert(row)
   },
-  clearStream: (streamId) => [sql(`DELETE FROM observation_rows WHERE id IN (SELECT position FROM events WHERE stream_id = ?)`, streamId)]
+  clearStream: (
+    streamId
+  ) => [sql(`DELETE FROM observation_rows WHERE id IN (SELECT position FROM events WHERE stream_id = ?)`, streamId)]
 }
 
 /** The newest observations of some sessions since a time (a loop's session and its agent runs), newest first. */
@@ -154,14 +156,24 @@ export const observationsOfSessionsSince = (
   sessionIds: ReadonlyArray<string>,
   since: number,
   limit: number
-): Array<{ readonly id: string; readonly type: string; readonly sessionId: string; readonly createdAt: number; readonly text: string }> =>
+): Array<
+  {
+    readonly id: string
+    readonly type: string
+    readonly sessionId: string
+    readonly createdAt: number
+    readonly text: string
+  }
+> =>
   db
     .prepare(
       `SELECT event_id AS id, type, session_id AS sessionId, created_at AS createdAt,
               coalesce(tool_name || ' ' || coalesce(input_summary, '') || ': ', '') || content AS text
        FROM observations WHERE session_id IN (SELECT value FROM json_each(?)) AND created_at >= ? ORDER BY id DESC LIMIT ?`
     )
-    .all(JSON.stringify(sessionIds), since, limit) as Array<{ id: string; type: string; sessionId: string; createdAt: number; text: string }>
+    .all(JSON.stringify(sessionIds), since, limit) as Array<
+      { id: string; type: string; sessionId: string; createdAt: number; text: string }
+    >
 
 /** How many observations of each type; from observation_rows, not the view: counting needs no join with the log. */
 export const observationCountsByType = (db: SqliteDatabase): Record<string, number> =>

@@ -78,7 +78,9 @@ export const toldInSession = (db: SqliteDatabase, sessionId: string): Map<string
     .all({ stream: `session:${sessionId}` }) as Array<{ readonly hook: string; readonly sources: string }>
   const told = new Map<string, Set<string>>()
   for (const { hook, sources } of rows) {
-    for (const source of JSON.parse(sources) as Array<string>) told.set(source, (told.get(source) ?? new Set()).add(hook))
+    for (const source of JSON.parse(sources) as Array<string>) {
+      told.set(source, (told.get(source) ?? new Set()).add(hook))
+    }
   }
   return told
 }
@@ -124,7 +126,9 @@ export const recentObservations = (
        WHERE o.type IN (SELECT value FROM json_each(@types)) AND ${IN_PROJECT}
        ORDER BY o.id DESC LIMIT @limit`
     )
-    .all({ project: options.project, types: JSON.stringify(options.types), limit: options.limit }) as Array<ObservationHit>
+    .all({ project: options.project, types: JSON.stringify(options.types), limit: options.limit }) as Array<
+      ObservationHit
+    >
 
 export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> =>
   db
@@ -139,7 +143,9 @@ export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> 
 /** The plan loop running in a session, if any: while it runs, the session's edits are blocked. */
 export const activePlanLoop = (db: SqliteDatabase, sessionId: string): string | undefined =>
   db
-    .prepare(`SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' AND mode = 'plan' ORDER BY started_at DESC LIMIT 1`)
+    .prepare(
+      `SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' AND mode = 'plan' ORDER BY started_at DESC LIMIT 1`
+    )
     .pluck()
     .get(sessionId) as string | undefined
 

@@ -16,9 +16,9 @@ import * as Effect from "effect/Effect"
 import { existsSync, renameSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
+import { openMemory } from "./memory-store.ts"
 import { replay } from "./replay.ts"
 import { salvageEvents } from "./salvage.ts"
-import { openMemory } from "./memory-store.ts"
 
 /** Is this error SQLite saying the file is damaged (rather than busy, or full)? */
 export const isCorruption = (error: unknown): boolean => {
@@ -103,4 +103,3 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
       memory.db.close()
     }
   })
-

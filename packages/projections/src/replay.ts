@@ -2,11 +2,11 @@
  * Replay: rebuild projections from the log. One transaction, so readers keep seeing the old state
  * until the new one is complete, and a crash part-way leaves the old state exactly as it was.
  */
-import { storageError, StorageError, UndecodableEvent } from "@ralph-mem/events"
+import { StorageError, storageError, UndecodableEvent } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { RebuildProgress, RebuildReport } from "./runner.ts"
 import type { MemoryStore } from "./memory-store.ts"
+import type { RebuildProgress, RebuildReport } from "./runner.ts"
 
 export class UnknownProjection extends Schema.TaggedError<UnknownProjection>()("UnknownProjection", {
   name: Schema.String,
@@ -27,7 +27,8 @@ export const replay = (
       return Effect.fail(new UnknownProjection({ name: options.projection, known }))
     }
     return Effect.try({
-      try: () => memory.runner.rebuild(options.projection === undefined ? undefined : [options.projection], options.onProgress),
+      try: () =>
+        memory.runner.rebuild(options.projection === undefined ? undefined : [options.projection], options.onProgress),
       catch: (error) => (error instanceof UndecodableEvent ? error : storageError("replay", error))
     })
   })

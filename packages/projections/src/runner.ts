@@ -6,9 +6,9 @@
  * error where the caller can act on it) to roll them back.
  */
 import {
+  type AppendListener,
   blockReader,
   catalog,
-  type AppendListener,
   type DecodedEvent,
   type EventLog,
   makeEventLog,
@@ -18,9 +18,9 @@ import {
   type SqliteDatabase,
   UndecodableEvent
 } from "@ralph-mem/events"
+import type { Statement } from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import type { Statement } from "better-sqlite3"
 import { canFoldInWorker, PARALLEL_FOLD_FROM_EVENTS, startFoldInWorker, WORKER_HEAD_START } from "./fold-in-worker.ts"
 import type { ProjectedEvent, Projection, SqlChange } from "./projection.ts"
 
@@ -46,7 +46,10 @@ export const makeApplier = (db: SqliteDatabase) => {
  * were validated when appended, so one stored as it is is not checked again (`verify` checks them all).
  */
 export const decodeForProjection = (
-  recorded: Pick<RecordedEvent, "position" | "eventId" | "streamId" | "occurredAt" | "type" | "schemaVersion" | "payload" | "redactedBy">
+  recorded: Pick<
+    RecordedEvent,
+    "position" | "eventId" | "streamId" | "occurredAt" | "type" | "schemaVersion" | "payload" | "redactedBy"
+  >
 ): ProjectedEvent | undefined => {
   if (recorded.redactedBy !== null) return undefined
   const decoded = catalog.decodeStored(recorded.type, recorded.schemaVersion, recorded.payload)
@@ -64,7 +67,11 @@ export function* eventsAfter(
   let after = position
   for (;;) {
     const page = Effect.runSync(
-      reader.readPage({ afterPosition: after, pageSize: PAGE_SIZE, ...(query.streamId === undefined ? {} : { streamId: query.streamId }) })
+      reader.readPage({
+        afterPosition: after,
+        pageSize: PAGE_SIZE,
+        ...(query.streamId === undefined ? {} : { streamId: query.streamId })
+      })
     )
     for (const recorded of page) {
       if (query.until !== undefined && recorded.position > query.until) return
@@ -99,7 +106,10 @@ type FoldRow = [
  * replay and a catch-up fold. Only the columns folds use, read as arrays: reading row objects and
  * parsing every event's metadata was a third of a replay's JavaScript.
  */
-export function* projectedPages(db: SqliteDatabase, range: { readonly after: number; readonly until: number }): Generator<ProjectedPage> {
+export function* projectedPages(
+  db: SqliteDatabase,
+  range: { readonly after: number; readonly until: number }
+): Generator<ProjectedPage> {
   // The rows themselves, not the events view: a packed payload is taken from its block, and names from
   // memory, without a SQL function call or a join per row.
   const page = db
@@ -110,10 +120,12 @@ export function* projectedPages(db: SqliteDatabase, range: { readonly after: num
     .raw()
   const packed = blockReader(db)
   const names = nameReader(db)
-  for (let after = range.after; ;) {
+  for (let after = range.after;;) {
     const rows = page.all(after, range.until, PAGE_SIZE)
     const events: Array<ProjectedEvent> = []
-    for (const [position, eventId, stream, typeRef, schemaVersion, payload, occurredAt, redactedBy, blockId, slot] of rows) {
+    for (
+      const [position, eventId, stream, typeRef, schemaVersion, payload, occurredAt, redactedBy, blockId, slot] of rows
+    ) {
       const json = payload ?? packed(blockId!, slot!).payload
       const event = decodeForProjection({
         position,
@@ -135,7 +147,9 @@ export function* projectedPages(db: SqliteDatabase, range: { readonly after: num
 
 /** The names of the tables, views, virtual tables, indexes and triggers a projection's DDL creates. */
 const objectsOf = (projection: Projection): Array<string> =>
-  [...`${projection.create}\n${projection.finish}`.matchAll(/CREATE\s+(?:VIRTUAL\s+TABLE|TABLE|VIEW|INDEX|TRIGGER)\s+(\w+)/gi)].map((m) => m[1]!)
+  [...`${projection.create}\n${projection.finish}`.matchAll(
+    /CREATE\s+(?:VIRTUAL\s+TABLE|TABLE|VIEW|INDEX|TRIGGER)\s+(\w+)/gi
+  )].map((m) => m[1]!)
 
 /**
  * Drops everything a projection created, in this version or an earlier one (whose view may have been a
@@ -188,7 +202,9 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
   ) STRICT`)
   const apply = makeApplier(db)
   const reader = makeEventLog(db, catalog)
-  const readCheckpoint = db.prepare<[string], Checkpoint>("SELECT version, position FROM projection_checkpoints WHERE name = ?")
+  const readCheckpoint = db.prepare<[string], Checkpoint>(
+    "SELECT version, position FROM projection_checkpoints WHERE name = ?"
+  )
   const writeCheckpoint = db.prepare(
     `INSERT INTO projection_checkpoints (name, version, position) VALUES (?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET version = excluded.version, position = excluded.position`

@@ -117,10 +117,11 @@ export const rowsFromPages = (databasePath: string): Array<RawRow> => {
   const reserved = file.length >= 100 ? file[20]! : 0
   const usable = pageSize - reserved
   const pages = new Map<number, Buffer>()
-  for (let page = 1; page * pageSize <= file.length; page++)
+  for (let page = 1; page * pageSize <= file.length; page++) {
     pages.set(page, file.subarray((page - 1) * pageSize, page * pageSize))
+  }
   const wal = `${databasePath}-wal`
-  if (existsSync(wal)) for (const [page, data] of walPages(readFileSync(wal))) pages.set(page, data)
+  if (existsSync(wal)) { for (const [page, data] of walPages(readFileSync(wal))) pages.set(page, data) }
 
   const overflow = (first: number, length: number): Buffer => {
     const parts: Array<Buffer> = []

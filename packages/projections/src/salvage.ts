@@ -78,7 +78,8 @@ const unpacked = (db: SqliteDatabase, row: SalvagedRow): SalvagedRow | undefined
        FROM payload_blocks WHERE id = ?`
         )
         .get(row.blockSlot, row.metadata, row.blockSlot, row.blockId) as
-        { payload: string; metadata: string } | undefined
+          | { payload: string; metadata: string }
+          | undefined
   )
   return packed === undefined ? undefined : { ...row, ...packed }
 }
@@ -150,35 +151,35 @@ const textOrNull = (v: unknown): v is string | null => v === null || typeof v ==
 /** An event row, by its shape (the 13 columns of event_rows; the position is the rowid). */
 const asEventRow = ({ rowid, values: v }: RawRow): SalvagedRow | undefined =>
   v.length === 13 &&
-  v[0] === null &&
-  isText(v[1]) &&
-  v[1].length === 26 &&
-  isInt(v[2]) &&
-  isInt(v[3]) &&
-  isInt(v[4]) &&
-  isInt(v[5]) &&
-  textOrNull(v[6]) &&
-  textOrNull(v[7]) &&
-  isInt(v[8]) &&
-  textOrNull(v[9]) &&
-  textOrNull(v[10]) &&
-  (v[11] === null || isInt(v[11])) &&
-  (v[12] === null || isInt(v[12]))
+    v[0] === null &&
+    isText(v[1]) &&
+    v[1].length === 26 &&
+    isInt(v[2]) &&
+    isInt(v[3]) &&
+    isInt(v[4]) &&
+    isInt(v[5]) &&
+    textOrNull(v[6]) &&
+    textOrNull(v[7]) &&
+    isInt(v[8]) &&
+    textOrNull(v[9]) &&
+    textOrNull(v[10]) &&
+    (v[11] === null || isInt(v[11])) &&
+    (v[12] === null || isInt(v[12]))
     ? {
-        position: rowid,
-        eventId: v[1],
-        stream: v[2],
-        streamVersion: v[3],
-        type: v[4],
-        schemaVersion: v[5],
-        payload: v[6],
-        metadata: v[7],
-        occurredAt: v[8],
-        idempotencyKey: v[9],
-        redactedBy: v[10],
-        blockId: v[11] as number | null,
-        blockSlot: v[12] as number | null
-      }
+      position: rowid,
+      eventId: v[1],
+      stream: v[2],
+      streamVersion: v[3],
+      type: v[4],
+      schemaVersion: v[5],
+      payload: v[6],
+      metadata: v[7],
+      occurredAt: v[8],
+      idempotencyKey: v[9],
+      redactedBy: v[10],
+      blockId: v[11] as number | null,
+      blockSlot: v[12] as number | null
+    }
     : undefined
 
 /** Names by shape (id, name): event types are the catalog's, streams look like stream ids. */
@@ -235,7 +236,7 @@ const streamFor = (row: SalvagedRow, type: string, known: string | undefined): s
 
 const idOf = (db: SqliteDatabase, table: "streams" | "event_types", name: string): number =>
   (db.prepare(`SELECT id FROM ${table} WHERE name = ?`).pluck().get(name) as number | undefined) ??
-  Number(db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid)
+    Number(db.prepare(`INSERT INTO ${table} (name) VALUES (?)`).run(name).lastInsertRowid)
 
 /**
  * Reads the events of `damagedCopy` past position `after` into `target` (the restored log, before

@@ -31,8 +31,12 @@ export const sessionLog = (db: SqliteDatabase, sessionId: string, limit = 500): 
     .map((row): SessionLogEntry => {
       const p = JSON.parse(row.payload) as Record<string, unknown>
       const text = (key: string) => (typeof p[key] === "string" ? (p[key] as string) : "")
-      if (row.type === "PromptSubmitted") return { kind: "prompt", position: row.position, at: row.at, prompt: text("prompt") }
-      if (row.type === "AssistantReplied") return { kind: "reply", position: row.position, at: row.at, message: text("message") }
+      if (row.type === "PromptSubmitted") {
+        return { kind: "prompt", position: row.position, at: row.at, prompt: text("prompt") }
+      }
+      if (row.type === "AssistantReplied") {
+        return { kind: "reply", position: row.position, at: row.at, message: text("message") }
+      }
       return {
         kind: "injection",
         position: row.position,
@@ -41,19 +45,27 @@ export const sessionLog = (db: SqliteDatabase, sessionId: string, limit = 500): 
         reason: text("reason"),
         text: text("text"),
         tokens: typeof p["tokens"] === "number" ? p["tokens"] : 0,
-        sources: Array.isArray(p["sources"]) ? (p["sources"] as Array<unknown>).filter((s): s is string => typeof s === "string") : []
+        sources: Array.isArray(p["sources"])
+          ? (p["sources"] as Array<unknown>).filter((s): s is string => typeof s === "string")
+          : []
       }
     })
 
 /** The log's head position, read cheaply: the live view polls it. */
-export const headPosition = (db: SqliteDatabase): number =>
-  (db.prepare(`SELECT coalesce(max(position), 0) FROM event_rows`).pluck().get() as number)
+export const headPosition = (
+  db: SqliteDatabase
+): number => (db.prepare(`SELECT coalesce(max(position), 0) FROM event_rows`).pluck().get() as number)
 
 /**
  * Iterations a writer (the Stop hook) began on a loop since the user last typed a prompt in the session:
  * Claude Code's count of consecutive Stop-hook continuations, which its block cap applies to.
  */
-export const iterationsBegunSincePrompt = (db: SqliteDatabase, loopId: string, sessionId: string, writer: string): number =>
+export const iterationsBegunSincePrompt = (
+  db: SqliteDatabase,
+  loopId: string,
+  sessionId: string,
+  writer: string
+): number =>
   db
     .prepare(
       `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'

@@ -6,7 +6,10 @@ import type { SqliteDatabase } from "@ralph-mem/events"
 import type { ObservationDetail } from "./search/details.ts"
 
 /** What a summariser reads of an observation. */
-export type RecordedObservation = Pick<ObservationDetail, "type" | "toolName" | "inputSummary" | "content" | "errorMessage" | "files">
+export type RecordedObservation = Pick<
+  ObservationDetail,
+  "type" | "toolName" | "inputSummary" | "content" | "errorMessage" | "files"
+>
 
 export interface SessionRecord {
   readonly sessionId: string

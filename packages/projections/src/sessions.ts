@@ -141,8 +141,14 @@ const SESSION_ROW = `
   FROM sessions s`
 
 /** Sessions, newest first. */
-export const listSessions = (db: SqliteDatabase, options: { readonly limit: number; readonly offset?: number }): Array<SessionRow> =>
-  db.prepare(`${SESSION_ROW} ORDER BY s.started_at DESC LIMIT ? OFFSET ?`).all(options.limit, options.offset ?? 0) as Array<SessionRow>
+export const listSessions = (
+  db: SqliteDatabase,
+  options: { readonly limit: number; readonly offset?: number }
+): Array<SessionRow> =>
+  db.prepare(`${SESSION_ROW} ORDER BY s.started_at DESC LIMIT ? OFFSET ?`).all(
+    options.limit,
+    options.offset ?? 0
+  ) as Array<SessionRow>
 
 export const findSession = (db: SqliteDatabase, sessionId: string): SessionRow | undefined =>
   db.prepare(`${SESSION_ROW} WHERE s.session_id = ?`).get(sessionId) as SessionRow | undefined

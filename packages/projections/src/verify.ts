@@ -6,9 +6,9 @@ import { catalog, newSqliteDatabase, REDACTED_PAYLOAD, type SqliteDatabase, Unde
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { describeLoss, unacknowledgedLosses } from "./losses.ts"
+import type { MemoryStore } from "./memory-store.ts"
 import type { Projection } from "./projection.ts"
 import { eventsAfter, makeApplier, projectedPages } from "./runner.ts"
-import type { MemoryStore } from "./memory-store.ts"
 
 export interface Finding {
   readonly check: string
@@ -33,11 +33,15 @@ const sqliteIntegrity = (db: SqliteDatabase): Array<string> => {
 
 const positionsGapFree = (db: SqliteDatabase): Array<string> => {
   const { count, low, high } = db
-    .prepare("SELECT count(*) AS count, coalesce(min(position), 0) AS low, coalesce(max(position), 0) AS high FROM events")
+    .prepare(
+      "SELECT count(*) AS count, coalesce(min(position), 0) AS low, coalesce(max(position), 0) AS high FROM events"
+    )
     .get() as { count: number; low: number; high: number }
   if (count === high && (count === 0 || low === 1)) return []
   const gap = db
-    .prepare("SELECT position + 1 FROM events e WHERE position < ? AND NOT EXISTS (SELECT 1 FROM events n WHERE n.position = e.position + 1) LIMIT 1")
+    .prepare(
+      "SELECT position + 1 FROM events e WHERE position < ? AND NOT EXISTS (SELECT 1 FROM events n WHERE n.position = e.position + 1) LIMIT 1"
+    )
     .pluck()
     .get(high) as number | undefined
   return [`${count} events span positions ${low}..${high}; the first missing position is ${gap ?? 1}`]
@@ -69,7 +73,9 @@ const payloadsDecode = (memory: MemoryStore): { findings: Array<string>; events:
       continue
     }
     const decoded = catalog.decode(recorded.type, recorded.schemaVersion, recorded.payload)
-    if (Result.isFailure(decoded)) findings.push(new UndecodableEvent({ position: recorded.position, reason: decoded.failure }).message)
+    if (Result.isFailure(decoded)) {
+      findings.push(new UndecodableEvent({ position: recorded.position, reason: decoded.failure }).message)
+    }
   }
   return { findings, events }
 }
@@ -79,7 +85,9 @@ const checkpointsCurrent = (memory: MemoryStore): Array<string> => {
   return memory.runner.projections.flatMap((p) => {
     const cp = memory.runner.checkpoint(p.name)
     if (cp === undefined) return [`projection ${p.name} has no checkpoint`]
-    if (cp.version !== p.version) return [`projection ${p.name} was built by version ${cp.version}, this is version ${p.version}`]
+    if (cp.version !== p.version) {
+      return [`projection ${p.name} was built by version ${cp.version}, this is version ${p.version}`]
+    }
     return cp.position === head ? [] : [`projection ${p.name} is at position ${cp.position}, the log at ${head}`]
   })
 }
@@ -116,7 +124,9 @@ const projectionsEqualReplay = (memory: MemoryStore, projections: ReadonlyArray<
       // A full-text index may hold no text to check itself against: compare every token it holds.
       for (const index of projection.indexes) {
         const tokens = `temp.${index}_tokens`
-        for (const db of [memory.db, fresh]) db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tokens} USING fts5vocab(main, ${index}, 'instance')`)
+        for (const db of [memory.db, fresh]) {
+          db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${tokens} USING fts5vocab(main, ${index}, 'instance')`)
+        }
         const difference = firstDifference(memory.db, fresh, tokens, "term, doc, col, offset")
         if (difference !== undefined) return [`projection ${projection.name}, full-text index ${index}: ${difference}`]
       }
@@ -127,16 +137,23 @@ const projectionsEqualReplay = (memory: MemoryStore, projections: ReadonlyArray<
   }
 }
 
-const firstDifference = (stored: SqliteDatabase, replayed: SqliteDatabase, table: string, orderBy: string): string | undefined => {
+const firstDifference = (
+  stored: SqliteDatabase,
+  replayed: SqliteDatabase,
+  table: string,
+  orderBy: string
+): string | undefined => {
   const query = `SELECT * FROM ${table} ORDER BY ${orderBy}`
   const left = stored.prepare(query).raw().iterate() as IterableIterator<Array<unknown>>
   const right = replayed.prepare(query).raw().iterate() as IterableIterator<Array<unknown>>
   try {
-    for (let row = 1; ; row++) {
+    for (let row = 1;; row++) {
       const a = left.next()
       const b = right.next()
       if (a.done && b.done) return undefined
-      if (a.done || b.done) return `the stored table has ${a.done ? "fewer" : "more"} rows than a replay (from row ${row})`
+      if (a.done || b.done) {
+        return `the stored table has ${a.done ? "fewer" : "more"} rows than a replay (from row ${row})`
+      }
       const sa = JSON.stringify(a.value)
       const sb = JSON.stringify(b.value)
       if (sa !== sb) return `row ${row} differs: stored ${clip(sa)}, replayed ${clip(sb)}`

@@ -5,7 +5,9 @@ const context = { project: "/home/me/work/app", home: "/home/me" }
 
 describe("paths as they are read", () => {
   it("makes the project's paths relative and writes the home folder as ~", () => {
-    expect(relativeText("edit /home/me/work/app/src/a.ts and /home/me/notes.md", context)).toBe("edit src/a.ts and ~/notes.md")
+    expect(relativeText("edit /home/me/work/app/src/a.ts and /home/me/notes.md", context)).toBe(
+      "edit src/a.ts and ~/notes.md"
+    )
     expect(relativeText("cd /home/me/work/app && ls /home/me", context)).toBe("cd . && ls ~")
     expect(relativeText(`"/home/me/work/app/src/a.ts:12:5"`, context)).toBe(`"src/a.ts:12:5"`)
     expect(relativeText("at (/home/me/work/app/src/a.ts:3)", context)).toBe("at (src/a.ts:3)")
@@ -34,8 +36,18 @@ describe("paths as they are read", () => {
   })
 
   it("makes every string of plain data relative, so a line cut short afterwards keeps no part of a folder", () => {
-    const hit = { id: "e1", score: 1.5, title: `Grep x in /home/me/work/app: ["/home/me/work/app/src/a.ts"]`, nested: [{ at: "/home/me/x" }] }
-    expect(relativeValues(hit, context)).toEqual({ id: "e1", score: 1.5, title: `Grep x in .: ["src/a.ts"]`, nested: [{ at: "~/x" }] })
+    const hit = {
+      id: "e1",
+      score: 1.5,
+      title: `Grep x in /home/me/work/app: ["/home/me/work/app/src/a.ts"]`,
+      nested: [{ at: "/home/me/x" }]
+    }
+    expect(relativeValues(hit, context)).toEqual({
+      id: "e1",
+      score: 1.5,
+      title: `Grep x in .: ["src/a.ts"]`,
+      nested: [{ at: "~/x" }]
+    })
     expect(relativeText("read /home/me\u2026", context)).toBe("read ~\u2026")
     // Cut upstream inside a folder: what is left of it goes too.
     expect(relativeText(`read ["/home/me/wo\u2026`, context)).toBe(`read ["~/wo\u2026`)

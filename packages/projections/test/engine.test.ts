@@ -15,15 +15,43 @@ const corpus = () => {
     ids[label] = append(memory, [[stream, event]], T0 - daysAgo * DAY)[0]!.eventId
   }
   append(memory, [["session:a", started("a")], ["session:b", started("b")]], T0 - 40 * DAY)
-  append(memory, [["session:x", { _tag: "SessionStarted", sessionId: "x", projectPath: "/elsewhere", source: "startup" }]], T0 - 40 * DAY)
+  append(memory, [["session:x", {
+    _tag: "SessionStarted",
+    sessionId: "x",
+    projectPath: "/elsewhere",
+    source: "startup"
+  }]], T0 - 40 * DAY)
   add("install", "session:a", observation("a", "npm install finished, 312 packages"), 30)
-  add("expired", "session:a", observation("a", "TokenExpiredError: jwt expired in refreshSession", { kind: "error", inputSummary: "npm test" }), 29)
-  add("fix", "session:a", observation("a", "extended the token lifetime to one hour", { toolName: "Edit", files: ["src/auth/token_store.ts"] }), 29)
-  add("green", "session:a", observation("a", "PASS src/auth.test.ts", { kind: "success", inputSummary: "npm test" }), 28)
+  add(
+    "expired",
+    "session:a",
+    observation("a", "TokenExpiredError: jwt expired in refreshSession", { kind: "error", inputSummary: "npm test" }),
+    29
+  )
+  add(
+    "fix",
+    "session:a",
+    observation("a", "extended the token lifetime to one hour", {
+      toolName: "Edit",
+      files: ["src/auth/token_store.ts"]
+    }),
+    29
+  )
+  add(
+    "green",
+    "session:a",
+    observation("a", "PASS src/auth.test.ts", { kind: "success", inputSummary: "npm test" }),
+    28
+  )
   add("old-timeout", "session:b", observation("b", "payment gateway timeout after 30s", { kind: "error" }), 20)
   add("new-timeout", "session:b", observation("b", "payment gateway timeout after 30s", { kind: "error" }), 1)
   add("elsewhere", "session:x", observation("x", "TokenExpiredError somewhere else", { kind: "error" }), 1)
-  append(memory, [["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "Fixed login: refreshSession now renews tokens", summarizer: "local" }]], T0 - 27 * DAY)
+  append(memory, [["session:a", {
+    _tag: "SessionSummarized",
+    sessionId: "a",
+    summary: "Fixed login: refreshSession now renews tokens",
+    summarizer: "local"
+  }]], T0 - 27 * DAY)
   return { memory, ids }
 }
 
@@ -43,12 +71,18 @@ describe("layer 1: the index", () => {
     const { hits } = searchIndex(memory.db, { query: "login renews", project: "/work/app", now: T0 })
     // Its one summary holds every word, so bm25's idf gives them next to nothing: the observations holding
     // `session` (a synonym of login) may come first.
-    expect(hits.find((h) => h.kind === "session")).toMatchObject({ id: "a", type: "summary", title: "Fixed login: refreshSession now renews tokens" })
+    expect(hits.find((h) => h.kind === "session")).toMatchObject({
+      id: "a",
+      type: "summary",
+      title: "Fixed login: refreshSession now renews tokens"
+    })
   })
 
   it("matches substrings of identifiers", () => {
     const { memory, ids } = corpus()
-    expect(searchIndex(memory.db, { query: "xpiredErr", project: "/work/app", now: T0 }).hits[0]?.id).toBe(ids["expired"])
+    expect(searchIndex(memory.db, { query: "xpiredErr", project: "/work/app", now: T0 }).hits[0]?.id).toBe(
+      ids["expired"]
+    )
     expect(searchIndex(memory.db, { query: "n_stor", project: "/work/app", now: T0 }).hits[0]?.id).toBe(ids["fix"])
   })
 
@@ -61,7 +95,10 @@ describe("layer 1: the index", () => {
 
   it("filters by type, session, time and limit", () => {
     const { memory, ids } = corpus()
-    const search = (extra: object) => searchIndex(memory.db, { query: "npm test token timeout", project: "/work/app", now: T0, ...extra }).hits.map((h) => h.id)
+    const search = (extra: object) =>
+      searchIndex(memory.db, { query: "npm test token timeout", project: "/work/app", now: T0, ...extra }).hits.map((
+        h
+      ) => h.id)
     expect(search({ types: ["success"] })).toEqual([ids["green"]])
     expect(search({ sessionId: "b" }).sort()).toEqual([ids["new-timeout"], ids["old-timeout"]].sort())
     expect(search({ since: T0 - 2 * DAY })).toEqual([ids["new-timeout"]])
@@ -71,7 +108,7 @@ describe("layer 1: the index", () => {
 
   it("never fails on FTS syntax in the query, and finds nothing in punctuation", () => {
     const { memory } = corpus()
-    for (const query of ['"unterminated', "foo*", "NEAR(a b)", "-x", "col:val", "(paren", "AND OR NOT", "'"]) {
+    for (const query of ["\"unterminated", "foo*", "NEAR(a b)", "-x", "col:val", "(paren", "AND OR NOT", "'"]) {
       expect(() => searchIndex(memory.db, { query, project: "/work/app", now: T0 })).not.toThrow()
     }
     expect(searchIndex(memory.db, { query: "!!! ... ???", now: T0 }).hits).toEqual([])
@@ -91,7 +128,13 @@ describe("layers 2 and 3", () => {
   it("layer 3 gives complete observations by id, skipping unknown ids", () => {
     const { memory, ids } = corpus()
     const [detail] = fullDetails(memory.db, [ids["fix"]!, "no-such-id"])
-    expect(detail).toMatchObject({ id: ids["fix"], toolName: "Edit", content: "extended the token lifetime to one hour", files: ["src/auth/token_store.ts"], metadata: {} })
+    expect(detail).toMatchObject({
+      id: ids["fix"],
+      toolName: "Edit",
+      content: "extended the token lifetime to one hour",
+      files: ["src/auth/token_store.ts"],
+      metadata: {}
+    })
     expect(fullDetails(memory.db, ["no-such-id"])).toEqual([])
   })
 
@@ -109,8 +152,10 @@ describe("common terms", () => {
   /** 600 observations: every one says "build", 1 in 4 "builder", 1 in 100 "flaky". */
   const large = () => {
     const memory = open()
-    const events: Array<RalphMemEvent> = Array.from({ length: 600 }, (_, i) =>
-      observation("a", `build step ${i}${i % 4 === 0 ? " builder" : ""}${i % 100 === 0 ? " flaky" : ""}`))
+    const events: Array<RalphMemEvent> = Array.from(
+      { length: 600 },
+      (_, i) => observation("a", `build step ${i}${i % 4 === 0 ? " builder" : ""}${i % 100 === 0 ? " flaky" : ""}`)
+    )
     Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
     return memory
   }
@@ -119,14 +164,24 @@ describe("common terms", () => {
     const memory = large()
     const flaky = [0, 100, 200, 300, 400, 500].map((i) => `Bash: build step ${i} builder flaky`)
     for (const query of ["build flaky", "buil flaky"]) {
-      expect(searchIndex(memory.db, { query, now: T0, limit: 20 }).hits.map((h) => h.title).sort()).toEqual(flaky.sort())
+      expect(searchIndex(memory.db, { query, now: T0, limit: 20 }).hits.map((h) => h.title).sort()).toEqual(
+        flaky.sort()
+      )
     }
   })
 
   it("narrows a prefix whose expansions most rows hold to its word, alone or with other words", () => {
     const memory = open()
-    const events: Array<RalphMemEvent> = Array.from({ length: 600 }, (_, i) =>
-      observation("a", i % 100 === 0 ? `queue overflow in worker ${i}` : `at processTicksAndRejections (node:internal/process/task_queues:95:5) ${i}`))
+    const events: Array<RalphMemEvent> = Array.from(
+      { length: 600 },
+      (_, i) =>
+        observation(
+          "a",
+          i % 100 === 0
+            ? `queue overflow in worker ${i}`
+            : `at processTicksAndRejections (node:internal/process/task_queues:95:5) ${i}`
+        )
+    )
     Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
     const overflows = [0, 100, 200, 300, 400, 500].map((i) => `Bash: queue overflow in worker ${i}`).sort()
     for (const query of ["queue", "queue worker"]) {
@@ -136,8 +191,16 @@ describe("common terms", () => {
 
   it("keeps a prefix whose longer words no more than a fifth of the newest rows hold each, however many they are together", () => {
     const memory = open()
-    const text = (i: number) => (i < 100 ? `deploys ${i}` : i < 200 ? `deployed ${i}` : i < 206 ? `deploy ${i}` : `compile ${i}`)
-    Effect.runSync(memory.log.append("session:a", Array.from({ length: 600 }, (_, i) => observation("a", text(i))), { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
+    const text = (
+      i: number
+    ) => (i < 100 ? `deploys ${i}` : i < 200 ? `deployed ${i}` : i < 206 ? `deploy ${i}` : `compile ${i}`)
+    Effect.runSync(
+      memory.log.append("session:a", Array.from({ length: 600 }, (_, i) => observation("a", text(i))), {
+        expectedVersion: "any",
+        writer: "spec",
+        occurredAt: T0
+      })
+    )
     expect(searchIndex(memory.db, { query: "deploy", now: T0, limit: 300 }).hits).toHaveLength(206)
   })
 
@@ -153,11 +216,15 @@ describe("prefix terms", () => {
   /** `count` observations saying `word`, then one saying only a longer word that starts with it. */
   const memoryWith = (word: string, count: number, longer: string) => {
     const memory = open()
-    const events = [...Array.from({ length: count }, (_, i) => observation("a", `${word} step ${i}`)), observation("a", `only ${longer} here`)]
+    const events = [
+      ...Array.from({ length: count }, (_, i) => observation("a", `${word} step ${i}`)),
+      observation("a", `only ${longer} here`)
+    ]
     Effect.runSync(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec", occurredAt: T0 }))
     return memory
   }
-  const titles = (memory: ReturnType<typeof open>, query: string) => searchIndex(memory.db, { query, now: T0, limit: 200 }).hits.map((h) => h.title)
+  const titles = (memory: ReturnType<typeof open>, query: string) =>
+    searchIndex(memory.db, { query, now: T0, limit: 200 }).hits.map((h) => h.title)
 
   it("find longer words while fewer than 100 observations hold the word itself", () => {
     expect(titles(memoryWith("token", 99, "tokens"), "token")).toContain("Bash: only tokens here")
@@ -182,14 +249,39 @@ describe("a memory where more rows match than are scored", () => {
    */
   const crowded = () => {
     const memory = open()
-    append(memory, [["session:b", { _tag: "SessionStarted", sessionId: "b", projectPath: "/work/b", source: "startup" }]], T0 - 3 * DAY)
-    const old = append(memory, [0, 1, 2].map((i) => ["session:b", observation("b", `deploy rollback failed, attempt ${i}`, { kind: "error" })] as const), T0 - 2 * DAY)
+    append(memory, [["session:b", {
+      _tag: "SessionStarted",
+      sessionId: "b",
+      projectPath: "/work/b",
+      source: "startup"
+    }]], T0 - 3 * DAY)
+    const old = append(
+      memory,
+      [0, 1, 2].map((i) =>
+        ["session:b", observation("b", `deploy rollback failed, attempt ${i}`, { kind: "error" })] as const
+      ),
+      T0 - 2 * DAY
+    )
     const strongest = append(memory, [["session:b", observation("b", "deploy deploy")]], T0 - 2 * DAY)[0]!.eventId
-    append(memory, [["session:c", { _tag: "SessionStarted", sessionId: "c", projectPath: "/work/c", source: "startup" }]], T0 - 3 * DAY)
-    const canary = append(memory, [["session:c", observation("c", "canary deploy halted at 10%", { kind: "error" })]], T0 - 2 * DAY)[0]!.eventId
+    append(memory, [["session:c", {
+      _tag: "SessionStarted",
+      sessionId: "c",
+      projectPath: "/work/c",
+      source: "startup"
+    }]], T0 - 3 * DAY)
+    const canary = append(
+      memory,
+      [["session:c", observation("c", "canary deploy halted at 10%", { kind: "error" })]],
+      T0 - 2 * DAY
+    )[0]!.eventId
     append(memory, [["session:a", started("a")]], T0 - DAY)
-    const newer = Array.from({ length: 6600 }, (_, i) => observation("a", i % 16 === 0 ? `deploy step ${i}` : `compile module ${i}`))
-    Effect.runSync(memory.log.append("session:a", newer, { expectedVersion: "any", writer: "spec", occurredAt: T0 - DAY / 2 }))
+    const newer = Array.from(
+      { length: 6600 },
+      (_, i) => observation("a", i % 16 === 0 ? `deploy step ${i}` : `compile module ${i}`)
+    )
+    Effect.runSync(
+      memory.log.append("session:a", newer, { expectedVersion: "any", writer: "spec", occurredAt: T0 - DAY / 2 })
+    )
     return { memory, old: old.map((e) => e.eventId), strongest, canary }
   }
 

@@ -8,13 +8,25 @@ export const started = (sessionId: string, source: "startup" | "resume" = "start
   source
 })
 
-export const prompt = (sessionId: string, text: string): RalphMemEvent => ({ _tag: "PromptSubmitted", sessionId, prompt: text })
+export const prompt = (sessionId: string, text: string): RalphMemEvent => ({
+  _tag: "PromptSubmitted",
+  sessionId,
+  prompt: text
+})
 
 export const observation = (
   sessionId: string,
   content: string,
   fields: Partial<Extract<RalphMemEvent, { _tag: "ObservationRecorded" }>> = {}
-): RalphMemEvent => ({ _tag: "ObservationRecorded", sessionId, kind: "tool_use", toolName: "Bash", content, files: [], ...fields })
+): RalphMemEvent => ({
+  _tag: "ObservationRecorded",
+  sessionId,
+  kind: "tool_use",
+  toolName: "Bash",
+  content,
+  files: [],
+  ...fields
+})
 
 export const ended = (sessionId: string): RalphMemEvent => ({ _tag: "SessionEnded", sessionId, reason: "exit" })
 

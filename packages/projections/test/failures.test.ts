@@ -23,7 +23,8 @@ const passing = (session: string, command: string): RalphMemEvent =>
 const edit = (session: string, file: string): RalphMemEvent =>
   observation(session, "- a\n+ b", { toolName: "Edit", inputSummary: file, files: [file] })
 
-const VITEST_FAIL = " FAIL  src/auth.test.ts > login > refreshes the token 12ms\nTokenExpiredError: jwt expired\n Tests  1 failed (3)"
+const VITEST_FAIL =
+  " FAIL  src/auth.test.ts > login > refreshes the token 12ms\nTokenExpiredError: jwt expired\n Tests  1 failed (3)"
 
 describe("recognising a failure again", () => {
   it("normalises a command to what it runs: no cd, no pipe into tail, no redirections", () => {
@@ -45,14 +46,24 @@ describe("recognising a failure again", () => {
   })
 
   it("digests what failed, blind to timings, and has no digest when nothing is named", () => {
-    expect(failureDigest(signatureOf(VITEST_FAIL))).toBe(failureDigest(signatureOf(VITEST_FAIL.replace("12ms", "873ms"))))
-    expect(failureDigest(signatureOf(VITEST_FAIL))).not.toBe(failureDigest(signatureOf(VITEST_FAIL.replace("refreshes", "revokes"))))
-    expect(failureDigest(signatureOf("Exit code 1\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1"))).toBeUndefined()
+    expect(failureDigest(signatureOf(VITEST_FAIL))).toBe(
+      failureDigest(signatureOf(VITEST_FAIL.replace("12ms", "873ms")))
+    )
+    expect(failureDigest(signatureOf(VITEST_FAIL))).not.toBe(
+      failureDigest(signatureOf(VITEST_FAIL.replace("refreshes", "revokes")))
+    )
+    expect(
+      failureDigest(signatureOf("Exit code 1\nnpm error Lifecycle script `test` failed with error:\nnpm error code 1"))
+    ).toBeUndefined()
   })
 
   it("matches by distinctive terms only when most are shared", () => {
-    const a = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts"))
-    const b = failureTerms(signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts"))
+    const a = failureTerms(
+      signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/auth.ts")
+    )
+    const b = failureTerms(
+      signatureOf("TypeError: cannot read properties of undefined (reading 'token') at refreshSession src/session.ts")
+    )
     expect(sameTerms(a, b)).toBe(true)
     expect(sameTerms(a, failureTerms(signatureOf("SyntaxError: unexpected token in src/parser.ts")))).toBe(false)
   })
@@ -80,10 +91,13 @@ describe("a failure in one line", () => {
   it("gives the message that follows a line naming only a test or a file", () => {
     expect(failureHeadline(`Exit code 1\n${VITEST_FAIL}`))
       .toBe("FAIL src/auth.test.ts > login > refreshes the token 12ms: TokenExpiredError: jwt expired")
-    expect(failureHeadline("FAIL src/payments/webhook.test.ts\n    at Object.<anonymous> (webhook.test.ts:4:1)\n" +
-      "Error: Timeout of 5000ms exceeded waiting for signature verification"))
+    expect(failureHeadline(
+      "FAIL src/payments/webhook.test.ts\n    at Object.<anonymous> (webhook.test.ts:4:1)\n" +
+        "Error: Timeout of 5000ms exceeded waiting for signature verification"
+    ))
       .toBe("FAIL src/payments/webhook.test.ts: Error: Timeout of 5000ms exceeded waiting for signature verification")
-    const cargo = "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"
+    const cargo =
+      "test csv::quoted_newline ... FAILED\nthread 'csv::quoted_newline' panicked: expected 2 records, got 3"
     expect(failureHeadline(cargo))
       .toBe("test csv::quoted_newline ... FAILED: thread 'csv::quoted_newline' panicked: expected 2 records, got 3")
   })
@@ -93,7 +107,9 @@ describe("a failure in one line", () => {
       .toBe("src/a.ts(3,5): error TS2532: Object is possibly 'undefined'.")
     expect(failureHeadline("FAIL src/a.test.ts\nTests  1 failed (3)")).toBe("FAIL src/a.test.ts")
     // A loop's check reports its exit in its own words: that says nothing of what failed.
-    expect(failureHeadline(" FAIL  src/thing.test.ts > works\n\n[ralph-mem] exit code 1, expected 0")).toBe("FAIL src/thing.test.ts > works")
+    expect(failureHeadline(" FAIL  src/thing.test.ts > works\n\n[ralph-mem] exit code 1, expected 0")).toBe(
+      "FAIL src/thing.test.ts > works"
+    )
   })
 
   it("falls back to a tool's own line when every line is one (npm's engine check), never to nothing", () => {
@@ -111,7 +127,14 @@ describe("failures and what resolved them", () => {
       ["session:a", failing("a", "npm test -- auth 2>&1 | tail -5", VITEST_FAIL)],
       ["session:a", edit("a", "/work/app/src/auth.ts")],
       ["session:a", observation("a", "12: expiresIn", { inputSummary: "grep -n expiresIn src/auth.ts" })],
-      ["session:a", { _tag: "NoteInjected", noteId: "n1", projectPath: "/work/app", sessionId: "a", noteType: "note", text: "tokens live an hour" }],
+      ["session:a", {
+        _tag: "NoteInjected",
+        noteId: "n1",
+        projectPath: "/work/app",
+        sessionId: "a",
+        noteType: "note",
+        text: "tokens live an hour"
+      }],
       ["session:a", passing("a", "npm test -- auth")]
     ])
     const [failure] = projectFailures(memory.db, { project: "/work/app", limit: 10 })
@@ -124,7 +147,11 @@ describe("failures and what resolved them", () => {
       resolution: { position: 6, at: at(5), command: "npm test -- auth" }
     })
     const activity = activityBetween(memory.db, { project: "/work/app", after: 2, before: 6, limit: 3 })
-    expect(activity.edits.map((e) => [e.position, e.text, e.change])).toEqual([[3, "/work/app/src/auth.ts", "- a\n+ b"]])
+    expect(activity.edits.map((e) => [e.position, e.text, e.change])).toEqual([[
+      3,
+      "/work/app/src/auth.ts",
+      "- a\n+ b"
+    ]])
     expect(activity.commands.map((e) => e.text)).toEqual(["grep -n expiresIn src/auth.ts"])
     expect(activity.notes.map((e) => e.text)).toEqual(["tokens live an hour"])
     expect(run(verify(memory)).findings).toEqual([])
@@ -140,7 +167,11 @@ describe("failures and what resolved them", () => {
       ["session:a", passing("a", "npm run lint")],
       ["session:a", passing("a", "node scripts/seed.js --dry")]
     ])
-    expect(projectFailures(memory.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution)).toEqual([null, null, null])
+    expect(projectFailures(memory.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution)).toEqual([
+      null,
+      null,
+      null
+    ])
     const later = given([
       ["session:a", started("a")],
       ["session:a", failing("a", "npm test -- auth", VITEST_FAIL)],
@@ -148,15 +179,28 @@ describe("failures and what resolved them", () => {
       ["session:a", passing("a", "npm test")],
       ["session:a", passing("a", "node scripts/seed.js")]
     ])
-    expect(projectFailures(later.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution?.position)).toEqual([5, 4])
+    expect(projectFailures(later.db, { project: "/work/app", limit: 10 }).map((f) => f.resolution?.position)).toEqual([
+      5,
+      4
+    ])
   })
 
   it("a loop's passing test check resolves a failed test run; its failing check is a failure of its own", () => {
-    const results = (passed: boolean) => [{ kind: "test_pass" as const, passed, durationMs: 5, outputTail: passed ? "ok" : VITEST_FAIL }]
+    const results = (
+      passed: boolean
+    ) => [{ kind: "test_pass" as const, passed, durationMs: 5, outputTail: passed ? "ok" : VITEST_FAIL }]
     const memory = given([
       ["session:a", started("a")],
       ["session:a", failing("a", "npm test", VITEST_FAIL)],
-      ["loop:l1", { _tag: "LoopStarted", loopId: "l1", goal: "green", projectPath: "/work/app", driver: "session", sessionId: "a", config }],
+      ["loop:l1", {
+        _tag: "LoopStarted",
+        loopId: "l1",
+        goal: "green",
+        projectPath: "/work/app",
+        driver: "session",
+        sessionId: "a",
+        config
+      }],
       ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 1, results: results(false) }],
       ["session:a", edit("a", "/work/app/src/auth.ts")],
       ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 2, results: results(true) }]

@@ -35,7 +35,9 @@ describe("fingerprintFailure", () => {
   })
 
   it("reads as a 16-hex digest and the first failure, without escape codes or timings", () => {
-    const fingerprint = fingerprintFailure(vitestRun({ ms: 12, clock: "10:21:33", line: 42, tmp: "/tmp/x", failing: ["refreshes"] }))
+    const fingerprint = fingerprintFailure(
+      vitestRun({ ms: 12, clock: "10:21:33", line: 42, tmp: "/tmp/x", failing: ["refreshes"] })
+    )
     expect(fingerprint).toBe(`${fingerprint.slice(0, 16)} FAIL src/auth.test.ts > auth > refreshes`)
     expect(fingerprint.slice(0, 16)).toMatch(/^[0-9a-f]{16}$/)
   })
@@ -63,21 +65,46 @@ describe("fingerprintFailure", () => {
 describe("extractFailures per tool", () => {
   const extract = (output: string) => extractFailures(output.split("\n")).map((line) => normalizeLine(line, []))
 
-  it.each([
-    ["vitest", " FAIL  src/a.test.ts > suite > adds 12ms\n   × adds 3ms", ["FAIL src/a.test.ts > suite > adds", "× adds"]],
-    ["jest", "FAIL src/a.test.js (5.123 s)\n  ✕ adds (4 ms)\n  ● Console\n  ● suite › adds", ["FAIL src/a.test.js", "× adds", "● suite › adds"]],
-    ["pytest", "FAILED tests/test_a.py::test_adds - assert 3 == 4\nERROR tests/test_b.py::test_db", ["FAILED tests/test_a.py::test_adds", "ERROR tests/test_b.py::test_db"]],
-    ["go test", "--- FAIL: TestAdds (0.00s)\nFAIL\texample.com/calc\t0.004s", ["--- FAIL: TestAdds", "FAIL example.com/calc"]],
-    ["cargo test", "test tests::adds ... FAILED\ntest tests::subs ... ok", ["test tests::adds ... FAILED"]],
-    ["tsc", "src/a.ts(3,5): error TS2322: Type 'string' is not assignable\n"
-        + "src/b.ts:7:1 - error TS2304: Cannot find name 'x'.", ["src/a.ts error TS2322", "src/b.ts error TS2304"]],
-    ["eslint stylish", "/repo/src/a.js\n  1:10  error  'x' is defined but never used  no-unused-vars\n"
-        + "  4:2   warning  Unexpected console  no-console", ["/repo/src/a.js error no-unused-vars", "/repo/src/a.js warning no-console"]],
-    ["eslint unix", "src/a.js:1:10: 'x' is defined but never used. [Error/no-unused-vars]", ["src/a.js error no-unused-vars"]],
-    ["mypy", "src/a.py:3: error: Incompatible types in assignment  [assignment]", ["src/a.py error [assignment]"]],
-    ["ruff", "src/a.py:1:8: F401 [*] `os` imported but unused", ["src/a.py F401"]],
-    ["rustc", "error[E0308]: mismatched types\n --> src/main.rs:3:5", ["error[E0308]: mismatched types"]]
-  ] as const)("%s", (_, output, expected) => {
+  it.each(
+    [
+      ["vitest", " FAIL  src/a.test.ts > suite > adds 12ms\n   × adds 3ms", [
+        "FAIL src/a.test.ts > suite > adds",
+        "× adds"
+      ]],
+      ["jest", "FAIL src/a.test.js (5.123 s)\n  ✕ adds (4 ms)\n  ● Console\n  ● suite › adds", [
+        "FAIL src/a.test.js",
+        "× adds",
+        "● suite › adds"
+      ]],
+      ["pytest", "FAILED tests/test_a.py::test_adds - assert 3 == 4\nERROR tests/test_b.py::test_db", [
+        "FAILED tests/test_a.py::test_adds",
+        "ERROR tests/test_b.py::test_db"
+      ]],
+      ["go test", "--- FAIL: TestAdds (0.00s)\nFAIL\texample.com/calc\t0.004s", [
+        "--- FAIL: TestAdds",
+        "FAIL example.com/calc"
+      ]],
+      ["cargo test", "test tests::adds ... FAILED\ntest tests::subs ... ok", ["test tests::adds ... FAILED"]],
+      [
+        "tsc",
+        "src/a.ts(3,5): error TS2322: Type 'string' is not assignable\n"
+        + "src/b.ts:7:1 - error TS2304: Cannot find name 'x'.",
+        ["src/a.ts error TS2322", "src/b.ts error TS2304"]
+      ],
+      [
+        "eslint stylish",
+        "/repo/src/a.js\n  1:10  error  'x' is defined but never used  no-unused-vars\n"
+        + "  4:2   warning  Unexpected console  no-console",
+        ["/repo/src/a.js error no-unused-vars", "/repo/src/a.js warning no-console"]
+      ],
+      ["eslint unix", "src/a.js:1:10: 'x' is defined but never used. [Error/no-unused-vars]", [
+        "src/a.js error no-unused-vars"
+      ]],
+      ["mypy", "src/a.py:3: error: Incompatible types in assignment  [assignment]", ["src/a.py error [assignment]"]],
+      ["ruff", "src/a.py:1:8: F401 [*] `os` imported but unused", ["src/a.py F401"]],
+      ["rustc", "error[E0308]: mismatched types\n --> src/main.rs:3:5", ["error[E0308]: mismatched types"]]
+    ] as const
+  )("%s", (_, output, expected) => {
     expect(extract(output)).toEqual(expected)
   })
 })

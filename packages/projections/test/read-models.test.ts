@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { config, ended, observation, prompt, started } from "./events.ts"
 import { run } from "../../events/test/helpers.ts"
 import { verify } from "../src/index.ts"
+import { config, ended, observation, prompt, started } from "./events.ts"
 import { at, given, rows } from "./spec.ts"
 
 describe("sessions", () => {
@@ -48,12 +48,18 @@ describe("sessions", () => {
 
   it("indexes a summary whether it creates the session's row or changes it", () => {
     const memory = given([
-      ["session:z", { _tag: "SessionSummarized", sessionId: "z", summary: "first seen summarized", summarizer: "local" }],
+      ["session:z", {
+        _tag: "SessionSummarized",
+        sessionId: "z",
+        summary: "first seen summarized",
+        summarizer: "local"
+      }],
       ["session:a", started("a")],
       ["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "summarized later", summarizer: "local" }],
       ["session:a", { _tag: "SessionSummarized", sessionId: "a", summary: "summarized again", summarizer: "local" }]
     ])
-    const match = (query: string) => rows(memory, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ? ORDER BY rowid", query)
+    const match = (query: string) =>
+      rows(memory, "SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ? ORDER BY rowid", query)
     expect(match("first")).toEqual([{ rowid: 1 }])
     expect(match("later")).toEqual([])
     expect(match("again")).toEqual([{ rowid: 2 }])
@@ -74,14 +80,24 @@ describe("sessions", () => {
       ["session:c", { _tag: "AssistantReplied", sessionId: "c", projectPath: "/work/app", message: "done" }],
       ["session:d", prompt("d", "hello")],
       ["session:d", { _tag: "AssistantReplied", sessionId: "d", projectPath: "/work/app", message: "hi" }],
-      ["session:d", { _tag: "SessionSummarized", sessionId: "d", projectPath: "/work/app", summary: "s", summarizer: "local-v2", memoryOnly: true }]
+      ["session:d", {
+        _tag: "SessionSummarized",
+        sessionId: "d",
+        projectPath: "/work/app",
+        summary: "s",
+        summarizer: "local-v2",
+        memoryOnly: true
+      }]
     ])
-    expect(rows(memory, "SELECT session_id, project_path, summarizer, memory_only FROM sessions ORDER BY session_id")).toEqual([
-      { session_id: "c", project_path: "/work/app", summarizer: null, memory_only: 0 },
-      { session_id: "d", project_path: "/work/app", summarizer: "local-v2", memory_only: 1 }
-    ])
+    expect(rows(memory, "SELECT session_id, project_path, summarizer, memory_only FROM sessions ORDER BY session_id"))
+      .toEqual([
+        { session_id: "c", project_path: "/work/app", summarizer: null, memory_only: 0 },
+        { session_id: "d", project_path: "/work/app", summarizer: "local-v2", memory_only: 1 }
+      ])
     // Each observation keeps the project its own event names.
-    expect(rows(memory, "SELECT project_path FROM observation_rows ORDER BY id")).toEqual([{ project_path: "/work/app" }, { project_path: "/elsewhere" }])
+    expect(rows(memory, "SELECT project_path FROM observation_rows ORDER BY id")).toEqual([{
+      project_path: "/work/app"
+    }, { project_path: "/elsewhere" }])
     expect(run(verify(memory)).findings).toEqual([])
   })
 })
@@ -101,10 +117,21 @@ describe("observations", () => {
           durationMs: 812
         })
       ],
-      ["note:n1", { _tag: "NoteInjected", noteId: "n1", projectPath: "/work/app", noteType: "note", text: "use pnpm, not npm" }]
+      ["note:n1", {
+        _tag: "NoteInjected",
+        noteId: "n1",
+        projectPath: "/work/app",
+        noteType: "note",
+        text: "use pnpm, not npm"
+      }]
     ])
-    expect(rows(memory, "SELECT id, session_id, project_path, type, tool_name, input_summary, content, error_message, files, metadata,"
-          + " created_at FROM observations")).toEqual([
+    expect(
+      rows(
+        memory,
+        "SELECT id, session_id, project_path, type, tool_name, input_summary, content, error_message, files, metadata,"
+          + " created_at FROM observations"
+      )
+    ).toEqual([
       {
         id: 2,
         session_id: "a",
@@ -114,8 +141,8 @@ describe("observations", () => {
         input_summary: "npm test",
         content: "FAIL src/auth.test.ts",
         error_message: "Exit code 1",
-        files: '["src/auth.test.ts"]',
-        metadata: '{"toolUseId":"toolu_1","durationMs":812}',
+        files: "[\"src/auth.test.ts\"]",
+        metadata: "{\"toolUseId\":\"toolu_1\",\"durationMs\":812}",
         created_at: at(1)
       },
       {
@@ -128,7 +155,7 @@ describe("observations", () => {
         content: "use pnpm, not npm",
         error_message: null,
         files: "[]",
-        metadata: '{"noteId":"n1","noteType":"note"}',
+        metadata: "{\"noteId\":\"n1\",\"noteType\":\"note\"}",
         created_at: at(2)
       }
     ])
@@ -136,12 +163,19 @@ describe("observations", () => {
 
   it("keeps the full-text index in step: content, error, tool, files and identifier parts", () => {
     const memory = given([
-      ["session:a", observation("a", "jwt rejected: TokenExpiredError", { errorMessage: "Exit code 1", files: ["src/token-store.ts"] })],
+      [
+        "session:a",
+        observation("a", "jwt rejected: TokenExpiredError", {
+          errorMessage: "Exit code 1",
+          files: ["src/token-store.ts"]
+        })
+      ],
       ["session:a", observation("a", "all green")]
     ])
-    const match = (query: string) => rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid", query)
+    const match = (query: string) =>
+      rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid", query)
     expect(match("rejected")).toEqual([{ rowid: 1 }])
-    expect(match('"exit"')).toEqual([{ rowid: 1 }])
+    expect(match("\"exit\"")).toEqual([{ rowid: 1 }])
     expect(match("bash")).toEqual([{ rowid: 1 }, { rowid: 2 }])
     expect(match("token AND store")).toEqual([{ rowid: 1 }])
     expect(match("expired")).toEqual([{ rowid: 1 }])
@@ -154,18 +188,51 @@ describe("loop_runs", () => {
     given(events.map((event) => ["loop:l1", event] as const))
 
   it("folds a loop to success through its iterations, criteria and snapshots", () => {
-    const results = [{ kind: "test_pass" as const, passed: false, durationMs: 120, outputTail: "1 failed", fingerprint: "auth" }]
+    const results = [{
+      kind: "test_pass" as const,
+      passed: false,
+      durationMs: 120,
+      outputTail: "1 failed",
+      fingerprint: "auth"
+    }]
     const memory = loop([
-      { _tag: "LoopStarted", loopId: "l1", goal: "green tests", projectPath: "/work/app", driver: "session", sessionId: "a", config },
+      {
+        _tag: "LoopStarted",
+        loopId: "l1",
+        goal: "green tests",
+        projectPath: "/work/app",
+        driver: "session",
+        sessionId: "a",
+        config
+      },
       { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 },
       { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 1, results },
-      { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: false, filesChanged: ["src/a.ts"], snapshotRef: "snap-1" },
+      {
+        _tag: "LoopIterationCompleted",
+        loopId: "l1",
+        iteration: 1,
+        passed: false,
+        filesChanged: ["src/a.ts"],
+        snapshotRef: "snap-1"
+      },
       { _tag: "LoopIterationStarted", loopId: "l1", iteration: 2 },
-      { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 2, passed: true, filesChanged: [], snapshotRef: "snap-2" },
+      {
+        _tag: "LoopIterationCompleted",
+        loopId: "l1",
+        iteration: 2,
+        passed: true,
+        filesChanged: [],
+        snapshotRef: "snap-2"
+      },
       { _tag: "LoopSucceeded", loopId: "l1", iteration: 2 }
     ])
-    expect(rows(memory, "SELECT loop_id, session_id, goal, driver, status, iterations, criteria_results, snapshot_refs, started_at,"
-          + " ended_at, end_reason FROM loop_runs")).toEqual([
+    expect(
+      rows(
+        memory,
+        "SELECT loop_id, session_id, goal, driver, status, iterations, criteria_results, snapshot_refs, started_at,"
+          + " ended_at, end_reason FROM loop_runs"
+      )
+    ).toEqual([
       {
         loop_id: "l1",
         session_id: "a",
@@ -174,21 +241,37 @@ describe("loop_runs", () => {
         status: "success",
         iterations: 2,
         criteria_results: JSON.stringify(results),
-        snapshot_refs: '["snap-1","snap-2"]',
+        snapshot_refs: "[\"snap-1\",\"snap-2\"]",
         started_at: at(0),
         ended_at: at(6),
         end_reason: null
       }
     ])
-    expect(rows(memory, "SELECT iteration, started_at, completed_at, passed, files_changed, snapshot_ref FROM loop_iterations")).toEqual([
-      { iteration: 1, started_at: at(1), completed_at: at(3), passed: 0, files_changed: '["src/a.ts"]', snapshot_ref: "snap-1" },
+    expect(
+      rows(
+        memory,
+        "SELECT iteration, started_at, completed_at, passed, files_changed, snapshot_ref FROM loop_iterations"
+      )
+    ).toEqual([
+      {
+        iteration: 1,
+        started_at: at(1),
+        completed_at: at(3),
+        passed: 0,
+        files_changed: "[\"src/a.ts\"]",
+        snapshot_ref: "snap-1"
+      },
       { iteration: 2, started_at: at(4), completed_at: at(5), passed: 1, files_changed: "[]", snapshot_ref: "snap-2" }
     ])
   })
 
   it.each([
     [{ _tag: "LoopStopped", loopId: "l1", reason: "user asked", requestedBy: "cli" } as const, "stopped", "user asked"],
-    [{ _tag: "LoopFailed", loopId: "l1", reason: "max iterations (10) reached" } as const, "failed", "max iterations (10) reached"]
+    [
+      { _tag: "LoopFailed", loopId: "l1", reason: "max iterations (10) reached" } as const,
+      "failed",
+      "max iterations (10) reached"
+    ]
   ])("records how a loop ended: %o", (end, status, reason) => {
     const memory = loop([
       { _tag: "LoopStarted", loopId: "l1", goal: "g", projectPath: "/p", driver: "external", config },

@@ -1,9 +1,9 @@
 import { catalog, compactLog, makeEventLog, readEvents } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { describe, expect, it } from "vitest"
-import { failure, run } from "../../events/test/helpers.ts"
 import * as Stream from "effect/Stream"
 import { existsSync, readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { failure, run } from "../../events/test/helpers.ts"
 import { PARALLEL_FOLD_FROM_EVENTS } from "../src/fold-in-worker.ts"
 import {
   allProjections,
@@ -33,7 +33,9 @@ const sample = [
 describe("checkpoints", () => {
   it("advance with every append, inside the same transaction", () => {
     const memory = given(sample)
-    for (const p of allProjections) expect(memory.runner.checkpoint(p.name)).toEqual({ version: p.version, position: 7 })
+    for (const p of allProjections) {
+      expect(memory.runner.checkpoint(p.name)).toEqual({ version: p.version, position: 7 })
+    }
   })
 
   it("refuse an event applied twice: delivering the same batch again changes nothing", () => {
@@ -66,7 +68,12 @@ describe("catching up", () => {
   it("inline: an append that finds its projections behind catches them up first", () => {
     const memory = given(sample.slice(0, 2))
     const bare = makeEventLog(memory.db, catalog)
-    run(bare.append("session:a", [observation("a", "missed by the projection")], { expectedVersion: "any", writer: "crashed" }))
+    run(
+      bare.append("session:a", [observation("a", "missed by the projection")], {
+        expectedVersion: "any",
+        writer: "crashed"
+      })
+    )
     append(memory, [["session:a", observation("a", "seen")]])
     expect(rows(memory, "SELECT content FROM observations ORDER BY id")).toEqual([
       { content: "missed by the projection" },
@@ -122,24 +129,36 @@ describe("upgrading", () => {
 describe("forgetting", () => {
   it("leaves no trace of a forgotten observation in the table or the index, and equals a replay", () => {
     const memory = given(sample)
-    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'TokenExpired%'") as Array<{ event_id: string }>
+    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'TokenExpired%'") as Array<
+      { event_id: string }
+    >
     append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
     expect(rows(memory, "SELECT content FROM observations ORDER BY id")).toEqual([
       { content: "npm test passed" },
       { content: "patched refresh window" }
     ])
-    expect(rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH 'TokenExpiredError OR refresh'")).toEqual([
+    expect(
+      rows(memory, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH 'TokenExpiredError OR refresh'")
+    ).toEqual([
       { rowid: 6 }
     ])
     expect(run(verify(memory)).findings).toEqual([])
   })
 
   it("leaves none of its tokens readable in the file: the contentless index is purged in the same transaction", () => {
-    const memory = given([...sample, ["session:b", observation("b", "zanzibarquokka leaked", { files: ["src/quokkaledger.ts"] })]])
-    const bytes = () => ["", "-wal"].map((suffix) => (existsSync(memory.path + suffix) ? readFileSync(memory.path + suffix).toString("latin1") : "")).join("")
+    const memory = given([...sample, [
+      "session:b",
+      observation("b", "zanzibarquokka leaked", { files: ["src/quokkaledger.ts"] })
+    ]])
+    const bytes = () =>
+      ["", "-wal"].map((
+        suffix
+      ) => (existsSync(memory.path + suffix) ? readFileSync(memory.path + suffix).toString("latin1") : "")).join("")
     scrubAfterForget(memory.db, memory.path)
     expect(bytes()).toContain("zanzibarquokka")
-    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'zanzibar%'") as Array<{ event_id: string }>
+    const [target] = rows(memory, "SELECT event_id FROM observations WHERE content LIKE 'zanzibar%'") as Array<
+      { event_id: string }
+    >
     append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: [target!.event_id], selector: "id" }]])
     scrubAfterForget(memory.db, memory.path)
     expect(bytes()).not.toContain("zanzibarquokka")
@@ -149,7 +168,9 @@ describe("forgetting", () => {
 
   it("removes a whole forgotten session from every read model", () => {
     const memory = given(sample)
-    const ids = memory.db.prepare("SELECT event_id FROM events WHERE stream_id = 'session:a'").pluck().all() as Array<string>
+    const ids = memory.db.prepare("SELECT event_id FROM events WHERE stream_id = 'session:a'").pluck().all() as Array<
+      string
+    >
     append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds: ids, selector: "session a" }]])
     expect(rows(memory, "SELECT session_id FROM sessions")).toEqual([{ session_id: "b" }])
     expect(rows(memory, "SELECT DISTINCT session_id FROM observations")).toEqual([{ session_id: "b" }])
@@ -162,7 +183,11 @@ describe("replay", () => {
     const memory = given(sample)
     const inline = dump(memory)
     const first = run(replay(memory))
-    expect(first).toMatchObject({ projections: ["sessions", "observations", "loop_runs", "failures", "decisions", "beliefs", "tasks"], events: 7, threads: 1 })
+    expect(first).toMatchObject({
+      projections: ["sessions", "observations", "loop_runs", "failures", "decisions", "beliefs", "tasks"],
+      events: 7,
+      threads: 1
+    })
     expect(dump(memory)).toBe(inline)
     run(replay(memory))
     expect(dump(memory)).toBe(inline)
@@ -172,8 +197,15 @@ describe("replay", () => {
     const memory = given(sample)
     run(replay(memory))
     expect(memory.db.pragma("secure_delete", { simple: true })).toBe(1)
-    const failing: Projection = { ...sessions, apply: () => { throw new Error("disk on fire") } }
-    expect(() => makeProjectionRunner(memory.db, [failing, ...allProjections.slice(1)]).rebuild()).toThrow(/disk on fire/)
+    const failing: Projection = {
+      ...sessions,
+      apply: () => {
+        throw new Error("disk on fire")
+      }
+    }
+    expect(() => makeProjectionRunner(memory.db, [failing, ...allProjections.slice(1)]).rebuild()).toThrow(
+      /disk on fire/
+    )
     expect(memory.db.pragma("secure_delete", { simple: true })).toBe(1)
   })
 
@@ -182,7 +214,9 @@ describe("replay", () => {
     memory.db.prepare("DELETE FROM sessions").run()
     expect(run(replay(memory, { projection: "sessions" })).projections).toEqual(["sessions"])
     expect(rows(memory, "SELECT count(*) AS n FROM sessions")).toEqual([{ n: 2 }])
-    expect(failure(replay(memory, { projection: "nope" })).message).toMatch(/no projection named "nope"; known: sessions, observations, loop_runs/)
+    expect(failure(replay(memory, { projection: "nope" })).message).toMatch(
+      /no projection named "nope"; known: sessions, observations, loop_runs/
+    )
   })
 
   it("rebuilds what a projection depends on with it: an observation before its session's start stays a replay", () => {
@@ -193,7 +227,9 @@ describe("replay", () => {
     ])
     expect(run(replay(memory, { projection: "observations" })).projections).toEqual(["sessions", "observations"])
     expect(run(verify(memory)).findings).toEqual([])
-    expect(rows(memory, "SELECT project_path FROM observations ORDER BY id")).toEqual([{ project_path: null }, { project_path: "/work/app" }])
+    expect(rows(memory, "SELECT project_path FROM observations ORDER BY id")).toEqual([{ project_path: null }, {
+      project_path: "/work/app"
+    }])
   })
 
   it("survives a fold whose statements flush the full-text index at every event (each adds a segment)", () => {
@@ -202,11 +238,16 @@ describe("replay", () => {
     const pairs: Projection = {
       name: "pairs",
       version: 1,
-      create: "CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)), PRIMARY KEY (id, side)) STRICT;",
+      create:
+        "CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)), PRIMARY KEY (id, side)) STRICT;",
       finish: "",
       tables: [{ name: "pairs", orderBy: "id, side" }],
       indexes: [],
-      apply: (event) => (event.event._tag === "ObservationRecorded" ? [sql("INSERT INTO pairs VALUES (?, 0), (?, 1)", event.position, event.position)] : []),
+      apply: (
+        event
+      ) => (event.event._tag === "ObservationRecorded"
+        ? [sql("INSERT INTO pairs VALUES (?, 0), (?, 1)", event.position, event.position)]
+        : []),
       clearStream: () => []
     }
     const memory = open()
@@ -214,7 +255,9 @@ describe("replay", () => {
     run(memory.log.append("session:a", events, { expectedVersion: "any", writer: "spec" }))
     const report = makeProjectionRunner(memory.db, [...allProjections, pairs]).rebuild()
     expect(report.events).toBe(4100)
-    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH 'step'")).toEqual([{ n: 4100 }])
+    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH 'step'")).toEqual([{
+      n: 4100
+    }])
   })
 
   it("is atomic: a failure part-way leaves the old state exactly as it was", () => {
@@ -242,12 +285,15 @@ describe("replay of a long log, on two threads", () => {
     for (let s = 0; s < sessions; s++) {
       const events = [
         started(`s${s}`),
-        ...Array.from({ length: 100 }, (_, i) =>
-          observation(`s${s}`, `step ${i} of ${s}: TokenExpiredError at refresh_${i % 7}() 인증에서 실패`, {
-            kind: i % 9 === 0 ? "error" : "tool_use",
-            inputSummary: `npm test -- auth-${i}`,
-            files: [`src/auth/part${i % 13}.ts`]
-          })),
+        ...Array.from(
+          { length: 100 },
+          (_, i) =>
+            observation(`s${s}`, `step ${i} of ${s}: TokenExpiredError at refresh_${i % 7}() 인증에서 실패`, {
+              kind: i % 9 === 0 ? "error" : "tool_use",
+              inputSummary: `npm test -- auth-${i}`,
+              files: [`src/auth/part${i % 13}.ts`]
+            })
+        ),
         ended(`s${s}`)
       ]
       run(log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "spec", occurredAt: T0 + s * 1000 }))
@@ -272,7 +318,9 @@ describe("replay of a long log, on two threads", () => {
     expect(progress.at(-1)).toBe(events)
     expect(progress.length).toBeGreaterThanOrEqual(5)
     expect([...progress].sort((a, b) => a - b)).toEqual(progress)
-    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH '\"인증\"*'")).toEqual([{ n: 52_000 }])
+    expect(rows(memory, "SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH '\"인증\"*'")).toEqual(
+      [{ n: 52_000 }]
+    )
   }, LONG_LOG_TIMEOUT_MS)
 
   it("from a log whose older half is packed into blocks, builds what appends built inline", () => {
@@ -289,26 +337,44 @@ describe("replay of a long log, on two threads", () => {
   }, LONG_LOG_TIMEOUT_MS)
 
   it.each([
-    ["cannot decode (a schema version no ralph-mem wrote)", 99, '{"sessionId":"bad"}', "UndecodableEvent", /^event #51001 cannot be decoded/],
-    ["cannot fold (stored as valid, yet without its files)", 1, '{"sessionId":"bad","kind":"error","content":"x"}', "StorageError", /^replay failed: .*join/]
-  ])("fails as a whole on an event the worker %s, saying why, and leaves the old state as it was", (_, schemaVersion, payload, tag, message) => {
-    const memory = open()
-    longLog(memory, 500, makeEventLog(memory.db, catalog))
-    // Written behind the log's back, after every event the worker folds.
-    memory.db
-      .prepare(`INSERT INTO streams (name) VALUES ('session:bad')`)
-      .run()
-    memory.db
-      .prepare(`INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at)
+    [
+      "cannot decode (a schema version no ralph-mem wrote)",
+      99,
+      "{\"sessionId\":\"bad\"}",
+      "UndecodableEvent",
+      /^event #51001 cannot be decoded/
+    ],
+    [
+      "cannot fold (stored as valid, yet without its files)",
+      1,
+      "{\"sessionId\":\"bad\",\"kind\":\"error\",\"content\":\"x\"}",
+      "StorageError",
+      /^replay failed: .*join/
+    ]
+  ])(
+    "fails as a whole on an event the worker %s, saying why, and leaves the old state as it was",
+    (_, schemaVersion, payload, tag, message) => {
+      const memory = open()
+      longLog(memory, 500, makeEventLog(memory.db, catalog))
+      // Written behind the log's back, after every event the worker folds.
+      memory.db
+        .prepare(`INSERT INTO streams (name) VALUES ('session:bad')`)
+        .run()
+      memory.db
+        .prepare(
+          `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at)
                 VALUES ('01JBAD0000000000000000000', (SELECT id FROM streams WHERE name = 'session:bad'), 1,
-                        (SELECT id FROM event_types WHERE name = 'ObservationRecorded'), ?, ?, '{"writer":"spec","version":"0"}', 0)`)
-      .run(schemaVersion, payload)
-    const before = dump(memory)
-    const failed = failure(replay(memory))
-    expect(failed._tag).toBe(tag)
-    expect(failed.message).toMatch(message)
-    expect(dump(memory)).toBe(before)
-  }, LONG_LOG_TIMEOUT_MS)
+                        (SELECT id FROM event_types WHERE name = 'ObservationRecorded'), ?, ?, '{"writer":"spec","version":"0"}', 0)`
+        )
+        .run(schemaVersion, payload)
+      const before = dump(memory)
+      const failed = failure(replay(memory))
+      expect(failed._tag).toBe(tag)
+      expect(failed.message).toMatch(message)
+      expect(dump(memory)).toBe(before)
+    },
+    LONG_LOG_TIMEOUT_MS
+  )
 })
 
 describe("verify", () => {
@@ -324,7 +390,10 @@ describe("verify", () => {
     const report = run(verify(memory))
     expect(report.ok).toBe(false)
     expect(report.findings).toEqual([
-      { check: "projections equal a replay", detail: expect.stringMatching(/^projection sessions, table sessions: row 1 differs: stored .*5.*replayed/) }
+      {
+        check: "projections equal a replay",
+        detail: expect.stringMatching(/^projection sessions, table sessions: row 1 differs: stored .*5.*replayed/)
+      }
     ])
   })
 
@@ -335,15 +404,22 @@ describe("verify", () => {
     expect(run(verify(memory)).findings).toEqual([
       {
         check: "projections equal a replay",
-        detail: expect.stringMatching(/^projection observations, full-text index observations_fts: row \d+ differs: stored .*, replayed /)
+        detail: expect.stringMatching(
+          /^projection observations, full-text index observations_fts: row \d+ differs: stored .*, replayed /
+        )
       }
     ])
   })
 
   it("reports a projection left behind the log", () => {
     const memory = given(sample)
-    run(makeEventLog(memory.db, catalog).append("session:c", [started("c")], { expectedVersion: "any", writer: "bare" }))
+    run(
+      makeEventLog(memory.db, catalog).append("session:c", [started("c")], { expectedVersion: "any", writer: "bare" })
+    )
     const findings = run(verify(memory)).findings
-    expect(findings).toContainEqual({ check: "checkpoints current", detail: "projection sessions is at position 7, the log at 8" })
+    expect(findings).toContainEqual({
+      check: "checkpoints current",
+      detail: "projection sessions is at position 7, the log at 8"
+    })
   })
 })

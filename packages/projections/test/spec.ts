@@ -29,7 +29,9 @@ export type Given = ReadonlyArray<readonly [stream: string, event: RalphMemEvent
 /** Appends each event in order, one second apart from T0. */
 export const append = (memory: MemoryStore, events: Given, start = T0) => {
   const recorded = events.map(([stream, event], i) =>
-    Effect.runSync(memory.log.append(stream, [event], { expectedVersion: "any", writer: "spec", occurredAt: start + i * 1000 }))
+    Effect.runSync(
+      memory.log.append(stream, [event], { expectedVersion: "any", writer: "spec", occurredAt: start + i * 1000 })
+    )
       .events[0]!
   )
   return recorded

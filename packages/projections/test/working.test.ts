@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { run } from "../../events/test/helpers.ts"
 import { currentTaskId, findTask, listBeliefs, replay, resumeBrief, searchDecisions, verify } from "../src/index.ts"
 import { ended, observation, started } from "./events.ts"
-import { append, at, dump, given, rows, type Given } from "./spec.ts"
+import { append, at, dump, type Given, given, rows } from "./spec.ts"
 
 const P = "/work/app"
 
@@ -12,13 +12,30 @@ const decision = (
   text: string,
   rationale: string,
   fields: Partial<Extract<RalphMemEvent, { _tag: "DecisionRecorded" }>> = {}
-): readonly [string, RalphMemEvent] =>
-  [`decision:${decisionId}`, { _tag: "DecisionRecorded", decisionId, projectPath: P, decision: text, rationale, alternatives: [], impact: "medium", ...fields }]
+): readonly [string, RalphMemEvent] => [`decision:${decisionId}`, {
+  _tag: "DecisionRecorded",
+  decisionId,
+  projectPath: P,
+  decision: text,
+  rationale,
+  alternatives: [],
+  impact: "medium",
+  ...fields
+}]
 
-const belief = (key: string, value: string | undefined, project = P): readonly [string, RalphMemEvent] =>
-  [`belief:${project}#${key}`, value === undefined ? { _tag: "BeliefUnset", projectPath: project, key } : { _tag: "BeliefSet", projectPath: project, key, value }]
+const belief = (
+  key: string,
+  value: string | undefined,
+  project = P
+): readonly [string, RalphMemEvent] => [
+  `belief:${project}#${key}`,
+  value === undefined
+    ? { _tag: "BeliefUnset", projectPath: project, key }
+    : { _tag: "BeliefSet", projectPath: project, key, value }
+]
 
-const task = (taskId: string, event: Record<string, unknown>) => [`task:${P}#${taskId}`, { taskId, ...event } as unknown as RalphMemEvent] as const
+const task = (taskId: string, event: Record<string, unknown>) =>
+  [`task:${P}#${taskId}`, { taskId, ...event } as unknown as RalphMemEvent] as const
 
 const forget = (memory: ReturnType<typeof given>, ...eventIds: Array<string>) =>
   append(memory, [["memory:forgets", { _tag: "MemoryForgotten", eventIds, selector: "test" }]], at(100))
@@ -37,20 +54,34 @@ describe("decisions", () => {
       decision("d2", "Rate-limit with TokenBucketLimiter", "bursts from the mobile app"),
       decision("d3", "인증을 JWT로 바꾼다", "세션 저장소가 필요 없다"),
       decision("d4", "Keep the checkout in one service", "the token lifetime is not the problem"),
-      ["decision:other", { _tag: "DecisionRecorded", decisionId: "other", projectPath: "/elsewhere", decision: "Use a token lifetime of 5 minutes", rationale: "x", alternatives: [], impact: "low" }]
+      ["decision:other", {
+        _tag: "DecisionRecorded",
+        decisionId: "other",
+        projectPath: "/elsewhere",
+        decision: "Use a token lifetime of 5 minutes",
+        rationale: "x",
+        alternatives: [],
+        impact: "low"
+      }]
     ])
-  const found = (m: ReturnType<typeof memory>, query: string) => searchDecisions(m.db, { query, project: P, limit: 10 }).map((d) => d.decisionId)
+  const found = (m: ReturnType<typeof memory>, query: string) =>
+    searchDecisions(m.db, { query, project: P, limit: 10 }).map((d) => d.decisionId)
 
   it("stores each decision with its rationale, alternatives, impact and task", () => {
-    expect(rows(memory(), "SELECT id, decision_id, project_path, task_id, decision, rationale, alternatives, alternatives_text, impact,"
-        + " created_at FROM decisions WHERE id = 1")).toEqual([{
+    expect(
+      rows(
+        memory(),
+        "SELECT id, decision_id, project_path, task_id, decision, rationale, alternatives, alternatives_text, impact,"
+          + " created_at FROM decisions WHERE id = 1"
+      )
+    ).toEqual([{
       id: 1,
       decision_id: "d1",
       project_path: P,
       task_id: "fix-login",
       decision: "Use a 1 hour token lifetime",
       rationale: "sessions expired mid-checkout",
-      alternatives: '[{"option":"15 minutes","rejectedBecause":"too short for checkout"},{"option":"24h"}]',
+      alternatives: "[{\"option\":\"15 minutes\",\"rejectedBecause\":\"too short for checkout\"},{\"option\":\"24h\"}]",
       alternatives_text: "15 minutes too short for checkout\n24h",
       impact: "high",
       created_at: at(0)
@@ -80,11 +111,25 @@ describe("decisions", () => {
 
   it("take any text as a query: quotes, wildcards, minus, NEAR, column filters, punctuation alone", () => {
     const m = memory()
-    for (const query of ['"token', "token*", "-token", "NEAR(token lifetime)", "decision:token", "token AND OR NOT", "(((", "^", "\u0000", "*", ""]) {
+    for (
+      const query of [
+        "\"token",
+        "token*",
+        "-token",
+        "NEAR(token lifetime)",
+        "decision:token",
+        "token AND OR NOT",
+        "(((",
+        "^",
+        "\u0000",
+        "*",
+        ""
+      ]
+    ) {
       expect(() => found(m, query), query).not.toThrow()
     }
     // Operators are words like any other: `-mobile` looks for "mobile", it does not exclude it.
-    expect(found(m, '"lifetime" -mobile NEAR(').sort()).toEqual(["d1", "d2", "d4"])
+    expect(found(m, "\"lifetime\" -mobile NEAR(").sort()).toEqual(["d1", "d2", "d4"])
     expect(found(m, "*** ---")).toEqual([])
   })
 
@@ -92,7 +137,12 @@ describe("decisions", () => {
     const m = memory()
     forget(m, eventIdAt(m, 2))
     expect(found(m, "bucket limiter mobile")).toEqual([])
-    expect(rows(m, "SELECT decision_id FROM decisions ORDER BY id")).toEqual([{ decision_id: "d1" }, { decision_id: "d3" }, { decision_id: "d4" }, { decision_id: "other" }])
+    expect(rows(m, "SELECT decision_id FROM decisions ORDER BY id")).toEqual([
+      { decision_id: "d1" },
+      { decision_id: "d3" },
+      { decision_id: "d4" },
+      { decision_id: "other" }
+    ])
     expect(run(verify(m)).findings).toEqual([])
   })
 })
@@ -115,9 +165,16 @@ describe("beliefs", () => {
   })
 
   it("after a forget, fall back to the value set before the forgotten one, or go", () => {
-    const memory = given([belief("stack", "TypeScript"), belief("stack", "TypeScript, key sk-not-a-secret"), belief("focus", "login")])
+    const memory = given([
+      belief("stack", "TypeScript"),
+      belief("stack", "TypeScript, key sk-not-a-secret"),
+      belief("focus", "login")
+    ])
     forget(memory, eventIdAt(memory, 2))
-    expect(listBeliefs(memory.db, P).map((b) => [b.key, b.value])).toEqual([["focus", "login"], ["stack", "TypeScript"]])
+    expect(listBeliefs(memory.db, P).map((b) => [b.key, b.value])).toEqual([["focus", "login"], [
+      "stack",
+      "TypeScript"
+    ]])
     forget(memory, eventIdAt(memory, 1))
     expect(listBeliefs(memory.db, P).map((b) => b.key)).toEqual(["focus"])
     expect(run(verify(memory)).findings).toEqual([])
@@ -131,7 +188,10 @@ describe("tasks", () => {
     ["session:a", observation("a", "read src/auth.ts", { toolName: "Read", files: [`${P}/src/auth.ts`] })],
     task("fix-login", { _tag: "TaskStepsPlanned", firstStep: 1, steps: ["read the code", "patch refresh"] }),
     ["session:a", observation("a", "", { toolName: "Edit", files: [`${P}/src/auth.ts`] })],
-    ["session:a", observation("a", "String not found", { toolName: "Edit", kind: "error", files: [`${P}/src/failed.ts`] })],
+    [
+      "session:a",
+      observation("a", "String not found", { toolName: "Edit", kind: "error", files: [`${P}/src/failed.ts`] })
+    ],
     ["session:a", observation("a", "", { toolName: "Write", files: ["/tmp/outside.txt"] })],
     ["session:a", observation("a", "", { toolName: "Bash", files: [`${P}/not-a-read.ts`] })],
     task("fix-login", { _tag: "TaskStepChanged", step: 1, status: "done" }),
@@ -165,10 +225,23 @@ describe("tasks", () => {
   })
 
   it("take the files read and modified from successful observations since the task started, project-relative", () => {
-    const memory = given([["session:a", observation("a", "", { toolName: "Read", files: [`${P}/before.ts`] })], ...work])
-    expect(findTask(memory.db, P, "fix-login")!.files).toEqual({ read: ["src/auth.ts"], modified: ["/tmp/outside.txt", "src/auth.ts"] })
-    append(memory, [task("fix-login", { _tag: "TaskCompleted" }), ["session:a", observation("a", "", { toolName: "Read", files: [`${P}/after.ts`] })]], at(50))
-    expect(findTask(memory.db, P, "fix-login")).toMatchObject({ status: "done", completedAt: at(50), files: { read: ["src/auth.ts"] } })
+    const memory = given([
+      ["session:a", observation("a", "", { toolName: "Read", files: [`${P}/before.ts`] })],
+      ...work
+    ])
+    expect(findTask(memory.db, P, "fix-login")!.files).toEqual({
+      read: ["src/auth.ts"],
+      modified: ["/tmp/outside.txt", "src/auth.ts"]
+    })
+    append(memory, [task("fix-login", { _tag: "TaskCompleted" }), [
+      "session:a",
+      observation("a", "", { toolName: "Read", files: [`${P}/after.ts`] })
+    ]], at(50))
+    expect(findTask(memory.db, P, "fix-login")).toMatchObject({
+      status: "done",
+      completedAt: at(50),
+      files: { read: ["src/auth.ts"] }
+    })
   })
 
   it("make the open task changed last the current one", () => {
@@ -186,15 +259,23 @@ describe("tasks", () => {
   it("lose what a forget names: a step plan, a handoff note (the earlier one returns), the task with its start", () => {
     const memory = given(work)
     forget(memory, eventIdAt(memory, 4), eventIdAt(memory, 13))
-    expect(findTask(memory.db, P, "fix-login")).toMatchObject({ steps: [], currentStep: null, handoff: { note: "first note" } })
+    expect(findTask(memory.db, P, "fix-login")).toMatchObject({
+      steps: [],
+      currentStep: null,
+      handoff: { note: "first note" }
+    })
     forget(memory, eventIdAt(memory, 2))
     expect(findTask(memory.db, P, "fix-login")).toBeUndefined()
-    expect(rows(memory, "SELECT (SELECT count(*) FROM task_steps) + (SELECT count(*) FROM task_findings) AS n")).toEqual([{ n: 0 }])
+    expect(rows(memory, "SELECT (SELECT count(*) FROM task_steps) + (SELECT count(*) FROM task_findings) AS n"))
+      .toEqual([{ n: 0 }])
     expect(run(verify(memory)).findings).toEqual([])
   })
 
   it("give the resume brief: the current task, and the last session's errors and summary", () => {
-    const memory = given([...work, ["session:b", started("b")], ["session:b", observation("b", "b failed", { kind: "error" })]])
+    const memory = given([...work, ["session:b", started("b")], [
+      "session:b",
+      observation("b", "b failed", { kind: "error" })
+    ]])
     const brief = resumeBrief(memory.db, P)
     expect(brief.task?.taskId).toBe("fix-login")
     expect(brief.lastSession).toMatchObject({ sessionId: "b", summary: null, errors: [{ content: "b failed" }] })
@@ -239,6 +320,9 @@ describe("working memory in replay and verify", () => {
   it("are caught by verify when a row drifts from the log", () => {
     const memory = given(sample)
     memory.db.prepare("UPDATE task_steps SET status = 'pending'").run()
-    expect(run(verify(memory)).findings).toContainEqual({ check: "projections equal a replay", detail: expect.stringMatching(/^projection tasks, table task_steps: row 1 differs/) })
+    expect(run(verify(memory)).findings).toContainEqual({
+      check: "projections equal a replay",
+      detail: expect.stringMatching(/^projection tasks, table task_steps: row 1 differs/)
+    })
   })
 })

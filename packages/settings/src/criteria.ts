@@ -64,7 +64,9 @@ const decodeCriterion = (raw: unknown, at: string, fields: ReadonlyArray<Criteri
     else problems.push(`${at}.${name}: expected ${field.expected}, got ${show(value)}`)
   }
   if (!("type" in raw)) problems.push(`${at}.type: missing; expected ${typeExpected}`)
-  if (values["type"] === "custom" && values["command"] === undefined) problems.push(`${at}: type custom needs a command`)
+  if (values["type"] === "custom" && values["command"] === undefined) {
+    problems.push(`${at}: type custom needs a command`)
+  }
   if (values["type"] === "marker" && values["marker"] === undefined) problems.push(`${at}: type marker needs a marker`)
   if (problems.length > 0) return { problems, ignored }
   return { criterion: toCriterion(values), problems, ignored }

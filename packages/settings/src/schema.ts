@@ -14,7 +14,11 @@ const buildSpecs = (): ReadonlyArray<SettingSpec> => {
     leaf("memory.max_observation_chars", "an integer >= 200", () => intAtLeast(200)),
     leaf("memory.max_prompt_chars", "an integer >= 200", () => intAtLeast(200)),
     leaf("memory.tool_result_tokens", "an integer >= 200 (tokens)", () => intAtLeast(200)),
-    leaf("memory.search.recency_half_life_days", "a number > 0 (days)", () => Schema.Finite.check(Schema.isGreaterThan(0))),
+    leaf(
+      "memory.search.recency_half_life_days",
+      "a number > 0 (days)",
+      () => Schema.Finite.check(Schema.isGreaterThan(0))
+    ),
     leaf("memory.search.recency_weight", shareExpected, fraction),
     leaf("loop.max_iterations", "an integer >= 1", () => intAtLeast(1)),
     leaf("loop.max_duration", `${durationExpected}, or null for no limit`, () => Schema.NullOr(durationMs()), [
@@ -22,8 +26,11 @@ const buildSpecs = (): ReadonlyArray<SettingSpec> => {
       "maxDurationMs"
     ]),
     leaf("loop.max_tokens", "an integer >= 1 (tokens), or null for no limit", () => Schema.NullOr(intAtLeast(1))),
-    leaf("loop.max_cost_usd", "a number > 0 (US dollars), or null for no limit", () =>
-      Schema.NullOr(Schema.Finite.check(Schema.isGreaterThan(0)))),
+    leaf(
+      "loop.max_cost_usd",
+      "a number > 0 (US dollars), or null for no limit",
+      () => Schema.NullOr(Schema.Finite.check(Schema.isGreaterThan(0)))
+    ),
     leaf("loop.no_progress_threshold", "an integer >= 1", () => intAtLeast(1)),
     leaf("loop.cooldown_ms", "an integer >= 0 (milliseconds)", () => intAtLeast(0)),
     leaf("loop.context_budget", shareExpected, fraction),

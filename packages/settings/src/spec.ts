@@ -66,10 +66,10 @@ export const durationMs = () =>
     )
   )
 
-export const durationExpected = 'a duration like "90s", "30m" or "2h"'
+export const durationExpected = "a duration like \"90s\", \"30m\" or \"2h\""
 
 /** Runs `make` on the first call only. */
-export const once = <A>(make: () => A): (() => A) => {
+export const once = <A>(make: () => A): () => A => {
   let made: { readonly value: A } | undefined
   return () => (made ??= { value: make() }).value
 }

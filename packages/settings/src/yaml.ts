@@ -14,10 +14,9 @@ import { isMapping } from "./spec.ts"
 
 let loaded: typeof Yaml | undefined
 
-export const yamlModule = (): typeof Yaml =>
-  (loaded ??= (typeof require === "function"
-    ? require("yaml")
-    : process.getBuiltinModule("node:module").createRequire(import.meta.url)("yaml")) as typeof Yaml)
+export const yamlModule = (): typeof Yaml => (loaded ??= (typeof require === "function"
+  ? require("yaml")
+  : process.getBuiltinModule("node:module").createRequire(import.meta.url)("yaml")) as typeof Yaml)
 
 /** Config files are a few hundred bytes; anything this big is a mistake (or an attack on the parser). */
 export const maxConfigBytes = 1024 * 1024

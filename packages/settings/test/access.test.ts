@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { stringify } from "yaml"
-import {
-  defaultSettings,
-  listSettings,
-  type Settings,
-  settingKeys,
-  settingValue,
-  writeSetting
-} from "../src/index.ts"
+import { defaultSettings, listSettings, settingKeys, type Settings, settingValue, writeSetting } from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 describe("settingValue", () => {
@@ -21,12 +14,20 @@ describe("settingValue", () => {
 
   it("turns durations and criteria back into their YAML form", () => {
     const m = machine()
-    m.write(m.globalFile, "loop:\n  max_duration: 90m\n  success_criteria:\n"
-        + "    - {type: custom, command: make, expected_exit_code: 2, timeout: 30s}\n")
+    m.write(
+      m.globalFile,
+      "loop:\n  max_duration: 90m\n  success_criteria:\n"
+        + "    - {type: custom, command: make, expected_exit_code: 2, timeout: 30s}\n"
+    )
     const { settings } = m.load()
     expect(settings.loop.maxDurationMs).toBe(5_400_000)
     expect(settingValue(settings, "loop.max_duration")).toBe("90m")
-    expect(settingValue(settings, "loop.success_criteria")).toEqual([{ type: "custom", command: "make", expected_exit_code: 2, timeout: "30s" }])
+    expect(settingValue(settings, "loop.success_criteria")).toEqual([{
+      type: "custom",
+      command: "make",
+      expected_exit_code: 2,
+      timeout: "30s"
+    }])
   })
 
   it("is undefined for an unknown key or a section", () => {
@@ -54,7 +55,12 @@ describe("listSettings", () => {
     const m = machine()
     const custom: Settings = {
       ...defaultSettings,
-      memory: { ...defaultSettings.memory, contextWindow: 128_000, task: 0.3, search: { recencyHalfLifeDays: 7, recencyWeight: 0.5 } },
+      memory: {
+        ...defaultSettings.memory,
+        contextWindow: 128_000,
+        task: 0.3,
+        search: { recencyHalfLifeDays: 7, recencyWeight: 0.5 }
+      },
       loop: {
         ...defaultSettings.loop,
         maxDurationMs: 7_200_000,

@@ -29,22 +29,28 @@ describe("writeSetting changes one key and keeps the rest of the file", () => {
   it("replaces a value in place, keeping comments, order and other keys", () => {
     const m = machine()
     m.write(m.projectFile, commented)
-    expect(writeSetting({ file: m.projectFile, key: "memory.context_window", value: "150000" })).toEqual({ problems: [] })
+    expect(writeSetting({ file: m.projectFile, key: "memory.context_window", value: "150000" })).toEqual({
+      problems: []
+    })
     expect(readFileSync(m.projectFile, "utf8")).toBe(commented.replace("100000", "150000"))
   })
 
   it("adds a missing key to its section and a missing section at the end", () => {
     const m = machine()
     m.write(m.projectFile, commented)
-    for (const [key, value] of [
-      ["loop.max_duration", "2h"],
-      ["memory.search.recency_weight", "0.5"],
-      ["backup.keep", "3"]
-    ] as const) {
+    for (
+      const [key, value] of [
+        ["loop.max_duration", "2h"],
+        ["memory.search.recency_weight", "0.5"],
+        ["backup.keep", "3"]
+      ] as const
+    ) {
       expect(writeSetting({ file: m.projectFile, key, value })).toEqual({ problems: [] })
     }
     const text = readFileSync(m.projectFile, "utf8")
-    expect(text).toContain("# ralph-mem settings for this project\nmemory:\n  # a smaller model\n  context_window: 100000 # tokens\n")
+    expect(text).toContain(
+      "# ralph-mem settings for this project\nmemory:\n  # a smaller model\n  context_window: 100000 # tokens\n"
+    )
     expect(text).toContain("  max_iterations: 5 # keep it short\n  max_duration: 2h\n")
     expect(text).toContain("  search:\n    recency_weight: 0.5\n")
     expect(text.endsWith("backup:\n  keep: 3\n")).toBe(true)
@@ -63,7 +69,9 @@ describe("writeSetting changes one key and keeps the rest of the file", () => {
       ["loop.max_duration", "null"],
       ["loop.success_criteria", "[{type: custom, command: [npm, test]}]"]
     ] as const
-    for (const [key, value] of writes) expect(writeSetting({ file: m.projectFile, key, value })).toEqual({ problems: [] })
+    for (const [key, value] of writes) {
+      expect(writeSetting({ file: m.projectFile, key, value })).toEqual({ problems: [] })
+    }
     // The criteria hold a command: they apply once the user accepts the file (trust.test.ts).
     acceptProjectFile(m.load().files)
     const { settings, problems } = m.load()
@@ -147,18 +155,20 @@ describe("writeSetting refuses, leaving the file untouched", () => {
     m.write(m.projectFile, commented)
     expect(refused(m.projectFile, "memory.injected_memory", "lots")).toEqual([
       `${m.projectFile}: memory.injected_memory: expected a number between 0 and 1,`
-        + " got a string of 4 characters (not changed)"
+      + " got a string of 4 characters (not changed)"
     ])
     expect(refused(m.projectFile, "loop.max_duration", "30")).toEqual([
       `${m.projectFile}: loop.max_duration: expected a duration like "90s", "30m" or "2h",`
-        + " or null for no limit, got 30 (not changed)"
+      + " or null for no limit, got 30 (not changed)"
     ])
   })
 
   it("a value that is not YAML", () => {
     const m = machine()
     const [problem] = refused(m.projectFile, "loop.success_criteria", "[{type: custom")
-    expect(problem).toMatch(new RegExp(`^${m.projectFile}: loop.success_criteria: the value is not valid YAML \\(.+\\) \\(not changed\\)$`))
+    expect(problem).toMatch(
+      new RegExp(`^${m.projectFile}: loop.success_criteria: the value is not valid YAML \\(.+\\) \\(not changed\\)$`)
+    )
     expect(existsSync(m.projectFile)).toBe(false)
   })
 
@@ -174,7 +184,7 @@ describe("writeSetting refuses, leaving the file untouched", () => {
     m.write(m.projectFile, commented)
     expect(refused(m.projectFile, "memory.injected_memory", "0.3")).toEqual([
       `${m.projectFile}: memory.system + memory.injected_memory + memory.task + memory.response must be at most 1, ` +
-        "got 1.1 (0.1 + 0.3 + 0.3 + 0.4); lower another share first (not changed)"
+      "got 1.1 (0.1 + 0.3 + 0.3 + 0.4); lower another share first (not changed)"
     ])
   })
 

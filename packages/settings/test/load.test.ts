@@ -66,7 +66,12 @@ describe("layers: defaults < global < project < environment", () => {
       RALPH_MEM_MAX_ITERATIONS: "3"
     })
     expect(problems).toEqual([])
-    expect(settings.memory).toMatchObject({ contextWindow: 50_000, injectedMemory: 0.12, maxObservationChars: 1_000, maxPromptChars: 2_000 })
+    expect(settings.memory).toMatchObject({
+      contextWindow: 50_000,
+      injectedMemory: 0.12,
+      maxObservationChars: 1_000,
+      maxPromptChars: 2_000
+    })
     expect(settings.loop.maxIterations).toBe(3)
   })
 
@@ -75,8 +80,8 @@ describe("layers: defaults < global < project < environment", () => {
     m.write(m.projectFile, "loop:\n  max_iterations: 7\n")
     const { settings, problems } = m.load({ RALPH_MEM_MAX_ITERATIONS: "many", RALPH_MEM_CONTEXT_WINDOW: "12" })
     expect(problems).toEqual([
-      'RALPH_MEM_CONTEXT_WINDOW: memory.context_window: expected an integer >= 1000 (tokens), got 12',
-      'RALPH_MEM_MAX_ITERATIONS: loop.max_iterations: expected an integer >= 1, got a string of 4 characters'
+      "RALPH_MEM_CONTEXT_WINDOW: memory.context_window: expected an integer >= 1000 (tokens), got 12",
+      "RALPH_MEM_MAX_ITERATIONS: loop.max_iterations: expected an integer >= 1, got a string of 4 characters"
     ])
     expect(settings.loop.maxIterations).toBe(7)
     expect(settings.memory.contextWindow).toBe(200_000)
@@ -91,25 +96,52 @@ describe("every validation problem names the file and the key", () => {
   const cases: ReadonlyArray<readonly [string, string]> = [
     ["memory:\n  context_window: 999\n", "memory.context_window: expected an integer >= 1000 (tokens), got 999"],
     ["memory:\n  context_window: 1500.5\n", "memory.context_window: expected an integer >= 1000 (tokens), got 1500.5"],
-    ["memory:\n  injected_memory: lots\n", 'memory.injected_memory: expected a number between 0 and 1, got a string of 4 characters'],
+    [
+      "memory:\n  injected_memory: lots\n",
+      "memory.injected_memory: expected a number between 0 and 1, got a string of 4 characters"
+    ],
     ["memory:\n  system: -0.1\n", "memory.system: expected a number between 0 and 1, got -0.1"],
     ["memory:\n  task: 1.5\n", "memory.task: expected a number between 0 and 1, got 1.5"],
     ["memory:\n  response: null\n", "memory.response: expected a number between 0 and 1, got null"],
     ["memory:\n  max_observation_chars: 100\n", "memory.max_observation_chars: expected an integer >= 200, got 100"],
-    ['memory:\n  max_prompt_chars: "8000"\n', 'memory.max_prompt_chars: expected an integer >= 200, got a string of 4 characters'],
-    ["memory:\n  search:\n    recency_half_life_days: 0\n", "memory.search.recency_half_life_days: expected a number > 0 (days), got 0"],
-    ["memory:\n  search:\n    recency_weight: 1.5\n", "memory.search.recency_weight: expected a number between 0 and 1, got 1.5"],
+    [
+      "memory:\n  max_prompt_chars: \"8000\"\n",
+      "memory.max_prompt_chars: expected an integer >= 200, got a string of 4 characters"
+    ],
+    [
+      "memory:\n  search:\n    recency_half_life_days: 0\n",
+      "memory.search.recency_half_life_days: expected a number > 0 (days), got 0"
+    ],
+    [
+      "memory:\n  search:\n    recency_weight: 1.5\n",
+      "memory.search.recency_weight: expected a number between 0 and 1, got 1.5"
+    ],
     ["loop:\n  max_iterations: 0\n", "loop.max_iterations: expected an integer >= 1, got 0"],
-    ["loop:\n  max_duration: 30\n", 'loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit, got 30'],
-    ["loop:\n  max_duration: forever\n", 'loop.max_duration: expected a duration like "90s", "30m" or "2h", or null for no limit,'
-      + " got a string of 7 characters"],
+    [
+      "loop:\n  max_duration: 30\n",
+      "loop.max_duration: expected a duration like \"90s\", \"30m\" or \"2h\", or null for no limit, got 30"
+    ],
+    [
+      "loop:\n  max_duration: forever\n",
+      "loop.max_duration: expected a duration like \"90s\", \"30m\" or \"2h\", or null for no limit,"
+      + " got a string of 7 characters"
+    ],
     ["loop:\n  no_progress_threshold: 0\n", "loop.no_progress_threshold: expected an integer >= 1, got 0"],
     ["loop:\n  cooldown_ms: -1\n", "loop.cooldown_ms: expected an integer >= 0 (milliseconds), got -1"],
     ["loop:\n  context_budget: 2\n", "loop.context_budget: expected a number between 0 and 1, got 2"],
-    ["loop:\n  success_criteria: test_pass\n", 'loop.success_criteria: expected a list of criteria like [{type: test_pass}], got a string of 9 characters'],
+    [
+      "loop:\n  success_criteria: test_pass\n",
+      "loop.success_criteria: expected a list of criteria like [{type: test_pass}], got a string of 9 characters"
+    ],
     ["backup:\n  keep: 0\n", "backup.keep: expected an integer >= 1, got 0"],
-    ["backup:\n  interval: 0s\n", 'backup.interval: expected a duration like "90s", "30m" or "2h", got a string of 2 characters'],
-    ["backup:\n  interval: [1h]\n", 'backup.interval: expected a duration like "90s", "30m" or "2h", got a list of 1 item']
+    [
+      "backup:\n  interval: 0s\n",
+      "backup.interval: expected a duration like \"90s\", \"30m\" or \"2h\", got a string of 2 characters"
+    ],
+    [
+      "backup:\n  interval: [1h]\n",
+      "backup.interval: expected a duration like \"90s\", \"30m\" or \"2h\", got a list of 1 item"
+    ]
   ]
 
   for (const [yaml, message] of cases) {
@@ -126,7 +158,9 @@ describe("every validation problem names the file and the key", () => {
     const m = machine()
     m.write(m.globalFile, "memory:\n  context_window: lots\n  max_prompt_chars: 300\n")
     const { settings, problems } = m.load()
-    expect(problems).toEqual([`${m.globalFile}: memory.context_window: expected an integer >= 1000 (tokens), got a string of 4 characters`])
+    expect(problems).toEqual([
+      `${m.globalFile}: memory.context_window: expected an integer >= 1000 (tokens), got a string of 4 characters`
+    ])
     expect(settings.memory.contextWindow).toBe(200_000)
     expect(settings.memory.maxPromptChars).toBe(300)
   })
@@ -168,7 +202,7 @@ describe("success criteria", () => {
         "    - {command: make}",
         "    - {type: custom}",
         "    - {type: marker}",
-        '    - {type: lint_clean, expected_exit_code: zero, timeout: 10, command: 5}',
+        "    - {type: lint_clean, expected_exit_code: zero, timeout: 10, command: 5}",
         "    - lint_clean",
         ""
       ].join("\n")
@@ -177,7 +211,7 @@ describe("success criteria", () => {
     const at = `${m.projectFile}: loop.success_criteria`
     expect(problems).toEqual([
       `${at}[0].type: expected one of test_pass, build_success, lint_clean, type_check, custom, marker,`
-        + " got a string of 5 characters",
+      + " got a string of 5 characters",
       `${at}[1].type: missing; expected one of test_pass, build_success, lint_clean, type_check, custom, marker`,
       `${at}[2]: type custom needs a command`,
       `${at}[3]: type marker needs a marker`,
@@ -214,9 +248,15 @@ describe("budget shares", () => {
     const { settings, problems } = m.load()
     expect(problems).toEqual([
       `${m.projectFile}: memory.system + memory.injected_memory + memory.task + memory.response must be at most 1, ` +
-        "got 1.1 (0.1 + 0.1 + 0.5 + 0.4); these shares ignored"
+      "got 1.1 (0.1 + 0.1 + 0.5 + 0.4); these shares ignored"
     ])
-    expect(settings.memory).toMatchObject({ system: 0.1, injectedMemory: 0.1, task: 0.35, response: 0.4, contextWindow: 100_000 })
+    expect(settings.memory).toMatchObject({
+      system: 0.1,
+      injectedMemory: 0.1,
+      task: 0.35,
+      response: 0.4,
+      contextWindow: 100_000
+    })
   })
 
   it("are checked on the merged layers: a share lowered below makes room for one raised above", () => {
@@ -232,7 +272,7 @@ describe("budget shares", () => {
     const { settings, problems } = machine().load({ RALPH_MEM_INJECTION_SHARE: "0.5" })
     expect(problems).toEqual([
       "environment: memory.system + memory.injected_memory + memory.task + memory.response must be at most 1, " +
-        "got 1.35 (0.1 + 0.5 + 0.35 + 0.4); these shares ignored"
+      "got 1.35 (0.1 + 0.5 + 0.35 + 0.4); these shares ignored"
     ])
     expect(settings.memory.injectedMemory).toBe(0.15)
   })
@@ -241,7 +281,10 @@ describe("budget shares", () => {
 describe("unknown keys", () => {
   it("are reported with the nearest known key, and ignored", () => {
     const m = machine()
-    m.write(m.projectFile, "memory:\n  contxt_window: 5\n  search:\n    recency_wieght: 0.5\nmemroy: {}\ncolour: blue\n")
+    m.write(
+      m.projectFile,
+      "memory:\n  contxt_window: 5\n  search:\n    recency_wieght: 0.5\nmemroy: {}\ncolour: blue\n"
+    )
     const { settings, problems } = m.load()
     expect(problems).toEqual([
       `${m.projectFile}: unknown key memory.contxt_window; did you mean context_window?`,
@@ -274,7 +317,9 @@ describe("files that cannot be used are one problem each, and the other layers s
 
   it("malformed YAML", () => {
     const { problem, file } = ignoredProject("memory: [1\nloop: 2\n")
-    expect(problem).toMatch(new RegExp(`^${file}: not valid YAML \\([A-Z_]+ at line \\d+, column \\d+\\); file ignored$`))
+    expect(problem).toMatch(
+      new RegExp(`^${file}: not valid YAML \\([A-Z_]+ at line \\d+, column \\d+\\); file ignored$`)
+    )
   })
 
   it("duplicate keys", () => {
@@ -300,7 +345,9 @@ describe("files that cannot be used are one problem each, and the other layers s
 
   it("an alias bomb", () => {
     const row = (name: string, of: string) => `${name}: &${name} [${Array(10).fill(of).join(", ")}]`
-    const { problem, file } = ignoredProject([row("a", "x"), row("b", "*a"), row("c", "*b"), row("d", "*c"), ""].join("\n"))
+    const { problem, file } = ignoredProject(
+      [row("a", "x"), row("b", "*a"), row("c", "*b"), row("d", "*c"), ""].join("\n")
+    )
     expect(problem).toMatch(new RegExp(`^${file}: not usable YAML \\(.*alias.*\\); file ignored$`, "i"))
   })
 

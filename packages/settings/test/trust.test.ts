@@ -5,12 +5,7 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
-import {
-  acceptProjectFile,
-  defaultSettings,
-  keepAccepted,
-  writeSetting
-} from "../src/index.ts"
+import { acceptProjectFile, defaultSettings, keepAccepted, writeSetting } from "../src/index.ts"
 import { machine } from "./fixture.ts"
 
 const PLANTED = "$(touch ~/pwned)"

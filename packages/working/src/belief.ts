@@ -14,11 +14,19 @@ const evolveBelief = (state: BeliefState, event: RalphMemEvent): BeliefState =>
 /** Setting the value a belief already has changes nothing (no event); unsetting one that is not set is refused. */
 const decideBelief = (state: BeliefState, command: BeliefCommand): ReadonlyArray<RalphMemEvent> | Refused => {
   if (command._tag === "Unset") {
-    return state === undefined ? refuse(`there is no belief ${command.key}`) : [{ _tag: "BeliefUnset", projectPath: command.projectPath, key: command.key }]
+    return state === undefined
+      ? refuse(`there is no belief ${command.key}`)
+      : [{ _tag: "BeliefUnset", projectPath: command.projectPath, key: command.key }]
   }
   const value = command.value.trim()
-  if (value === "") return refuse(`the value of ${command.key} is empty (to remove a belief: ralph-mem belief unset ${command.key})`)
+  if (value === "") {
+    return refuse(`the value of ${command.key} is empty (to remove a belief: ralph-mem belief unset ${command.key})`)
+  }
   return value === state ? [] : [{ _tag: "BeliefSet", projectPath: command.projectPath, key: command.key, value }]
 }
 
-export const beliefDecider: Decider<BeliefState, BeliefCommand> = { initialState: undefined, evolve: evolveBelief, decide: decideBelief }
+export const beliefDecider: Decider<BeliefState, BeliefCommand> = {
+  initialState: undefined,
+  evolve: evolveBelief,
+  decide: decideBelief
+}

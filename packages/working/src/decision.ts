@@ -18,7 +18,9 @@ const parseAlternative = (text: string): Alternative | Refused => {
   const split = /^(.*?):(?:\s+(.*))?$/s.exec(text.trim())
   const option = (split?.[1] ?? text).trim()
   const rejectedBecause = split?.[2]?.trim() ?? ""
-  if (option === "") return refuse(`--alternative ${JSON.stringify(text)} names no option; write "<option>: <why it was rejected>"`)
+  if (option === "") {
+    return refuse(`--alternative ${JSON.stringify(text)} names no option; write "<option>: <why it was rejected>"`)
+  }
   return rejectedBecause === "" ? { option } : { option, rejectedBecause }
 }
 

@@ -18,9 +18,13 @@ const shown = (raw: string) => JSON.stringify(raw.length > 40 ? `${raw.slice(0, 
 export const parseName = (what: "belief key" | "task id", raw: string): string | Refused => {
   const name = raw.trim().toLowerCase()
   if (name === "") return refuse(`the ${what} is empty`)
-  if (redactText(raw).redactions > 0 || redactText(name).redactions > 0) return refuse(`the ${what} looks like a secret or private text; choose another`)
+  if (redactText(raw).redactions > 0 || redactText(name).redactions > 0) {
+    return refuse(`the ${what} looks like a secret or private text; choose another`)
+  }
   if (!NAME.test(name)) {
-    return refuse(`${what} ${shown(raw)}: use letters, digits, '-', '_' and '.' (at most 64, starting with a letter or digit)`)
+    return refuse(
+      `${what} ${shown(raw)}: use letters, digits, '-', '_' and '.' (at most 64, starting with a letter or digit)`
+    )
   }
   return name
 }
@@ -37,7 +41,7 @@ export const taskIdFor = (title: string, taken: ReadonlySet<string>): string => 
     base = next
   }
   if (base === "" || typeof parseName("task id", base) !== "string") base = "task"
-  for (let n = 1; ; n++) {
+  for (let n = 1;; n++) {
     const id = n === 1 ? base : `${base}-${n}`
     if (!taken.has(id)) return id
   }

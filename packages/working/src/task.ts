@@ -47,7 +47,9 @@ const decideTask = (state: TaskState | undefined, command: TaskCommand): Readonl
   if (command._tag === "Start") {
     if (state !== undefined) return refuse(`task ${state.taskId} already exists`)
     const title = text(command.title, "task title")
-    return typeof title === "string" ? [{ _tag: "TaskStarted", taskId: command.taskId, projectPath: command.projectPath, title }] : title
+    return typeof title === "string"
+      ? [{ _tag: "TaskStarted", taskId: command.taskId, projectPath: command.projectPath, title }]
+      : title
   }
   if (state === undefined) return refuse("there is no such task")
   if (state.status === "done") return refuse(`task ${state.taskId} is done`)
@@ -66,9 +68,17 @@ const decideTask = (state: TaskState | undefined, command: TaskCommand): Readonl
     case "SetStep": {
       const step = state.steps[command.step - 1]
       if (!Number.isInteger(command.step) || step === undefined) {
-        return refuse(`task ${taskId} has no step ${command.step}${state.steps.length === 0 ? " (it has no plan yet: ralph-mem task plan <step>...)" : ` (it has steps 1 to ${state.steps.length})`}`)
+        return refuse(
+          `task ${taskId} has no step ${command.step}${
+            state.steps.length === 0
+              ? " (it has no plan yet: ralph-mem task plan <step>...)"
+              : ` (it has steps 1 to ${state.steps.length})`
+          }`
+        )
       }
-      return step.status === command.status ? [] : [{ _tag: "TaskStepChanged", taskId, step: command.step, status: command.status }]
+      return step.status === command.status
+        ? []
+        : [{ _tag: "TaskStepChanged", taskId, step: command.step, status: command.status }]
     }
     case "RecordFinding": {
       const finding = text(command.finding, "finding")
@@ -83,4 +93,8 @@ const decideTask = (state: TaskState | undefined, command: TaskCommand): Readonl
   }
 }
 
-export const taskDecider: Decider<TaskState | undefined, TaskCommand> = { initialState: undefined, evolve: evolveTask, decide: decideTask }
+export const taskDecider: Decider<TaskState | undefined, TaskCommand> = {
+  initialState: undefined,
+  evolve: evolveTask,
+  decide: decideTask
+}

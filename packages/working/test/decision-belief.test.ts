@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest"
 import type { RalphMemEvent } from "@ralph-mem/events"
+import { describe, expect, it } from "vitest"
 import { Refused } from "../../projections/src/decider.ts"
 import { deciderSpecification } from "../../projections/test/decider-specification.ts"
 import { beliefDecider } from "../src/belief.ts"
@@ -12,11 +12,27 @@ const message = (outcome: unknown) => {
 }
 
 describe("decisions", () => {
-  const input = { decisionId: "d1", projectPath: "/p", decision: " Use SQLite ", rationale: " one file, no server ", alternatives: [], impact: "high" as const }
+  const input = {
+    decisionId: "d1",
+    projectPath: "/p",
+    decision: " Use SQLite ",
+    rationale: " one file, no server ",
+    alternatives: [],
+    impact: "high" as const
+  }
 
   it("records the decision and rationale trimmed, with the task when given", () => {
     expect(decideDecision({ ...input, taskId: "t1" })).toEqual([
-      { _tag: "DecisionRecorded", decisionId: "d1", projectPath: "/p", decision: "Use SQLite", rationale: "one file, no server", alternatives: [], impact: "high", taskId: "t1" }
+      {
+        _tag: "DecisionRecorded",
+        decisionId: "d1",
+        projectPath: "/p",
+        decision: "Use SQLite",
+        rationale: "one file, no server",
+        alternatives: [],
+        impact: "high",
+        taskId: "t1"
+      }
     ])
   })
 
@@ -33,11 +49,14 @@ describe("decisions", () => {
     expect(message(decideDecision({ ...input, alternatives: [": no option"] }))).toMatch(/names no option/)
   })
 
-  it("refuses an empty decision", () => expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty"))
+  it("refuses an empty decision", () =>
+    expect(message(decideDecision({ ...input, decision: "  " }))).toBe("the decision is empty"))
 
-  it("refuses an empty rationale", () => expect(message(decideDecision({ ...input, rationale: "" }))).toBe("the rationale is empty: say why with --why"))
+  it("refuses an empty rationale", () =>
+    expect(message(decideDecision({ ...input, rationale: "" }))).toBe("the rationale is empty: say why with --why"))
 
-  it("refuses an alternative without an option", () => expect(message(decideDecision({ ...input, alternatives: ["ok: fine", "   "] }))).toMatch(/names no option/))
+  it("refuses an alternative without an option", () =>
+    expect(message(decideDecision({ ...input, alternatives: ["ok: fine", "   "] }))).toMatch(/names no option/))
 })
 
 describe("beliefs", () => {
@@ -47,12 +66,17 @@ describe("beliefs", () => {
 
   it("sets a value, trimmed", () => spec.given().when(set(" TypeScript ")).then([wasSet("TypeScript")]))
 
-  it("changes nothing when the value is the same", () => spec.given(wasSet("TypeScript")).when(set("TypeScript")).thenNothingHappens())
+  it("changes nothing when the value is the same", () =>
+    spec.given(wasSet("TypeScript")).when(set("TypeScript")).thenNothingHappens())
 
   it("replaces a value", () => spec.given(wasSet("TypeScript")).when(set("Rust")).then([wasSet("Rust")]))
 
   it("unsets a belief that is set", () =>
-    spec.given(wasSet("TypeScript")).when({ _tag: "Unset", projectPath: "/p", key: "stack" }).then([{ _tag: "BeliefUnset", projectPath: "/p", key: "stack" }]))
+    spec.given(wasSet("TypeScript")).when({ _tag: "Unset", projectPath: "/p", key: "stack" }).then([{
+      _tag: "BeliefUnset",
+      projectPath: "/p",
+      key: "stack"
+    }]))
 
   it("refuses to unset a belief that is not set", () =>
     spec.given().when({ _tag: "Unset", projectPath: "/p", key: "stack" }).thenRefused(/^there is no belief stack$/))
@@ -81,11 +105,17 @@ describe("names: belief keys and task ids", () => {
 
   it("make a task id from a title's words, free in the project, never from private text or secrets", () => {
     expect(taskIdFor("Fix the login timeout!", new Set())).toBe("fix-the-login-timeout")
-    expect(taskIdFor("Fix the login timeout", new Set(["fix-the-login-timeout", "fix-the-login-timeout-2"]))).toBe("fix-the-login-timeout-3")
+    expect(taskIdFor("Fix the login timeout", new Set(["fix-the-login-timeout", "fix-the-login-timeout-2"]))).toBe(
+      "fix-the-login-timeout-3"
+    )
     expect(taskIdFor("로그인 버그를 고친다", new Set())).toBe("로그인-버그를-고친다")
-    expect(taskIdFor("deploy <private>vault pin 8812</private> with ghp_0123456789abcdefghijABCDEFGHIJklmnop", new Set())).toBe("deploy-with")
+    expect(
+      taskIdFor("deploy <private>vault pin 8812</private> with ghp_0123456789abcdefghijABCDEFGHIJklmnop", new Set())
+    ).toBe("deploy-with")
     expect(taskIdFor("🦀 !!", new Set())).toBe("task")
     expect(taskIdFor("a".repeat(100), new Set())).toBe("a".repeat(40))
-    expect(taskIdFor("one two three four five six seven eight nine ten", new Set())).toBe("one-two-three-four-five-six-seven-eight")
+    expect(taskIdFor("one two three four five six seven eight nine ten", new Set())).toBe(
+      "one-two-three-four-five-six-seven-eight"
+    )
   })
 })

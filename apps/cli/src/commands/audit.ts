@@ -1,14 +1,14 @@
 /** `ralph-mem audit`: the raw events, newest first like `git log` (oldest first with --reverse). */
 import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
 import { formatTime, oneLine } from "@ralph-mem/projections"
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { Command, Flag } from "effect/cli"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { jsonArrayWriter } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 
 const line = (e: RecordedEvent) =>
   [
@@ -31,7 +31,10 @@ export const audit = Command.make(
       Flag.withDefault(false)
     ),
     since: flags.since,
-    stream: Flag.String("stream").pipe(Flag.withDescription("Only this stream, e.g. session:<id> or loop:<id>"), Flag.optional),
+    stream: Flag.String("stream").pipe(
+      Flag.withDescription("Only this stream, e.g. session:<id> or loop:<id>"),
+      Flag.optional
+    ),
     type: Flag.String("type").pipe(Flag.withDescription("Only events of these types (comma-separated)"), Flag.optional),
     until: Flag.String("until").pipe(Flag.withDescription("Only before this time (ISO 8601)"), Flag.optional)
   },
@@ -40,10 +43,14 @@ export const audit = Command.make(
       const since = yield* flags.parseTime("since", input.since)
       const until = yield* flags.parseTime("until", input.until)
       const limit = yield* flags.parseLimit(input.limit)
-      const types = Option.isSome(input.type) ? input.type.value.split(",").map((t) => t.trim()).filter((t) => t !== "") : undefined
+      const types = Option.isSome(input.type)
+        ? input.type.value.split(",").map((t) => t.trim()).filter((t) => t !== "")
+        : undefined
       const unknown = types?.filter((t) => !catalog.has(t)) ?? []
       if (unknown.length > 0) {
-        return yield* flags.failWith(`unknown event type ${unknown.join(", ")}; known types: ${catalog.types.join(", ")}`)
+        return yield* flags.failWith(
+          `unknown event type ${unknown.join(", ")}; known types: ${catalog.types.join(", ")}`
+        )
       }
       const query = {
         ...(Option.isSome(input.stream) ? { streamId: input.stream.value } : {}),

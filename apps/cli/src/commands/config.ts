@@ -6,17 +6,17 @@ import { findProjectRoot } from "@ralph-mem/events"
 import {
   acceptProjectFile,
   keepAccepted,
-  type LoadedSettings,
   listSettings,
+  type LoadedSettings,
   loadSettings,
   settingKeys,
   settingValue,
   writeSetting
 } from "@ralph-mem/settings"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
 import * as flags from "../flags.ts"
 import { printFields, printJson } from "../output.ts"
 
@@ -42,8 +42,14 @@ export const config = Command.make(
       Argument.withDescription("A dotted key, e.g. memory.context_window; or trust, to accept the project's file"),
       Argument.optional
     ),
-    value: Argument.String("value").pipe(Argument.withDescription("A new value (YAML: 0.2, 30m, [a, b], null)"), Argument.optional),
-    global: Flag.Boolean("global").pipe(Flag.withDescription("Write the global file instead of the project's"), Flag.withDefault(false)),
+    value: Argument.String("value").pipe(
+      Argument.withDescription("A new value (YAML: 0.2, 30m, [a, b], null)"),
+      Argument.optional
+    ),
+    global: Flag.Boolean("global").pipe(
+      Flag.withDescription("Write the global file instead of the project's"),
+      Flag.withDefault(false)
+    ),
     json: flags.json
   },
   (input) =>
@@ -65,7 +71,9 @@ export const config = Command.make(
         return yield* printFields(all.map((s) => [s.key, show(s.value)]))
       }
       const key = input.key.value
-      if (!settingKeys().includes(key)) return yield* flags.failWith(`unknown setting ${key}; known: ${settingKeys().join(", ")}`)
+      if (!settingKeys().includes(key)) {
+        return yield* flags.failWith(`unknown setting ${key}; known: ${settingKeys().join(", ")}`)
+      }
       if (Option.isNone(input.value)) {
         const value = settingValue(loaded.settings, key)
         return yield* input.json ? printJson({ [key]: value }) : Console.log(show(value))
@@ -75,9 +83,11 @@ export const config = Command.make(
       if (problems.length > 0) return yield* flags.failWith(problems.join("\n"))
       // The user's own write keeps an accepted file accepted (a file with nothing to accept counts as accepted).
       if (!input.global) keepAccepted(loaded.files, loaded.untrusted.length === 0)
-      yield* input.json ? printJson({ file, key, value: input.value.value }) : Console.log(`${key} = ${input.value.value} (in ${file})`)
+      yield* input.json
+        ? printJson({ file, key, value: input.value.value })
+        : Console.log(`${key} = ${input.value.value} (in ${file})`)
     })
 ).pipe(Command.withDescription(
-    "Show or change settings (defaults < global < project < environment); " +
-      "`config trust` accepts the project's file, whose commands are ignored until then"
-  ))
+  "Show or change settings (defaults < global < project < environment); " +
+    "`config trust` accepts the project's file, whose commands are ignored until then"
+))

@@ -18,11 +18,12 @@ import {
   projectSessions,
   type TaskDetail
 } from "@ralph-mem/projections"
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Command, Flag } from "effect/cli"
 import { join, resolve } from "node:path"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import {
   beliefsMarkdown,
@@ -33,7 +34,6 @@ import {
   taskMarkdown
 } from "../markdown.ts"
 import { forReading, printJson } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 import { existingTask } from "./task.ts"
 
 interface Exported {
@@ -82,14 +82,20 @@ const files = (
 export const exportCommand = Command.make(
   "export",
   {
-    format: Flag.Literals("format", ["md", "json"]).pipe(Flag.withDescription("Markdown for people, JSON for programs"), Flag.withDefault("md")),
+    format: Flag.Literals("format", ["md", "json"]).pipe(
+      Flag.withDescription("Markdown for people, JSON for programs"),
+      Flag.withDefault("md")
+    ),
     task: Flag.String("task").pipe(
       Flag.withDescription(
         "Only this task (and its decisions); beliefs are always written, sessions, notes and loops then not"
       ),
       Flag.optional
     ),
-    out: Flag.String("out").pipe(Flag.withDescription("The folder to write to (default: <project>/.ralph-mem/export)"), Flag.optional),
+    out: Flag.String("out").pipe(
+      Flag.withDescription("The folder to write to (default: <project>/.ralph-mem/export)"),
+      Flag.optional
+    ),
     db: flags.db,
     json: flags.json
   },
@@ -123,7 +129,8 @@ export const exportCommand = Command.make(
               return join(folder, name)
             })
           },
-          catch: (error) => new Error(`cannot write to ${folder}: ${error instanceof Error ? error.message : String(error)}`)
+          catch: (error) =>
+            new Error(`cannot write to ${folder}: ${error instanceof Error ? error.message : String(error)}`)
         })
         if (input.json) return yield* printJson({ folder, files: written })
         const { beliefs, decisions, tasks, history } = exported
@@ -141,8 +148,7 @@ export const exportCommand = Command.make(
         ]
         yield* Console.log(`Wrote ${written.length} file(s) to ${folder}: ${counts.join(", ")}.`)
         for (const path of written) yield* Console.log(`  ${path}`)
-      })
-    )
+      }))
 ).pipe(
   Command.withDescription(
     "Write the decisions, beliefs, tasks, sessions, notes and loops as readable files (Markdown or JSON)"

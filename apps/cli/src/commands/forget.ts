@@ -1,6 +1,7 @@
 /** `ralph-mem forget`: show what would be forgotten; with --confirm, forget it for good. */
 import { findProjectRoot, streams } from "@ralph-mem/events"
 import {
+  damagedFolder,
   type ForgetSelection,
   listBackups,
   listDamagedCopies,
@@ -9,17 +10,16 @@ import {
   removeDamagedCopies,
   scrubAfterForget,
   scrubDerivedFiles,
-  takeBackup,
-  damagedFolder
+  takeBackup
 } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
+import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../command-memory.ts"
 
 export const forget = Command.make(
   "forget",
@@ -41,19 +41,20 @@ export const forget = Command.make(
     json: flags.json
   },
   (input) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const chosen = [input.ids.length > 0, Option.isSome(input.session), Option.isSome(input.query)].filter(
         Boolean
       ).length
-      if (chosen !== 1)
+      if (chosen !== 1) {
         return yield* flags.failWith("say what to forget: ids, or --session S, or --query Q (one of them)")
+      }
       const selection: ForgetSelection = Option.isSome(input.session)
         ? { by: "session", sessionId: input.session.value }
         : Option.isSome(input.query)
-          ? { by: "query", query: input.query.value, project: findProjectRoot(process.cwd()) }
-          : { by: "id", ids: input.ids }
+        ? { by: "query", query: input.query.value, project: findProjectRoot(process.cwd()) }
+        : { by: "id", ids: input.ids }
       yield* withStore(input.db, ({ log, db, path }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const plan = planForget(db, selection)
           if (plan.unknown.length > 0) return yield* flags.failWith(`no event with id ${plan.unknown.join(", ")}`)
           if (plan.chosen.length === 0) return yield* Console.log("Nothing to forget.")
@@ -62,11 +63,11 @@ export const forget = Command.make(
           const damagedCopies = listDamagedCopies(path).length
           let erasure:
             | {
-                complete: boolean
-                backupsReplaced: boolean
-                damagedCopiesRemoved: number
-                filesScrubbed: Array<string>
-              }
+              complete: boolean
+              backupsReplaced: boolean
+              damagedCopiesRemoved: number
+              filesScrubbed: Array<string>
+            }
             | undefined
           if (input.confirm) {
             yield* log.append(streams.forgets, [{ _tag: "MemoryForgotten", eventIds, selector: plan.selector }], {
@@ -91,12 +92,13 @@ export const forget = Command.make(
               filesScrubbed: scrubDerivedFiles(path, texts)
             }
           }
-          if (input.json)
+          if (input.json) {
             return yield* printJson({
               forgotten: input.confirm,
               ...shown,
               ...(erasure === undefined ? { damagedCopies } : { erasure })
             })
+          }
           yield* Console.log(`${input.confirm ? "Forgot" : "Would forget"} ${plan.chosen.length} event(s):`)
           for (const e of plan.chosen) yield* Console.log(`  ${e.eventId}  ${e.type}  ${e.preview}`)
           if (plan.derived.length > 0) {
@@ -114,8 +116,9 @@ export const forget = Command.make(
             }
             return yield* Console.log("Nothing was changed. Add --confirm to forget for good.")
           }
-          if (erasure.backupsReplaced)
+          if (erasure.backupsReplaced) {
             yield* Console.log("The older backups, which held it, were replaced by a new one.")
+          }
           if (erasure.damagedCopiesRemoved > 0) {
             yield* Console.log(
               `Deleted ${erasure.damagedCopiesRemoved} damaged database cop(ies) in ${damagedFolder(path)}, ` +
@@ -123,8 +126,9 @@ export const forget = Command.make(
                 "(their readable events were salvaged when they were set aside)."
             )
           }
-          for (const file of erasure.filesScrubbed)
+          for (const file of erasure.filesScrubbed) {
             yield* Console.log(`Replaced the forgotten text with [forgotten] in ${file}.`)
+          }
           if (!erasure.complete) {
             yield* Console.log(
               "NOT YET ERASED FROM THE FILE: another process is reading the database, so old copies of the text " +
@@ -132,7 +136,6 @@ export const forget = Command.make(
                 "the erasure; `ralph-mem status` and `doctor` say so until then."
             )
           }
-        })
-      )
+        }))
     })
 ).pipe(Command.withDescription("Forget memories for good: by id, --session or --query (preview unless --confirm)"))

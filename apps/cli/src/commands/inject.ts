@@ -1,18 +1,21 @@
 /** `ralph-mem inject`: a note the user wants remembered and brought back in later sessions. */
 import { findProjectRoot } from "@ralph-mem/events"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withStore } from "../command-memory.ts"
 import { writeNote } from "../writes.ts"
 
 export const inject = Command.make(
   "inject",
   {
     text: Argument.String("text").pipe(Argument.withDescription("The note"), Argument.variadic({ min: 1 })),
-    type: Flag.String("type").pipe(Flag.withDescription("A label for the note (note, convention, warning, ...)"), Flag.withDefault("note")),
+    type: Flag.String("type").pipe(
+      Flag.withDescription("A label for the note (note, convention, warning, ...)"),
+      Flag.withDefault("note")
+    ),
     db: flags.db,
     json: flags.json
   },
@@ -22,10 +25,16 @@ export const inject = Command.make(
       if (text === "") return yield* flags.failWith("the note is empty")
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
-          const { noteId, stored } = yield* writeNote(memory, { project: findProjectRoot(process.cwd()), text, noteType: input.type, writer: "cli:inject" })
+          const { noteId, stored } = yield* writeNote(memory, {
+            project: findProjectRoot(process.cwd()),
+            text,
+            noteType: input.type,
+            writer: "cli:inject"
+          })
           if (input.json) return yield* printJson({ id: stored.eventId, noteId, stored: stored.payload })
-          yield* Console.log(`Remembered (${stored.eventId}). It will be injected at the start of later sessions in this project.`)
-        })
-      )
+          yield* Console.log(
+            `Remembered (${stored.eventId}). It will be injected at the start of later sessions in this project.`
+          )
+        }))
     })
 ).pipe(Command.withDescription("Remember a note and inject it into later sessions"))

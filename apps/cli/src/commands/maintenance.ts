@@ -1,21 +1,32 @@
 /** `ralph-mem backup` and `ralph-mem doctor`: keeping the memory database healthy. */
-import { compactLog, type CompactOptions, type CompactReport, failureLogPath, findProjectRoot, type SqliteDatabase, storageError } from "@ralph-mem/events"
+import {
+  compactLog,
+  type CompactOptions,
+  type CompactReport,
+  failureLogPath,
+  findProjectRoot,
+  type SqliteDatabase,
+  storageError
+} from "@ralph-mem/events"
 import { diagnose, logFailure, resummarizeSessions } from "@ralph-mem/hooks"
 import { backupDue, listBackups, takeBackup } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
+import { CliError, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { CliError, Command, Flag } from "effect/cli"
+import { databasePath, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
 import { printJson } from "../output.ts"
 import { progress } from "../progress.ts"
-import { databasePath, withStore } from "../command-memory.ts"
 
 export const backup = Command.make(
   "backup",
   {
-    ifDue: Flag.Boolean("if-due").pipe(Flag.withDescription("Only when the last backup is older than backup.interval"), Flag.withDefault(false)),
+    ifDue: Flag.Boolean("if-due").pipe(
+      Flag.withDescription("Only when the last backup is older than backup.interval"),
+      Flag.withDefault(false)
+    ),
     db: flags.db,
     json: flags.json
   },
@@ -24,30 +35,39 @@ export const backup = Command.make(
       Effect.gen(function*() {
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
         if (input.ifDue && !backupDue(path, settings.backup.intervalMs)) {
-          return yield* input.json ? printJson({ taken: false, reason: "not due" }) : Console.log("A recent backup exists; nothing to do.")
+          return yield* input.json
+            ? printJson({ taken: false, reason: "not due" })
+            : Console.log("A recent backup exists; nothing to do.")
         }
         const taken = takeBackup(db, path, settings.backup.keep)
         if (input.json) return yield* printJson({ taken: true, path: taken, kept: listBackups(path).length })
         yield* Console.log(`Backed up to ${taken} (keeping the newest ${settings.backup.keep}).`)
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
 
 /**
  * Packing as an Effect: a locked or damaged database is a clear message, not a stack trace. With `progress`
  * (compact, by hand) it shows how far it got; VACUUM rewrites every page in use through the WAL.
  */
-const pack = (db: SqliteDatabase, options: CompactOptions & { readonly vacuum?: boolean; readonly progress?: boolean }) =>
+const pack = (
+  db: SqliteDatabase,
+  options: CompactOptions & { readonly vacuum?: boolean; readonly progress?: boolean }
+) =>
   Effect.try({
     try: () => {
       const bar = options.progress === true ? progress({ label: "packing", unit: "streams" }) : undefined
       const report = compactLog(db, { ...options, ...(bar === undefined ? {} : { onProgress: bar.update }) })
       bar?.finish()
       if (options.vacuum === true) {
-        const inUse = (db.pragma("page_count", { simple: true }) as number) - (db.pragma("freelist_count", { simple: true }) as number)
+        const inUse = (db.pragma("page_count", { simple: true }) as number) -
+          (db.pragma("freelist_count", { simple: true }) as number)
         const expectedBytes = inUse * (db.pragma("page_size", { simple: true }) as number)
-        if (options.progress === true) withGrowthProgress({ label: "vacuuming", files: [db.name, `${db.name}-wal`], expectedBytes }, () => db.exec("VACUUM"))
-        else db.exec("VACUUM")
+        if (options.progress === true) {
+          withGrowthProgress(
+            { label: "vacuuming", files: [db.name, `${db.name}-wal`], expectedBytes },
+            () => db.exec("VACUUM")
+          )
+        } else db.exec("VACUUM")
       }
       return report
     },
@@ -58,17 +78,23 @@ const describeCompaction = (report: CompactReport): string =>
   report.events === 0
     ? "Nothing to pack: every settled event already is."
     : `Packed ${report.events} events of ${report.streams} streams into ${report.blocks} blocks: ` +
-      `${(report.payloadBytes / 1024).toFixed(0)} KiB of payloads now take ${(report.blockBytes / 1024).toFixed(0)} KiB.`
+      `${(report.payloadBytes / 1024).toFixed(0)} KiB of payloads now take ${
+        (report.blockBytes / 1024).toFixed(0)
+      } KiB.`
 
 export const compact = Command.make(
   "compact",
   {
     idle: Flag.String("idle").pipe(
-      Flag.withDescription("Leave streams that had an append in this time (0, 30m, 12h, 7d); default 0: pack every stream"),
+      Flag.withDescription(
+        "Leave streams that had an append in this time (0, 30m, 12h, 7d); default 0: pack every stream"
+      ),
       Flag.withDefault("0")
     ),
     vacuum: Flag.Boolean("vacuum").pipe(
-      Flag.withDescription("Then rewrite the file so it shrinks (holds the write lock while it runs; without it the space is reused)"),
+      Flag.withDescription(
+        "Then rewrite the file so it shrinks (holds the write lock while it runs; without it the space is reused)"
+      ),
       Flag.withDefault(false)
     ),
     db: flags.db,
@@ -81,9 +107,10 @@ export const compact = Command.make(
         const report = yield* pack(db, { idleMs, vacuum: input.vacuum, progress: true })
         if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
         yield* Console.log(describeCompaction(report))
-      })
-    )
-).pipe(Command.withDescription("Pack the payloads of settled streams into compressed blocks (what runs after each session)"))
+      }))
+).pipe(
+  Command.withDescription("Pack the payloads of settled streams into compressed blocks (what runs after each session)")
+)
 
 /** A stream idle this long is settled: its session has ended or moved on. */
 const MAINTAIN_IDLE_MS = 10 * 60_000
@@ -110,18 +137,23 @@ export const maintain = Command.make(
         })
         if (input.json) return yield* printJson({ summaries, compaction, backup })
         yield* Console.log([
-          ...(summaries.summarized === 0 ? [] : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
+          ...(summaries.summarized === 0
+            ? []
+            : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
           describeCompaction(compaction),
           backup === null ? "A recent backup exists." : `Backed up to ${backup}.`
         ].join("\n"))
-      })
-    ).pipe(
-      Effect.tapError((error) =>
-        Effect.sync(() =>
-          logFailure(failureLogPath(databasePath(input.db)), { time: new Date().toISOString(), hook: "maintain", reason: error.userMessage ?? error.message })
+      })).pipe(
+        Effect.tapError((error) =>
+          Effect.sync(() =>
+            logFailure(failureLogPath(databasePath(input.db)), {
+              time: new Date().toISOString(),
+              hook: "maintain",
+              reason: error.userMessage ?? error.message
+            })
+          )
         )
       )
-    )
 ).pipe(
   Command.withDescription(
     "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, then back up if due (runs after each session)"
@@ -131,7 +163,12 @@ export const maintain = Command.make(
 export const doctor = Command.make(
   "doctor",
   {
-    repair: Flag.Boolean("repair").pipe(Flag.withDescription("Fix what can be fixed: restore a damaged database, rebuild read models, tighten permissions"), Flag.withDefault(false)),
+    repair: Flag.Boolean("repair").pipe(
+      Flag.withDescription(
+        "Fix what can be fixed: restore a damaged database, rebuild read models, tighten permissions"
+      ),
+      Flag.withDefault(false)
+    ),
     db: flags.db,
     json: flags.json
   },
@@ -156,9 +193,22 @@ export const doctor = Command.make(
           yield* Console.log(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
         }
       }
-      if (problems.length > 0) return yield* flags.failWith(`doctor found ${problems.length} problem(s)${input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"}`)
+      if (problems.length > 0) {
+        return yield* flags.failWith(
+          `doctor found ${problems.length} problem(s)${
+            input.repair ? " it could not repair" : "; run ralph-mem doctor --repair"
+          }`
+        )
+      }
     }).pipe(
       // Whatever stops the doctor (an event the log cannot decode, a disk error) is a message, not a crash.
-      Effect.mapError((error) => (error instanceof CliError.UserError ? error : new CliError.UserError({ cause: error, userMessage: `doctor could not finish: ${error.message}` })))
+      Effect.mapError((error) => (error instanceof CliError.UserError
+        ? error
+        : new CliError.UserError({ cause: error, userMessage: `doctor could not finish: ${error.message}` }))
+      )
     )
-).pipe(Command.withDescription("Check the database, its permissions, backups and hooks; --repair restores or rebuilds what is damaged"))
+).pipe(
+  Command.withDescription(
+    "Check the database, its permissions, backups and hooks; --repair restores or rebuilds what is damaged"
+  )
+)

@@ -1,7 +1,7 @@
 /** `ralph-mem mcp`: the memory tools for Claude, served over MCP on stdio (the plugin's .mcp.json starts it). */
+import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Command } from "effect/cli"
 import * as flags from "../flags.ts"
 
 export const mcp = Command.make("mcp", { db: flags.db }, (input) =>
@@ -14,10 +14,9 @@ export const mcp = Command.make("mcp", { db: flags.db }, (input) =>
     ),
     // Served until Claude Code goes away: the server exits the process then.
     Effect.never
+  )).pipe(
+    Command.withDescription(
+      "Serve the memory tools to Claude Code over MCP on stdio: search, timeline, get, why, beliefs, task, remember, " +
+        "loop_status"
+    )
   )
-).pipe(
-  Command.withDescription(
-    "Serve the memory tools to Claude Code over MCP on stdio: search, timeline, get, why, beliefs, task, remember, " +
-      "loop_status"
-  )
-)

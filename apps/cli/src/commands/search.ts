@@ -9,18 +9,20 @@ import {
   searchIndex,
   timelineOf
 } from "@ralph-mem/projections/search"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson, printText, valuesForReading } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 
 const TYPES = ["tool_use", "error", "success", "note"] as const
 
 const hitLine = (hit: IndexHit, rank: number) =>
-  `${String(rank).padStart(2)}. ${hit.id}  ${formatTime(hit.createdAt)}  ${hit.type.padEnd(8)} ${hit.title}  (~${hit.tokens} tokens)`
+  `${String(rank).padStart(2)}. ${hit.id}  ${formatTime(hit.createdAt)}  ${
+    hit.type.padEnd(8)
+  } ${hit.title}  (~${hit.tokens} tokens)`
 
 /** A hit's neighbour in its session, under the hit and marked: it happened `before` or `after` the hit. */
 const neighbourLine = (d: ObservationDetail, side: "before" | "after") => {
@@ -48,7 +50,10 @@ export const printDetail = (detail: ObservationDetail) => {
 export const search = Command.make(
   "search",
   {
-    query: Argument.String("query").pipe(Argument.withDescription("What to look for (any word may match)"), Argument.variadic({ min: 1 })),
+    query: Argument.String("query").pipe(
+      Argument.withDescription("What to look for (any word may match)"),
+      Argument.variadic({ min: 1 })
+    ),
     layer: Flag.Literals("layer", ["1", "2", "3"]).pipe(
       Flag.withDescription("1: index (one line a hit), 2: timeline (hits with their neighbours), 3: full details"),
       Flag.withDefault("1")
@@ -80,7 +85,9 @@ export const search = Command.make(
             if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             for (const [i, hit] of hits.entries()) yield* printText(hitLine(valuesForReading(hit), i + 1))
-            return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`)
+            return yield* Console.log(
+              `${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`
+            )
           }
           if (input.layer === "2") {
             const entries = timelineOf(db, hits)
@@ -102,7 +109,6 @@ export const search = Command.make(
           if (details.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
           for (const d of details) yield* printDetail(d)
           return yield* Console.log(`${details.length} observation(s) in full, ~${tokens} tokens.`)
-        })
-      )
+        }))
     })
 ).pipe(Command.withDescription("Search memory: ranked hits (layer 1), with neighbours (2), or in full (3)"))

@@ -5,12 +5,12 @@
  */
 import { type EventDetail, eventDetails, formatTime } from "@ralph-mem/projections"
 import { fullDetails, positionOfRef } from "@ralph-mem/projections/search"
+import { Argument, Command } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Argument, Command } from "effect/cli"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 import { printDetail } from "./search.ts"
 
 /** Whether an item answers an id as given: its event id, or its short id in any spelling. */
@@ -54,6 +54,5 @@ export const show = Command.make(
           for (const e of events) yield* printEvent(e)
         }
         if (unknown.length > 0) return yield* flags.failWith(`no memory item with id ${unknown.join(", ")}`)
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Show memory items in full: observations, sessions and other events, by id or @id"))

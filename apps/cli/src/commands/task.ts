@@ -14,14 +14,14 @@ import {
   taskIds
 } from "@ralph-mem/projections"
 import { parseName, type TaskCommand, taskDecider, taskIdFor } from "@ralph-mem/working"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
+import { withExistingStore, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { taskMarkdown } from "../markdown.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore, withStore } from "../command-memory.ts"
 
 const project = () => findProjectRoot(process.cwd())
 
@@ -38,7 +38,9 @@ export const existingTask = (memory: MemoryStore, raw: string) => {
 const chosenTask = (memory: MemoryStore, task: Option.Option<string>) => {
   if (Option.isSome(task)) return existingTask(memory, task.value)
   const current = currentTaskId(memory.db, project())
-  return current === undefined ? flags.failWith("there is no open task; start one with ralph-mem task start <title>") : Effect.succeed(current)
+  return current === undefined
+    ? flags.failWith("there is no open task; start one with ralph-mem task start <title>")
+    : Effect.succeed(current)
 }
 
 /** Runs a task command and reports it: `said` describes what changed (or that nothing did). */
@@ -59,7 +61,10 @@ const change = (
 const start = Command.make(
   "start",
   {
-    title: Argument.String("title").pipe(Argument.withDescription("What the task is about"), Argument.variadic({ min: 1 })),
+    title: Argument.String("title").pipe(
+      Argument.withDescription("What the task is about"),
+      Argument.variadic({ min: 1 })
+    ),
     id: Flag.String("id").pipe(Flag.withDescription("The task's id (default: made from the title)"), Flag.optional),
     db: flags.db,
     json: flags.json
@@ -68,20 +73,24 @@ const start = Command.make(
     withStore(input.db, (memory) =>
       Effect.gen(function*() {
         const title = input.title.join(" ")
-        const chosen = Option.isSome(input.id) ? parseName("task id", input.id.value) : taskIdFor(title, taskIds(memory.db, project()))
+        const chosen = Option.isSome(input.id)
+          ? parseName("task id", input.id.value)
+          : taskIdFor(title, taskIds(memory.db, project()))
         if (typeof chosen !== "string") return yield* flags.failWith(chosen.message)
         yield* change(memory, chosen, { _tag: "Start", taskId: chosen, projectPath: project(), title }, {
           json: input.json,
           said: () => `Started task ${chosen}. It is the current task; plan it with: ralph-mem task plan <step>...`
         })
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Start a task; it becomes the current task"))
 
 const plan = Command.make(
   "plan",
   {
-    steps: Argument.String("step").pipe(Argument.withDescription("Steps to add to the end of the plan, one argument each"), Argument.variadic({ min: 1 })),
+    steps: Argument.String("step").pipe(
+      Argument.withDescription("Steps to add to the end of the plan, one argument each"),
+      Argument.variadic({ min: 1 })
+    ),
     task: flags.task,
     db: flags.db,
     json: flags.json
@@ -93,17 +102,21 @@ const plan = Command.make(
         const added = input.steps.length
         yield* change(memory, taskId, { _tag: "Plan", steps: input.steps }, {
           json: input.json,
-          said: ({ steps }) => `Task ${taskId}: planned step${added === 1 ? ` ${steps.length}` : `s ${steps.length - added + 1} to ${steps.length}`}.`
+          said: ({ steps }) =>
+            `Task ${taskId}: planned step${
+              added === 1 ? ` ${steps.length}` : `s ${steps.length - added + 1} to ${steps.length}`
+            }.`
         })
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Add steps to a task's plan"))
 
 const step = Command.make(
   "step",
   {
     step: Argument.Int("n").pipe(Argument.withDescription("The step's number, as task show prints it")),
-    status: Argument.Literals("status", TaskStepStatus.literals).pipe(Argument.withDescription("pending, in_progress or done")),
+    status: Argument.Literals("status", TaskStepStatus.literals).pipe(
+      Argument.withDescription("pending, in_progress or done")
+    ),
     task: flags.task,
     db: flags.db,
     json: flags.json
@@ -114,10 +127,12 @@ const step = Command.make(
         const taskId = yield* chosenTask(memory, input.task)
         yield* change(memory, taskId, { _tag: "SetStep", step: input.step, status: input.status }, {
           json: input.json,
-          said: (_, changed) => `Task ${taskId}: step ${input.step} ${changed ? "is now" : "was already"} ${input.status.replace("_", " ")}.`
+          said: (_, changed) =>
+            `Task ${taskId}: step ${input.step} ${changed ? "is now" : "was already"} ${
+              input.status.replace("_", " ")
+            }.`
         })
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Set a plan step's status: pending, in_progress or done"))
 
 /** A subcommand that records one piece of text on the task (`--task T`, else the current one). */
@@ -132,7 +147,10 @@ const textCommand = (spec: {
   Command.make(
     spec.name,
     {
-      text: Argument.String(spec.argumentName).pipe(Argument.withDescription(spec.argument), Argument.variadic({ min: 1 })),
+      text: Argument.String(spec.argumentName).pipe(
+        Argument.withDescription(spec.argument),
+        Argument.variadic({ min: 1 })
+      ),
       task: flags.task,
       db: flags.db,
       json: flags.json
@@ -141,9 +159,11 @@ const textCommand = (spec: {
       withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const taskId = yield* chosenTask(memory, input.task)
-          yield* change(memory, taskId, spec.command(input.text.join(" ")), { json: input.json, said: () => spec.said(taskId) })
-        })
-      )
+          yield* change(memory, taskId, spec.command(input.text.join(" ")), {
+            json: input.json,
+            said: () => spec.said(taskId)
+          })
+        }))
   ).pipe(Command.withDescription(spec.description))
 
 const finding = textCommand({
@@ -164,18 +184,24 @@ const handoff = textCommand({
   said: (taskId) => `Task ${taskId}: handoff note saved. A resumed session is told it (and ralph-mem resume prints it).`
 })
 
-const done = Command.make("done", { task: flags.task, db: flags.db, json: flags.json }, (input) =>
-  withStore(input.db, (memory) =>
-    Effect.gen(function*() {
-      const taskId = yield* chosenTask(memory, input.task)
-      yield* change(memory, taskId, { _tag: "Complete" }, { json: input.json, said: () => `Task ${taskId} is done.` })
-    })
-  )).pipe(Command.withDescription("Mark a task done"))
+const done = Command.make(
+  "done",
+  { task: flags.task, db: flags.db, json: flags.json },
+  (input) =>
+    withStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const taskId = yield* chosenTask(memory, input.task)
+        yield* change(memory, taskId, { _tag: "Complete" }, { json: input.json, said: () => `Task ${taskId} is done.` })
+      }))
+).pipe(Command.withDescription("Mark a task done"))
 
 const show = Command.make(
   "show",
   {
-    task: Argument.String("task").pipe(Argument.withDescription("The task (default: the current one, else the latest)"), Argument.optional),
+    task: Argument.String("task").pipe(
+      Argument.withDescription("The task (default: the current one, else the latest)"),
+      Argument.optional
+    ),
     db: flags.db,
     json: flags.json
   },
@@ -187,13 +213,18 @@ const show = Command.make(
         const task = Option.isSome(input.task)
           ? findTask(memory.db, root, yield* existingTask(memory, input.task.value))
           : listTasks(memory.db, root)[0]
-        if (task === undefined) return yield* flags.failWith("there is no task in this project; start one with ralph-mem task start <title>")
+        if (task === undefined) {
+          return yield* flags.failWith("there is no task in this project; start one with ralph-mem task start <title>")
+        }
         const decisions = listDecisions(memory.db, { project: root, taskId: task.taskId })
         if (input.json) return yield* printJson({ ...task, decisions })
         yield* Console.log(taskMarkdown(task, decisions).trimEnd())
-      })
-    )
-).pipe(Command.withDescription("Show a task: plan and step statuses, findings, handoff note, files read and modified, decisions"))
+      }))
+).pipe(
+  Command.withDescription(
+    "Show a task: plan and step statuses, findings, handoff note, files read and modified, decisions"
+  )
+)
 
 const listLine = (task: TaskDetail) => {
   const done = task.steps.filter((s) => s.status === "done").length
@@ -201,17 +232,22 @@ const listLine = (task: TaskDetail) => {
   return `${task.taskId}  ${task.status.padEnd(4)}  ${progress.padEnd(16)}  ${task.title}`
 }
 
-const list = Command.make("list", { db: flags.db, json: flags.json }, (input) =>
-  withExistingStore(input.db, (memory) =>
-    Effect.gen(function*() {
-      const tasks = listTasks(memory.db, project())
-      if (input.json) return yield* printJson(tasks)
-      if (tasks.length === 0) return yield* Console.log("No tasks yet. Start one with: ralph-mem task start <title>")
-      for (const task of tasks) yield* Console.log(listLine(task))
-    })
-  )).pipe(Command.withDescription("List this project's tasks, open ones first"))
+const list = Command.make(
+  "list",
+  { db: flags.db, json: flags.json },
+  (input) =>
+    withExistingStore(input.db, (memory) =>
+      Effect.gen(function*() {
+        const tasks = listTasks(memory.db, project())
+        if (input.json) return yield* printJson(tasks)
+        if (tasks.length === 0) return yield* Console.log("No tasks yet. Start one with: ralph-mem task start <title>")
+        for (const task of tasks) yield* Console.log(listLine(task))
+      }))
+).pipe(Command.withDescription("List this project's tasks, open ones first"))
 
 export const task = Command.make("task").pipe(
-  Command.withDescription("Working state: a task's plan and step statuses, findings, handoff note, files read and modified"),
+  Command.withDescription(
+    "Working state: a task's plan and step statuses, findings, handoff note, files read and modified"
+  ),
   Command.withSubcommands([start, plan, step, finding, handoff, done, show, list])
 )

@@ -1,12 +1,12 @@
 /** `ralph-mem timeline`: sessions, their observations and loop iterations, in time order. */
-import { formatTime, oneLine, type HistoryEntry, historyEntries } from "@ralph-mem/projections"
+import { formatTime, historyEntries, type HistoryEntry, oneLine } from "@ralph-mem/projections"
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Command, Flag } from "effect/cli"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson, printText, valuesForReading } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 
 const describe = (entry: HistoryEntry): string => {
   const d = entry.detail as Record<string, string | number | boolean | null>
@@ -16,7 +16,9 @@ const describe = (entry: HistoryEntry): string => {
     case "session ended":
       return `session ended (${d["reason"]})${d["summary"] ? `: ${oneLine(String(d["summary"]), 100)}` : ""}`
     case "observation":
-      return `[${d["type"]}] ${[d["tool"], d["input"]].filter(Boolean).join(" ")}${d["tool"] || d["input"] ? ": " : ""}${oneLine(String(d["content"]), 100)}`
+      return `[${d["type"]}] ${[d["tool"], d["input"]].filter(Boolean).join(" ")}${
+        d["tool"] || d["input"] ? ": " : ""
+      }${oneLine(String(d["content"]), 100)}`
     case "loop started":
       return `loop ${d["loop"]} started: ${oneLine(String(d["goal"]), 100)}`
     case "loop iteration started":
@@ -53,7 +55,6 @@ export const timeline = Command.make(
           for (const entry of entries) {
             yield* printText(`${formatTime(entry.at)}  ${entry.sessionId ?? "-"}  ${describe(valuesForReading(entry))}`)
           }
-        })
-      )
+        }))
     })
 ).pipe(Command.withDescription("Show sessions, their observations and loop iterations in time order"))

@@ -1,27 +1,33 @@
 /** `ralph-mem verify`: check the database, the log's invariants, and the projections against a replay. */
 import { verify as check } from "@ralph-mem/projections"
+import { Command } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Command } from "effect/cli"
+import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { failWith } from "../flags.ts"
 import { printJson } from "../output.ts"
-import { withExistingStore } from "../command-memory.ts"
 
-export const verify = Command.make("verify", { db: flags.db, json: flags.json }, ({ db, json }) =>
-  withExistingStore(db, (memory) =>
-    Effect.gen(function*() {
-      const report = yield* check(memory)
-      if (json) yield* printJson(report)
-      else {
-        for (const name of report.checks) {
-          const findings = report.findings.filter((f) => f.check === name)
-          yield* Console.log(`${findings.length === 0 ? "ok  " : "FAIL"}  ${name}`)
-          for (const finding of findings) yield* Console.log(`      ${finding.detail}`)
+export const verify = Command.make(
+  "verify",
+  { db: flags.db, json: flags.json },
+  ({ db, json }) =>
+    withExistingStore(db, (memory) =>
+      Effect.gen(function*() {
+        const report = yield* check(memory)
+        if (json) yield* printJson(report)
+        else {
+          for (const name of report.checks) {
+            const findings = report.findings.filter((f) => f.check === name)
+            yield* Console.log(`${findings.length === 0 ? "ok  " : "FAIL"}  ${name}`)
+            for (const finding of findings) yield* Console.log(`      ${finding.detail}`)
+          }
+          yield* Console.log(`${report.events} events checked, ${report.findings.length} problem(s) found.`)
         }
-        yield* Console.log(`${report.events} events checked, ${report.findings.length} problem(s) found.`)
-      }
-      if (!report.ok) return yield* failWith(`verify found ${report.findings.length} problem(s)`)
-    })
+        if (!report.ok) return yield* failWith(`verify found ${report.findings.length} problem(s)`)
+      }))
+).pipe(
+  Command.withDescription(
+    "Check integrity, the log's invariants, and that the read models equal a fresh replay; exits 1 on any problem"
   )
-).pipe(Command.withDescription("Check integrity, the log's invariants, and that the read models equal a fresh replay; exits 1 on any problem"))
+)

@@ -38,12 +38,14 @@ export const main = hookMain(turnEndHandlers, {
         now: Date.now(),
         injectionBudgetTokens: injectionBudgetTokens(settings),
         ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path })
-      })),
+      })
+    ),
   stopFailure: ({ memory, input }) =>
     Effect.suspend(() =>
       interruptAtStopFailure(memory, {
         sessionId: input.session_id,
         error: input.error ?? "unknown",
         message: (input.last_assistant_message ?? "").slice(0, 300)
-      }))
+      })
+    )
 })

@@ -75,8 +75,9 @@ export const fitAnswer = ({ header, items, more }: AnswerParts, budget: number):
   // Not even the most important item fits: it is shown cut, rather than nothing.
   const first = byImportance[0]
   const clipped = kept.size === 0 && first !== undefined
-  if (clipped)
+  if (clipped) {
     kept.set(first.place, { ...first.item, text: clipToTokens(first.item.text, Math.max(1, budget - used - 1)) })
+  }
   const shown = [...kept].sort(([a], [b]) => a - b).map(([, item]) => item)
   const text = join([header, ...shown.map((i) => i.text), more({ omitted: items.length - shown.length, clipped })])
   return { text, returned: [...new Set(shown.flatMap((i) => i.ids))], tokens: estimateTokens(text) }

@@ -6,9 +6,9 @@
  * there. The file's identity (device and inode) is compared before each call; when it changed, or the
  * file is gone, the connection is closed and the file opened again.
  */
-import { statSync } from "node:fs"
 import { type MemoryStore, openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
+import { statSync } from "node:fs"
 
 type OpenFailure = Effect.Error<ReturnType<typeof openMemory>>
 
@@ -40,8 +40,9 @@ export const memoryConnection = (path: string): MemoryConnection => {
     current: ({ create }) =>
       Effect.suspend(() => {
         const identity = identityOf(path)
-        if (held !== undefined && identity !== undefined && held.identity === identity)
+        if (held !== undefined && identity !== undefined && held.identity === identity) {
           return Effect.succeed(held.memory)
+        }
         close()
         if (identity === undefined && !create) return Effect.succeed(undefined)
         return Effect.map(openMemory({ path }), (memory) => {

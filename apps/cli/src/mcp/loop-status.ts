@@ -24,14 +24,12 @@ export const loopStatus = tool({
         const others = openLoops(memory.db, project)
         return fitAnswer(
           {
-            header:
-              sessionId === undefined
-                ? "This memory server was started without Claude Code's session id (CLAUDE_CODE_SESSION_ID), " +
-                  "so it cannot tell which loop is this session's."
-                : "No Ralph loop is running in this session.",
+            header: sessionId === undefined
+              ? "This memory server was started without Claude Code's session id (CLAUDE_CODE_SESSION_ID), " +
+                "so it cannot tell which loop is this session's."
+              : "No Ralph loop is running in this session.",
             items: others.map((l) => ({
-              text:
-                `- loop ${l.loopId}${l.sessionId === null ? "" : ` (session ${l.sessionId})`}: ` +
+              text: `- loop ${l.loopId}${l.sessionId === null ? "" : ` (session ${l.sessionId})`}: ` +
                 `${oneLine(l.goal, 200)}; ` +
                 `iteration ${l.iterations} of ${l.maxIterations}`,
               ids: [l.loopId]

@@ -26,7 +26,7 @@ export const search = tool({
     "error seen before and how it was fixed, earlier errors and failures, commands and test runs, files edited, " +
     "notes to remember, and session summaries. Step 1 of 3: one line per hit, each with an id; then `timeline` " +
     "shows what happened before and after a hit, and `get` gives hits in full. Any word may match and more " +
-    'matching words rank higher; identifiers match by their parts (`TokenExpiredError` by "token expired"); ' +
+    "matching words rank higher; identifiers match by their parts (`TokenExpiredError` by \"token expired\"); " +
     "recent memories weigh more.",
   input: Schema.Struct({
     query: described(text(2000), "What to look for: words, an error message, an identifier, a command, a file name"),
@@ -81,8 +81,7 @@ export const search = tool({
       return Effect.succeed(
         fitAnswer(
           {
-            header:
-              `Memory of past sessions in this project: ${hits.length} hit(s) for ${quoted(input.query)}, ` +
+            header: `Memory of past sessions in this project: ${hits.length} hit(s) for ${quoted(input.query)}, ` +
               "best first.",
             items: hits.map((hit, i) => ({ text: hitLine(hit, i + 1), ids: [hit.id] })),
             more: ({ omitted }) =>
@@ -92,8 +91,8 @@ export const search = tool({
                   : `${omitted} more hit(s) left out to keep this answer within ${budget} tokens: ` +
                     "search with more words or filters.",
                 `More: get {"ids": ${idList(observations.slice(0, 3))}} gives observations in full; ` +
-                  'timeline {"around": "<id>"} shows what came before and after one' +
-                  (session === undefined ? "." : `; timeline {"session": "${session.id}"} lists a summarised session.`)
+                "timeline {\"around\": \"<id>\"} shows what came before and after one" +
+                (session === undefined ? "." : `; timeline {"session": "${session.id}"} lists a summarised session.`)
               ]
                 .filter(Boolean)
                 .join("\n")
@@ -110,14 +109,15 @@ const DEFAULT_SESSION_PAGE = 20
 const sessionTimeline = (context: ToolContext, sessionId: string, count: number) => {
   const { memory, budget } = context
   const overview = sessionOverview(memory.db, sessionId)
-  if (overview === undefined)
+  if (overview === undefined) {
     return Effect.fail(refuse(`No session ${sessionId} in this memory (session ids come from search and timeline).`))
+  }
   const page = sessionDetails(memory.db, sessionId, count)
   const end = overview.endedAt === null ? "now (not ended)" : formatTime(overview.endedAt)
   const span = `${formatTime(overview.startedAt)} to ${end}`
   const header = [
     `Session ${sessionId}, ${span}: ${overview.prompts} prompt(s), ${overview.observations} observation(s)` +
-      `${sessionId === context.sessionId ? " (this session)" : ""}.`,
+    `${sessionId === context.sessionId ? " (this session)" : ""}.`,
     ...(overview.summary === null ? [] : [`Summary: ${oneLine(overview.summary, 1200)}`]),
     ...(page.length === 0 ? ["No observations recorded."] : [])
   ].join("\n")
@@ -176,8 +176,9 @@ export const timeline = tool({
       if ((input.around === undefined) === (input.session === undefined)) {
         return Effect.fail(refuse("Give one of `around` (an observation id from search) or `session` (a session id)."))
       }
-      if (input.session !== undefined)
+      if (input.session !== undefined) {
         return sessionTimeline(context, input.session, input.after ?? DEFAULT_SESSION_PAGE)
+      }
       const around = input.around!
       const found = observationNeighbours(
         memory.db,
@@ -186,8 +187,9 @@ export const timeline = tool({
         input.after ?? DEFAULT_AROUND
       )
       if (found === undefined) {
-        if (sessionOverview(memory.db, around) !== undefined)
+        if (sessionOverview(memory.db, around) !== undefined) {
           return sessionTimeline(context, around, input.after ?? DEFAULT_SESSION_PAGE)
+        }
         return Effect.fail(refuse(missingLine(memory.db, [around])!))
       }
       const { target } = found
@@ -209,9 +211,9 @@ export const timeline = tool({
                   : `${omitted} neighbour(s) left out to keep this answer within ${budget} tokens: ` +
                     "ask for fewer before/after.",
                 `More: get {"ids": ["${target.id}"]} gives it in full` +
-                  (target.sessionId === null
-                    ? "."
-                    : `; timeline {"session": "${target.sessionId}"} lists its whole session.`)
+                (target.sessionId === null
+                  ? "."
+                  : `; timeline {"session": "${target.sessionId}"} lists its whole session.`)
               ]
                 .filter(Boolean)
                 .join("\n")

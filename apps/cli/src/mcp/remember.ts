@@ -27,7 +27,7 @@ export const remember = tool({
     why: optional(text(4000), "For a decision (required): the rationale"),
     alternatives: optional(
       Schema.Array(text(1000)).check(Schema.isMaxLength(20)),
-      'For a decision: options considered and rejected, each as "<option>: <why not>"'
+      "For a decision: options considered and rejected, each as \"<option>: <why not>\""
     ),
     impact: optional(DecisionImpact, "For a decision: low, medium (default) or high"),
     key: optional(
@@ -99,8 +99,9 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
         )
       )
     case "decision":
-      if (input.why === undefined)
+      if (input.why === undefined) {
         return Effect.fail(refuse("A decision needs `why`: the rationale, so a later session knows what it rests on."))
+      }
       return Effect.flatMap(taskFor(context, input.task), (taskId) =>
         writeDecision(memory, {
           project,
@@ -120,15 +121,15 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
               context
             )
           )
-        )
-      )
+        ))
     case "belief": {
-      if (input.key === undefined)
+      if (input.key === undefined) {
         return Effect.fail(
           refuse(
             "A belief needs `key`: what it is about (stack, key-files, conventions, focus, blockers, or any word)."
           )
         )
+      }
       const key = parseName("belief key", input.key)
       if (key instanceof Refused) return Effect.fail(refused(key))
       return handleCommand(
@@ -141,8 +142,9 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
         Effect.catchTag("Refused", (error) => Effect.fail(refused(error))),
         Effect.map(({ state, events }) => {
           const [event] = events
-          if (event === undefined)
+          if (event === undefined) {
             return plainAnswer(`The belief ${key} already says exactly this; nothing changed.`, context.budget)
+          }
           return saved(
             event,
             `Belief ${key} set: every new session of this project is told it.${filtered(input.text, state)}`,
@@ -155,7 +157,7 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
       return Effect.flatMap(taskFor(context, input.task), (taskId) => {
         if (taskId === undefined) {
           return Effect.fail(
-            refuse('There is no open task to add a finding to; remember it as a note instead (kind "note").')
+            refuse("There is no open task to add a finding to; remember it as a note instead (kind \"note\").")
           )
         }
         return handleCommand(

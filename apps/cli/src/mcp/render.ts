@@ -9,8 +9,9 @@ const what = (d: ObservationDetail) => [d.toolName, d.inputSummary].filter(Boole
 /** One observation on one line: id, time, kind, what ran, and the start of what it said. */
 export const observationLine = (d: ObservationDetail, chars: number, mark = "-") => {
   const action = what(d)
-  const body =
-    d.errorMessage !== null && !d.content.includes(d.errorMessage) ? `${d.errorMessage}: ${d.content}` : d.content
+  const body = d.errorMessage !== null && !d.content.includes(d.errorMessage)
+    ? `${d.errorMessage}: ${d.content}`
+    : d.content
   const ran = action === "" ? "" : `\`${oneLine(action, 160)}\`: `
   return `${mark} ${d.id} ${formatTime(d.createdAt)} [${d.type}] ${ran}${oneLine(body, chars)}`
 }

@@ -92,7 +92,7 @@ const callTool = (
   options: MemoryServerOptions,
   request: CallRequest
 ): Effect.Effect<CallToolResult> =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const tool = byName.get(request.name)
     if (tool === undefined) {
       const named = JSON.stringify(request.name.slice(0, 100))
@@ -106,7 +106,7 @@ const callTool = (
     const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
     let memory: MemoryStore | undefined
-    const outcome: Outcome = yield* Effect.gen(function* () {
+    const outcome: Outcome = yield* Effect.gen(function*() {
       if (decoded._tag === "Failure") {
         // Recorded in the memory there is, if any; a malformed call makes no database.
         memory = yield* connection.current({ create: false })
@@ -140,10 +140,9 @@ const callTool = (
       yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
     }
     if (outcome._tag === "answered") return { content: [{ type: "text", text: outcome.answer.text }] }
-    const said =
-      outcome._tag === "refused"
-        ? outcome.reason
-        : `ralph-mem could not answer: ${outcome.reason}. \`ralph-mem doctor\` (Bash) checks the memory database.`
+    const said = outcome._tag === "refused"
+      ? outcome.reason
+      : `ralph-mem could not answer: ${outcome.reason}. \`ralph-mem doctor\` (Bash) checks the memory database.`
     // A refusal quotes what was asked (ids, a time): it keeps to the budget like any answer.
     return { isError: true, content: [{ type: "text", text: plainAnswer(said, budget).text }] }
   })

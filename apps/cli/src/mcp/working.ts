@@ -33,7 +33,7 @@ export const why = tool({
       if (decisions.length === 0) {
         return plainAnswer(
           `No decision in this project's memory matches ${quoted(input.query)}. ` +
-            'Decisions are recorded with remember {"kind": "decision", "text": ..., "why": ...} ' +
+            "Decisions are recorded with remember {\"kind\": \"decision\", \"text\": ..., \"why\": ...} " +
             "or `ralph-mem decide`.",
           budget
         )
@@ -66,7 +66,7 @@ export const beliefs = tool({
       if (all.length === 0) {
         return plainAnswer(
           "No beliefs recorded for this project yet. " +
-            'remember {"kind": "belief", "key": "stack", "text": "..."} records one.',
+            "remember {\"kind\": \"belief\", \"key\": \"stack\", \"text\": \"...\"} records one.",
           budget
         )
       }

@@ -33,7 +33,9 @@ export interface Chart {
   readonly steps?: boolean
 }
 
-const time = (ms: number | null | undefined) => (ms === null || ms === undefined ? "" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z")
+const time = (
+  ms: number | null | undefined
+) => (ms === null || ms === undefined ? "" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + "Z")
 
 const short = (text: string | null | undefined, max = 160) => {
   const flat = (text ?? "").replace(/\s+/g, " ").trim()
@@ -76,9 +78,9 @@ export const layout = (title: string, path: string, body: Html, head: number): H
 <script src="/assets/app.js" defer></script>
 </head>
 <body>
-<header><strong>ralph-mem</strong><nav>${NAV.map(([href, label]) =>
-    html`<a href="${href}" class="${href === path ? "current" : ""}">${label}</a>`
-  )}</nav><span class="live" id="live" title="new events appear without a reload">live</span></header>
+<header><strong>ralph-mem</strong><nav>${
+    NAV.map(([href, label]) => html`<a href="${href}" class="${href === path ? "current" : ""}">${label}</a>`)
+  }</nav><span class="live" id="live" title="new events appear without a reload">live</span></header>
 ${main(title, body, head)}
 </body>
 </html>`
@@ -89,7 +91,9 @@ export const main = (title: string, body: Html, head: number): Html =>
 // ---- dashboard -------------------------------------------------------------------------------------------
 
 const metricRow = (label: string, metric: Metric, format: (v: number | null) => string) =>
-  html`<tr><th>${label}</th><td class="${metric.met === null ? "" : metric.met ? "ok" : "bad"}">${format(metric.value)}</td>
+  html`<tr><th>${label}</th><td class="${metric.met === null ? "" : metric.met ? "ok" : "bad"}">${
+    format(metric.value)
+  }</td>
 <td>${metric.numerator} / ${metric.denominator}</td><td>${metric.target}</td><td class="definition">${metric.definition}</td></tr>`
 
 export const dashboard = (metrics: SuccessMetrics): Html => {
@@ -102,30 +106,52 @@ ${metricRow("Loop success", metrics.loopSuccess, percent)}
 ${metricRow("Mean iterations of a successful loop", metrics.meanIterations, (v) => (v === null ? "—" : v.toFixed(2)))}
 </tbody></table>
 <div class="charts">
-${chart({ title: "Injection use, hook success and loop success per day", x: days, xKind: "time", series: [
-    { label: "injection use", values: metrics.daily.map((d) => d.injectionUse) },
-    { label: "hook success", values: metrics.daily.map((d) => d.hookSuccess) },
-    { label: "loop success", values: metrics.daily.map((d) => d.loopSuccess) }
-  ] })}
-${chart({ title: "Mean iterations of a successful loop per day", x: days, xKind: "time", series: [
-    { label: "mean iterations", values: metrics.daily.map((d) => d.meanIterations) }
-  ] })}
+${
+    chart({
+      title: "Injection use, hook success and loop success per day",
+      x: days,
+      xKind: "time",
+      series: [
+        { label: "injection use", values: metrics.daily.map((d) => d.injectionUse) },
+        { label: "hook success", values: metrics.daily.map((d) => d.hookSuccess) },
+        { label: "loop success", values: metrics.daily.map((d) => d.loopSuccess) }
+      ]
+    })
+  }
+${
+    chart({
+      title: "Mean iterations of a successful loop per day",
+      x: days,
+      xKind: "time",
+      series: [
+        { label: "mean iterations", values: metrics.daily.map((d) => d.meanIterations) }
+      ]
+    })
+  }
 </div>`
 }
 
 // ---- sessions ----------------------------------------------------------------------------------------------
 
-const sessionLink = (id: string | null) => (id === null ? "" : html`<a href="/sessions/${encodeURIComponent(id)}">${id.slice(0, 12)}</a>`)
+const sessionLink = (
+  id: string | null
+) => (id === null ? "" : html`<a href="/sessions/${encodeURIComponent(id)}">${id.slice(0, 12)}</a>`)
 
 export const sessionsPage = (db: SqliteDatabase, project: string): Html => {
   const rows: ReadonlyArray<SessionRow> = listSessions(db, { limit: 200 })
   if (rows.length === 0) return html`<p class="empty">No session recorded yet.</p>`
   return html`<table class="list"><thead><tr><th>session</th><th>started</th><th>project</th><th>prompts</th><th>observations</th><th>errors</th><th>summary</th></tr></thead><tbody>
-${rows.map((s) =>
-    html`<tr><td>${sessionLink(s.sessionId)}</td><td>${time(s.startedAt)}${s.endedAt === null ? html` <span class="tag">open</span>` : ""}</td>
-<td>${shownPath(project, s.projectPath)}</td><td>${s.prompts}</td><td>${s.observations}</td><td class="${s.errors > 0 ? "bad" : ""}">${s.errors}</td>
+${
+    rows.map((s) =>
+      html`<tr><td>${sessionLink(s.sessionId)}</td><td>${time(s.startedAt)}${
+        s.endedAt === null ? html` <span class="tag">open</span>` : ""
+      }</td>
+<td>${shownPath(project, s.projectPath)}</td><td>${s.prompts}</td><td>${s.observations}</td><td class="${
+        s.errors > 0 ? "bad" : ""
+      }">${s.errors}</td>
 <td>${short(shownText(project, s.summary), 200)}</td></tr>`
-  )}
+    )
+  }
 </tbody></table>`
 }
 
@@ -138,20 +164,33 @@ export const sessionPage = (
   project: string
 ): Html => {
   const entries = [
-    ...observations.map((o) => ({ position: o.position, render: html`<li class="observation">${observationKind(o.type)} <time>${time(o.createdAt)}</time>
-<b>${shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))}</b> <code class="id">@${o.position}</code>
+    ...observations.map((o) => ({
+      position: o.position,
+      render: html`<li class="observation">${observationKind(o.type)} <time>${time(o.createdAt)}</time>
+<b>${
+        shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))
+      }</b> <code class="id">@${o.position}</code>
 ${o.errorMessage ? html`<div class="error">${shownText(project, short(o.errorMessage, 400))}</div>` : ""}
 ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(project, f)).join(", ")}</div>` : ""}
-<details><summary>output</summary><pre>${shownText(project, o.content)}</pre></details></li>` })),
+<details><summary>output</summary><pre>${shownText(project, o.content)}</pre></details></li>`
+    })),
     ...log.map((e) => ({
       position: e.position,
       render: e.kind === "prompt"
-        ? html`<li class="prompt"><span class="kind prompt">prompt</span> <time>${time(e.at)}</time><pre>${shownText(project, e.prompt)}</pre></li>`
+        ? html`<li class="prompt"><span class="kind prompt">prompt</span> <time>${time(e.at)}</time><pre>${
+          shownText(project, e.prompt)
+        }</pre></li>`
         : e.kind === "reply"
-        ? html`<li class="reply"><span class="kind reply">Claude</span> <time>${time(e.at)}</time><pre>${shownText(project, e.message)}</pre></li>`
+        ? html`<li class="reply"><span class="kind reply">Claude</span> <time>${time(e.at)}</time><pre>${
+          shownText(project, e.message)
+        }</pre></li>`
         : html`<li class="injection"><span class="kind injection">told Claude</span> <time>${time(e.at)}</time>
 <b>${e.hookEvent}</b>: ${e.reason}, ~${e.tokens} tokens from ${e.sources.length} memories
-<details><summary>the text Claude was told</summary><pre>${shownText(project, e.text)}</pre><div class="sources">sources: ${e.sources.map((s) => html`<code class="id">${s}</code> `)}</div></details></li>`
+<details><summary>the text Claude was told</summary><pre>${
+          shownText(project, e.text)
+        }</pre><div class="sources">sources: ${
+          e.sources.map((s) => html`<code class="id">${s}</code> `)
+        }</div></details></li>`
     }))
   ].sort((a, b) => a.position - b.position)
   return html`<dl class="fields"><dt>session</dt><dd><code>${session.sessionId}</code></dd>
@@ -165,11 +204,15 @@ ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(pr
 // ---- search --------------------------------------------------------------------------------------------------
 
 const hitLine = (hit: IndexHit, project: string) =>
-  html`${observationKind(hit.type)} <time>${time(hit.createdAt)}</time> ${shownText(project, hit.title)} <span class="muted">~${hit.tokens} tokens, score ${hit.score.toFixed(3)}</span>
+  html`${observationKind(hit.type)} <time>${time(hit.createdAt)}</time> ${
+    shownText(project, hit.title)
+  } <span class="muted">~${hit.tokens} tokens, score ${hit.score.toFixed(3)}</span>
 ${hit.kind === "observation" ? html`<code class="id">${hit.id}</code>` : ""} ${sessionLink(hit.sessionId)}`
 
 const detail = (o: ObservationDetail, project: string) =>
-  html`<div class="detail">${observationKind(o.type)} <time>${time(o.createdAt)}</time> <b>${shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))}</b> <code class="id">${o.id}</code>
+  html`<div class="detail">${observationKind(o.type)} <time>${time(o.createdAt)}</time> <b>${
+    shownText(project, [o.toolName, o.inputSummary].filter(Boolean).join(" "))
+  }</b> <code class="id">${o.id}</code>
 ${o.errorMessage ? html`<div class="error">${shownText(project, o.errorMessage)}</div>` : ""}
 ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(project, f)).join(", ")}</div>` : ""}
 <pre>${shownText(project, o.content)}</pre></div>`
@@ -179,27 +222,57 @@ export const searchPage = (
   layer: 1 | 2 | 3,
   result:
     | { readonly layer: 1; readonly hits: ReadonlyArray<IndexHit> }
-    | { readonly layer: 2; readonly entries: ReadonlyArray<{ readonly hit: IndexHit; readonly before: ReadonlyArray<ObservationDetail>; readonly after: ReadonlyArray<ObservationDetail> }> }
+    | {
+      readonly layer: 2
+      readonly entries: ReadonlyArray<
+        {
+          readonly hit: IndexHit
+          readonly before: ReadonlyArray<ObservationDetail>
+          readonly after: ReadonlyArray<ObservationDetail>
+        }
+      >
+    }
     | { readonly layer: 3; readonly details: ReadonlyArray<ObservationDetail> }
     | undefined,
   project: string
 ): Html => {
-  const form = html`<form method="get" action="/search" class="search"><input type="search" name="q" value="${query}" placeholder="what do you remember about..." autofocus>
-<select name="layer">${([1, 2, 3] as const).map((l) =>
-    html`<option value="${l}" ${l === layer ? raw("selected") : ""}>${["", "1: index", "2: timeline", "3: full"][l]}</option>`
-  )}</select><button type="submit">Search</button></form>`
+  const form =
+    html`<form method="get" action="/search" class="search"><input type="search" name="q" value="${query}" placeholder="what do you remember about..." autofocus>
+<select name="layer">${
+      ([1, 2, 3] as const).map((l) =>
+        html`<option value="${l}" ${l === layer ? raw("selected") : ""}>${
+          ["", "1: index", "2: timeline", "3: full"][l]
+        }</option>`
+      )
+    }</select><button type="submit">Search</button></form>`
   if (result === undefined) return form
   const empty = html`<p class="empty">Nothing found for <q>${query}</q>.</p>`
   switch (result.layer) {
     case 1:
-      return html`${form}${result.hits.length === 0 ? empty : html`<ol class="hits">${result.hits.map((h) => html`<li>${hitLine(h, project)}</li>`)}</ol>`}`
+      return html`${form}${
+        result.hits.length === 0
+          ? empty
+          : html`<ol class="hits">${result.hits.map((h) => html`<li>${hitLine(h, project)}</li>`)}</ol>`
+      }`
     case 2:
-      return html`${form}${result.entries.length === 0 ? empty : html`<ol class="hits">${result.entries.map((e) =>
-        html`<li class="group"><div class="hit">${hitLine(e.hit, project)}</div>
-<ul class="neighbours">${e.before.map((o) => html`<li class="before">before: ${detail(o, project)}</li>`)}${e.after.map((o) => html`<li class="after">after: ${detail(o, project)}</li>`)}</ul></li>`
-      )}</ol>`}`
+      return html`${form}${
+        result.entries.length === 0 ?
+          empty :
+          html`<ol class="hits">${
+            result.entries.map((e) =>
+              html`<li class="group"><div class="hit">${hitLine(e.hit, project)}</div>
+<ul class="neighbours">${e.before.map((o) => html`<li class="before">before: ${detail(o, project)}</li>`)}${
+                e.after.map((o) => html`<li class="after">after: ${detail(o, project)}</li>`)
+              }</ul></li>`
+            )
+          }</ol>`
+      }`
     case 3:
-      return html`${form}${result.details.length === 0 ? empty : html`<ol class="hits">${result.details.map((d) => html`<li>${detail(d, project)}</li>`)}</ol>`}`
+      return html`${form}${
+        result.details.length === 0
+          ? empty
+          : html`<ol class="hits">${result.details.map((d) => html`<li>${detail(d, project)}</li>`)}</ol>`
+      }`
   }
 }
 
@@ -207,56 +280,103 @@ export const searchPage = (
 
 export const loopsPage = (db: SqliteDatabase): Html => {
   const loops = listLoopRuns(db, 200)
-  if (loops.length === 0) return html`<p class="empty">No Ralph loop yet. Start one with <code>/ralph-mem:ralph start &lt;goal&gt;</code>.</p>`
+  if (loops.length === 0) {
+    return html`<p class="empty">No Ralph loop yet. Start one with <code>/ralph-mem:ralph start &lt;goal&gt;</code>.</p>`
+  }
   return html`<table class="list"><thead><tr><th>loop</th><th>goal</th><th>mode</th><th>status</th><th>iterations</th><th>started</th><th>ended</th></tr></thead><tbody>
-${loops.map((l) =>
-    html`<tr><td><a href="/loops/${encodeURIComponent(l.loopId)}">${l.loopId.slice(-8)}</a></td><td>${short(l.goal, 120)}</td><td>${l.mode}, ${l.driver}</td>
-<td class="${l.status === "success" ? "ok" : l.status === "running" ? "" : "bad"}">${l.status}${l.endReason ? `: ${short(l.endReason, 80)}` : ""}</td>
+${
+    loops.map((l) =>
+      html`<tr><td><a href="/loops/${encodeURIComponent(l.loopId)}">${l.loopId.slice(-8)}</a></td><td>${
+        short(l.goal, 120)
+      }</td><td>${l.mode}, ${l.driver}</td>
+<td class="${l.status === "success" ? "ok" : l.status === "running" ? "" : "bad"}">${l.status}${
+        l.endReason ? `: ${short(l.endReason, 80)}` : ""
+      }</td>
 <td>${l.iterations} / ${l.maxIterations}</td><td>${time(l.startedAt)}</td><td>${time(l.endedAt)}</td></tr>`
-  )}</tbody></table>`
+    )
+  }</tbody></table>`
 }
 
 const tokens = (usage: Loop["iterations"][number]["usage"]) =>
   usage === undefined
     ? "not reported"
-    : `${usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheCreationTokens}${usage.costUsd === undefined ? "" : ` ($${usage.costUsd.toFixed(4)})`}`
+    : `${usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheCreationTokens}${
+      usage.costUsd === undefined ? "" : ` ($${usage.costUsd.toFixed(4)})`
+    }`
 
 export const loopPage = (loop: Loop): Html => {
   const kinds = [...new Set(loop.iterations.flatMap((it) => (it.results ?? []).map((r) => r.kind)))]
   const x = loop.iterations.map((it) => it.iteration)
   const snapshots = [
     ...(loop.startSnapshotRef === undefined ? [] : [{ iteration: 0, ref: loop.startSnapshotRef }]),
-    ...loop.iterations.flatMap((it) => (it.snapshotRef === undefined ? [] : [{ iteration: it.iteration, ref: it.snapshotRef }]))
+    ...loop.iterations.flatMap((
+      it
+    ) => (it.snapshotRef === undefined ? [] : [{ iteration: it.iteration, ref: it.snapshotRef }]))
   ]
-  return html`<dl class="fields"><dt>goal</dt><dd>${loop.goal}</dd><dt>status</dt><dd>${loop.status}${loop.endReason ? `: ${loop.endReason}` : ""}</dd>
+  return html`<dl class="fields"><dt>goal</dt><dd>${loop.goal}</dd><dt>status</dt><dd>${loop.status}${
+    loop.endReason ? `: ${loop.endReason}` : ""
+  }</dd>
 <dt>driver</dt><dd>${loop.driver}${loop.sessionId ? html`, session ${sessionLink(loop.sessionId)}` : ""}</dd>
-<dt>started</dt><dd>${time(loop.startedAt)}</dd><dt>iterations</dt><dd>${loop.iterations.length} of at most ${loop.config.maxIterations}</dd></dl>
+<dt>started</dt><dd>${
+    time(loop.startedAt)
+  }</dd><dt>iterations</dt><dd>${loop.iterations.length} of at most ${loop.config.maxIterations}</dd></dl>
 <div class="charts">
-${chart({ title: "Checks per iteration (1 = passed, 0 = failed)", x, xKind: "index", steps: true, series: kinds.map((kind) => ({
-    label: kind,
-    values: loop.iterations.map((it) => {
-      const result = it.results?.find((r) => r.kind === kind)
-      return result === undefined ? null : result.passed ? 1 : 0
+${
+    chart({
+      title: "Checks per iteration (1 = passed, 0 = failed)",
+      x,
+      xKind: "index",
+      steps: true,
+      series: kinds.map((kind) => ({
+        label: kind,
+        values: loop.iterations.map((it) => {
+          const result = it.results?.find((r) => r.kind === kind)
+          return result === undefined ? null : result.passed ? 1 : 0
+        })
+      }))
     })
-  })) })}
-${chart({ title: "Seconds per iteration", x, xKind: "index", series: [{
-    label: "duration (s)",
-    values: loop.iterations.map((it) => (it.completedAt === undefined ? null : (it.completedAt - it.startedAt) / 1000))
-  }] })}
+  }
+${
+    chart({
+      title: "Seconds per iteration",
+      x,
+      xKind: "index",
+      series: [{
+        label: "duration (s)",
+        values: loop.iterations.map((
+          it
+        ) => (it.completedAt === undefined ? null : (it.completedAt - it.startedAt) / 1000))
+      }]
+    })
+  }
 </div>
 <table class="list"><thead><tr><th>iteration</th><th>checks</th><th>files changed</th><th>duration</th><th>tokens</th></tr></thead><tbody>
-${loop.iterations.map((it) =>
-    html`<tr><td>${it.iteration}${it.storyId ? ` (${it.storyId})` : ""}</td>
-<td>${(it.results ?? []).map((r) => html`<span class="${r.passed ? "ok" : "bad"}">${r.kind} ${r.passed ? "passed" : "failed"}</span> `)}</td>
-<td>${(it.filesChanged ?? []).join(", ")}</td><td>${it.completedAt === undefined ? "running" : `${Math.round((it.completedAt - it.startedAt) / 1000)} s`}</td>
+${
+    loop.iterations.map((it) =>
+      html`<tr><td>${it.iteration}${it.storyId ? ` (${it.storyId})` : ""}</td>
+<td>${
+        (it.results ?? []).map((r) =>
+          html`<span class="${r.passed ? "ok" : "bad"}">${r.kind} ${r.passed ? "passed" : "failed"}</span> `
+        )
+      }</td>
+<td>${(it.filesChanged ?? []).join(", ")}</td><td>${
+        it.completedAt === undefined ? "running" : `${Math.round((it.completedAt - it.startedAt) / 1000)} s`
+      }</td>
 <td>${tokens(it.usage)}</td></tr>`
-  )}</tbody></table>
+    )
+  }</tbody></table>
 <h2>Snapshots</h2>
-${snapshots.length === 0 ? html`<p class="empty">None.</p>` : html`<table class="list"><thead><tr><th>after iteration</th><th>snapshot</th><th>roll back with</th></tr></thead><tbody>
-${snapshots.map((s) =>
-    html`<tr><td>${s.iteration === 0 ? "0 (before the loop)" : s.iteration}</td><td><code>${s.ref}</code></td>
+${
+    snapshots.length === 0 ?
+      html`<p class="empty">None.</p>` :
+      html`<table class="list"><thead><tr><th>after iteration</th><th>snapshot</th><th>roll back with</th></tr></thead><tbody>
+${
+        snapshots.map((s) =>
+          html`<tr><td>${s.iteration === 0 ? "0 (before the loop)" : s.iteration}</td><td><code>${s.ref}</code></td>
 <td><code>ralph-mem ralph stop --loop ${loop.loopId} --rollback --to ${s.iteration}</code></td></tr>`
-  )}</tbody></table>`}`
+        )
+      }</tbody></table>`
+  }`
 }
 
 // ---- working memory --------------------------------------------------------------------------------------------
@@ -266,18 +386,42 @@ export const workingPage = (db: SqliteDatabase, project: string): Html => {
   const beliefs = listBeliefs(db, project)
   const tasks = listTasks(db, project)
   return html`<h2>Decisions</h2>
-${decisions.length === 0 ? html`<p class="empty">None.</p>` : html`<ul class="cards">${decisions.map((d) =>
-    html`<li><b>${d.decision}</b> <span class="tag">${d.impact}</span><div>why: ${d.rationale}</div>
-${d.alternatives.length > 0 ? html`<div>rejected: ${d.alternatives.map((a) => a.rejectedBecause === undefined ? a.option : `${a.option}: ${a.rejectedBecause}`).join("; ")}</div>` : ""}<code class="id">${d.id}</code></li>`
-  )}</ul>`}
+${
+    decisions.length === 0 ?
+      html`<p class="empty">None.</p>` :
+      html`<ul class="cards">${
+        decisions.map((d) =>
+          html`<li><b>${d.decision}</b> <span class="tag">${d.impact}</span><div>why: ${d.rationale}</div>
+${
+            d.alternatives.length > 0
+              ? html`<div>rejected: ${
+                d.alternatives.map((a) =>
+                  a.rejectedBecause === undefined ? a.option : `${a.option}: ${a.rejectedBecause}`
+                ).join("; ")
+              }</div>`
+              : ""
+          }<code class="id">${d.id}</code></li>`
+        )
+      }</ul>`
+  }
 <h2>Beliefs</h2>
-${beliefs.length === 0 ? html`<p class="empty">None.</p>` : html`<dl class="fields">${beliefs.map((b) => html`<dt>${b.key}</dt><dd>${b.value}</dd>`)}</dl>`}
+${
+    beliefs.length === 0
+      ? html`<p class="empty">None.</p>`
+      : html`<dl class="fields">${beliefs.map((b) => html`<dt>${b.key}</dt><dd>${b.value}</dd>`)}</dl>`
+  }
 <h2>Tasks</h2>
-${tasks.length === 0 ? html`<p class="empty">None.</p>` : html`<ul class="cards">${tasks.map((t) =>
-    html`<li><b>${t.title}</b> <span class="tag">${t.status}</span> <code>${t.taskId}</code>
+${
+    tasks.length === 0 ?
+      html`<p class="empty">None.</p>` :
+      html`<ul class="cards">${
+        tasks.map((t) =>
+          html`<li><b>${t.title}</b> <span class="tag">${t.status}</span> <code>${t.taskId}</code>
 <ol>${t.steps.map((s) => html`<li class="${s.status}">${s.text} <span class="tag">${s.status}</span></li>`)}</ol>
 ${t.handoff ? html`<div>handoff: ${t.handoff.note}</div>` : ""}</li>`
-  )}</ul>`}`
+        )
+      }</ul>`
+  }`
 }
 
 // ---- health -------------------------------------------------------------------------------------------------------
@@ -291,15 +435,23 @@ export const healthPage = (input: {
   readonly storage: ReadonlyArray<{ readonly name: string; readonly bytes: number }>
   readonly project: string
 }): Html =>
-  html`<dl class="fields"><dt>hook success</dt><dd class="${input.hooks.successRate >= 0.99 ? "ok" : "bad"}">${percent(input.hooks.successRate)}
+  html`<dl class="fields"><dt>hook success</dt><dd class="${input.hooks.successRate >= 0.99 ? "ok" : "bad"}">${
+    percent(input.hooks.successRate)
+  }
 (${input.hooks.invocations - input.hooks.failures} of ${input.hooks.invocations} invocations)</dd>
 <dt>database</dt><dd>${input.databaseBytes} bytes, WAL ${input.walBytes} bytes</dd></dl>
 <h2>Recent hook failures (hooks.log)</h2>
-${input.recentFailures.length === 0 ? html`<p class="empty">None.</p>` : html`<pre class="log">${input.recentFailures.join("\n")}</pre>`}
+${
+    input.recentFailures.length === 0
+      ? html`<p class="empty">None.</p>`
+      : html`<pre class="log">${input.recentFailures.join("\n")}</pre>`
+  }
 <h2>Backups</h2>
-${input.backups.length === 0 ? html`<p class="empty">None yet (one is taken after a session ends, at most once an hour).</p>` : html`<ul>${input.backups.map((b) =>
-    html`<li>${time(b.takenAt)}: ${shownPath(input.project, b.path)}</li>`
-  )}</ul>`}
+${
+    input.backups.length === 0 ?
+      html`<p class="empty">None yet (one is taken after a session ends, at most once an hour).</p>` :
+      html`<ul>${input.backups.map((b) => html`<li>${time(b.takenAt)}: ${shownPath(input.project, b.path)}</li>`)}</ul>`
+  }
 <h2>What takes the space</h2>
 <table class="list"><thead><tr><th>table or index</th><th>bytes</th></tr></thead><tbody>
 ${input.storage.map((s) => html`<tr><td>${s.name}</td><td>${s.bytes}</td></tr>`)}</tbody></table>`

@@ -11,6 +11,7 @@
  * compaction made by another process is simply read anew. New events reach open pages as server-sent events
  * that follow the log's head position.
  */
+import { serve, type ServerType } from "@hono/node-server"
 import { catalog, failureLogPath, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
 import { loadLoop } from "@ralph-mem/loop"
 import {
@@ -18,13 +19,12 @@ import {
   headPosition,
   hookStats,
   listBackups,
-  sessionLog,
   sessionDetails,
+  sessionLog,
   storageByTable,
   successMetrics
 } from "@ralph-mem/projections"
 import { fullDetails, searchIndex, timelineOf } from "@ralph-mem/projections/search"
-import { serve, type ServerType } from "@hono/node-server"
 import { type Context, Hono } from "hono"
 import { getCookie, setCookie } from "hono/cookie"
 import { streamSSE } from "hono/streaming"
@@ -56,12 +56,15 @@ export interface Viewer {
 /** dist/ui beside the CLI bundle (the entry or one of its chunks). */
 export const findAssets = (): string | undefined => {
   const here = dirname(fileURLToPath(import.meta.url))
-  return [join(here, "ui"), join(here, "..", "ui"), join(here, "..", "..", "..", "..", "dist", "ui")].find((dir) => existsSync(join(dir, "app.js")))
+  return [join(here, "ui"), join(here, "..", "ui"), join(here, "..", "..", "..", "..", "dist", "ui")].find((dir) =>
+    existsSync(join(dir, "app.js"))
+  )
 }
 
 const COOKIE = "ralph_mem_ui"
 const ALLOWED_HOSTS = (port: number) => new Set([`127.0.0.1:${port}`, `localhost:${port}`])
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const ASSET_TYPES: Record<string, string> = {
   "app.js": "text/javascript; charset=utf-8",
@@ -128,7 +131,9 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
     const position = head()
     const content = body()
     const fragment = c.req.header("x-ralph-fragment") === "1"
-    return c.html((fragment ? pages.main(title, content, position) : pages.layout(title, path, content, position)).toString())
+    return c.html(
+      (fragment ? pages.main(title, content, position) : pages.layout(title, path, content, position)).toString()
+    )
   }
 
   // The metrics read every injection of 30 days and what followed it: computed again only when the log moved
@@ -141,7 +146,10 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
       return metrics.value
     })
   app.get("/", (c) => page("Dashboard", "/", () => pages.dashboard(currentMetrics()))(c))
-  app.get("/sessions", (c) => page("Sessions", "/sessions", () => withDb((db) => pages.sessionsPage(db, options.project)))(c))
+  app.get(
+    "/sessions",
+    (c) => page("Sessions", "/sessions", () => withDb((db) => pages.sessionsPage(db, options.project)))(c)
+  )
   app.get("/sessions/:id", (c) => {
     const id = c.req.param("id")
     return page(`Session ${id.slice(0, 12)}`, "/sessions", () =>
@@ -175,7 +183,11 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
         return state === undefined ? pages.notFound(`No loop ${id}.`) : pages.loopPage(state)
       }))(c)
   })
-  app.get("/working", (c) => page("Decisions, beliefs, tasks", "/working", () => withDb((db) => pages.workingPage(db, options.project)))(c))
+  app.get(
+    "/working",
+    (c) =>
+      page("Decisions, beliefs, tasks", "/working", () => withDb((db) => pages.workingPage(db, options.project)))(c)
+  )
   app.get("/health", (c) =>
     page("Health", "/health", () =>
       withDb((db) =>

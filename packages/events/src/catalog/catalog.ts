@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 import type { EventDefinition } from "./define.ts"
 
 /** The domain shape of any event of a set of definitions: `{ _tag, ...payload }`. */
-export type EventOf<D extends EventDefinition<any, any>> = D extends EventDefinition<any, any> ? D["schema"]["Type"] : never
+export type EventOf<D extends EventDefinition<any, any>> = D extends EventDefinition<any, any> ? D["schema"]["Type"]
+  : never
 
 export interface EncodedEvent {
   readonly type: string

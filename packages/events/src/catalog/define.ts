@@ -52,7 +52,11 @@ export const defineEvent = <const Tag extends string, const F extends Fields>(
   })
   // Schemas are built on first use: a hook process touches one or two of the catalog's event types,
   // and building every schema at start-up would cost each hook several milliseconds.
-  let built: { schema: Schema.TaggedStruct<Tag, F>; payload: Schema.Struct<F>; codecs: Map<number, Schema.Codec<any, any>> } | undefined
+  let built: {
+    schema: Schema.TaggedStruct<Tag, F>
+    payload: Schema.Struct<F>
+    codecs: Map<number, Schema.Codec<any, any>>
+  } | undefined
   const build = () => {
     if (built !== undefined) return built
     const fields = typeof declaredFields === "function" ? declaredFields() : declaredFields
@@ -68,7 +72,9 @@ export const defineEvent = <const Tag extends string, const F extends Fields>(
         step.schema.pipe(
           Schema.decodeTo(next, {
             decode: SchemaGetter.transform(step.up),
-            encode: SchemaGetter.forbidden(() => `${type} v${step.version} is read-only: events are written at v${version}`)
+            encode: SchemaGetter.forbidden(() =>
+              `${type} v${step.version} is read-only: events are written at v${version}`
+            )
           })
         )
       )

@@ -1,7 +1,6 @@
 /** The ralph-mem event catalog: every event the product writes, and nothing else. */
 import { type EventOf, makeCatalog } from "./catalog.ts"
 import { HookFailed } from "./hook.ts"
-import { DatabaseRestored, EventsLost, LossAcknowledged } from "./maintenance.ts"
 import {
   LoopConfigChanged,
   LoopCriteriaEvaluated,
@@ -19,6 +18,7 @@ import {
   LoopToolBlocked,
   LoopWaited
 } from "./loop.ts"
+import { DatabaseRestored, EventsLost, LossAcknowledged } from "./maintenance.ts"
 import { MemoryForgotten, MemoryToolCalled, NoteInjected } from "./memory.ts"
 import { ObservationRecorded } from "./observation.ts"
 import {
@@ -98,4 +98,3 @@ export { Alternative, DecisionImpact, TaskStepStatus } from "./working.ts"
 /** A forget redacts the events it names. */
 export const redactedBy = (event: RalphMemEvent): ReadonlyArray<string> | undefined =>
   event._tag === "MemoryForgotten" ? event.eventIds : undefined
-

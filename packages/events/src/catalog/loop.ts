@@ -12,7 +12,16 @@ import { defineEvent } from "./define.ts"
  * iteration count, set by `ralph plan`, never by `--criteria`.
  */
 const criterionKind = () =>
-  Schema.Literals(["test_pass", "build_success", "lint_clean", "type_check", "custom", "marker", "plan_sections", "min_iterations"])
+  Schema.Literals([
+    "test_pass",
+    "build_success",
+    "lint_clean",
+    "type_check",
+    "custom",
+    "marker",
+    "plan_sections",
+    "min_iterations"
+  ])
 export type CriterionKind = ReturnType<typeof criterionKind>["Type"]
 
 const criterion = () =>

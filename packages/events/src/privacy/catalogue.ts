@@ -14,8 +14,9 @@ const parsedRules: Array<CatalogueRule | undefined> = []
 let parsedGlobal: CatalogueAllow | undefined
 
 /** One rule, parsed on first use. */
-const ruleAt = (index: number): CatalogueRule =>
-  (parsedRules[index] ??= JSON.parse(GITLEAKS_RULES[index]!) as CatalogueRule)
+const ruleAt = (
+  index: number
+): CatalogueRule => (parsedRules[index] ??= JSON.parse(GITLEAKS_RULES[index]!) as CatalogueRule)
 
 const globalAllow = (): CatalogueAllow => (parsedGlobal ??= JSON.parse(GITLEAKS_GLOBAL) as CatalogueAllow)
 
@@ -90,7 +91,7 @@ const candidates = (text: string): ReadonlyArray<CatalogueRule> => {
   const lower = text.toLowerCase()
   let found: Set<number> | undefined
   for (let index = 0; index < words.length; index++) {
-    if (lower.includes(words[index]!)) for (const rule of rules[index]!) (found ??= new Set()).add(rule)
+    if (lower.includes(words[index]!)) { for (const rule of rules[index]!) (found ??= new Set()).add(rule) }
   }
   // In catalogue order, so a text's matches do not depend on where its keywords are.
   return found === undefined ? [] : [...found].sort((a, b) => a - b).map(ruleAt)

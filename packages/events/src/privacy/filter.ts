@@ -5,7 +5,7 @@
  */
 import { catalogueMatches } from "./catalogue.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
-import { SECRET_RULES, SENSITIVE_NAME, type SecretRule } from "./secret-rules.ts"
+import { SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
 
 export interface RedactedText {
   readonly text: string
@@ -92,7 +92,21 @@ let sensitiveKey: RegExp | undefined
  * How every sensitive key ends (case-insensitively): checked first, since compiling the regex costs a
  * hook process 0.15 ms and nearly no key of a payload (`session_id`, `command`) ends like this.
  */
-const SENSITIVE_ENDINGS = ["pass", "passwd", "password", "passphrase", "secret", "secrets", "token", "key", "auth", "credential", "credentials", "cookie", "authorization"]
+const SENSITIVE_ENDINGS = [
+  "pass",
+  "passwd",
+  "password",
+  "passphrase",
+  "secret",
+  "secrets",
+  "token",
+  "key",
+  "auth",
+  "credential",
+  "credentials",
+  "cookie",
+  "authorization"
+]
 
 export const isSensitiveKey = (key: string): boolean => {
   const end = key.slice(-64)
@@ -183,11 +197,13 @@ export const redactStrings = <A>(value: A): A => {
   }
   if (typeof value === "object" && value !== null) {
     const masksValueEntry = holdsSensitiveEntry(value as Container)
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => {
-      const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
-      const masked = sensitive && typeof inner === "string" && inner !== ""
-      return [key, masked ? secretMarker("credential") : redactStrings(inner)]
-    })) as A
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => {
+        const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
+        const masked = sensitive && typeof inner === "string" && inner !== ""
+        return [key, masked ? secretMarker("credential") : redactStrings(inner)]
+      })
+    ) as A
   }
   return value
 }

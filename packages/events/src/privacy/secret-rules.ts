@@ -44,27 +44,32 @@ const contains = (...literals: ReadonlyArray<string>): Hint => ({
  * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`), unlike
  * `primaryKey`, `sortKey` or `cacheKey`: the word before `key` says what it unlocks (`api key` in prose too).
  */
-const KEY_NAME = String.raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
+const KEY_NAME = String
+  .raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
 
 /**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass` and `auth` only count as whole words (`DB_PASS`, `_auth`), not inside `bypass` or `oauth`.
  */
-export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
+export const SENSITIVE_NAME = String
+  .raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
 
 /** The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every name start. */
 const NAME_PREFIX = String.raw`[\w.-]{0,40}?`
 const NAME_START = String.raw`(?<![\w.-])`
 
 /** Values that name a type or an empty state rather than holding a secret (`password: string;`, `token = None`). */
-const NOT_A_PLACEHOLDER = String.raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)(?![\w.-]))`
+const NOT_A_PLACEHOLDER = String
+  .raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)(?![\w.-]))`
 
 /**
  * A credential value, without its quotes so they stay as context. A quote that never closes on the
  * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`.
  */
-const VALUE = NOT_A_PLACEHOLDER + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
+const VALUE = NOT_A_PLACEHOLDER +
+  String
+    .raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
 
 /** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
@@ -98,7 +103,9 @@ const assignmentAt = (text: string, at: number): boolean => {
 /** `=` or a blank, after a flag: a dash before the name, across name characters only (`--api-key=x`). */
 const flagValueAt = (text: string, at: number): boolean => {
   if (text[at] !== "=" && text[at] !== " " && text[at] !== "\t") return false
-  for (let i = at - 1; i >= 0 && at - i <= 64 && isNameCharacter(text.charCodeAt(i)); i--) if (text[i] === "-") return true
+  for (let i = at - 1; i >= 0 && at - i <= 64 && isNameCharacter(text.charCodeAt(i)); i--) {
+    if (text[i] === "-") return true
+  }
   return false
 }
 
@@ -149,7 +156,13 @@ const CREDENTIAL_HINT: Hint = {
 }
 
 /** A rule whose pattern is built on first use: the large ones cost a hook 0.1 ms to parse, and most text never needs them. */
-const lazyRule = (kind: string, source: string, flags: string, hint: Hint, secretLength?: (value: string) => number): SecretRule => {
+const lazyRule = (
+  kind: string,
+  source: string,
+  flags: string,
+  hint: Hint,
+  secretLength?: (value: string) => number
+): SecretRule => {
   let pattern: RegExp | undefined
   return {
     kind,
@@ -169,20 +182,23 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // registry login (`docker login -u me -p X`) take the next word.
   lazyRule(
     "credential",
-    String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)\\?["']?)${VALUE}`,
+    String
+      .raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)\\?["']?)${VALUE}`,
     "g",
     contains("mysql", "mariadb", "sshpass", "redis-cli", "login")
   ),
   {
     // user:password after curl's or wget's -u/--user, kept as `user:`.
     kind: "credential",
-    pattern: /(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+/g,
+    pattern:
+      /(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+/g,
     hint: contains("curl", "wget", "http", "xh")
   },
   // `aws configure set aws_secret_access_key X`, `npm config set //registry/:_authToken X`, `git config user.password X`.
   lazyRule(
     "credential",
-    String.raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
+    String
+      .raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
     "gi",
     contains("config")
   )
@@ -196,11 +212,15 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
  * In prose a bare `pass` names a password only with a `:`/`=` or a linking word after it (`pass: x`, `pass is
  * x`): followed by a space alone it is a test runner's verdict (`PASS ZEBRA-7731`, `PASS test_2fa_login`).
  */
-const PROSE_NAME = SENSITIVE_NAME.replace(String.raw`(?<![a-z])pass`, String.raw`(?<![a-z])pass(?=[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`)
+const PROSE_NAME = SENSITIVE_NAME.replace(
+  String.raw`(?<![a-z])pass`,
+  String.raw`(?<![a-z])pass(?=[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`
+)
 
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
-  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
+  String
+    .raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => /pass|secret|token|key|auth|credential|cookie/i.test(text) },
   (value) => opaqueLength(value)
@@ -220,7 +240,9 @@ const TRAILING = /[.,;:!?)\]}>]+$/
 export const opaqueLength = (raw: string): number => {
   const value = raw.replace(TRAILING, "")
   if (value.length < 8 || value.includes(SECRET_MARKER) || value.includes("[private]")) return 0
-  if (/^(?:[.~]?\/|[a-z][\w+.-]*:\/\/)/i.test(value) || /^[A-Za-z][a-z]*$/.test(value) || /^[\d.,:-]+$/.test(value)) return 0
+  if (/^(?:[.~]?\/|[a-z][\w+.-]*:\/\/)/i.test(value) || /^[A-Za-z][a-z]*$/.test(value) || /^[\d.,:-]+$/.test(value)) {
+    return 0
+  }
   // A path, a dotted name or a file (`src/auth/token.ts`, `config.auth.token`) is not opaque.
   if (/^[\w-]+(?:[./][\w-]+)+$/.test(value) && !/\d/.test(value.replace(/\.[a-z]{1,4}$/, ""))) return 0
   const letters = /[A-Za-z]/.test(value)
@@ -238,37 +260,79 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PEM blocks span lines. A BEGIN without its END masks to the end of the text: truncated keys must not leak.
   {
     kind: "private-key",
-    pattern: /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g, hint: contains("PRIVATE KEY")
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    hint: contains("PRIVATE KEY")
   },
   { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
   // After anthropic-key, which also starts with `sk-`. A digit is required so kebab-case words never match.
-  { kind: "openai-key", pattern: /(?<![A-Za-z0-9-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g, hint: contains("sk-") },
-  { kind: "github-token", pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g, hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_") },
+  {
+    kind: "openai-key",
+    pattern: /(?<![A-Za-z0-9-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g,
+    hint: contains("sk-")
+  },
+  {
+    kind: "github-token",
+    pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g,
+    hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+  },
   { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
-  { kind: "slack-token", pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g, hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-") },
-  { kind: "slack-webhook", pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w/-]+/g, hint: contains("hooks.slack.com") },
-  { kind: "stripe-key", pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, hint: contains("_live_", "_test_") },
+  {
+    kind: "slack-token",
+    pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g,
+    hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-")
+  },
+  {
+    kind: "slack-webhook",
+    pattern: /(?<keep>https:\/\/hooks\.slack\.com\/services\/)[\w/-]+/g,
+    hint: contains("hooks.slack.com")
+  },
+  {
+    kind: "stripe-key",
+    pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g,
+    hint: contains("_live_", "_test_")
+  },
   { kind: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
   { kind: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: contains("npm_") },
-  { kind: "aws-access-key", pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, hint: contains("AKIA", "ASIA", "ABIA", "ACCA") },
+  {
+    kind: "aws-access-key",
+    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+    hint: contains("AKIA", "ASIA", "ABIA", "ACCA")
+  },
   // Google OAuth access tokens; SendGrid keys in any length (the catalogue's rule wants exactly 66 characters).
   { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20,}/g, hint: contains("ya29.") },
   { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16,}\.[\w-]{16,}/g, hint: contains("SG.") },
   // A PuTTY key file's private part: the base64 lines after `Private-Lines: N`.
-  { kind: "private-key", pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+/=]+(?=\r?\n|$))*/g, hint: contains("Private-Lines") },
+  {
+    kind: "private-key",
+    pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+/=]+(?=\r?\n|$))*/g,
+    hint: contains("Private-Lines")
+  },
   { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
   // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
-  { kind: "url-password", pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:/@]{0,256}:)[^\s/]{1,256}(?=@)/g, hint: contains("://") },
+  {
+    kind: "url-password",
+    pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:/@]{0,256}:)[^\s/]{1,256}(?=@)/g,
+    hint: contains("://")
+  },
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
   {
     kind: "authorization",
-    pattern: /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi, hint: /authorization/i
+    pattern:
+      /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi,
+    hint: /authorization/i
   },
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
-  { kind: "bearer-token", pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi, hint: /bearer|basic/i },
+  {
+    kind: "bearer-token",
+    pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi,
+    hint: /bearer|basic/i
+  },
   {
     kind: "aws-secret-key",
-    pattern: /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi, hint: /secret_?access_?key/i
+    pattern:
+      /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+    hint: /secret_?access_?key/i
   },
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
@@ -276,20 +340,29 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*\\?["'])${VALUE}`),
   // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x".
   credential(
-    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}[ \t]*:?=(?![=>~])[ \t]*\\?["']?)${VALUE}`
+    String
+      .raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}[ \t]*:?=(?![=>~])[ \t]*\\?["']?)${VALUE}`
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)\\?["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
-    String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
+    String
+      .raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
   ),
   // A YAML key or header line (password: x, X-Api-Key: x): the value is the rest of the line, as YAML reads it.
-  credential(String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`),
+  credential(
+    String
+      .raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`
+  ),
   // A header inside quotes, as curl takes it: -H "X-Api-Key: x", --header 'PRIVATE-TOKEN: x'.
-  credential(String.raw`(?<keep>(?<=["'])${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^"'\r\n]*`),
+  credential(
+    String.raw`(?<keep>(?<=["'])${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^"'\r\n]*`
+  ),
   // PHP and Ruby hashes: 'password' => "x", :api_key => 'x', config.password => "x".
-  credential(String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`),
+  credential(
+    String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`
+  ),
   ...SHELL_RULES,
   PROSE_RULE
 ]

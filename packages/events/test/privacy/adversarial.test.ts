@@ -24,7 +24,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["dashed words", fill("a-")],
   ["dotted identifiers", fill("a.")],
   ["backslashes", fill("\\")],
-  ["quotes", fill('"')],
+  ["quotes", fill("\"")],
   ["jwt prefixes", fill("eyJ")],
   ["jwt-like segments", fill("eyJaaaaaaaaaa.")],
   ["PEM headers", fill("-----BEGIN RSA PRIVATE KEY-----")],
@@ -37,10 +37,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["header labels", fill("authorization: ")],
   ["assignments", fill("password=")],
   ["colon labels", fill("password:")],
-  ["unclosed quoted values", fill('password: "')],
-  ["one unclosed quoted value", 'password: "' + fill("a")],
-  ["JSON keys", fill('"password":')],
-  ["escaped JSON keys", fill('\\"password\\":\\"')],
+  ["unclosed quoted values", fill("password: \"")],
+  ["one unclosed quoted value", "password: \"" + fill("a")],
+  ["JSON keys", fill("\"password\":")],
+  ["escaped JSON keys", fill("\\\"password\\\":\\\"")],
   ["CLI flags", fill("--token ")],
   ["type annotations", fill("password: string =")],
   ["YAML lines", fill("password: x\n")],
@@ -55,13 +55,53 @@ describe("adversarial input", () => {
   })
 
   it("redacts random 1 MB mixes of rule fragments in linear time", () => {
-    const fragments = ["password", "token", "api_key", "_", ":", "=", '"', "'", "\\", "sk-", "sk-ant-", "</", ">", "<", " ", "\t", "\n"]
-      .concat(["a", "1", "://", "@", "eyJ", ".", "PRIVATE KEY-----", "-----END ", "Bearer ", "authorization", "--", "-", "name:", "value:", "AKIA", "ghp_", "/", "string"])
+    const fragments = [
+      "password",
+      "token",
+      "api_key",
+      "_",
+      ":",
+      "=",
+      "\"",
+      "'",
+      "\\",
+      "sk-",
+      "sk-ant-",
+      "</",
+      ">",
+      "<",
+      " ",
+      "\t",
+      "\n"
+    ]
+      .concat([
+        "a",
+        "1",
+        "://",
+        "@",
+        "eyJ",
+        ".",
+        "PRIVATE KEY-----",
+        "-----END ",
+        "Bearer ",
+        "authorization",
+        "--",
+        "-",
+        "name:",
+        "value:",
+        "AKIA",
+        "ghp_",
+        "/",
+        "string"
+      ])
     let seed = 7
     const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
     for (let run = 0; run < 20; run++) {
       // A few fragments per run, so the same structure repeats the way an attack would repeat it.
-      const alphabet = Array.from({ length: 2 + Math.floor(random() * 5) }, () => fragments[Math.floor(random() * fragments.length)]!)
+      const alphabet = Array.from(
+        { length: 2 + Math.floor(random() * 5) },
+        () => fragments[Math.floor(random() * fragments.length)]!
+      )
       let input = ""
       while (input.length < 1_000_000) input += alphabet[Math.floor(random() * alphabet.length)]
       const started = performance.now()
@@ -75,7 +115,10 @@ describe("adversarial input", () => {
   })
 
   it("redacts a 5 MB value spread over 100,000 strings in linear time", () => {
-    const input = Array.from({ length: 100_000 }, (_, i) => ({ i, line: `line ${i} of ordinary output, 50 chars long`, password: "p" }))
+    const input = Array.from(
+      { length: 100_000 },
+      (_, i) => ({ i, line: `line ${i} of ordinary output, 50 chars long`, password: "p" })
+    )
     const started = performance.now()
     const { redactions } = redactValue(input)
     expect(performance.now() - started).toBeLessThan(LINEAR_MS)

@@ -13,7 +13,11 @@ describe("boundForScan", () => {
   })
 
   it("leaves a payload within its bounds as it was, without changing the input", () => {
-    const input = { session_id: "s", tool_input: { command: "ls" }, tool_response: { stdout: "a\nb", items: [1, "two", null, { ok: true }] } }
+    const input = {
+      session_id: "s",
+      tool_input: { command: "ls" },
+      tool_response: { stdout: "a\nb", items: [1, "two", null, { ok: true }] }
+    }
     const copy = structuredClone(input)
     expect(boundForScan(input)).toEqual(input)
     expect(input).toEqual(copy)
@@ -21,14 +25,19 @@ describe("boundForScan", () => {
 
   it("cuts what is nested past the budget, but never a top-level field", () => {
     const items = Array.from({ length: 2 * SCAN_BUDGET / 1000 }, (_, i) => `${i}:` + "y".repeat(1000))
-    const bounded = boundForScan({ tool_response: { items }, tool_use_id: "toolu_1" }) as { tool_response: { items: Array<string> }; tool_use_id: string }
+    const bounded = boundForScan({ tool_response: { items }, tool_use_id: "toolu_1" }) as {
+      tool_response: { items: Array<string> }
+      tool_use_id: string
+    }
     expect(bounded.tool_use_id).toBe("toolu_1")
     const kept = bounded.tool_response.items.filter((item) => !item.includes("cut before scanning"))
     expect(kept.length).toBeGreaterThan(SCAN_BUDGET / 1100)
     expect(kept.length).toBeLessThan(SCAN_BUDGET / 900)
     expect(bounded.tool_response.items[0]).toBe(items[0])
     expect(bounded.tool_response.items).toHaveLength(kept.length + 1)
-    expect(bounded.tool_response.items.at(-1)).toBe(`… [${items.length - kept.length} more items cut before scanning] …`)
+    expect(bounded.tool_response.items.at(-1)).toBe(
+      `… [${items.length - kept.length} more items cut before scanning] …`
+    )
   })
 
   it("handles deep nesting without overflowing the stack", () => {

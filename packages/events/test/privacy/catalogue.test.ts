@@ -11,7 +11,10 @@ import { redactText } from "../../src/privacy/index.ts"
 /** Tokens in the shapes of vendors only the catalogue names (made up here, each with its rule's id). */
 const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["doppler-api-token", "dp.pt.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9d"],
-  ["hashicorp-tf-api-token", "aB3dE5fG7hI9jK.atlasv1.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1fG3hI5jK7lM9nO1pQ3rS5tU7v"],
+  [
+    "hashicorp-tf-api-token",
+    "aB3dE5fG7hI9jK.atlasv1.aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5zA7bC9dE1fG3hI5jK7lM9nO1pQ3rS5tU7v"
+  ],
   ["postman-api-token", "PMAK-0123456789abcdef01234567-0123456789abcdef0123456789abcdef01"],
   ["pulumi-api-token", "pul-0123456789abcdef0123456789abcdef01234567"],
   ["shopify-access-token", "shpat_0123456789abcdef0123456789abcdef"],

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { catalogueSource } from "../../src/privacy/catalogue.ts"
 import { writeFigures } from "../../../../tests/support/figures.ts"
+import { catalogueSource } from "../../src/privacy/catalogue.ts"
 import { redactText } from "../../src/privacy/index.ts"
 
 const CORPUS = join(import.meta.dirname, "corpus")
@@ -21,12 +21,21 @@ interface LineResult {
 /** A corpus file without its marks, and for each line the secrets it holds. */
 const load = (file: string): { readonly text: string; readonly lines: ReadonlyArray<LineResult> } => {
   const raw = readFileSync(join(CORPUS, file), "utf8")
-  const lines = raw.split("\n").map((line) => ({ line: line.replace(SECRET, "$1"), secrets: [...line.matchAll(SECRET)].map((m) => m[1]!) }))
+  const lines = raw.split("\n").map((line) => ({
+    line: line.replace(SECRET, "$1"),
+    secrets: [...line.matchAll(SECRET)].map((m) => m[1]!)
+  }))
   return { text: lines.map((l) => l.line).join("\n"), lines }
 }
 
 const files = readdirSync(CORPUS).filter((file) => file.endsWith(".txt")).sort()
-const figures = { "corpus files": files.length, "secrets in corpus": 0, "secrets masked": 0, "ordinary lines": 0, "ordinary lines unchanged": 0 }
+const figures = {
+  "corpus files": files.length,
+  "secrets in corpus": 0,
+  "secrets masked": 0,
+  "ordinary lines": 0,
+  "ordinary lines unchanged": 0
+}
 
 describe("the privacy corpus", () => {
   it.each(files)("%s: every secret masked, every ordinary line unchanged", (file) => {

@@ -21,16 +21,40 @@ const SHAPES: ReadonlyArray<readonly [string, string, string]> = [
   ["PHP db_password", `'db_password' => 'pa55w0rd-prod',`, "pa55w0rd-prod"],
   ["Ruby hash password", `config.password => "s3cr3t-ruby-pw"`, "s3cr3t-ruby-pw"],
   ["ENCRYPTION_KEY", `ENCRYPTION_KEY=${OPAQUE}`, OPAQUE],
-  ["APP_KEY", `APP_KEY=base64:q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c=`, "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c="],
+  [
+    "APP_KEY",
+    `APP_KEY=base64:q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c=`,
+    "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c="
+  ],
   ["JWT_SIGNING_KEY", `export JWT_SIGNING_KEY=${OPAQUE}`, OPAQUE],
-  ["SendGrid", `key 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 here`, "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"],
-  ["Google OAuth access token", `token ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR-sT_uV in use`, "a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR"],
+  [
+    "SendGrid",
+    `key 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 here`,
+    "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr"
+  ],
+  [
+    "Google OAuth access token",
+    `token ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR-sT_uV in use`,
+    "a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6mN8qR"
+  ],
   ["prose password mid-line", `ok so the db password: ${OPAQUE} and the host is db1`, OPAQUE],
   ["prose password is", `fyi the staging password is Tr0ub4dor-and-3 for now`, "Tr0ub4dor-and-3"],
-  ["PuTTY private key", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOd\n"
-      + "Private-Lines: 1\nAAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e2d3c4b5a69788796a5b4c3d2e1f0", "AAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG"],
-  ["Authorization array, no digit", `"Authorization": ["Bearer abcdefghijklmnopqrstuvwxyzABCDEF"]`, "abcdefghijklmnopqrstuvwxyzABCDEF"],
-  ["token glued after underscore", `backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt`, "ghp_abcdefghijklmnopqrstuvwxyz0123456789"]
+  [
+    "PuTTY private key",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIOd\n"
+    + "Private-Lines: 1\nAAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    "AAAAIHx9Zk3wQ7pLmN2vR8sT1uY4bC6dE0fG"
+  ],
+  [
+    "Authorization array, no digit",
+    `"Authorization": ["Bearer abcdefghijklmnopqrstuvwxyzABCDEF"]`,
+    "abcdefghijklmnopqrstuvwxyzABCDEF"
+  ],
+  [
+    "token glued after underscore",
+    `backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt`,
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+  ]
 ]
 
 describe("issue 15: secret shapes that reached the disk", () => {

@@ -8,11 +8,15 @@ describe("<private> blocks", () => {
     ["a multi-line block", "start\n<private>\nline 1\nline 2\n</private>\nend", "start\n[private]\nend"],
     ["several blocks", "<private>1</private> mid <private>2</private> end", "[private] mid [private] end"],
     ["nested blocks, removing the outermost", "a <private>x <private>y</private> z</private> b", "a [private] b"],
-    ["attributes on the opening tag", 'a <private reason="api key">x</private> b', "a [private] b"],
+    ["attributes on the opening tag", "a <private reason=\"api key\">x</private> b", "a [private] b"],
     ["whitespace inside tags", "a < private >x< /private > b", "a [private] b"],
     ["whitespace before the closing bracket", "a <private\n>x</private\n> b", "a [private] b"],
     ["an unclosed tag: everything to the end", "shown <private>hidden\nand this too", "shown [private]"],
-    ["an unclosed nested tag: everything to the end", "a <private>x</private> b <private>y <private>z</private> w", "a [private] b [private]"],
+    [
+      "an unclosed nested tag: everything to the end",
+      "a <private>x</private> b <private>y <private>z</private> w",
+      "a [private] b [private]"
+    ],
     ["a closing tag alone: the block began in another field, so all before it", "a </private> b", "[private] b"],
     ["a stray closing tag after a closed block", "<private>x</private> a </private> b", "[private] a  b"],
     ["a self-closing tag", "a <private/> b", "a  b"],

@@ -46,17 +46,30 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
   "private-key": (random) => {
     const lines = Array.from({ length: 3 }, () => chars(random, ALNUM + "+/", 64))
     const kind = pick(random, ["", "RSA ", "EC ", "OPENSSH ", "ENCRYPTED "])
-    return { text: `-----BEGIN ${kind}PRIVATE KEY-----\n${lines.join("\n")}\n-----END ${kind}PRIVATE KEY-----`, sensitive: lines[1]! }
+    return {
+      text: `-----BEGIN ${kind}PRIVATE KEY-----\n${lines.join("\n")}\n-----END ${kind}PRIVATE KEY-----`,
+      sensitive: lines[1]!
+    }
   },
   "anthropic-key": (random) => whole(`sk-ant-api03-${token(random, BASE64URL, 80)}`),
   "openai-key": (random) => whole(pick(random, ["sk-", "sk-proj-"]) + token(random, BASE64URL, 48)),
   "github-token": (random) =>
-    whole(random() < 0.5 ? pick(random, ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) + chars(random, ALNUM, 36) : `github_pat_${chars(random, ALNUM, 22)}_${chars(random, ALNUM, 59)}`),
+    whole(
+      random() < 0.5
+        ? pick(random, ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) + chars(random, ALNUM, 36)
+        : `github_pat_${chars(random, ALNUM, 22)}_${chars(random, ALNUM, 59)}`
+    ),
   "gitlab-token": (random) => whole(`glpat-${chars(random, BASE64URL, 20)}`),
-  "slack-token": (random) => whole(`xox${pick(random, [..."abposr"])}-${chars(random, "0123456789", 11)}-${chars(random, ALNUM, 24)}`),
+  "slack-token": (random) =>
+    whole(`xox${pick(random, [..."abposr"])}-${chars(random, "0123456789", 11)}-${chars(random, ALNUM, 24)}`),
   "slack-webhook": (random) => {
     const secret = chars(random, ALNUM, 24)
-    return { text: `https://hooks.slack.com/services/T${chars(random, UPPER_DIGITS, 8)}/B${chars(random, UPPER_DIGITS, 8)}/${secret}`, sensitive: secret }
+    return {
+      text: `https://hooks.slack.com/services/T${chars(random, UPPER_DIGITS, 8)}/B${
+        chars(random, UPPER_DIGITS, 8)
+      }/${secret}`,
+      sensitive: secret
+    }
   },
   "stripe-key": (random) => whole(pick(random, ["sk_live_", "rk_live_", "sk_test_"]) + chars(random, ALNUM, 24)),
   "google-api-key": (random) => whole(`AIza${chars(random, BASE64URL, 35)}`),
@@ -64,17 +77,30 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
   "google-oauth-token": (random) => whole(`ya29.${token(random, BASE64URL, between(random, 40, 120))}`),
   "sendgrid-key": (random) => whole(`SG.${chars(random, BASE64URL, 22)}.${chars(random, BASE64URL, 43)}`),
   "aws-access-key": (random) => whole(pick(random, ["AKIA", "ASIA"]) + chars(random, UPPER_DIGITS, 16)),
-  jwt: (random) => whole(`eyJ${chars(random, BASE64URL, 20)}.eyJ${chars(random, BASE64URL, 40)}.${chars(random, BASE64URL, 43)}`),
+  jwt: (random) =>
+    whole(`eyJ${chars(random, BASE64URL, 20)}.eyJ${chars(random, BASE64URL, 40)}.${chars(random, BASE64URL, 43)}`),
   "url-password": (random) => {
     const password = token(random, ALNUM + "!$*_~-", between(random, 12, 24))
     const scheme = pick(random, ["postgres", "mysql", "redis", "https", "amqp", "mongodb+srv"])
     const user = pick(random, ["", "admin", "app_user", "deploy"])
-    return { text: `${scheme}://${user}:${password}@db-${chars(random, ALNUM, 6)}.example.com:5432/app?sslmode=require`, sensitive: password }
+    return {
+      text: `${scheme}://${user}:${password}@db-${chars(random, ALNUM, 6)}.example.com:5432/app?sslmode=require`,
+      sensitive: password
+    }
   },
   authorization: (random) => {
     const credential = token(random, ALNUM + "._-", between(random, 20, 40))
-    const header = `${pick(random, ["Authorization", "authorization"])}: ${pick(random, ["Bearer ", "Basic ", "token ", ""])}${credential}`
-    return { text: pick(random, [header, `curl -H "${header}" https://api.example.com/v1`, `{"${header.replace(": ", '": "')}"}`]), sensitive: credential }
+    const header = `${pick(random, ["Authorization", "authorization"])}: ${
+      pick(random, ["Bearer ", "Basic ", "token ", ""])
+    }${credential}`
+    return {
+      text: pick(random, [
+        header,
+        `curl -H "${header}" https://api.example.com/v1`,
+        `{"${header.replace(": ", "\": \"")}"}`
+      ]),
+      sensitive: credential
+    }
   },
   "bearer-token": (random) => {
     const credential = token(random, ALNUM + "._-", between(random, 20, 40))
@@ -82,10 +108,30 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
   },
   "aws-secret-key": (random) => {
     const secret = chars(random, ALNUM + "/+", 40)
-    return { text: pick(random, [`aws_secret_access_key = ${secret}`, `AWS_SECRET_ACCESS_KEY=${secret}`, `"SecretAccessKey": "${secret}"`]), sensitive: secret }
+    return {
+      text: pick(random, [
+        `aws_secret_access_key = ${secret}`,
+        `AWS_SECRET_ACCESS_KEY=${secret}`,
+        `"SecretAccessKey": "${secret}"`
+      ]),
+      sensitive: secret
+    }
   },
   credential: (random) => {
-    const name = pick(random, ["password", "DB_PASSWORD", "passwd", "apiKey", "API_KEY", "client_secret", "access_token", "auth_token", "private_key", "SECRET", "x-api-key", "PGPASSWORD"])
+    const name = pick(random, [
+      "password",
+      "DB_PASSWORD",
+      "passwd",
+      "apiKey",
+      "API_KEY",
+      "client_secret",
+      "access_token",
+      "auth_token",
+      "private_key",
+      "SECRET",
+      "x-api-key",
+      "PGPASSWORD"
+    ])
     const flag = pick(random, ["password", "api-key", "token", "client-secret"])
     const value = token(random, PASSWORD, between(random, 12, 24))
     const text = pick(random, [
@@ -112,7 +158,8 @@ function whole(secret: string): Planted {
 /** Random coding-session text around the planted part, with separators a real transcript would have. */
 function surround(random: Random, middle: string): string {
   const context = () => (random() < 0.2 ? "" : pick(random, CLEAN_CORPUS))
-  return context() + pick(random, [" ", "\n", "\n\n", " (", "\t", ": "]) + middle + pick(random, [" ", "\n", ") ", ". ", ", "]) + context()
+  return context() + pick(random, [" ", "\n", "\n\n", " (", "\t", ": "]) + middle +
+    pick(random, [" ", "\n", ") ", ". ", ", "]) + context()
 }
 
 /** Buries a leaf a few levels deep in arrays and objects, next to unrelated clean text. */
@@ -120,10 +167,13 @@ function nest(random: Random, leaf: unknown): unknown {
   let value = leaf
   for (let depth = between(random, 0, 6); depth > 0; depth--) {
     const sibling = pick(random, CLEAN_CORPUS)
-    value =
-      random() < 0.4
-        ? [sibling, value, between(random, 0, 1000)]
-        : { [pick(random, ["tool_input", "tool_response", "content", "stdout", "items", "message", "data"])]: value, text: sibling, ok: random() < 0.5 }
+    value = random() < 0.4
+      ? [sibling, value, between(random, 0, 1000)]
+      : {
+        [pick(random, ["tool_input", "tool_response", "content", "stdout", "items", "message", "data"])]: value,
+        text: sibling,
+        ok: random() < 0.5
+      }
   }
   return value
 }
@@ -147,7 +197,9 @@ describe("planted secrets never leak", () => {
       const kind = pick(random, KINDS)
       const planted = PLANTERS[kind]!(random)
       const text = surround(random, planted.text)
-      const leaf = planted.entry !== undefined && random() < 0.3 ? { [planted.entry[0]]: planted.entry[1], note: text } : text
+      const leaf = planted.entry !== undefined && random() < 0.3
+        ? { [planted.entry[0]]: planted.entry[1], note: text }
+        : text
       const document = nest(random, leaf)
       const context = `seed ${seed}, document ${index}, kind ${kind}`
 
@@ -169,7 +221,9 @@ describe("text without secrets comes back unchanged", () => {
   it(`in ${DOCUMENTS} random nested documents`, () => {
     const random = generator(99)
     for (let index = 0; index < DOCUMENTS; index++) {
-      const text = Array.from({ length: between(random, 1, 4) }, () => pick(random, CLEAN_CORPUS)).join(pick(random, ["\n", " ", "\n\n"]))
+      const text = Array.from({ length: between(random, 1, 4) }, () => pick(random, CLEAN_CORPUS)).join(
+        pick(random, ["\n", " ", "\n\n"])
+      )
       const document = nest(random, text)
       expect(redactValue(document), `document ${index}`).toEqual({ value: document, redactions: 0 })
     }

@@ -14,7 +14,11 @@ describe("redactValue", () => {
     const { value, redactions } = redactValue(input)
     expect(value).toEqual({
       tool_name: "Bash",
-      tool_input: { command: "git push https://x:[secret:github-token]@github.com/a/b", timeout: 120, background: false },
+      tool_input: {
+        command: "git push https://x:[secret:github-token]@github.com/a/b",
+        timeout: 120,
+        background: false
+      },
       tool_response: [{ stdout: "ok [private] done", lines: [1, 2, null] }],
       GITHUB_TOKEN_COUNT: 3
     })
@@ -50,21 +54,51 @@ describe("redactValue", () => {
 
   it("masks the value of name/value environment entries with a sensitive name", () => {
     const input = { env: [{ name: "DB_PASSWORD", value: "hunter2" }, { Name: "PORT", Value: "3000" }] }
-    expect(redactValue(input).value).toEqual({ env: [{ name: "DB_PASSWORD", value: "[secret:credential]" }, { Name: "PORT", Value: "3000" }] })
+    expect(redactValue(input).value).toEqual({
+      env: [{ name: "DB_PASSWORD", value: "[secret:credential]" }, { Name: "PORT", Value: "3000" }]
+    })
   })
 
   it("recognises sensitive key names by their ending, not by substrings", () => {
-    for (const key of ["password", "DB_PASSWORD", "passwd", "clientSecret", "api_key", "apiKey", "x-api-key", "access_token", "private_key", "Authorization", "_auth", "set-cookie"]) {
+    for (
+      const key of [
+        "password",
+        "DB_PASSWORD",
+        "passwd",
+        "clientSecret",
+        "api_key",
+        "apiKey",
+        "x-api-key",
+        "access_token",
+        "private_key",
+        "Authorization",
+        "_auth",
+        "set-cookie"
+      ]
+    ) {
       expect(isSensitiveKey(key), key).toBe(true)
     }
-    for (const key of ["max_tokens", "token_count", "password_hash", "secretName", "author", "keys", "bypass", "oauth_provider"]) {
+    for (
+      const key of [
+        "max_tokens",
+        "token_count",
+        "password_hash",
+        "secretName",
+        "author",
+        "keys",
+        "bypass",
+        "oauth_provider"
+      ]
+    ) {
       expect(isSensitiveKey(key), key).toBe(false)
     }
   })
 
   it("redacts a bare string and passes other primitives through", () => {
     expect(redactValue(`key ${GITHUB_TOKEN}`)).toEqual({ value: "key [secret:github-token]", redactions: 1 })
-    for (const primitive of [42, true, null, undefined, 10n]) expect(redactValue(primitive)).toEqual({ value: primitive, redactions: 0 })
+    for (const primitive of [42, true, null, undefined, 10n]) {
+      expect(redactValue(primitive)).toEqual({ value: primitive, redactions: 0 })
+    }
   })
 
   it("never mutates its input", () => {
@@ -82,7 +116,7 @@ describe("redactValue", () => {
   })
 
   it("keeps a __proto__ key from JSON as a plain property", () => {
-    const input: unknown = JSON.parse('{"__proto__": {"polluted": "yes"}, "ok": 1}')
+    const input: unknown = JSON.parse("{\"__proto__\": {\"polluted\": \"yes\"}, \"ok\": 1}")
     const value = redactValue(input).value as Record<string, unknown>
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
     expect(Object.keys(value)).toEqual(["__proto__", "ok"])

@@ -10,51 +10,111 @@ const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvB
 const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE here", "key [secret:aws-access-key] here"],
   ["aws-access-key", "ASIAY34FZKBOKMUTVV7A", "[secret:aws-access-key]"],
-  ["aws-secret-key", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [secret:aws-secret-key]"],
-  ["aws-secret-key", '"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"', '"SecretAccessKey": "[secret:aws-secret-key]"'],
-  ["anthropic-key", "ANTHROPIC_API_KEY=sk-ant-api03-Zx9_abcdefghijklmnopqrstuvwxyz-0123", "ANTHROPIC_API_KEY=[secret:anthropic-key]"],
+  [
+    "aws-secret-key",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws_secret_access_key = [secret:aws-secret-key]"
+  ],
+  [
+    "aws-secret-key",
+    "\"SecretAccessKey\": \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",
+    "\"SecretAccessKey\": \"[secret:aws-secret-key]\""
+  ],
+  [
+    "anthropic-key",
+    "ANTHROPIC_API_KEY=sk-ant-api03-Zx9_abcdefghijklmnopqrstuvwxyz-0123",
+    "ANTHROPIC_API_KEY=[secret:anthropic-key]"
+  ],
   ["openai-key", "use sk-proj-Ab3dEfGhIjKlMnOpQrStUvWx_yz012 now", "use [secret:openai-key] now"],
   ["openai-key", "sk-T3BlbkFJabcdefghijklmnopqrstuvwxyz012345", "[secret:openai-key]"],
   ["github-token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[secret:github-token]"],
-  ["github-token", "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ghs_abcdefghijklmnopqrstuvwxyz0123456789", "[secret:github-token] [secret:github-token]"],
+  [
+    "github-token",
+    "gho_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+    "[secret:github-token] [secret:github-token]"
+  ],
   ["github-token", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ", "[secret:github-token]"],
   ["gitlab-token", "glpat-xY12abcdefghijKLMNOP", "[secret:gitlab-token]"],
   ["slack-token", "xoxb-1234567890-0987654321-AbCdEfGhIjKl", "[secret:slack-token]"],
-  ["slack-webhook", "https://hooks.slack.com/services/T000/B000/XXXXXXXX", "https://hooks.slack.com/services/[secret:slack-webhook]"],
-  ["stripe-key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc rk_live_abcdefghijklmnop1234", "[secret:stripe-key] [secret:stripe-key]"],
+  [
+    "slack-webhook",
+    "https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+    "https://hooks.slack.com/services/[secret:slack-webhook]"
+  ],
+  [
+    "stripe-key",
+    "sk_live_4eC39HqLyjWDarjtT1zdp7dc rk_live_abcdefghijklmnop1234",
+    "[secret:stripe-key] [secret:stripe-key]"
+  ],
   ["google-api-key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "[secret:google-api-key]"],
-  ["npm-token", "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789", "//registry.npmjs.org/:_authToken=[secret:npm-token]"],
+  [
+    "npm-token",
+    "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    "//registry.npmjs.org/:_authToken=[secret:npm-token]"
+  ],
   ["jwt", `token ${JWT}.`, "token [secret:jwt]."],
   ["private-key", `before\n${PEM}\nafter`, "before\n[secret:private-key]\nafter"],
   ["private-key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n(truncated", "[secret:private-key]"],
-  ["url-password", "postgres://admin:s3cr3t@db.example.com:5432/app", "postgres://admin:[secret:url-password]@db.example.com:5432/app"],
+  [
+    "url-password",
+    "postgres://admin:s3cr3t@db.example.com:5432/app",
+    "postgres://admin:[secret:url-password]@db.example.com:5432/app"
+  ],
   ["url-password", "redis://:p@ss:word@localhost:6379", "redis://:[secret:url-password]@localhost:6379"],
-  ["authorization", 'curl -H "Authorization: Bearer abc.def" https://x', 'curl -H "Authorization: Bearer [secret:authorization]" https://x'],
+  [
+    "authorization",
+    "curl -H \"Authorization: Bearer abc.def\" https://x",
+    "curl -H \"Authorization: Bearer [secret:authorization]\" https://x"
+  ],
   ["authorization", "authorization: Basic dXNlcjpwYXNz", "authorization: Basic [secret:authorization]"],
-  ["authorization", '{"Authorization": "token xyz"}', '{"Authorization": "token [secret:authorization]"}'],
+  ["authorization", "{\"Authorization\": \"token xyz\"}", "{\"Authorization\": \"token [secret:authorization]\"}"],
   ["bearer-token", "sent Bearer 0a1b2c3d4e5f6a7b8c9d to the API", "sent Bearer [secret:bearer-token] to the API"],
   ["credential", "DB_PASSWORD=hunter2", "DB_PASSWORD=[secret:credential]"],
   ["credential", "export API_KEY='abc def'", "export API_KEY='[secret:credential]'"],
   ["credential", "passwd: s3cret", "passwd: [secret:credential]"],
   ["credential", "  password: correct horse battery", "  password: [secret:credential]"],
   ["credential", "X-Api-Key: 12345", "X-Api-Key: [secret:credential]"],
-  ["credential", '{"password": "p@ss\\"w", "user": "bob"}', '{"password": "[secret:credential]", "user": "bob"}'],
+  [
+    "credential",
+    "{\"password\": \"p@ss\\\"w\", \"user\": \"bob\"}",
+    "{\"password\": \"[secret:credential]\", \"user\": \"bob\"}"
+  ],
   ["credential", "{'client_secret': 'abc', 'id': 1}", "{'client_secret': '[secret:credential]', 'id': 1}"],
-  ["credential", 'login({ user: "a", password: "xyz" })', 'login({ user: "a", password: "[secret:credential]" })'],
+  [
+    "credential",
+    "login({ user: \"a\", password: \"xyz\" })",
+    "login({ user: \"a\", password: \"[secret:credential]\" })"
+  ],
   ["credential", "mysql --password foo --user root", "mysql --password [secret:credential] --user root"],
   ["credential", "deploy --api-key=abc123", "deploy --api-key=[secret:credential]"],
-  ["credential", 'const token: string = "tok123"', 'const token: string = "[secret:credential]"'],
-  ["credential", 'os.environ["SECRET"] = "sss"', 'os.environ["SECRET"] = "[secret:credential]"'],
+  ["credential", "const token: string = \"tok123\"", "const token: string = \"[secret:credential]\""],
+  ["credential", "os.environ[\"SECRET\"] = \"sss\"", "os.environ[\"SECRET\"] = \"[secret:credential]\""],
   ["credential", "access_token=abc&state=1", "access_token=[secret:credential]&state=1"],
-  ["credential", "apikey=abc auth_token=def private_key=ghi", "apikey=[secret:credential] auth_token=[secret:credential] private_key=[secret:credential]"],
-  ["credential", 'password = "never closed', 'password = "[secret:credential]'],
+  [
+    "credential",
+    "apikey=abc auth_token=def private_key=ghi",
+    "apikey=[secret:credential] auth_token=[secret:credential] private_key=[secret:credential]"
+  ],
+  ["credential", "password = \"never closed", "password = \"[secret:credential]"],
   ["credential", "- name: DB_PASSWORD\n  value: supersecret", "- name: DB_PASSWORD\n  value: [secret:credential]"],
-  ["credential", '{"name":"API_TOKEN","value":"zzz"}', '{"name":"API_TOKEN","value":"[secret:credential]"}'],
-  ["credential", '{\\"password\\":\\"hunter2\\",\\"user\\":\\"bob\\"}', '{\\"password\\":\\"[secret:credential]\\",\\"user\\":\\"bob\\"}'],
+  [
+    "credential",
+    "{\"name\":\"API_TOKEN\",\"value\":\"zzz\"}",
+    "{\"name\":\"API_TOKEN\",\"value\":\"[secret:credential]\"}"
+  ],
+  [
+    "credential",
+    "{\\\"password\\\":\\\"hunter2\\\",\\\"user\\\":\\\"bob\\\"}",
+    "{\\\"password\\\":\\\"[secret:credential]\\\",\\\"user\\\":\\\"bob\\\"}"
+  ],
   ["credential", "mysql -uroot -phunter2 app", "mysql -uroot -p[secret:credential] app"],
   ["credential", "sshpass -p hunter2 ssh host", "sshpass -p [secret:credential] ssh host"],
   ["credential", "curl -u admin:hunter2 https://x", "curl -u admin:[secret:credential] https://x"],
-  ["credential", "aws configure set aws_secret_access_key abc", "aws configure set aws_secret_access_key [secret:credential]"],
+  [
+    "credential",
+    "aws configure set aws_secret_access_key abc",
+    "aws configure set aws_secret_access_key [secret:credential]"
+  ],
   ["credential", `curl -H "X-Auth-Token: abc" x`, `curl -H "X-Auth-Token: [secret:credential]" x`],
   ["credential", `'db_password' => 'abc',`, `'db_password' => '[secret:credential]',`],
   ["credential", "APP_KEY=abc JWT_SIGNING_KEY=def", "APP_KEY=[secret:credential] JWT_SIGNING_KEY=[secret:credential]"],
@@ -62,8 +122,16 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["credential", "the api key is Tr0ub4dor-and-3.", "the api key is [secret:credential]."],
   ["google-oauth-token", "ya29.a0AfH6SMBx3kQ9vLr2Zt8pW1nY5cD7eF0gH4jK6", "[secret:google-oauth-token]"],
   ["sendgrid-key", "SG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kq", "[secret:sendgrid-key]"],
-  ["private-key", "Private-Lines: 2\nAAAAIHx9Zk3wQ7pL\nmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e", "Private-Lines: 2\n[secret:private-key]\nPrivate-MAC: 8f1e"],
-  ["authorization", '"Authorization": ["Bearer abcdefghijklmnop"]', '"Authorization": ["Bearer [secret:authorization]"]'],
+  [
+    "private-key",
+    "Private-Lines: 2\nAAAAIHx9Zk3wQ7pL\nmN2vR8sT1uY4bC6dE0fG\nPrivate-MAC: 8f1e",
+    "Private-Lines: 2\n[secret:private-key]\nPrivate-MAC: 8f1e"
+  ],
+  [
+    "authorization",
+    "\"Authorization\": [\"Bearer abcdefghijklmnop\"]",
+    "\"Authorization\": [\"Bearer [secret:authorization]\"]"
+  ],
   ["github-token", "backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt", "backup_[secret:github-token].txt"]
 ]
 
@@ -83,7 +151,10 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
   ["credential", "bypass=true compass=north oauth=enabled"],
   ["credential", "secretName = 'db' and isSecret = false"],
-  ["credential", "3f1c2b4e-5d6a-4b8c-9d0e-1f2a3b4c5d6e 8d5a97a3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e7 /home/dev/.ssh/id_rsa.pub"],
+  [
+    "credential",
+    "3f1c2b4e-5d6a-4b8c-9d0e-1f2a3b4c5d6e 8d5a97a3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e7 /home/dev/.ssh/id_rsa.pub"
+  ],
   ["credential", "the password is required; the token was expired; see the api key docs/keys.md"],
   ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
@@ -115,14 +186,102 @@ describe("secret rules", () => {
     // Texts assembled from the pieces the patterns are made of (names, separators, quotes, values), so
     // that many of them match; whenever a pattern matches, its hint must match too.
     const pieces = [
-      "password", "passwd", "PASS", "Passphrase", "api_key", "api-key", "ApiKey", "private-key", "secret_access_key",
-      "SECRET", "secrets", "token", "Token", "auth", "_auth", "oauth", "credentials", "Credential", "cookie", "name",
-      "Name", "value", "Value", "DB_", "x-", "config.", "--", "-", "\"", "'", "\\\"", "\\", "]", "[", ":", "=", ":=",
-      "==", "=>", " ", "\t", "\n", "\r\n", ",", "?", "string", "none", "abc123", "hunter2", "&", "bypass", "key",
-      "passed", "{", "}", ";", "os.environ", "const ", "AKIAIOSFODNN7EXAMPLE", "Bearer ", "://", "@", "sk-", "ghp_",
-      "\"password\"", "'token'", "\"name\"", "\"value\"", "name: ", "value: ", "\": \"", "--token ", "password: ",
-      "secre", "oken", "ecret", "word", "phrase", "s", "valuex", "mysql ", " -p", "-phunter2", "sshpass -p ", "curl ",
-      " -u ", "admin:", "config set ", "configure ", " is ", "=>", "'password' => ", "APP_KEY", "hunter2x9", "curl -u a:", "wget --user=b:"
+      "password",
+      "passwd",
+      "PASS",
+      "Passphrase",
+      "api_key",
+      "api-key",
+      "ApiKey",
+      "private-key",
+      "secret_access_key",
+      "SECRET",
+      "secrets",
+      "token",
+      "Token",
+      "auth",
+      "_auth",
+      "oauth",
+      "credentials",
+      "Credential",
+      "cookie",
+      "name",
+      "Name",
+      "value",
+      "Value",
+      "DB_",
+      "x-",
+      "config.",
+      "--",
+      "-",
+      "\"",
+      "'",
+      "\\\"",
+      "\\",
+      "]",
+      "[",
+      ":",
+      "=",
+      ":=",
+      "==",
+      "=>",
+      " ",
+      "\t",
+      "\n",
+      "\r\n",
+      ",",
+      "?",
+      "string",
+      "none",
+      "abc123",
+      "hunter2",
+      "&",
+      "bypass",
+      "key",
+      "passed",
+      "{",
+      "}",
+      ";",
+      "os.environ",
+      "const ",
+      "AKIAIOSFODNN7EXAMPLE",
+      "Bearer ",
+      "://",
+      "@",
+      "sk-",
+      "ghp_",
+      "\"password\"",
+      "'token'",
+      "\"name\"",
+      "\"value\"",
+      "name: ",
+      "value: ",
+      "\": \"",
+      "--token ",
+      "password: ",
+      "secre",
+      "oken",
+      "ecret",
+      "word",
+      "phrase",
+      "s",
+      "valuex",
+      "mysql ",
+      " -p",
+      "-phunter2",
+      "sshpass -p ",
+      "curl ",
+      " -u ",
+      "admin:",
+      "config set ",
+      "configure ",
+      " is ",
+      "=>",
+      "'password' => ",
+      "APP_KEY",
+      "hunter2x9",
+      "curl -u a:",
+      "wget --user=b:"
     ]
     let seed = 42
     const next = (n: number) => {
@@ -140,14 +299,46 @@ describe("secret rules", () => {
       }
     }
     // The texts did exercise every credential pattern.
-    for (const [rule, count] of matches) if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(2)
+    for (const [rule, count] of matches) {
+      if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(2)
+    }
   })
 
   it("recognises sensitive keys exactly as the full pattern does", () => {
     const full = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
-    const words = ["password", "Passwd", "PASS", "passphrase", "bypass", "secret", "Secrets", "api_key", "apiKey", "x-api-key", "private-key",
-      "SecretAccessKey", "token", "tokens", "auth", "oauth", "OAuth", "_auth", "credential", "Credentials", "cookie", "Authorization", "key", "monkey",
-      "session_id", "command", "name", "value", "DB_", "client_", "\u212Aey"]
+    const words = [
+      "password",
+      "Passwd",
+      "PASS",
+      "passphrase",
+      "bypass",
+      "secret",
+      "Secrets",
+      "api_key",
+      "apiKey",
+      "x-api-key",
+      "private-key",
+      "SecretAccessKey",
+      "token",
+      "tokens",
+      "auth",
+      "oauth",
+      "OAuth",
+      "_auth",
+      "credential",
+      "Credentials",
+      "cookie",
+      "Authorization",
+      "key",
+      "monkey",
+      "session_id",
+      "command",
+      "name",
+      "value",
+      "DB_",
+      "client_",
+      "\u212Aey"
+    ]
     for (const a of words) {
       for (const b of ["", ...words]) {
         const key = `${b}${a}`
@@ -164,7 +355,14 @@ describe("secret rules", () => {
   })
 
   it("reads a test runner's PASS as a verdict, not a password", () => {
-    for (const line of ["PASS ZEBRA-7731-QUOKKA", "PASS test_2fa_login", 'echo "PASS ZEBRA-7731-QUOKKA" # npm test', "  PASS  src/auth.test.ts (5 ms)"]) {
+    for (
+      const line of [
+        "PASS ZEBRA-7731-QUOKKA",
+        "PASS test_2fa_login",
+        "echo \"PASS ZEBRA-7731-QUOKKA\" # npm test",
+        "  PASS  src/auth.test.ts (5 ms)"
+      ]
+    ) {
       expect(redactText(line), line).toEqual({ text: line, redactions: 0 })
     }
   })

@@ -133,7 +133,7 @@ const makefileTargets = (text: string): ReadonlySet<string> => {
   const targets = new Set<string>()
   for (const line of text.split(/\r?\n/)) {
     const rule = /^([A-Za-z0-9_.\-/ ]+?)\s*::?(?![=:])/.exec(line)
-    if (rule?.[1] !== undefined) for (const target of rule[1].trim().split(/\s+/)) targets.add(target)
+    if (rule?.[1] !== undefined) { for (const target of rule[1].trim().split(/\s+/)) targets.add(target) }
   }
   return targets
 }
@@ -187,4 +187,11 @@ const fromPython: Detector = (kind, project) => {
   return undefined
 }
 
-const detectors: ReadonlyArray<Detector> = [fromPackageScripts, fromMakefile, fromTsconfig, fromCargo, fromGoModule, fromPython]
+const detectors: ReadonlyArray<Detector> = [
+  fromPackageScripts,
+  fromMakefile,
+  fromTsconfig,
+  fromCargo,
+  fromGoModule,
+  fromPython
+]

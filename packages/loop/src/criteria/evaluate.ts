@@ -1,7 +1,7 @@
 /** Checks a loop's success criteria, in order, and decides whether the loop's goal is met. */
 import type { Criterion, CriterionResult } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { type RunCriterionOptions, runCriterion } from "./run.ts"
+import { runCriterion, type RunCriterionOptions } from "./run.ts"
 
 export interface CriteriaEvaluation {
   readonly results: ReadonlyArray<CriterionResult>

@@ -1,8 +1,6 @@
-export { type Argv, detectCommand, type DetectableKind, isDetectableKind } from "./detect.ts"
-export { type CriteriaEvaluation, evaluateCriteria } from "./evaluate.ts"
 export { fingerprintFailure, type FingerprintOptions } from "@ralph-mem/projections"
-export { type CommandOptions, type CommandOutcome, runCommand } from "./process.ts"
-export { runCriterion, type RunCriterionOptions } from "./run.ts"
+export { type Argv, type DetectableKind, detectCommand, isDetectableKind } from "./detect.ts"
+export { type CriteriaEvaluation, evaluateCriteria } from "./evaluate.ts"
 export {
   checkMinIterations,
   checkPlanSections,
@@ -10,3 +8,5 @@ export {
   DEFAULT_PLAN_MARKER,
   DEFAULT_PLAN_SECTIONS
 } from "./plan.ts"
+export { type CommandOptions, type CommandOutcome, runCommand } from "./process.ts"
+export { runCriterion, type RunCriterionOptions } from "./run.ts"

@@ -27,7 +27,8 @@ const SYNONYMS: ReadonlyArray<ReadonlyArray<string>> = [
   ["decisions", "결정", "결정 사항"]
 ]
 
-const normalize = (text: string) => text.normalize("NFC").toLowerCase().replace(/[*_`]/g, "").replace(/\s+/g, " ").trim()
+const normalize = (text: string) =>
+  text.normalize("NFC").toLowerCase().replace(/[*_`]/g, "").replace(/\s+/g, " ").trim()
 
 const namesFor = (section: string): ReadonlyArray<string> => {
   const name = normalize(section)
@@ -43,7 +44,12 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** A heading names a section when it contains one of its names as words ("Implementation Steps"); Korean by substring. */
 const headingNames = (heading: string, names: ReadonlyArray<string>) =>
-  names.some((name) => (isHangul(name) ? heading.includes(name) : new RegExp(`(^|[^\\p{L}\\p{N}])${escape(name)}($|[^\\p{L}\\p{N}])`, "u").test(heading)))
+  names.some((
+    name
+  ) => (isHangul(name)
+    ? heading.includes(name)
+    : new RegExp(`(^|[^\\p{L}\\p{N}])${escape(name)}($|[^\\p{L}\\p{N}])`, "u").test(heading))
+  )
 
 const missingSections = (plan: string, sections: ReadonlyArray<string>): ReadonlyArray<string> => {
   const headings = headingsOf(plan)
@@ -54,10 +60,23 @@ export const checkPlanSections = (criterion: Criterion, plan: string | undefined
   const sections = criterion.sections ?? DEFAULT_PLAN_SECTIONS
   const missing = missingSections(plan ?? "", sections)
   if (missing.length === 0) {
-    return { kind: "plan_sections", passed: true, durationMs: 0, outputTail: `every required section has a heading: ${sections.join(", ")}` }
+    return {
+      kind: "plan_sections",
+      passed: true,
+      durationMs: 0,
+      outputTail: `every required section has a heading: ${sections.join(", ")}`
+    }
   }
-  const outputTail = `the plan lacks a heading for: ${missing.join(", ")} (a Markdown heading such as "## ${missing[0]}"; Korean headings count too)`
-  return { kind: "plan_sections", passed: false, durationMs: 0, outputTail, fingerprint: fingerprintFailure("", { fallback: `missing: ${missing.join(", ")}` }) }
+  const outputTail = `the plan lacks a heading for: ${missing.join(", ")} (a Markdown heading such as "## ${
+    missing[0]
+  }"; Korean headings count too)`
+  return {
+    kind: "plan_sections",
+    passed: false,
+    durationMs: 0,
+    outputTail,
+    fingerprint: fingerprintFailure("", { fallback: `missing: ${missing.join(", ")}` })
+  }
 }
 
 export const checkMinIterations = (criterion: Criterion, iteration: number | undefined): CriterionResult => {
@@ -69,7 +88,8 @@ export const checkMinIterations = (criterion: Criterion, iteration: number | und
       kind: "min_iterations",
       passed: false,
       durationMs: 0,
-      outputTail: `iteration ${reached}: the plan needs at least ${minimum} iterations (the first is a draft to critique)`,
+      outputTail:
+        `iteration ${reached}: the plan needs at least ${minimum} iterations (the first is a draft to critique)`,
       // Not a repeating failure: each iteration gets closer, so it never counts as "no progress".
       fingerprint: `below the minimum at iteration ${reached}`
     }

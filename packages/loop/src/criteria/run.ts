@@ -50,7 +50,13 @@ const checkMarker = (criterion: Criterion, options: RunCriterionOptions): Criter
     : `marker ${marker} not found in the last assistant message`
   return passed
     ? { kind: "marker", passed, durationMs: 0, outputTail }
-    : { kind: "marker", passed, durationMs: 0, outputTail, fingerprint: fingerprintFailure("", { fallback: outputTail }) }
+    : {
+      kind: "marker",
+      passed,
+      durationMs: 0,
+      outputTail,
+      fingerprint: fingerprintFailure("", { fallback: outputTail })
+    }
 }
 
 // --- commands -------------------------------------------------------------------------------------------------
@@ -65,7 +71,11 @@ const missingCommand = (criterion: Criterion, options: RunCriterionOptions): Cri
   return failedWithoutRunning(criterion.kind, `${where}; ${howToSetCommand(criterion.kind)}`)
 }
 
-const failedWithoutRunning = (kind: Criterion["kind"], reason: string, command?: ReadonlyArray<string>): CriterionResult => ({
+const failedWithoutRunning = (
+  kind: Criterion["kind"],
+  reason: string,
+  command?: ReadonlyArray<string>
+): CriterionResult => ({
   kind,
   passed: false,
   ...(command === undefined ? {} : { command }),
@@ -135,8 +145,15 @@ const toResult = (
 }
 
 /** Why a run failed, in one line, appended to the tail so the reason survives even when the output is silent. */
-const outcomeNote = (outcome: CommandOutcome, expected: number, timeoutMs: number, command: ReadonlyArray<string>): string => {
-  if (outcome.startError !== undefined) return `\n[ralph-mem] could not start ${JSON.stringify(command)}: ${outcome.startError}`
+const outcomeNote = (
+  outcome: CommandOutcome,
+  expected: number,
+  timeoutMs: number,
+  command: ReadonlyArray<string>
+): string => {
+  if (outcome.startError !== undefined) {
+    return `\n[ralph-mem] could not start ${JSON.stringify(command)}: ${outcome.startError}`
+  }
   if (outcome.timedOut) return `\n[ralph-mem] timed out after ${timeoutMs} ms; the process group was killed`
   if (outcome.exitCode === undefined) return `\n[ralph-mem] killed by ${outcome.signal ?? "a signal"}`
   if (outcome.exitCode !== expected) return `\n[ralph-mem] exit code ${outcome.exitCode}, expected ${expected}`

@@ -7,14 +7,16 @@ const packageJson = (scripts: Record<string, string>) => JSON.stringify({ name: 
 const allScripts = packageJson({ test: "vitest run", build: "tsc -b", lint: "eslint .", typecheck: "tsc --noEmit" })
 
 describe("detectCommand: package.json scripts through the project's package manager", () => {
-  it.each([
-    ["no lockfile", {}, "npm"],
-    ["package-lock.json", { "package-lock.json": "{}" }, "npm"],
-    ["pnpm-lock.yaml", { "pnpm-lock.yaml": "" }, "pnpm"],
-    ["yarn.lock", { "yarn.lock": "" }, "yarn"],
-    ["bun.lockb", { "bun.lockb": "" }, "bun"],
-    ["bun.lock", { "bun.lock": "{}" }, "bun"]
-  ] as const)("%s -> %s", (_, lockfiles, manager) => {
+  it.each(
+    [
+      ["no lockfile", {}, "npm"],
+      ["package-lock.json", { "package-lock.json": "{}" }, "npm"],
+      ["pnpm-lock.yaml", { "pnpm-lock.yaml": "" }, "pnpm"],
+      ["yarn.lock", { "yarn.lock": "" }, "yarn"],
+      ["bun.lockb", { "bun.lockb": "" }, "bun"],
+      ["bun.lock", { "bun.lock": "{}" }, "bun"]
+    ] as const
+  )("%s -> %s", (_, lockfiles, manager) => {
     const root = tempProject({ "package.json": allScripts, ...lockfiles })
     const run = (script: string) => (manager === "npm" ? ["npm", "run", "--silent", script] : [manager, "run", script])
     expect(detectCommand("test_pass", root)).toEqual(run("test"))
@@ -81,7 +83,15 @@ describe("detectCommand: ecosystem conventions", () => {
   })
 
   it("Makefile targets -> make <target>, declared targets winning over conventions", () => {
-    const makefile = [".PHONY: test build", "CC := gcc", "test: build", "\tgo test ./...", "build:", "\tgo build ./...", ""].join("\n")
+    const makefile = [
+      ".PHONY: test build",
+      "CC := gcc",
+      "test: build",
+      "\tgo test ./...",
+      "build:",
+      "\tgo build ./...",
+      ""
+    ].join("\n")
     const root = tempProject({ Makefile: makefile, "go.mod": "module x\n" })
     expect(detectCommand("test_pass", root)).toEqual(["make", "test"])
     expect(detectCommand("build_success", root)).toEqual(["make", "build"])

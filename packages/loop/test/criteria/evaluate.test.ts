@@ -49,7 +49,9 @@ describe("evaluateCriteria", () => {
     })
 
     it("a found marker cannot outvote a failing command criterion, but is still recorded", async () => {
-      const evaluation = await run(evaluateCriteria([marker, failing], { projectRoot: project(), lastAssistantMessage: DONE }))
+      const evaluation = await run(
+        evaluateCriteria([marker, failing], { projectRoot: project(), lastAssistantMessage: DONE })
+      )
       expect(evaluation.passed).toBe(false)
       expect(evaluation.results.map((result) => [result.kind, result.passed])).toEqual([
         ["marker", true],
@@ -59,8 +61,10 @@ describe("evaluateCriteria", () => {
 
     it("with command criteria, passing needs them to pass as well as the marker", async () => {
       const root = project()
-      expect((await run(evaluateCriteria([passing, marker], { projectRoot: root, lastAssistantMessage: DONE }))).passed).toBe(true)
-      expect((await run(evaluateCriteria([passing, marker], { projectRoot: root, lastAssistantMessage: "hm" }))).passed).toBe(false)
+      expect((await run(evaluateCriteria([passing, marker], { projectRoot: root, lastAssistantMessage: DONE }))).passed)
+        .toBe(true)
+      expect((await run(evaluateCriteria([passing, marker], { projectRoot: root, lastAssistantMessage: "hm" }))).passed)
+        .toBe(false)
     })
   })
 

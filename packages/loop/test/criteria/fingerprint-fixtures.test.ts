@@ -10,8 +10,10 @@ import { fingerprintFailure } from "../../src/criteria/index.ts"
 
 const TOOLS = ["jest", "pytest", "go", "cargo", "tsc"] as const
 
-const run = (tool: string, name: string) => readFileSync(join(import.meta.dirname, "fixtures", tool, `${name}.txt`), "utf8")
-const fingerprint = (tool: string, name: string) => fingerprintFailure(run(tool, name), { projectRoots: [`/tmp/fp/${tool}`] })
+const run = (tool: string, name: string) =>
+  readFileSync(join(import.meta.dirname, "fixtures", tool, `${name}.txt`), "utf8")
+const fingerprint = (tool: string, name: string) =>
+  fingerprintFailure(run(tool, name), { projectRoots: [`/tmp/fp/${tool}`] })
 
 describe.each(TOOLS)("the fingerprint of a real %s failure", (tool) => {
   it("is the same for two runs of the same failure, though their outputs differ", () => {

@@ -19,13 +19,27 @@ describe("plan sections", () => {
   })
 
   it("accepts English headings, synonyms and longer headings that name the section", () => {
-    expect(missingSections(plan("## Goal", "## Implementation Steps", "## Risks and mitigations", "## Testing"), ["Goal", "Steps", "Risks", "Verification"])).toEqual([])
+    expect(
+      missingSections(plan("## Goal", "## Implementation Steps", "## Risks and mitigations", "## Testing"), [
+        "Goal",
+        "Steps",
+        "Risks",
+        "Verification"
+      ])
+    ).toEqual([])
     // "Stepsize" is not "Steps".
     expect(missingSections(plan("## Stepsize"), ["Steps"])).toEqual(["Steps"])
   })
 
   it("accepts Korean headings for English names and the other way round, with particles", () => {
-    expect(missingSections(plan("## 목표", "## 구현 단계", "## 위험 요소", "## 검증 방법"), ["Goal", "Steps", "Risks", "Verification"])).toEqual([])
+    expect(
+      missingSections(plan("## 목표", "## 구현 단계", "## 위험 요소", "## 검증 방법"), [
+        "Goal",
+        "Steps",
+        "Risks",
+        "Verification"
+      ])
+    ).toEqual([])
     expect(missingSections(plan("## Goal", "## Steps"), ["목표", "단계", "위험"])).toEqual(["위험"])
     expect(missingSections(plan("### 단계별 계획"), ["Steps"])).toEqual([])
   })
@@ -36,18 +50,31 @@ describe("plan sections", () => {
 
   it("fails with what is missing (a stable fingerprint), and passes with every section", () => {
     const failed = checkPlanSections({ kind: "plan_sections", sections: ["Goal", "Risks"] }, plan("## Goal"))
-    expect(failed).toMatchObject({ kind: "plan_sections", passed: false, outputTail: expect.stringMatching(/lacks a heading for: Risks/) })
-    expect(failed.fingerprint).toBe(checkPlanSections({ kind: "plan_sections", sections: ["Goal", "Risks"] }, plan("## 목표")).fingerprint)
-    expect(checkPlanSections({ kind: "plan_sections", sections: ["Goal", "Risks"] }, plan("## Goal", "## 리스크")).passed).toBe(true)
+    expect(failed).toMatchObject({
+      kind: "plan_sections",
+      passed: false,
+      outputTail: expect.stringMatching(/lacks a heading for: Risks/)
+    })
+    expect(failed.fingerprint).toBe(
+      checkPlanSections({ kind: "plan_sections", sections: ["Goal", "Risks"] }, plan("## 목표")).fingerprint
+    )
+    expect(
+      checkPlanSections({ kind: "plan_sections", sections: ["Goal", "Risks"] }, plan("## Goal", "## 리스크")).passed
+    ).toBe(true)
     expect(checkPlanSections({ kind: "plan_sections" }, undefined).passed).toBe(false)
   })
 })
 
 describe("min_iterations", () => {
   it("holds the plan back before the minimum: the first iteration is a draft", () => {
-    expect(checkMinIterations({ kind: "min_iterations", minIterations: 2 }, 1)).toMatchObject({ passed: false, outputTail: expect.stringMatching(/draft to critique/) })
+    expect(checkMinIterations({ kind: "min_iterations", minIterations: 2 }, 1)).toMatchObject({
+      passed: false,
+      outputTail: expect.stringMatching(/draft to critique/)
+    })
     expect(checkMinIterations({ kind: "min_iterations", minIterations: 2 }, 2).passed).toBe(true)
     // Each iteration's fingerprint differs: waiting for the minimum is never "no progress".
-    expect(checkMinIterations({ kind: "min_iterations", minIterations: 3 }, 1).fingerprint).not.toBe(checkMinIterations({ kind: "min_iterations", minIterations: 3 }, 2).fingerprint)
+    expect(checkMinIterations({ kind: "min_iterations", minIterations: 3 }, 1).fingerprint).not.toBe(
+      checkMinIterations({ kind: "min_iterations", minIterations: 3 }, 2).fingerprint
+    )
   })
 })

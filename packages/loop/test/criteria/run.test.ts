@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest"
 import { runCriterion } from "../../src/criteria/index.ts"
 import { eventually, isAlive, killAfterTest, readJson, run, tempProject, waitForFile } from "./helpers.ts"
 
-const EXIT_WITH = `process.stdout.write("exiting with " + process.argv[2] + "\\n"); process.exit(Number(process.argv[2]))`
+const EXIT_WITH =
+  `process.stdout.write("exiting with " + process.argv[2] + "\\n"); process.exit(Number(process.argv[2]))`
 
 /** Starts a child that inherits the pipes and never ends, records both pids, then never ends itself. */
 const SPAWNS_A_CHILD = `
@@ -35,7 +36,9 @@ describe("runCriterion with a command", () => {
 
   it("fails on an unexpected exit code, saying so in the tail, with a fingerprint", async () => {
     const root = tempProject({ "exit.js": EXIT_WITH })
-    const result = await run(runCriterion({ kind: "test_pass", command: ["node", "exit.js", "3"] }, { projectRoot: root }))
+    const result = await run(
+      runCriterion({ kind: "test_pass", command: ["node", "exit.js", "3"] }, { projectRoot: root })
+    )
     expect(result).toMatchObject({ passed: false, exitCode: 3 })
     expect(result.outputTail).toContain("exiting with 3")
     expect(result.outputTail).toContain("exit code 3, expected 0")
@@ -45,7 +48,9 @@ describe("runCriterion with a command", () => {
   it("compares the exit code with expectedExitCode", async () => {
     const root = tempProject({ "exit.js": EXIT_WITH })
     const expectThree = (code: string) =>
-      run(runCriterion({ kind: "custom", command: ["node", "exit.js", code], expectedExitCode: 3 }, { projectRoot: root }))
+      run(
+        runCriterion({ kind: "custom", command: ["node", "exit.js", code], expectedExitCode: 3 }, { projectRoot: root })
+      )
     expect((await expectThree("3")).passed).toBe(true)
     const zero = await expectThree("0")
     expect(zero).toMatchObject({ passed: false, exitCode: 0 })
@@ -54,25 +59,46 @@ describe("runCriterion with a command", () => {
 
   it("captures stdout and stderr together", async () => {
     const root = tempProject({ "both.js": `console.log("to stdout"); console.error("to stderr"); process.exit(1)` })
-    const result = await run(runCriterion({ kind: "build_success", command: ["node", "both.js"] }, { projectRoot: root }))
+    const result = await run(
+      runCriterion({ kind: "build_success", command: ["node", "both.js"] }, { projectRoot: root })
+    )
     expect(result.outputTail).toContain("to stdout")
     expect(result.outputTail).toContain("to stderr")
   })
 
   it("runs in the project root with the caller's env layered over CI=true", async () => {
-    const root = tempProject({ "env.js": `console.log(JSON.stringify({ cwd: process.cwd(), ci: process.env.CI, extra: process.env.EXTRA }))` })
-    const result = await run(runCriterion({ kind: "custom", command: ["node", "env.js"] }, { projectRoot: root, env: { EXTRA: "yes" } }))
+    const root = tempProject({
+      "env.js": `console.log(JSON.stringify({ cwd: process.cwd(), ci: process.env.CI, extra: process.env.EXTRA }))`
+    })
+    const result = await run(
+      runCriterion({ kind: "custom", command: ["node", "env.js"] }, { projectRoot: root, env: { EXTRA: "yes" } })
+    )
     expect(JSON.parse(result.outputTail)).toEqual({ cwd: root, ci: "true", extra: "yes" })
   })
 
   it("never hands the argv to a shell", async () => {
-    const root = tempProject({ "argv.js": `console.log(JSON.stringify(process.argv.slice(2)))`, "keep/file.txt": "still here" })
-    const hostile = ["; rm -rf keep", "$(touch pwned)", "`touch pwned2`", "&& touch pwned3", "| tee pwned4", "> pwned5", "*"]
-    const result = await run(runCriterion({ kind: "custom", command: ["node", "argv.js", ...hostile] }, { projectRoot: root }))
+    const root = tempProject({
+      "argv.js": `console.log(JSON.stringify(process.argv.slice(2)))`,
+      "keep/file.txt": "still here"
+    })
+    const hostile = [
+      "; rm -rf keep",
+      "$(touch pwned)",
+      "`touch pwned2`",
+      "&& touch pwned3",
+      "| tee pwned4",
+      "> pwned5",
+      "*"
+    ]
+    const result = await run(
+      runCriterion({ kind: "custom", command: ["node", "argv.js", ...hostile] }, { projectRoot: root })
+    )
     expect(result.passed).toBe(true)
     expect(JSON.parse(result.outputTail)).toEqual(hostile)
     expect(existsSync(join(root, "keep", "file.txt"))).toBe(true)
-    for (const name of ["pwned", "pwned2", "pwned3", "pwned4", "pwned5"]) expect(existsSync(join(root, name))).toBe(false)
+    for (const name of ["pwned", "pwned2", "pwned3", "pwned4", "pwned5"]) {
+      expect(existsSync(join(root, name))).toBe(false)
+    }
   })
 
   it("treats a whole shell line given as the program as a program name that does not exist", async () => {
@@ -89,7 +115,9 @@ describe("runCriterion with a command", () => {
     const root = tempProject({ "tree.js": SPAWNS_A_CHILD })
     const started = Date.now()
     // Long enough for the tree to start on a loaded machine; its processes never end by themselves.
-    const result = await run(runCriterion({ kind: "test_pass", command: ["node", "tree.js"], timeoutMs: 5_000 }, { projectRoot: root }))
+    const result = await run(
+      runCriterion({ kind: "test_pass", command: ["node", "tree.js"], timeoutMs: 5_000 }, { projectRoot: root })
+    )
     const pids = readJson<Pids>(join(root, "pids.json"))
     killAfterTest(pids.parent)
     killAfterTest(pids.child)
@@ -105,7 +133,10 @@ describe("runCriterion with a command", () => {
   it("a criterion's own timeoutMs wins over the run's default", async () => {
     const root = tempProject({ "slow.js": `setTimeout(() => {}, 10_000)` })
     const result = await run(
-      runCriterion({ kind: "custom", command: ["node", "slow.js"], timeoutMs: 300 }, { projectRoot: root, timeoutMs: 60_000 })
+      runCriterion({ kind: "custom", command: ["node", "slow.js"], timeoutMs: 300 }, {
+        projectRoot: root,
+        timeoutMs: 60_000
+      })
     )
     expect(result.timedOut).toBe(true)
     expect(result.durationMs).toBeLessThan(30_000)
@@ -114,7 +145,9 @@ describe("runCriterion with a command", () => {
   it("ends when the command exits, killing what it left running in its group", async () => {
     const root = tempProject({ "tree.js": SPAWNS_A_CHILD })
     const started = Date.now()
-    const result = await run(runCriterion({ kind: "custom", command: ["node", "tree.js", "stay", "exit"] }, { projectRoot: root }))
+    const result = await run(
+      runCriterion({ kind: "custom", command: ["node", "tree.js", "stay", "exit"] }, { projectRoot: root })
+    )
     const pids = readJson<Pids>(join(root, "pids.json"))
     killAfterTest(pids.child)
     expect(result).toMatchObject({ passed: true, exitCode: 0 })
@@ -125,7 +158,9 @@ describe("runCriterion with a command", () => {
   it("does not hang when a process outside the group holds the output pipes open", async () => {
     const root = tempProject({ "tree.js": SPAWNS_A_CHILD })
     const started = Date.now()
-    const result = await run(runCriterion({ kind: "custom", command: ["node", "tree.js", "escape", "exit"] }, { projectRoot: root }))
+    const result = await run(
+      runCriterion({ kind: "custom", command: ["node", "tree.js", "escape", "exit"] }, { projectRoot: root })
+    )
     killAfterTest(readJson<Pids>(join(root, "pids.json")).child)
     expect(result).toMatchObject({ passed: true, exitCode: 0 })
     expect(result.outputTail).toContain("started parent and child")
@@ -156,7 +191,9 @@ for (let i = 0; i < lines; i++) {
 process.stdout.write(chunk + "THE END\\n")
 `
     const root = tempProject({ "flood.js": script })
-    const result: CriterionResult = await run(runCriterion({ kind: "custom", command: ["node", "flood.js"] }, { projectRoot: root }))
+    const result: CriterionResult = await run(
+      runCriterion({ kind: "custom", command: ["node", "flood.js"] }, { projectRoot: root })
+    )
     expect(result.passed).toBe(true)
     expect(result.outputTail.length).toBeLessThanOrEqual(2_000)
     expect(result.outputTail.endsWith("THE END")).toBe(true)
@@ -182,7 +219,9 @@ process.stdout.write(chunk + "THE END\\n")
   })
 
   it("fails clearly when the project root does not exist", async () => {
-    const result = await run(runCriterion({ kind: "custom", command: ["node", "-e", "0"] }, { projectRoot: "/nonexistent/ralph-mem" }))
+    const result = await run(
+      runCriterion({ kind: "custom", command: ["node", "-e", "0"] }, { projectRoot: "/nonexistent/ralph-mem" })
+    )
     expect(result.passed).toBe(false)
     expect(result.outputTail).toContain("does not exist")
   })
@@ -227,13 +266,17 @@ process.exit(1)
 
 describe("runCriterion with a marker", () => {
   it("passes when the default marker is in the last assistant message", async () => {
-    const result = await run(runCriterion({ kind: "marker" }, { projectRoot: "/unused", lastAssistantMessage: "All done. [RALPH_SUCCESS]" }))
+    const result = await run(
+      runCriterion({ kind: "marker" }, { projectRoot: "/unused", lastAssistantMessage: "All done. [RALPH_SUCCESS]" })
+    )
     expect(result).toMatchObject({ kind: "marker", passed: true })
     expect(result.fingerprint).toBeUndefined()
   })
 
   it("fails when the marker is absent or there is no message", async () => {
-    const absent = await run(runCriterion({ kind: "marker" }, { projectRoot: "/unused", lastAssistantMessage: "still working" }))
+    const absent = await run(
+      runCriterion({ kind: "marker" }, { projectRoot: "/unused", lastAssistantMessage: "still working" })
+    )
     expect(absent.passed).toBe(false)
     expect(absent.outputTail).toContain("not found")
     expect(absent.fingerprint).toBeDefined()

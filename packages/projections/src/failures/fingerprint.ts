@@ -37,9 +37,12 @@ export const failureSignature = (
 /** Builds the fingerprint: `<16 hex of sha-256> <first signature line>`. */
 export const fingerprintFailure = (output: string, options: FingerprintOptions = {}): string => {
   let signature = failureSignature(output, options)
-  if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) signature = [options.fallback ?? "no output"]
+  if (signature.length === 0 && (options.alwaysInclude ?? []).length === 0) {
+    signature = [options.fallback ?? "no output"]
+  }
   signature = uniqueSorted([...(options.alwaysInclude ?? []), ...signature])
-  const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(signature.join("\n")).digest("hex").slice(0, HASH_HEX_CHARS)
+  const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(signature.join("\n")).digest("hex")
+    .slice(0, HASH_HEX_CHARS)
   return `${digest} ${(signature[0] ?? "").slice(0, READABLE_CHARS)}`.trimEnd()
 }
 
@@ -122,15 +125,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 /** A random folder under a temp root (`/tmp/vitest-x1y2/`, macOS `/var/folders/ab/cd/T/tmp.x/`). */
 let tempFolder: RegExp | undefined
 /** Built on first use: it needs os.tmpdir(), and every hook loads this module (the Stop hook runs the loop). */
-const TEMP_FOLDER = (): RegExp =>
-  (tempFolder ??= new RegExp(
-    [
-      String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
-      String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
-      `${escapeRegExp(process.getBuiltinModule("node:os").tmpdir())}/[^/\\s:'"()]+`
-    ].join("|"),
-    "g"
-  ))
+const TEMP_FOLDER = (): RegExp => (tempFolder ??= new RegExp(
+  [
+    String.raw`(?:/private)?/var/folders/[^/\s]+/[^/\s]+/T/[^/\s:'"()]+`,
+    String.raw`(?:/private)?/(?:var/)?tmp/[^/\s:'"()]+`,
+    `${escapeRegExp(process.getBuiltinModule("node:os").tmpdir())}/[^/\\s:'"()]+`
+  ].join("|"),
+  "g"
+))
 const ISO_TIMESTAMP = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g
 const CLOCK_TIME = /\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g
 const DURATION = /\(?\b\d+(?:\.\d+)?\s?(?:ns|\u00b5s|us|ms|s|sec|secs|seconds?|m|min|mins|minutes?)\b\)?/g

@@ -152,8 +152,31 @@ const withMessage = (named: string, next: ReadonlyArray<string>): string => {
 }
 
 const STOP_TERMS = new Set([
-  "fail", "failed", "failing", "failure", "error", "errors", "test", "tests", "expected", "received", "exit", "code",
-  "true", "false", "undefined", "null", "with", "from", "that", "this", "line", "file", "found", "cannot", "could"
+  "fail",
+  "failed",
+  "failing",
+  "failure",
+  "error",
+  "errors",
+  "test",
+  "tests",
+  "expected",
+  "received",
+  "exit",
+  "code",
+  "true",
+  "false",
+  "undefined",
+  "null",
+  "with",
+  "from",
+  "that",
+  "this",
+  "line",
+  "file",
+  "found",
+  "cannot",
+  "could"
 ])
 
 /**

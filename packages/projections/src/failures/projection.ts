@@ -9,7 +9,7 @@
  * a key and a position only: there is one for every command that succeeds.
  */
 import type { RalphMemEvent } from "@ralph-mem/events"
-import { json, type Projection, type SqlChange, sql } from "../projection.ts"
+import { json, type Projection, sql, type SqlChange } from "../projection.ts"
 import { commandFamily, criterionFamily, normalizeCommand, passingKeys, resolvingKeys } from "./identity.ts"
 
 interface Failure {

@@ -48,7 +48,10 @@ const MAX_SUBSTRING_TERMS = 64
  * words are left to the word index and its prefix matching.
  */
 export const substringQuery = (db: SqliteDatabase, query: string): string | undefined => {
-  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => IDENTIFIER_LIKE.test(w)).slice(0, 16)
+  const words = [...new Set(query.match(/[A-Za-z0-9_./-]{3,}/g) ?? [])].filter((w) => IDENTIFIER_LIKE.test(w)).slice(
+    0,
+    16
+  )
   const pieces = [...new Set(words.flatMap(substringPieces))]
   if (pieces.length === 0) return undefined
   const terms = values(
@@ -76,7 +79,8 @@ interface Scorer {
 }
 
 export const observationScorer: Scorer = {
-  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  sql:
+    "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
   scored: SCORED_OBSERVATIONS
 }
 export const summaryScorer: Scorer = {
@@ -123,7 +127,7 @@ export const candidates = <Row extends { readonly id: number }>(
   wanted: number,
   passing: (ids: ReadonlyArray<number>) => Array<Row>
 ): { readonly rows: Array<Row & { readonly rank: number }>; readonly complete: boolean } => {
-  for (let scored = Math.max(scorer.scored, wanted); ; scored *= 8) {
+  for (let scored = Math.max(scorer.scored, wanted);; scored *= 8) {
     const ranked = scoredMatches(db, scorer, match, scored)
     const complete = ranked.length < scored
     const rows = bestPassing(ranked, wanted, passing)
@@ -180,7 +184,11 @@ export const summariesPassing = (db: SqliteDatabase, filters: SearchFilters) => 
 export type Scored = Map<number, ObservationRow & { readonly relevance: number }>
 
 /** Keeps each observation's best relevance (`factor` times its negated bm25). */
-export const keepBest = (into: Scored, rows: ReadonlyArray<ObservationRow & { readonly rank: number }>, factor: number) => {
+export const keepBest = (
+  into: Scored,
+  rows: ReadonlyArray<ObservationRow & { readonly rank: number }>,
+  factor: number
+) => {
   for (const { rank, ...row } of rows) {
     const seen = into.get(row.id)
     if (seen === undefined || -factor * rank > seen.relevance) into.set(row.id, { ...row, relevance: -factor * rank })

@@ -91,7 +91,9 @@ export const coverageOf = (
   const total = concepts.reduce((sum, c) => sum + c.weight, 0)
   const shares = new Map<number, number>()
   for (const concept of concepts) {
-    for (const id of new Set(rowsHolding(statistics.newest, concept))) shares.set(id, (shares.get(id) ?? 0) + concept.weight / total)
+    for (const id of new Set(rowsHolding(statistics.newest, concept))) {
+      shares.set(id, (shares.get(id) ?? 0) + concept.weight / total)
+    }
   }
   return { shares, lightest: Math.min(...concepts.map((c) => c.weight)) / total }
 }

@@ -28,7 +28,11 @@ const DETAIL_COLUMNS = `event_id AS id, id AS position, session_id AS sessionId,
 type DetailRow = Omit<ObservationDetail, "files" | "metadata" | "tokens"> & { files: string; metadata: string }
 
 const toDetail = (row: DetailRow): ObservationDetail => {
-  const detail = { ...row, files: JSON.parse(row.files) as Array<string>, metadata: JSON.parse(row.metadata) as Record<string, unknown> }
+  const detail = {
+    ...row,
+    files: JSON.parse(row.files) as Array<string>,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>
+  }
   return { ...detail, tokens: estimateTokens(JSON.stringify(detail)) }
 }
 
@@ -50,7 +54,9 @@ export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): Rea
   }) as Array<DetailRow>).map(toDetail)
 
 /** The position a short id (`@12` or `12`) names, if it is one. */
-export const positionOfRef = (id: string): number | undefined => (/^@?\d{1,15}$/.test(id.trim()) ? Number(id.trim().replace("@", "")) : undefined)
+export const positionOfRef = (
+  id: string
+): number | undefined => (/^@?\d{1,15}$/.test(id.trim()) ? Number(id.trim().replace("@", "")) : undefined)
 
 export interface TimelineEntry {
   readonly hit: IndexHit
@@ -61,7 +67,11 @@ export interface TimelineEntry {
 }
 
 /** Layer 2: each hit with its neighbours in time within its session. */
-export const timelineOf = (db: SqliteDatabase, hits: ReadonlyArray<IndexHit>, around = 2): ReadonlyArray<TimelineEntry> => {
+export const timelineOf = (
+  db: SqliteDatabase,
+  hits: ReadonlyArray<IndexHit>,
+  around = 2
+): ReadonlyArray<TimelineEntry> => {
   const columns = `SELECT ${DETAIL_COLUMNS} FROM observations`
   const before = statement(db, `${columns} WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
   const after = statement(db, `${columns} WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`)
@@ -69,8 +79,12 @@ export const timelineOf = (db: SqliteDatabase, hits: ReadonlyArray<IndexHit>, ar
   return hits.map((hit) => {
     // A session summary's neighbours are its session's last observations.
     const position = hit.kind === "observation" ? (positionOf.get(hit.id) as number) : Number.MAX_SAFE_INTEGER
-    const earlier = hit.sessionId === null ? [] : (before.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail).reverse()
-    const later = hit.sessionId === null || hit.kind === "session" ? [] : (after.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail)
+    const earlier = hit.sessionId === null
+      ? []
+      : (before.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail).reverse()
+    const later = hit.sessionId === null || hit.kind === "session"
+      ? []
+      : (after.all(hit.sessionId, position, around) as Array<DetailRow>).map(toDetail)
     const tokens = hit.tokens + [...earlier, ...later].reduce((sum, d) => sum + Math.min(d.tokens, 100), 0)
     return { hit, before: earlier, after: later, tokens }
   })

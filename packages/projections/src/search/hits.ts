@@ -18,6 +18,7 @@
  * through a stand-in (coverage.ts). Only the hits are read from the log.
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
+import { oneLine } from "../text.ts"
 import {
   anyOf,
   candidates,
@@ -35,7 +36,6 @@ import { matchTerms } from "./query.ts"
 import { statement } from "./statements.ts"
 import { selectiveTerms, STAND_IN_DIVISOR, standInTerms, termStatistics } from "./terms.ts"
 import { estimateTokens } from "./tokens.ts"
-import { oneLine } from "../text.ts"
 
 export type ObservationType = "tool_use" | "error" | "success" | "note"
 
@@ -101,16 +101,23 @@ const hitTexts = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, H
     db,
     `SELECT id, event_id AS eventId, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
      FROM observations WHERE id IN (SELECT value FROM json_each(?))`
-  ).all(JSON.stringify(ids)) as Array<{ id: number; eventId: string; toolName: string | null; inputSummary: string | null; content: string }>
+  ).all(JSON.stringify(ids)) as Array<
+    { id: number; eventId: string; toolName: string | null; inputSummary: string | null; content: string }
+  >
   return new Map(rows.map((r) => [r.id, {
     eventId: r.eventId,
-    title: oneLine([r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content, 160)
+    title: oneLine(
+      [r.toolName, r.inputSummary].filter(Boolean).join(" ") + (r.toolName || r.inputSummary ? ": " : "") + r.content,
+      160
+    )
   }]))
 }
 
 const withTokens = (hit: Omit<IndexHit, "tokens">): IndexHit => ({
   ...hit,
-  tokens: estimateTokens(`${hit.id} ${hit.type} ${hit.sessionId ?? ""} ${new Date(hit.createdAt).toISOString()} ${hit.title}`)
+  tokens: estimateTokens(
+    `${hit.id} ${hit.type} ${hit.sessionId ?? ""} ${new Date(hit.createdAt).toISOString()} ${hit.title}`
+  )
 })
 
 /** A hit before its id and title are read: `position` is its event's (an observation's, or its session's first). */
@@ -123,10 +130,16 @@ interface RankedHit extends Omit<IndexHit, "id" | "title" | "tokens"> {
  * Layer 1: ranked one-line hits for a free-text query, with their total token estimate. One read
  * transaction: every statement sees the same memory, and none takes the database's read lock again.
  */
-export const searchIndex = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } =>
+export const searchIndex = (
+  db: SqliteDatabase,
+  options: SearchOptions
+): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } =>
   db.transaction(() => rankedHits(db, options))()
 
-const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
+const rankedHits = (
+  db: SqliteDatabase,
+  options: SearchOptions
+): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
   const asked = matchTerms(options.query)
@@ -192,7 +205,10 @@ const rankedHits = (db: SqliteDatabase, options: SearchOptions): { readonly hits
     }
   }
   // Ties go to the newer, then to the later event.
-  const top = ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.position - a.position).slice(0, limit)
+  const top = ranked.sort((a, b) => b.score - a.score || b.createdAt - a.createdAt || b.position - a.position).slice(
+    0,
+    limit
+  )
   const texts = hitTexts(db, top.flatMap((h) => (h.kind === "observation" ? [h.position] : [])))
   const hits = top.map(({ position, summary, ...hit }) => {
     if (summary !== undefined) return withTokens({ ...hit, id: hit.sessionId!, title: oneLine(summary, 160) })

@@ -34,7 +34,7 @@ export type LinkIndex = Readonly<Record<string, ReadonlyArray<string>>>
 export const buildLinkIndex = (): LinkIndex => {
   const link = (links: Links, from: string, to: string) => {
     let list = links.get(from)
-    if (list === undefined) links.set(from, (list = []))
+    if (list === undefined) links.set(from, list = [])
     if (!list.includes(to)) list.push(to)
   }
   const grouped = (file: LexiconFile): Links => {
@@ -65,8 +65,7 @@ export const buildLinkIndex = (): LinkIndex => {
 type LinkLookup = (phrase: string) => ReadonlyArray<string> | undefined
 
 /** Own keys only: a query word such as `constructor` is no phrase of the lexicon. */
-const lookupIn = (index: LinkIndex): LinkLookup => (phrase) =>
-  Object.hasOwn(index, phrase) ? index[phrase] : undefined
+const lookupIn = (index: LinkIndex): LinkLookup => (phrase) => Object.hasOwn(index, phrase) ? index[phrase] : undefined
 
 /**
  * The index cut by each phrase's first character, each part as JSON, for the bundles: a query parses only the
@@ -84,7 +83,7 @@ const lookupInParts = (parts: Readonly<Record<string, string>>): LinkLookup => {
     const first = phrase[0]
     if (first === undefined || !Object.hasOwn(parts, first)) return undefined
     let part = parsed.get(first)
-    if (part === undefined) parsed.set(first, (part = lookupIn(JSON.parse(parts[first]!) as LinkIndex)))
+    if (part === undefined) parsed.set(first, part = lookupIn(JSON.parse(parts[first]!) as LinkIndex))
     return part(phrase)
   }
 }
@@ -129,8 +128,9 @@ const formsOf = (word: string, last: boolean): ReadonlyArray<string> => {
   const lower = word.toLowerCase()
   if (!HANGUL_SYLLABLE.test(lower)) return last ? englishForms(lower) : [lower]
   if (!last) return [...new Set([lower, withoutParticle(lower)])]
-  const starts = Array.from({ length: Math.max(0, lower.length - MIN_HANGUL_ENTRY) }, (_, i) =>
-    lower.slice(0, lower.length - 1 - i)
+  const starts = Array.from(
+    { length: Math.max(0, lower.length - MIN_HANGUL_ENTRY) },
+    (_, i) => lower.slice(0, lower.length - 1 - i)
   )
   return [lower, ...starts]
 }
@@ -160,7 +160,7 @@ const knownPhrases = (
   longest = MAX_PHRASE_WORDS
 ): Array<KnownPhrase> => {
   const found: Array<KnownPhrase> = []
-  for (let at = 0; at < words.length; ) {
+  for (let at = 0; at < words.length;) {
     let matched = 1
     for (let n = Math.min(longest, words.length - at); n >= 1; n--) {
       const phrase = entryFor(words.slice(at, at + n), known)

@@ -18,7 +18,28 @@ const MIN_LATIN_PREFIX_LENGTH = 4
 export const HANGUL_SYLLABLE = /[\uAC00-\uD7A3]/
 
 /** Common particles, longest first: `인증에서는` loses all of `에서는`, not just `는`. */
-const PARTICLES = ["에서는", "으로는", "에서", "으로", "에게", "에는", "까지", "부터", "을", "를", "이", "가", "은", "는", "에", "로", "와", "과", "의", "도"]
+const PARTICLES = [
+  "에서는",
+  "으로는",
+  "에서",
+  "으로",
+  "에게",
+  "에는",
+  "까지",
+  "부터",
+  "을",
+  "를",
+  "이",
+  "가",
+  "은",
+  "는",
+  "에",
+  "로",
+  "와",
+  "과",
+  "의",
+  "도"
+]
 
 /** A stem shorter than this is more likely a word that merely ends like a particle (`사이`, `나는`). */
 const MIN_STEM_LENGTH = 2
@@ -30,7 +51,7 @@ export const withoutParticle = (term: string): string => {
 }
 
 /** A term as an FTS5 string: nothing in it is syntax. */
-export const quote = (term: string): string => `"${term.replaceAll('"', '""')}"`
+export const quote = (term: string): string => `"${term.replaceAll("\"", "\"\"")}"`
 
 /** Hangul words carry particles (`인증을`, `인증에서`), so they always match as prefixes of their stem. */
 export const toMatchTerm = (term: string): string => {

@@ -9,9 +9,9 @@ import type { Statement } from "better-sqlite3"
 const prepared = new WeakMap<SqliteDatabase, Map<string, Statement>>()
 export const statement = (db: SqliteDatabase, sql: string): Statement => {
   let statements = prepared.get(db)
-  if (statements === undefined) prepared.set(db, (statements = new Map()))
+  if (statements === undefined) prepared.set(db, statements = new Map())
   let found = statements.get(sql)
-  if (found === undefined) statements.set(sql, (found = db.prepare(sql)))
+  if (found === undefined) statements.set(sql, found = db.prepare(sql))
   return found
 }
 /** A statement whose rows are single values. */

@@ -49,13 +49,16 @@ export interface Corpus {
  * the newest end, and the table counted only when it is smaller.
  */
 const corpusOf = (db: SqliteDatabase): Corpus => {
-  const nthNewest = (n: number) => values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
+  const nthNewest = (n: number) =>
+    values(db, "SELECT id FROM observation_rows ORDER BY id DESC LIMIT 1 OFFSET ?").get(n - 1) as number | undefined
   const floor = nthNewest(COMMONNESS_SAMPLE)
   if (floor !== undefined) {
     return { sample: { most: Math.floor(COMMONNESS_SAMPLE * COMMON_TERM_SHARE), floor }, rows: COMMONNESS_SAMPLE }
   }
   const rows = values(db, "SELECT count(*) FROM observation_rows").get() as number
-  const sample = rows < PRUNE_FROM_ROWS ? undefined : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
+  const sample = rows < PRUNE_FROM_ROWS
+    ? undefined
+    : { most: Math.floor(rows * COMMON_TERM_SHARE), floor: nthNewest(rows)! }
   return { sample, rows }
 }
 
@@ -64,7 +67,10 @@ const corpusOf = (db: SqliteDatabase): Corpus => {
  * there.
  */
 export const newestHolding = (db: SqliteDatabase, term: string, count: number): Array<number> =>
-  values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(term, count) as Array<number>
+  values(db, "SELECT rowid FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?").all(
+    term,
+    count
+  ) as Array<number>
 
 /**
  * Of a term's newest rows, the one past the sample's share (0 when fewer hold the term): the term is common when it is
@@ -80,8 +86,12 @@ const isCommon = (db: SqliteDatabase, term: string, sample: Sample): boolean =>
  * quoted.
  */
 const frequentExpansions = (db: SqliteDatabase, term: string, sample: Sample): Array<string> => {
-  const word = term.slice(1, -2).replaceAll('""', '"')
-  const longer = values(db, "SELECT term FROM observations_vocab WHERE term > ? AND term < ? AND doc > ?").all(word, `${word}\u{10FFFF}`, sample.most)
+  const word = term.slice(1, -2).replaceAll("\"\"", "\"")
+  const longer = values(db, "SELECT term FROM observations_vocab WHERE term > ? AND term < ? AND doc > ?").all(
+    word,
+    `${word}\u{10FFFF}`,
+    sample.most
+  )
   return (longer as Array<string>).map(quote)
 }
 
@@ -92,7 +102,7 @@ const wordOf = (term: string): string => (term.endsWith("*") ? term.slice(0, -1)
 type CommonWords = Set<string>
 
 /** A term's word, unquoted (`"token"*` -> `token`). */
-const plainWord = (term: string): string => wordOf(term).slice(1, -1).replaceAll('""', '"')
+const plainWord = (term: string): string => wordOf(term).slice(1, -1).replaceAll("\"\"", "\"")
 
 /**
  * What to ask the index for a term that is not common. A Latin prefix term is narrowed to its word when
@@ -103,7 +113,13 @@ const plainWord = (term: string): string => wordOf(term).slice(1, -1).replaceAll
  * (`expect*`, the stem of the user's `expected`) is narrowed without asking, and a Hangul stem (judged by all
  * the rows its prefix holds) or a phrase is never asked.
  */
-const narrowed = (db: SqliteDatabase, term: string, held: number, sample: Sample | undefined, common: CommonWords): string => {
+const narrowed = (
+  db: SqliteDatabase,
+  term: string,
+  held: number,
+  sample: Sample | undefined,
+  common: CommonWords
+): string => {
   const word = wordOf(term)
   if (word === term) return term
   // A Hangul stem was judged by its prefix's rows: none of its longer words can be common when it is not. The
@@ -141,7 +157,7 @@ const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined, com
   const held = newest.length
   if (sample !== undefined && spread >= sample.floor) {
     // Only a word: a phrase or words near each other are no index term another term could be a prefix of.
-    if (term.startsWith('"') && !plainWord(term).includes(" ")) common.add(plainWord(term))
+    if (term.startsWith("\"") && !plainWord(term).includes(" ")) common.add(plainWord(term))
     return { use: wordOf(term), common: true, spread, held }
   }
   return { use: narrowed(db, term, held, sample, common), common: false, spread, held }
@@ -192,14 +208,14 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
   const common: CommonWords = new Set()
   const judgeTerm = (term: string): Judged => {
     let one = judged.get(term)
-    if (one === undefined) judged.set(term, (one = judge(db, term, corpus.sample, common)))
+    if (one === undefined) judged.set(term, one = judge(db, term, corpus.sample, common))
     return one
   }
   const rows = new Map<string, ReadonlyArray<number>>()
   const newest = (match: string, count: number): ReadonlyArray<number> => {
     const key = `${count} ${match}`
     let found = rows.get(key)
-    if (found === undefined) rows.set(key, (found = newestHolding(db, match, count)))
+    if (found === undefined) rows.set(key, found = newestHolding(db, match, count))
     return found
   }
   const statistics = { corpus, judgeTerm, newest }
@@ -211,7 +227,10 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
  * The words part of the query: every term, less the ones most of the newest rows hold (the one whose
  * rows reach back furthest stays when all do), prefixes narrowed to their word where `narrowed` says.
  */
-export const selectiveTerms = (terms: ReadonlyArray<string>, judgeTerm: (term: string) => Judged): ReadonlyArray<Selected> => {
+export const selectiveTerms = (
+  terms: ReadonlyArray<string>,
+  judgeTerm: (term: string) => Judged
+): ReadonlyArray<Selected> => {
   if (terms.length === 0) return []
   const judged = terms.map(judgeTerm)
   const selective = new Map<string, Selected>()
@@ -265,4 +284,3 @@ export const standInTerms = (
   }
   return [...terms.values()]
 }
-

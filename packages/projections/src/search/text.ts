@@ -9,10 +9,13 @@ import { identifierParts, isAscii, lazyRegExp, wordPattern } from "./words.ts"
  * (`sha256`), or a script change (`로그인Token`). Testing this first keeps indexing fast: most words of
  * real output are plain and never reach the (costlier) split.
  */
-const SPLIT_POINT = lazyRegExp(() => /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}|[\p{Ll}\p{Lu}]\p{Lo}|\p{Lo}[\p{Ll}\p{Lu}]/u)
+const SPLIT_POINT = lazyRegExp(() =>
+  /\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|\p{L}\p{N}|\p{N}\p{L}|[\p{Ll}\p{Lu}]\p{Lo}|\p{Lo}[\p{Ll}\p{Lu}]/u
+)
 
 /** An ASCII word (a maximal run of letters and digits) with a split point in it. */
-const ASCII_SPLITTABLE_WORD = /(?<![A-Za-z0-9])[A-Za-z0-9]*?(?:[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[A-Za-z0-9]*/g
+const ASCII_SPLITTABLE_WORD =
+  /(?<![A-Za-z0-9])[A-Za-z0-9]*?(?:[a-z][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z])[A-Za-z0-9]*/g
 
 /**
  * Identifiers recur (the same class, function and file names in output after output): their parts are
@@ -67,7 +70,7 @@ export const searchableText = (text: string): string => {
   const parts = new Set<string>()
   for (const [word] of text.matchAll(wordPattern(false))) {
     words.push(word)
-    if (SPLIT_POINT().test(word)) for (const part of identifierParts(word)) parts.add(part)
+    if (SPLIT_POINT().test(word)) { for (const part of identifierParts(word)) parts.add(part) }
   }
   if (parts.size === 0) return ""
   // Parts are few, so comparing them with the words beats lower-casing every word into a set.

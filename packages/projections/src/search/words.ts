@@ -8,7 +8,7 @@
  * every hook loads this module (the observations projection indexes with it): most text is ASCII, and
  * most hooks never need one.
  */
-export const lazyRegExp = (build: () => RegExp): (() => RegExp) => {
+export const lazyRegExp = (build: () => RegExp): () => RegExp => {
   let built: RegExp | undefined
   return () => (built ??= build())
 }

@@ -37,7 +37,9 @@ const lastSessionOf = (db: SqliteDatabase, project: string, options: BriefOption
        WHERE project_path = @project AND (@exclude IS NULL OR session_id != @exclude)
        ORDER BY session_id = @session DESC, last_event_at DESC, id DESC LIMIT 1`
     )
-    .get({ project, session: options.sessionId ?? null, exclude: options.excludeSessionId ?? null }) as Omit<LastSession, "errors"> | undefined
+    .get({ project, session: options.sessionId ?? null, exclude: options.excludeSessionId ?? null }) as
+      | Omit<LastSession, "errors">
+      | undefined
   if (session === undefined) return null
   const errors = db
     .prepare(

@@ -14,7 +14,9 @@ export interface Belief {
 /** A project's beliefs, the most recently set first. */
 export const listBeliefs = (db: SqliteDatabase, project: string): Array<Belief> =>
   db
-    .prepare(`SELECT key, value, event_id AS eventId, updated_at AS updatedAt FROM beliefs WHERE project_path = ? ORDER BY position DESC`)
+    .prepare(
+      `SELECT key, value, event_id AS eventId, updated_at AS updatedAt FROM beliefs WHERE project_path = ? ORDER BY position DESC`
+    )
     .all(project) as Array<Belief>
 
 export interface Decision {
@@ -29,17 +31,26 @@ export interface Decision {
   readonly createdAt: number
 }
 
-const DECISION_COLUMNS = `d.event_id AS id, d.decision_id AS decisionId, d.decision, d.rationale, d.alternatives, d.impact,
+const DECISION_COLUMNS =
+  `d.event_id AS id, d.decision_id AS decisionId, d.decision, d.rationale, d.alternatives, d.impact,
   d.task_id AS taskId, d.created_at AS createdAt`
 
 type DecisionRow = Omit<Decision, "alternatives"> & { readonly alternatives: string }
 
-const toDecision = ({ alternatives, ...row }: DecisionRow): Decision => ({ ...row, alternatives: JSON.parse(alternatives) as Array<Alternative> })
+const toDecision = ({ alternatives, ...row }: DecisionRow): Decision => ({
+  ...row,
+  alternatives: JSON.parse(alternatives) as Array<Alternative>
+})
 
 /** A project's decisions (of one task, if given), oldest first. */
-export const listDecisions = (db: SqliteDatabase, options: { readonly project: string; readonly taskId?: string }): Array<Decision> =>
+export const listDecisions = (
+  db: SqliteDatabase,
+  options: { readonly project: string; readonly taskId?: string }
+): Array<Decision> =>
   (db
-    .prepare(`SELECT ${DECISION_COLUMNS} FROM decisions d WHERE d.project_path = @project AND (@task IS NULL OR d.task_id = @task) ORDER BY d.id`)
+    .prepare(
+      `SELECT ${DECISION_COLUMNS} FROM decisions d WHERE d.project_path = @project AND (@task IS NULL OR d.task_id = @task) ORDER BY d.id`
+    )
     .all({ project: options.project, task: options.taskId ?? null }) as Array<DecisionRow>).map(toDecision)
 
 /**
@@ -58,7 +69,9 @@ export const searchDecisions = (
        WHERE decisions_fts MATCH @match AND d.project_path = @project
        ORDER BY bm25(decisions_fts, 3.0, 1.0, 1.0, 0.5), d.id DESC LIMIT @limit`
     )
-    .all({ match: terms.join(" OR "), project: options.project, limit: options.limit }) as Array<DecisionRow>).map(toDecision)
+    .all({ match: terms.join(" OR "), project: options.project, limit: options.limit }) as Array<DecisionRow>).map(
+      toDecision
+    )
 }
 
 export interface TaskStep {
@@ -114,7 +127,8 @@ interface TaskRow {
   readonly handoffAt: number | null
 }
 
-const TASK_COLUMNS = `stream_id AS streamId, task_id AS taskId, title, status, event_id AS eventId, started_position AS startedPosition,
+const TASK_COLUMNS =
+  `stream_id AS streamId, task_id AS taskId, title, status, event_id AS eventId, started_position AS startedPosition,
   completed_position AS completedPosition, started_at AS startedAt, updated_at AS updatedAt, completed_at AS completedAt,
   handoff, handoff_event_id AS handoffEventId, handoff_at AS handoffAt`
 
@@ -133,7 +147,12 @@ const filesOf = (db: SqliteDatabase, project: string, task: TaskRow) => {
          ORDER BY f.value`
       )
       .pluck()
-      .all({ project, from: task.startedPosition, until: task.completedPosition ?? Number.MAX_SAFE_INTEGER, tools: JSON.stringify(tools) }) as Array<string>)
+      .all({
+        project,
+        from: task.startedPosition,
+        until: task.completedPosition ?? Number.MAX_SAFE_INTEGER,
+        tools: JSON.stringify(tools)
+      }) as Array<string>)
       .map((path) => fromProject(project, path))
   return { read: touched(READ_TOOLS), modified: touched(MODIFY_TOOLS) }
 }
@@ -143,7 +162,9 @@ const detailOf = (db: SqliteDatabase, project: string, row: TaskRow): TaskDetail
     .prepare(`SELECT step, text, status, event_id AS eventId FROM task_steps WHERE stream_id = ? ORDER BY step`)
     .all(row.streamId) as Array<TaskStep>
   const findings = db
-    .prepare(`SELECT event_id AS id, finding, created_at AS createdAt FROM task_findings WHERE stream_id = ? ORDER BY id`)
+    .prepare(
+      `SELECT event_id AS id, finding, created_at AS createdAt FROM task_findings WHERE stream_id = ? ORDER BY id`
+    )
     .all(row.streamId) as Array<TaskFinding>
   return {
     taskId: row.taskId,
@@ -163,14 +184,19 @@ const detailOf = (db: SqliteDatabase, project: string, row: TaskRow): TaskDetail
 
 /** One task of a project, in full. */
 export const findTask = (db: SqliteDatabase, project: string, taskId: string): TaskDetail | undefined => {
-  const row = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_path = ? AND task_id = ?`).get(project, taskId) as TaskRow | undefined
+  const row = db.prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_path = ? AND task_id = ?`).get(
+    project,
+    taskId
+  ) as TaskRow | undefined
   return row === undefined ? undefined : detailOf(db, project, row)
 }
 
 /** Every task of a project in full: open ones first, then the most recently worked on first. */
 export const listTasks = (db: SqliteDatabase, project: string): Array<TaskDetail> =>
   (db
-    .prepare(`SELECT ${TASK_COLUMNS} FROM tasks WHERE project_path = ? ORDER BY status = 'open' DESC, last_position DESC`)
+    .prepare(
+      `SELECT ${TASK_COLUMNS} FROM tasks WHERE project_path = ? ORDER BY status = 'open' DESC, last_position DESC`
+    )
     .all(project) as Array<TaskRow>).map((row) => detailOf(db, project, row))
 
 /** The task being worked on: the open task most recently changed. */

@@ -95,7 +95,13 @@ export const tasks: Projection = {
       case "TaskStepChanged":
         return [
           touch(streamId, position, occurredAt),
-          sql(`UPDATE task_steps SET status = ?, updated_at = ? WHERE stream_id = ? AND step = ?`, event.status, occurredAt, streamId, event.step)
+          sql(
+            `UPDATE task_steps SET status = ?, updated_at = ? WHERE stream_id = ? AND step = ?`,
+            event.status,
+            occurredAt,
+            streamId,
+            event.step
+          )
         ]
       case "TaskFindingRecorded":
         return [
@@ -114,12 +120,23 @@ export const tasks: Projection = {
       case "TaskHandoffWritten":
         return [
           touch(streamId, position, occurredAt),
-          sql(`UPDATE tasks SET handoff = ?, handoff_event_id = ?, handoff_at = ? WHERE stream_id = ?`, event.note, eventId, occurredAt, streamId)
+          sql(
+            `UPDATE tasks SET handoff = ?, handoff_event_id = ?, handoff_at = ? WHERE stream_id = ?`,
+            event.note,
+            eventId,
+            occurredAt,
+            streamId
+          )
         ]
       case "TaskCompleted":
         return [
           touch(streamId, position, occurredAt),
-          sql(`UPDATE tasks SET status = 'done', completed_position = ?, completed_at = ? WHERE stream_id = ?`, position, occurredAt, streamId)
+          sql(
+            `UPDATE tasks SET status = 'done', completed_position = ?, completed_at = ? WHERE stream_id = ?`,
+            position,
+            occurredAt,
+            streamId
+          )
         ]
       default:
         return []

@@ -38,7 +38,12 @@ export const OTHER = "/work/other"
 type Draft = Omit<FixtureObservation, "daysAgo"> & { readonly daysAgo?: number }
 
 /** A session whose observations all happen `daysAgo` days before NOW unless they say otherwise. */
-const session = (sessionId: string, projectPath: string, daysAgo: number, observations: ReadonlyArray<Draft>): FixtureSession => ({
+const session = (
+  sessionId: string,
+  projectPath: string,
+  daysAgo: number,
+  observations: ReadonlyArray<Draft>
+): FixtureSession => ({
   sessionId,
   projectPath,
   observations: observations.map((o) => ({ ...o, daysAgo: o.daysAgo ?? daysAgo }))
@@ -108,7 +113,8 @@ export function requireAuth(req: Request, res: Response, next: NextFunction) {
   {
     key: "auth-note-middleware-ko",
     kind: "note",
-    content: "인증을 위한 미들웨어 추가: requireAuth 가 Authorization 헤더의 Bearer 값을 RS256 공개키로 검증하고 req.user 에 claims 를 넣는다. "
+    content:
+      "인증을 위한 미들웨어 추가: requireAuth 가 Authorization 헤더의 Bearer 값을 RS256 공개키로 검증하고 req.user 에 claims 를 넣는다. "
       + "/api/orders, /api/cart 라우트에 적용.",
     files: ["src/middleware/jwt.middleware.ts"]
   },
@@ -135,7 +141,8 @@ TokenExpiredError: jwt expired
   {
     key: "auth-login-token-expired-ko",
     kind: "note",
-    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
+    content:
+      "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
       + "프론트가 refresh 를 시도함."
   },
   {
@@ -220,13 +227,14 @@ scripts/debug-jwt.ts:7:console.log(jwt.verify(process.argv[2], publicKey()))`,
   {
     key: "auth-bcrypt-ko",
     kind: "note",
-    content: "bcrypt cost 12 에서 로그인 응답이 350ms. 부하 테스트 기준을 맞추려고 cost 11 로 낮춤 (OWASP 권장 범위 안)."
+    content:
+      "bcrypt cost 12 에서 로그인 응답이 350ms. 부하 테스트 기준을 맞추려고 cost 11 로 낮춤 (OWASP 권장 범위 안)."
   },
   {
     key: "auth-git-commit",
     kind: "success",
     toolName: "Bash",
-    inputSummary: 'git commit -m "feat(auth): requireAuth middleware"',
+    inputSummary: "git commit -m \"feat(auth): requireAuth middleware\"",
     content: `[feat/jwt-auth 3f9c2a1] feat(auth): requireAuth middleware
  4 files changed, 142 insertions(+), 4 deletions(-)
  create mode 100644 src/middleware/jwt.middleware.ts
@@ -276,7 +284,8 @@ FAILED services/payments/tests/test_gateway.py::test_charge_times_out - payments
   {
     key: "pay-timeout-ko",
     kind: "note",
-    content: "결제 모듈에서 타임아웃: PG 응답이 30초를 넘으면 PaymentGatewayTimeout 이 난다. 재시도는 같은 idempotency key 로만 해야 이중 결제가 생기지 않음.",
+    content:
+      "결제 모듈에서 타임아웃: PG 응답이 30초를 넘으면 PaymentGatewayTimeout 이 난다. 재시도는 같은 idempotency key 로만 해야 이중 결제가 생기지 않음.",
     files: ["services/payments/gateway_client.py"]
   },
   {
@@ -296,7 +305,8 @@ api |     at stripeWebhook (src/api/webhooks/stripe.ts:14:32)`,
   {
     key: "pay-webhook-ko",
     kind: "note",
-    content: "Stripe webhook 서명 검증 실패 원인: 전역 express.json() 이 body 를 먼저 파싱해서 raw body 가 사라짐. webhook 라우트에만 "
+    content:
+      "Stripe webhook 서명 검증 실패 원인: 전역 express.json() 이 body 를 먼저 파싱해서 raw body 가 사라짐. webhook 라우트에만 "
       + "express.raw({ type: 'application/json' }) 적용해서 해결.",
     files: ["src/api/webhooks/stripe.ts", "src/api/app.ts"]
   },
@@ -359,7 +369,8 @@ services/payments/tests/test_ledger.py ..........                        [100%]
   {
     key: "pay-refund-fail-ko",
     kind: "note",
-    content: "부분 환불 금액이 1원 모자라서 결제가 실패했다는 CS 문의 3건. int() 버림 때문이었고 ROUND_HALF_UP 으로 수정.",
+    content:
+      "부분 환불 금액이 1원 모자라서 결제가 실패했다는 CS 문의 3건. int() 버림 때문이었고 ROUND_HALF_UP 으로 수정.",
     files: ["services/payments/refund.py"]
   },
   {
@@ -497,12 +508,13 @@ error: column "discount_code" of relation "orders" already exists
     at Parser.parseErrorMessage (node_modules/pg-protocol/dist/parser.js:283:98)
   code: '42701'`,
     files: ["migrations/20261002_add_discount_code.ts"],
-    errorMessage: 'column "discount_code" of relation "orders" already exists'
+    errorMessage: "column \"discount_code\" of relation \"orders\" already exists"
   },
   {
     key: "db-rollback-ko",
     kind: "note",
-    content: "마이그레이션을 롤백하고 discount_code 컬럼 추가를 IF NOT EXISTS 로 바꿔서 다시 적용함. 스테이징 DB 에는 수동으로 먼저 추가돼 있었음.",
+    content:
+      "마이그레이션을 롤백하고 discount_code 컬럼 추가를 IF NOT EXISTS 로 바꿔서 다시 적용함. 스테이징 DB 에는 수동으로 먼저 추가돼 있었음.",
     files: ["migrations/20261002_add_discount_code.ts"]
   },
   {
@@ -555,7 +567,7 @@ Seeded 120 products, 15 users, 40 orders`,
 LINE 3:   GROUP BY user_id ORDER BY total DESC HAVING count(*) > 3
                            ^`,
     files: ["scripts/report.sql"],
-    errorMessage: 'syntax error at or near "ORDER"'
+    errorMessage: "syntax error at or near \"ORDER\""
   },
   {
     key: "db-read-knexfile",
@@ -593,7 +605,8 @@ LINE 3:   GROUP BY user_id ORDER BY total DESC HAVING count(*) > 3
   {
     key: "db-timeout-ko",
     kind: "note",
-    content: "DB 연결 타임아웃: knex pool 의 acquireTimeoutMillis 가 2초라 마이그레이션 중에 커넥션을 못 얻음. 10초로 늘림.",
+    content:
+      "DB 연결 타임아웃: knex pool 의 acquireTimeoutMillis 가 2초라 마이그레이션 중에 커넥션을 못 얻음. 10초로 늘림.",
     files: ["knexfile.ts"]
   }
 ])
@@ -623,7 +636,7 @@ Check the render method of \`CartItemList\`. See https://reactjs.org/link/warnin
     at CartItem (src/web/components/CartItem.tsx:12:3)
     at CartItemList (src/web/components/CartItemList.tsx:8:5)`,
     files: ["src/web/components/CartItemList.tsx", "src/web/components/CartItem.tsx"],
-    errorMessage: 'Warning: Each child in a list should have a unique "key" prop.'
+    errorMessage: "Warning: Each child in a list should have a unique \"key\" prop."
   },
   {
     key: "cart-useeffect-loop",
@@ -642,7 +655,8 @@ Check the render method of \`CartItemList\`. See https://reactjs.org/link/warnin
   {
     key: "cart-useeffect-loop-ko",
     kind: "note",
-    content: "CartSummary 에서 useEffect 무한 루프: 의존성 배열에 렌더마다 새로 만들어지는 items 배열이 들어가 있었음. useMemo 로 감싸서 해결.",
+    content:
+      "CartSummary 에서 useEffect 무한 루프: 의존성 배열에 렌더마다 새로 만들어지는 items 배열이 들어가 있었음. useMemo 로 감싸서 해결.",
     files: ["src/web/components/CartSummary.tsx"]
   },
   {
@@ -712,7 +726,8 @@ AssertionError: expected 'NaN원' to be '12,900원' // Object.is equality
   {
     key: "cart-note-ko",
     kind: "note",
-    content: "장바구니 수량을 바꿔도 총액이 갱신되지 않는 버그: CartSummary 의 selector 가 items 대신 count 만 구독하고 있었다."
+    content:
+      "장바구니 수량을 바꿔도 총액이 갱신되지 않는 버그: CartSummary 의 selector 가 items 대신 count 만 구독하고 있었다."
   },
   {
     key: "cart-hydration",
@@ -782,7 +797,8 @@ const strict = session("sess-shop-ts-01", SHOP, 25, [
   {
     key: "ts-strict-ko",
     kind: "note",
-    content: "tsconfig 에 strict 켰더니 타입 에러 87개. 오늘은 services 와 api 만 정리하고 noUncheckedIndexedAccess 는 다음 스프린트에.",
+    content:
+      "tsconfig 에 strict 켰더니 타입 에러 87개. 오늘은 services 와 api 만 정리하고 noUncheckedIndexedAccess 는 다음 스프린트에.",
     files: ["tsconfig.json"]
   },
   {
@@ -866,7 +882,7 @@ TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts" for /work/s
   code: 'ERR_UNKNOWN_FILE_EXTENSION'
 }`,
     files: ["scripts/seed-products.ts"],
-    errorMessage: 'TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension ".ts"'
+    errorMessage: "TypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\""
   },
   {
     key: "ts-zod-infer",
@@ -999,7 +1015,8 @@ warning: \`thumbs\` (bin "thumbs") generated 3 warnings (run \`cargo clippy --fi
   {
     key: "rust-clippy-ko",
     kind: "note",
-    content: "clippy 경고 3개 정리 (needless_borrow, collapsible_match). CI 에서는 cargo clippy -- -D warnings 로 막기로 함."
+    content:
+      "clippy 경고 3개 정리 (needless_borrow, collapsible_match). CI 에서는 cargo clippy -- -D warnings 로 막기로 함."
   },
   {
     key: "rust-panic-unwrap",
@@ -1017,7 +1034,8 @@ thumbs-1  | note: run with \`RUST_BACKTRACE=1\` environment variable to display 
   {
     key: "rust-avif-ko",
     kind: "note",
-    content: "AVIF 이미지를 올리면 썸네일 서버가 panic 으로 죽는다. unwrap 대신 415 Unsupported Media Type 을 돌려주도록 수정 필요.",
+    content:
+      "AVIF 이미지를 올리면 썸네일 서버가 panic 으로 죽는다. unwrap 대신 415 Unsupported Media Type 을 돌려주도록 수정 필요.",
     files: ["services/thumbs/src/handlers.rs"]
   },
   {
@@ -1132,7 +1150,7 @@ All files          |   82.41 |    71.18 |   79.03 |   82.41 |
     key: "ci-husky",
     kind: "error",
     toolName: "Bash",
-    inputSummary: 'git commit -m "ci: shard vitest"',
+    inputSummary: "git commit -m \"ci: shard vitest\"",
     content: `✖ eslint --fix:
 /work/shop/src/web/components/CartDrawer.tsx
   17:9  error  'count' is assigned a value but never used  @typescript-eslint/no-unused-vars
@@ -1143,7 +1161,8 @@ husky - pre-commit script failed (code 1)`,
   {
     key: "ci-cache-ko",
     kind: "note",
-    content: "actions/setup-node 의 npm 캐시가 lock 파일 해시 기준이라 워크스페이스 추가 후에도 잘 맞음. 별도 actions/cache 는 제거."
+    content:
+      "actions/setup-node 의 npm 캐시가 lock 파일 해시 기준이라 워크스페이스 추가 후에도 잘 맞음. 별도 actions/cache 는 제거."
   }
 ])
 
@@ -1235,7 +1254,8 @@ alias products -> products_v7`
   {
     key: "search-ko",
     kind: "note",
-    content: "상품 검색에서 한국어 형태소 분석이 안 돼서 '운동화를' 로는 안 나옴. nori 분석기를 product_name 필드에 적용하고 재색인.",
+    content:
+      "상품 검색에서 한국어 형태소 분석이 안 돼서 '운동화를' 로는 안 나옴. nori 분석기를 product_name 필드에 적용하고 재색인.",
     files: ["src/search/mapping.json"]
   },
   {
@@ -1276,7 +1296,8 @@ const payments2 = session("sess-shop-pay-02", SHOP, 12, [
   {
     key: "pay2-status-recheck-ko",
     kind: "note",
-    content: "응답이 늦게 온 건은 payment_intent.succeeded 웹훅으로 상태를 다시 확인. 주문은 pending_payment 로 두고 15분 뒤 만료.",
+    content:
+      "응답이 늦게 온 건은 payment_intent.succeeded 웹훅으로 상태를 다시 확인. 주문은 pending_payment 로 두고 15분 뒤 만료.",
     files: ["src/api/webhooks/stripe.ts"]
   },
   {
@@ -1309,7 +1330,8 @@ Trigger succeeded! Check dashboard for event details.`
   {
     key: "pay2-receipt-ko",
     kind: "note",
-    content: "결제 완료 후 영수증 메일이 두 번 가는 문제: 웹훅과 클라이언트 콜백 둘 다 sendReceipt 를 부름. 웹훅 쪽만 남김.",
+    content:
+      "결제 완료 후 영수증 메일이 두 번 가는 문제: 웹훅과 클라이언트 콜백 둘 다 sendReceipt 를 부름. 웹훅 쪽만 남김.",
     files: ["src/services/receipt.service.ts"]
   }
 ])
@@ -1330,7 +1352,8 @@ const authSession = session("sess-shop-authsess-01", SHOP, 7, [
   {
     key: "authsess-expiry-ko",
     kind: "note",
-    content: "인증에서 세션 만료 처리: access 는 15분, refresh 는 14일. 만료되면 /api/session/refresh 로 한 번 자동 갱신하고, 그것도 실패하면 로그인 페이지로 "
+    content:
+      "인증에서 세션 만료 처리: access 는 15분, refresh 는 14일. 만료되면 /api/session/refresh 로 한 번 자동 갱신하고, 그것도 실패하면 로그인 페이지로 "
       + "보낸다.",
     files: ["src/web/lib/api-client.ts", "src/config/session.ts"]
   },
@@ -1392,7 +1415,8 @@ AssertionError: expected 'rt_a81f' not to be 'rt_a81f' // Object.is equality
   {
     key: "authsess-logout-ko",
     kind: "note",
-    content: "로그아웃해도 redis 세션이 안 지워지는 문제: req.session.destroy 콜백을 기다리지 않고 응답을 보냄. await 로 바꿈.",
+    content:
+      "로그아웃해도 redis 세션이 안 지워지는 문제: req.session.destroy 콜백을 기다리지 않고 응답을 보냄. await 로 바꿈.",
     files: ["src/api/controllers/auth.controller.ts"]
   },
   {
@@ -1436,7 +1460,8 @@ GET /api/orders 200 1843.221 ms - 51 queries: N+1 query, one select of order_ite
   {
     key: "perf-n-plus-one-ko",
     kind: "note",
-    content: "주문 목록 API 가 느린 원인은 N+1 쿼리 문제. order_items 를 whereIn 으로 한 번에 가져와서 메모리에서 묶음. 1.8초 → 90ms.",
+    content:
+      "주문 목록 API 가 느린 원인은 N+1 쿼리 문제. order_items 를 whereIn 으로 한 번에 가져와서 메모리에서 묶음. 1.8초 → 90ms.",
     files: ["src/api/controllers/orders.controller.ts", "src/repositories/orders.repository.ts"]
   },
   {
@@ -1490,7 +1515,8 @@ FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memor
   {
     key: "perf-cache-invalidation-ko",
     kind: "note",
-    content: "상품 가격을 바꿔도 예전 가격이 보이는 버그: updateProduct 에서 product:{id} 캐시 무효화를 빼먹음. 저장 후 redis DEL 추가.",
+    content:
+      "상품 가격을 바꿔도 예전 가격이 보이는 버그: updateProduct 에서 product:{id} 캐시 무효화를 빼먹음. 저장 후 redis DEL 추가.",
     files: ["src/services/product.service.ts"]
   },
   {
@@ -1540,7 +1566,8 @@ npm ERR! Fix the upstream dependency conflict, or retry this command with --forc
   {
     key: "deps-ko",
     kind: "note",
-    content: "vite 6 업그레이드: vite-plugin-checker 0.6 이 peer 로 vite 5 까지만 받아서 0.8 로 같이 올림. --legacy-peer-deps 는 쓰지 않기로.",
+    content:
+      "vite 6 업그레이드: vite-plugin-checker 0.6 이 peer 로 vite 5 까지만 받아서 0.8 로 같이 올림. --legacy-peer-deps 는 쓰지 않기로.",
     files: ["package.json"]
   },
   {
@@ -1684,7 +1711,8 @@ nginx error.log: upstream prematurely closed connection while reading response h
   {
     key: "release-deploy-fail-ko",
     kind: "note",
-    content: "배포 실패 원인: api 컨테이너가 메모리 제한 512m 에서 OOMKilled. 1g 로 올리고 NODE_OPTIONS=--max-old-space-size=768 지정.",
+    content:
+      "배포 실패 원인: api 컨테이너가 메모리 제한 512m 에서 OOMKilled. 1g 로 올리고 NODE_OPTIONS=--max-old-space-size=768 지정.",
     files: ["compose.prod.yml"]
   },
   {
@@ -1769,8 +1797,8 @@ TokenExpiredError: jwt expired
     kind: "error",
     toolName: "Bash",
     inputSummary: "npm test",
-    content: 'Warning: Each child in a list should have a unique "key" prop. Check the render method of `PostList`. '
-      + 'react key prop warning list',
+    content: "Warning: Each child in a list should have a unique \"key\" prop. Check the render method of `PostList`. "
+      + "react key prop warning list",
     errorMessage: "react key prop warning"
   },
   {
@@ -1786,7 +1814,7 @@ TokenExpiredError: jwt expired
     kind: "tool_use",
     toolName: "Edit",
     inputSummary: "Cargo.toml",
-    content: 'Cargo.toml: serde = { version = "1", features = ["derive"] }',
+    content: "Cargo.toml: serde = { version = \"1\", features = [\"derive\"] }",
     files: ["Cargo.toml"]
   },
   {
@@ -1811,7 +1839,8 @@ const otherShop = session("sess-other-blog-02", OTHER, 0, [
   {
     key: "other-login-token-expired-ko",
     kind: "note",
-    content: "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
+    content:
+      "로그인할 때 TokenExpiredError 발생. 만료된 access token 을 verify 가 그대로 throw 해서 전역 에러 핸들러가 500 을 돌려준다. 401 로 바꿔야 "
       + "프론트가 refresh 를 시도함."
   },
   {
@@ -1881,7 +1910,6 @@ const otherShop = session("sess-other-blog-02", OTHER, 0, [
   }
 ])
 
-
 const notifications = session("sess-shop-notif-01", SHOP, 58, [
   {
     key: "notif-bullmq-write",
@@ -1898,7 +1926,8 @@ export const emailWorker = new Worker<EmailJob>("emails", async (job) => {
   {
     key: "notif-queue-ko",
     kind: "note",
-    content: "주문 확인 메일 발송을 큐로 분리: API 응답에서 SMTP 대기 시간을 없앰. 실패하면 지수 백오프로 3번까지 재시도.",
+    content:
+      "주문 확인 메일 발송을 큐로 분리: API 응답에서 SMTP 대기 시간을 없앰. 실패하면 지수 백오프로 3번까지 재시도.",
     files: ["src/jobs/send-email.job.ts"]
   },
   {
@@ -1960,7 +1989,8 @@ TypeError: Cannot read properties of undefined (reading 'sendMail')
   {
     key: "notif-unsubscribe-ko",
     kind: "note",
-    content: "수신 거부 링크에 서명된 토큰을 붙임 (HMAC-SHA256, 30일 유효). 토큰 없이 들어오면 로그인 후 설정 화면으로.",
+    content:
+      "수신 거부 링크에 서명된 토큰을 붙임 (HMAC-SHA256, 30일 유효). 토큰 없이 들어오면 로그인 후 설정 화면으로.",
     files: ["src/services/unsubscribe.service.ts"]
   },
   {
@@ -2011,7 +2041,8 @@ i18next::translator: missingKey ko translation checkout.summary.shipping checkou
   {
     key: "i18n-split-ko",
     kind: "note",
-    content: "다국어 처리: 결제 화면 문구를 ko.json / en.json 으로 분리. 누락된 키는 영어로 fallback 하고 개발 모드에서만 경고.",
+    content:
+      "다국어 처리: 결제 화면 문구를 ko.json / en.json 으로 분리. 누락된 키는 영어로 fallback 하고 개발 모드에서만 경고.",
     files: ["src/web/i18n/ko.json", "src/web/i18n/en.json"]
   },
   {
@@ -2038,7 +2069,8 @@ AssertionError: expected '2026. 9. 29.' to be '2026. 9. 30.' // Object.is equali
   {
     key: "i18n-timezone-ko",
     kind: "note",
-    content: "주문일이 하루 밀려 보이는 버그: CI 서버는 UTC 인데 화면은 KST 기준이어야 함. toLocaleDateString 에 timeZone 'Asia/Seoul' 지정.",
+    content:
+      "주문일이 하루 밀려 보이는 버그: CI 서버는 UTC 인데 화면은 KST 기준이어야 함. toLocaleDateString 에 timeZone 'Asia/Seoul' 지정.",
     files: ["src/web/lib/formatDate.ts"]
   },
   {
@@ -2098,6 +2130,8 @@ export const sessions: ReadonlyArray<FixtureSession> = [
   otherShop
 ]
 
-export const allObservations: ReadonlyArray<FixtureObservation & { readonly sessionId: string; readonly projectPath: string }> = sessions.flatMap(
+export const allObservations: ReadonlyArray<
+  FixtureObservation & { readonly sessionId: string; readonly projectPath: string }
+> = sessions.flatMap(
   (s) => s.observations.map((o) => ({ ...o, sessionId: s.sessionId, projectPath: s.projectPath }))
 )

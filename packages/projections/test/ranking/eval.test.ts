@@ -20,10 +20,14 @@ describe("the search evaluation on a small memory", () => {
       const db = buildEvalMemory(join(folder, "eval.db"), 0)
       const report = runEval(db, 0)
       db.memory.db.close()
-      const misses = report.outcomes.filter((o) => o.rank === undefined || o.rank > 3).map((o) => `[${o.group}] ${o.query} -> ${o.expect}: ${o.rank ?? "-"}`)
+      const misses = report.outcomes.filter((o) => o.rank === undefined || o.rank > 3).map((o) =>
+        `[${o.group}] ${o.query} -> ${o.expect}: ${o.rank ?? "-"}`
+      )
       expect(report.outcomes.length).toBeGreaterThanOrEqual(60)
       expect(report.overall.top3, misses.join("\n")).toBeGreaterThanOrEqual(0.85)
-      for (const group of GROUPS) expect(report.groups[group].top3, `${group}\n${misses.join("\n")}`).toBeGreaterThanOrEqual(0.8)
+      for (const group of GROUPS) {
+        expect(report.groups[group].top3, `${group}\n${misses.join("\n")}`).toBeGreaterThanOrEqual(0.8)
+      }
     } finally {
       rmSync(folder, { recursive: true, force: true })
     }

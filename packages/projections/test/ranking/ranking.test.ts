@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type IndexHit, searchIndex } from "../../src/search/index.ts"
 import { type MemoryStore, openMemory } from "../../src/index.ts"
-import { allObservations, type FixtureObservation, OTHER, SHOP, sessions } from "./corpus.ts"
+import { type IndexHit, searchIndex } from "../../src/search/index.ts"
+import { allObservations, type FixtureObservation, OTHER, sessions, SHOP } from "./corpus.ts"
 import { punctuationQueries, queries, type RankingQuery, TOP } from "./queries.ts"
 
 /** Fixed, so the recency component is deterministic. */
@@ -39,7 +39,9 @@ const observationEvent = (sessionId: string, o: FixtureObservation): RalphMemEve
 })
 
 const append = (streamId: string, event: RalphMemEvent, occurredAt: number): string => {
-  const result = Effect.runSync(memory.log.append(streamId, [event], { expectedVersion: "any", writer: "fixture", occurredAt }))
+  const result = Effect.runSync(
+    memory.log.append(streamId, [event], { expectedVersion: "any", writer: "fixture", occurredAt })
+  )
   const recorded = result.events[0]
   if (recorded === undefined) throw new Error(`nothing appended to ${streamId}`)
   return recorded.eventId
@@ -55,7 +57,12 @@ beforeAll(() => {
     const at = (o: FixtureObservation, i: number) => NOW - o.daysAgo * DAY - (count - i) * MINUTE
     const first = session.observations[0]
     if (first === undefined) continue
-    append(streamId, { _tag: "SessionStarted", sessionId: session.sessionId, projectPath: session.projectPath, source: "startup" }, at(first, 0) - MINUTE)
+    append(streamId, {
+      _tag: "SessionStarted",
+      sessionId: session.sessionId,
+      projectPath: session.projectPath,
+      source: "startup"
+    }, at(first, 0) - MINUTE)
     session.observations.forEach((o, i) => {
       const eventId = append(streamId, observationEvent(session.sessionId, o), at(o, i))
       eventIdOf.set(o.key, eventId)
@@ -72,7 +79,8 @@ afterAll(() => {
 
 const search = (query: string, limit = 10) => searchIndex(memory.db, { query, project: SHOP, now: NOW, limit })
 
-const isFromOther = (hit: IndexHit) => otherEventIds.has(hit.id) || (hit.sessionId !== null && otherSessions.has(hit.sessionId))
+const isFromOther = (hit: IndexHit) =>
+  otherEventIds.has(hit.id) || (hit.sessionId !== null && otherSessions.has(hit.sessionId))
 
 interface Outcome {
   readonly q: RankingQuery
@@ -95,7 +103,8 @@ const run = (q: RankingQuery): Outcome => {
     return i === -1 ? undefined : i + 1
   }
   const rank = rankOf(expectedId)
-  const beatsOk = q.beats === undefined || (rank !== undefined && rank < (rankOf(eventIdOf.get(q.beats)) ?? Number.MAX_SAFE_INTEGER))
+  const beatsOk = q.beats === undefined ||
+    (rank !== undefined && rank < (rankOf(eventIdOf.get(q.beats)) ?? Number.MAX_SAFE_INTEGER))
   return { q, rank, top: hits.slice(0, TOP), error: undefined, ok: rank !== undefined && rank <= TOP && beatsOk }
 }
 
@@ -103,25 +112,35 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
 
 const table = (outcomes: ReadonlyArray<Outcome>): string => {
   const lines = outcomes.map(({ q, rank, top, error, ok }) => {
-    const head = `${ok ? "ok  " : "FAIL"} [${q.category}] ${JSON.stringify(q.query)} -> ${q.expect}${q.beats === undefined ? "" : ` (above ${q.beats})`}: rank ${rank ?? "-"}`
+    const head = `${ok ? "ok  " : "FAIL"} [${q.category}] ${JSON.stringify(q.query)} -> ${q.expect}${
+      q.beats === undefined ? "" : ` (above ${q.beats})`
+    }: rank ${rank ?? "-"}`
     if (error !== undefined) return `${head}\n       threw: ${error}`
-    const tops = top.map((h, i) => `       ${i + 1}. ${keyOf.get(h.id) ?? `${h.kind}:${h.id}`} (${h.score.toFixed(3)}) ${cut(h.title, 90)}`)
+    const tops = top.map((h, i) =>
+      `       ${i + 1}. ${keyOf.get(h.id) ?? `${h.kind}:${h.id}`} (${h.score.toFixed(3)}) ${cut(h.title, 90)}`
+    )
     return [head, ...(ok ? [] : [`       note: ${q.note}`, ...tops])].join("\n")
   })
   const failed = outcomes.filter((o) => !o.ok).length
-  return `${failed} of ${outcomes.length} queries missed their expected observation in the top ${TOP}:\n${lines.join("\n")}`
+  return `${failed} of ${outcomes.length} queries missed their expected observation in the top ${TOP}:\n${
+    lines.join("\n")
+  }`
 }
 
 describe("ranking on a realistic corpus", () => {
   it("builds the corpus it claims: every fixture stored once, as written (no privacy redaction)", () => {
     expect(eventIdOf.size).toBe(allObservations.length)
     expect(allObservations.filter((o) => o.projectPath === SHOP).length).toBeGreaterThanOrEqual(150)
-    const stored = memory.db.prepare("SELECT event_id AS id, content FROM observations").all() as Array<{ id: string; content: string }>
+    const stored = memory.db.prepare("SELECT event_id AS id, content FROM observations").all() as Array<
+      { id: string; content: string }
+    >
     const byId = new Map(stored.map((r) => [r.id, r.content]))
     const changed = allObservations.filter((o) => byId.get(eventIdOf.get(o.key) ?? "") !== o.content).map((o) => o.key)
     expect(changed).toEqual([])
     const keys = new Set(allObservations.map((o) => o.key))
-    expect(queries.filter((q) => !keys.has(q.expect) || (q.beats !== undefined && !keys.has(q.beats))).map((q) => q.expect)).toEqual([])
+    expect(
+      queries.filter((q) => !keys.has(q.expect) || (q.beats !== undefined && !keys.has(q.beats))).map((q) => q.expect)
+    ).toEqual([])
     expect(queries.length).toBeGreaterThanOrEqual(40)
   })
 
@@ -134,19 +153,26 @@ describe("ranking on a realistic corpus", () => {
   it("never returns an observation or session of another project", () => {
     const leaks: Array<string> = []
     for (const q of [...queries.map((q) => q.query), "error", "test", "npm", "결제", "token"]) {
-      for (const hit of search(q, 100).hits) if (isFromOther(hit)) leaks.push(`${JSON.stringify(q)} -> ${keyOf.get(hit.id) ?? hit.id}`)
+      for (const hit of search(q, 100).hits) {
+        if (isFromOther(hit)) leaks.push(`${JSON.stringify(q)} -> ${keyOf.get(hit.id) ?? hit.id}`)
+      }
     }
     expect(leaks).toEqual([])
   })
 
   it("would find the other project's rows without the project filter (so the isolation check means something)", () => {
-    const found = queries.flatMap((q) => searchIndex(memory.db, { query: q.query, now: NOW, limit: 100 }).hits).filter(isFromOther)
+    const found = queries.flatMap((q) => searchIndex(memory.db, { query: q.query, now: NOW, limit: 100 }).hits).filter(
+      isFromOther
+    )
     expect(found.length).toBeGreaterThan(0)
   })
 
   it("returns no hits, and does not throw, for a query of only punctuation", () => {
     const found = punctuationQueries
-      .map((query) => ({ query, hits: search(query).hits.map((h) => `${keyOf.get(h.id) ?? h.id}: ${cut(h.title, 60)}`) }))
+      .map((query) => ({
+        query,
+        hits: search(query).hits.map((h) => `${keyOf.get(h.id) ?? h.id}: ${cut(h.title, 60)}`)
+      }))
       .filter((r) => r.hits.length > 0)
     expect(found).toEqual([])
   })

@@ -14,18 +14,67 @@ const generator = (seed: number) => () => {
 /** FTS5 syntax, words, scripts and code points that have broken naive query builders. */
 const PIECES = [
   ...`"*-+:^(){}[],.;'\\/_|&!?<>=\`~@#$%`,
-  "AND", "OR", "NOT", "NEAR", "NEAR(", "NEAR/2", "col:", "title:", "{title body}:", "^start", "prefix*", '""', "' OR 1=1 --",
-  " ", "  ", "\t", "\n", "\r\n", "\u0000", "\u0007", "\u001b[31m", "\u007f", "\u00a0", "\u200b", "\ufeff",
-  "token", "TokenExpiredError", "HTTPServer", "snake_case", "a", "x1", "550e8400", "ÉCOLE", "e\u0301",
-  "인증", "인증을", "에서", "ㅋㅋ", "로그인이", "認証", "エラー", "Ελληνικά", "русский", "עברית", "العربية",
-  "😀", "👨‍👩‍👧", "🇰🇷", "\ud800", "\udfff", "\u{10ffff}", "\ue000"
+  "AND",
+  "OR",
+  "NOT",
+  "NEAR",
+  "NEAR(",
+  "NEAR/2",
+  "col:",
+  "title:",
+  "{title body}:",
+  "^start",
+  "prefix*",
+  "\"\"",
+  "' OR 1=1 --",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\r\n",
+  "\u0000",
+  "\u0007",
+  "\u001b[31m",
+  "\u007f",
+  "\u00a0",
+  "\u200b",
+  "\ufeff",
+  "token",
+  "TokenExpiredError",
+  "HTTPServer",
+  "snake_case",
+  "a",
+  "x1",
+  "550e8400",
+  "ÉCOLE",
+  "e\u0301",
+  "인증",
+  "인증을",
+  "에서",
+  "ㅋㅋ",
+  "로그인이",
+  "認証",
+  "エラー",
+  "Ελληνικά",
+  "русский",
+  "עברית",
+  "العربية",
+  "😀",
+  "👨‍👩‍👧",
+  "🇰🇷",
+  "\ud800",
+  "\udfff",
+  "\u{10ffff}",
+  "\ue000"
 ]
 
 const randomText = (random: () => number): string => {
   const length = Math.floor(random() * 12)
   let text = ""
   for (let i = 0; i < length; i++) {
-    text += random() < 0.2 ? String.fromCodePoint(Math.floor(random() * 0x3_0000)) : PIECES[Math.floor(random() * PIECES.length)]
+    text += random() < 0.2
+      ? String.fromCodePoint(Math.floor(random() * 0x3_0000))
+      : PIECES[Math.floor(random() * PIECES.length)]
   }
   return text
 }
@@ -34,14 +83,28 @@ const index = searchIndex({ 1: "TokenExpiredError 인증을 실패", 2: "snake_c
 afterAll(() => index.close())
 
 describe("buildMatchQuery on any input", () => {
-  it.each([[`"`], ["*"], ["-"], [":"], ["("], [")"]])("%j holds no word: no query at all (nothing to search, nothing to break)", (text) => {
-    expect(buildMatchQuery(text)).toBeUndefined()
-  })
+  it.each([[`"`], ["*"], ["-"], [":"], ["("], [")"]])(
+    "%j holds no word: no query at all (nothing to search, nothing to break)",
+    (text) => {
+      expect(buildMatchQuery(text)).toBeUndefined()
+    }
+  )
 
   it.each([
-    ["NEAR", `"near"*`], ["AND", `"and"`], ["OR", `"or"`], ["NOT", `"not"`], ["(token", `"token"*`], [`token"`, `"token"*`], [`"token`, `"token"*`],
-    ["col:term", `"col" OR "term"*`], ["^start", `"start"*`], ["a OR b AND NOT c", `"a" OR "or" OR "b" OR "and" OR "not" OR "c"`],
-    ["NEAR(a b, 2)", `"near"* OR "a" OR "b" OR "2"`], ["😀 token", `"token"*`], ["\u0000token\u0007", `"token"*`], ["\ud800인증", `"인증"*`]
+    ["NEAR", `"near"*`],
+    ["AND", `"and"`],
+    ["OR", `"or"`],
+    ["NOT", `"not"`],
+    ["(token", `"token"*`],
+    [`token"`, `"token"*`],
+    [`"token`, `"token"*`],
+    ["col:term", `"col" OR "term"*`],
+    ["^start", `"start"*`],
+    ["a OR b AND NOT c", `"a" OR "or" OR "b" OR "and" OR "not" OR "c"`],
+    ["NEAR(a b, 2)", `"near"* OR "a" OR "b" OR "2"`],
+    ["😀 token", `"token"*`],
+    ["\u0000token\u0007", `"token"*`],
+    ["\ud800인증", `"인증"*`]
   ])("%j becomes quoted terms (%s) that MATCH without error", (text, expected) => {
     const match = buildMatchQuery(text)
     expect(match).toBe(expected)

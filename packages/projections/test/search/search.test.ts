@@ -19,11 +19,17 @@ const searchFor = (search: SearchIndex, text: string): ReadonlyArray<number> => 
 }
 
 /** Unrelated rows, so the terms under test are rare and bm25 weighs them. */
-const filler = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [100 + i, `npm install finished in ${i} seconds`]))
+const filler = Object.fromEntries(
+  Array.from({ length: 20 }, (_, i) => [100 + i, `npm install finished in ${i} seconds`])
+)
 
 describe("searching observations", () => {
   it("finds an identifier by its parts", () => {
-    const search = indexed({ ...filler, 1: "Uncaught TokenExpiredError: jwt expired at verify()", 2: "token refreshed" })
+    const search = indexed({
+      ...filler,
+      1: "Uncaught TokenExpiredError: jwt expired at verify()",
+      2: "token refreshed"
+    })
     expect(searchFor(search, "token expired")).toEqual([1, 2])
     expect(searchFor(search, "TokenExpiredError")).toEqual([1, 2])
     expect(searchFor(search, "expired error")).toEqual([1])
@@ -56,7 +62,13 @@ describe("searching observations", () => {
   })
 
   it("matches any term and ranks rows that match more terms higher", () => {
-    const search = indexed({ ...filler, 1: "database connection refused", 2: "database migrated", 3: "connection reset", 4: "unrelated" })
+    const search = indexed({
+      ...filler,
+      1: "database connection refused",
+      2: "database migrated",
+      3: "connection reset",
+      4: "unrelated"
+    })
     const found = searchFor(search, "database connection")
     expect(found[0]).toBe(1)
     expect([...found].sort()).toEqual([1, 2, 3])

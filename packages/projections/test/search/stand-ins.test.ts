@@ -11,15 +11,25 @@ import { append, open, T0 } from "../spec.ts"
 
 const DAY = 86_400_000
 
-const memoryOf = (rows: ReadonlyArray<readonly [label: string, content: string]>, filler: ReadonlyArray<string> = []) => {
+const memoryOf = (
+  rows: ReadonlyArray<readonly [label: string, content: string]>,
+  filler: ReadonlyArray<string> = []
+) => {
   const memory = open()
   append(memory, [["session:a", started("a")]], T0 - 30 * DAY)
   for (const content of filler) append(memory, [["session:a", observation("a", content)]], T0 - 20 * DAY)
   const ids = new Map<string, string>()
-  for (const [label, content] of rows) ids.set(label, append(memory, [["session:a", observation("a", content) as RalphMemEvent]], T0 - 10 * DAY)[0]!.eventId)
+  for (const [label, content] of rows) {
+    ids.set(
+      label,
+      append(memory, [["session:a", observation("a", content) as RalphMemEvent]], T0 - 10 * DAY)[0]!.eventId
+    )
+  }
   const labelOf = new Map([...ids].map(([label, id]) => [id, label]))
-  const search = (query: string) => searchIndex(memory.db, { query, project: "/work/app", now: T0 }).hits.map((h) => labelOf.get(h.id) ?? h.title)
-  const forgetting = (query: string) => planForget(memory.db, { by: "query", query }).chosen.map((e) => labelOf.get(e.eventId) ?? e.eventId)
+  const search = (query: string) =>
+    searchIndex(memory.db, { query, project: "/work/app", now: T0 }).hits.map((h) => labelOf.get(h.id) ?? h.title)
+  const forgetting = (query: string) =>
+    planForget(memory.db, { by: "query", query }).chosen.map((e) => labelOf.get(e.eventId) ?? e.eventId)
   return { search, forgetting }
 }
 
@@ -108,8 +118,15 @@ describe("terms that stand for the query's words", () => {
     // hold every newer row. The rarest stand-ins (`권한`, `컨테이너`) must still be asked, however old their rows.
     const memory = open()
     append(memory, [["session:a", started("a")]], T0 - 40 * DAY)
-    const [korean] = append(memory, [["session:a", observation("a", "컨테이너 권한 문제: 볼륨 소유자가 root")]], T0 - 30 * DAY)
-    const later = Array.from({ length: 400 }, (_, i) => ["session:b", observation("b", `permissions checked for containers, step ${i}`)] as const)
+    const [korean] = append(
+      memory,
+      [["session:a", observation("a", "컨테이너 권한 문제: 볼륨 소유자가 root")]],
+      T0 - 30 * DAY
+    )
+    const later = Array.from(
+      { length: 400 },
+      (_, i) => ["session:b", observation("b", `permissions checked for containers, step ${i}`)] as const
+    )
     append(memory, [["session:b", started("b")], ...later], T0 - 5 * DAY)
     const { hits } = searchIndex(memory.db, { query: "permission container", project: "/work/app", now: T0 })
     expect(hits.map((h) => h.id)).toContain(korean!.eventId)

@@ -13,7 +13,10 @@ const ok = (session: string, n: number) =>
 /** A memory holding `authentication` once, and whether a search for `auth` finds it. */
 const authMemory = () => {
   const memory = open()
-  append(memory, [["session:a", started("a")], ["session:a", observation("a", "authentication failed for the admin user")]])
+  append(memory, [["session:a", started("a")], [
+    "session:a",
+    observation("a", "authentication failed for the admin user")
+  ]])
   const findsLongerWord = () =>
     searchIndex(memory.db, { query: "auth", now: T0, limit: 200 }).hits.some((h) => h.title.includes("authentication"))
   // While fewer than 100 rows hold `auth`, it is a prefix and finds `authentication`; from then on, as written.

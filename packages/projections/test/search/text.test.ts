@@ -44,14 +44,19 @@ describe("searchableText", () => {
   })
 
   it("returns less than 1.5 times the text it was given", () => {
-    for (const text of ["aB", "aBcD", "abCdEfGh", "HTTPServer", "iPhoneXs", "AbCdEf".repeat(16), "x1y2z3w4 ".repeat(50)]) {
+    for (
+      const text of ["aB", "aBcD", "abCdEfGh", "HTTPServer", "iPhoneXs", "AbCdEf".repeat(16), "x1y2z3w4 ".repeat(50)]
+    ) {
       expect(searchableText(text).length).toBeLessThan(1.5 * text.length)
     }
   })
 
   // Linear takes a few milliseconds; a quadratic split of 100 KB would take tens of seconds.
   it("handles 100 KB of identifiers in linear time", () => {
-    const text = Array.from({ length: 6_000 }, (_, i) => `handleUser${i}Request_${i.toString(36)}`).join(" ").slice(0, 100_000)
+    const text = Array.from({ length: 6_000 }, (_, i) => `handleUser${i}Request_${i.toString(36)}`).join(" ").slice(
+      0,
+      100_000
+    )
     const started = performance.now()
     const extra = searchableText(text)
     expect(performance.now() - started).toBeLessThan(5_000)

@@ -8,13 +8,13 @@ import {
   loopSettings,
   statusReport
 } from "@ralph-mem/loop"
+import { Argument, Command } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command } from "effect/cli"
+import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
 import { printFields, printJson } from "../../output.ts"
-import { withStore } from "../../command-memory.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const config = Command.make(
@@ -52,6 +52,5 @@ export const config = Command.make(
         const changed = yield* execute(memory, loop.loopId, { _tag: "ChangeConfig", config: next }, "cli:ralph-config")
         if (input.json) return yield* printJson(statusReport(changed).stopConditions)
         yield* Console.log(`${key} = ${raw}`)
-      })
-    )
+      }))
 ).pipe(Command.withDescription("Show or change a loop's settings"))

@@ -1,18 +1,12 @@
 /** `ralph plan <goal>`: a plan-only loop in this session; edits are blocked until the plan is complete. */
 import { type Criterion, monotonicUlid } from "@ralph-mem/events"
 import { DEFAULT_MIN_PLAN_ITERATIONS, DEFAULT_PLAN_MARKER, DEFAULT_PLAN_SECTIONS } from "@ralph-mem/loop"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
 import { join, resolve } from "node:path"
 import * as flags from "../../flags.ts"
-import {
-  configFromFlags,
-  loopLimitFlags,
-  sessionFlag,
-  sessionToBind,
-  startInSession
-} from "./shared.ts"
+import { configFromFlags, loopLimitFlags, sessionFlag, sessionToBind, startInSession } from "./shared.ts"
 
 /** `--required-sections "Goal, Steps"` (repeatable): each value may list several, comma-separated. */
 const sectionList = (values: ReadonlyArray<string>) =>

@@ -2,12 +2,12 @@
 import { injectionBudgetTokens } from "@ralph-mem/hooks"
 import { driveExternally, endMessage, execute, statusReport } from "@ralph-mem/loop"
 import { loadSettings } from "@ralph-mem/settings"
+import { Command } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Command } from "effect/cli"
+import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../command-memory.ts"
 import { agentFlag, agentTimeoutFlag, loopFlag, parseAgent, resolveLoop, waitCountdown } from "./shared.ts"
 
 export const resume = Command.make(
@@ -45,8 +45,7 @@ export const resume = Command.make(
           })
           if (input.json) return yield* printJson(statusReport(ended))
           yield* Console.log(endMessage(ended))
-        })
-      )
+        }))
     })
 ).pipe(Command.withDescription(
   "Continue a loop whose driver died (a crashed run, a closed session) with a fresh agent per iteration"

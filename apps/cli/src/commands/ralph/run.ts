@@ -12,14 +12,14 @@ import {
   storyProgress,
   takeSnapshot
 } from "@ralph-mem/loop"
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Argument, Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
+import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../command-memory.ts"
 import {
   agentFlag,
   agentTimeoutFlag,
@@ -109,8 +109,7 @@ export const run = Command.make(
           if (input.json) return yield* printJson(statusReport(loop))
           yield* Console.log(endMessage(loop))
           if (loop.status !== "success") return yield* flags.failWith(`the loop did not succeed (${loop.status})`)
-        })
-      )
+        }))
     })
 ).pipe(Command.withDescription(
   "Run a loop with a fresh agent process per iteration (default: claude -p) until the checks pass"

@@ -4,8 +4,8 @@ import {
   execute,
   type LimitWaitProgress,
   loadLoop,
-  LoopConfigInvalid,
   loopConfig,
+  LoopConfigInvalid,
   parseLoopLimits,
   splitCommand,
   statusReport,
@@ -13,13 +13,13 @@ import {
 } from "@ralph-mem/loop"
 import { activeLoopForSession, formatTime, latestLoop, type MemoryStore } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
+import { Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Flag } from "effect/cli"
+import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../command-memory.ts"
 
 export const loopFlag = Flag.String("loop").pipe(
   Flag.withDescription("The loop (default: the latest of this project)"),
@@ -198,6 +198,5 @@ export const startInSession = (
         const started = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
         if (input.json) return yield* printJson(statusReport(started))
         yield* Console.log(announcement)
-      })
-    )
+      }))
   })

@@ -1,17 +1,10 @@
 /** `ralph start <goal>`: a loop bound to this Claude Code session; its Stop hook runs the checks. */
 import { monotonicUlid } from "@ralph-mem/events"
 import { describeCriteria } from "@ralph-mem/loop"
-import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
+import * as Effect from "effect/Effect"
 import * as flags from "../../flags.ts"
-import {
-  configFromFlags,
-  criteriaFlag,
-  loopLimitFlags,
-  sessionFlag,
-  sessionToBind,
-  startInSession
-} from "./shared.ts"
+import { configFromFlags, criteriaFlag, loopLimitFlags, sessionFlag, sessionToBind, startInSession } from "./shared.ts"
 
 export const start = Command.make(
   "start",

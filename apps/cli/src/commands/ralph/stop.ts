@@ -1,12 +1,12 @@
 /** `ralph stop`: ends a loop (the Stop hook sees it first), and can roll the working tree back. */
 import { execute, restoreSnapshot, rollbackHint, statusReport, takeSnapshot, workingTreeMatches } from "@ralph-mem/loop"
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { Command, Flag } from "effect/cli"
+import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
 import { printJson } from "../../output.ts"
-import { withStore } from "../../command-memory.ts"
 import { loopFlag, resolveLoop } from "./shared.ts"
 
 export const stop = Command.make(
@@ -88,8 +88,7 @@ export const stop = Command.make(
             ? `Loop ${loop.loopId} stopped.${rolledBack}`
             : `Loop ${loop.loopId} (${loop.status}) rolled back.${rolledBack}`
         )
-      })
-    )
+      }))
 ).pipe(Command.withDescription(
   "Stop a loop (the Stop hook sees it before anything else); --rollback restores a snapshot, also after the loop ended"
 ))
