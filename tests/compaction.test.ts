@@ -172,7 +172,8 @@ describe("ralph-mem compact", () => {
     // Damage one block behind the triggers' back (a disk, or a hand with the sqlite3 shell).
     const db = newSqliteDatabase(dbOf(root))
     db.exec(
-      "DROP TRIGGER payload_blocks_never_change; UPDATE payload_blocks SET data = x'00112233' WHERE id = (SELECT min(id) FROM payload_blocks)"
+      "DROP TRIGGER payload_blocks_never_change; " +
+        "UPDATE payload_blocks SET data = x'00112233' WHERE id = (SELECT min(id) FROM payload_blocks)"
     )
     db.close()
     const verify = cli(root, "verify", "--json")

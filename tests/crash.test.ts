@@ -238,7 +238,8 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
               try {
                 contents = reader
                   .prepare(
-                    "SELECT stream_version AS version, json_extract(payload, '$.content') AS content FROM events WHERE stream_id = ? ORDER BY position"
+                    `SELECT stream_version AS version, json_extract(payload, '$.content') AS content
+                     FROM events WHERE stream_id = ? ORDER BY position`
                   )
                   .all(stream) as typeof contents
                 projected = reader.prepare("SELECT count(*) FROM observations WHERE stream_id = ?").pluck().get(stream)
@@ -248,7 +249,8 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
               // Committed = printed, plus at most the one append whose commit the kill beat to the print.
               expect(
                 contents.length,
-                `writer ${writer.name} printed ${printed.length} committed appends (killed ${writer.delay} ms after ready)`
+                `writer ${writer.name} printed ${printed.length} committed appends ` +
+                  `(killed ${writer.delay} ms after ready)`
               )
                 .toBeGreaterThanOrEqual(printed.length)
               expect(contents.length).toBeLessThanOrEqual(printed.length + 1)
@@ -305,7 +307,8 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
       const snapshot = () =>
         JSON.stringify(
           reader.prepare(
-            "SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM observations) AS observations, (SELECT count(*) FROM sessions) AS sessions"
+            `SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM observations) AS observations,
+                    (SELECT count(*) FROM sessions) AS sessions`
           ).get()
         )
 
@@ -444,7 +447,8 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
               const resumed = await ralph("resume", "--loop", loopId, "--agent", "node fixer.js", "--json")
               expect(
                 resumed.code,
-                `${context}\nresume of a loop at iteration ${state.iteration}/${maxIterations}: ${resumed.stdout}${resumed.stderr}`
+                `${context}\nresume of a loop at iteration ${state.iteration}/${maxIterations}: ` +
+                  `${resumed.stdout}${resumed.stderr}`
               ).toBe(0)
               const ended = JSON.parse(resumed.stdout)
               // The fixer makes the check pass: success, unless no iteration was left, then a failure that says so.

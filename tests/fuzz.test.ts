@@ -164,7 +164,8 @@ const databaseProblems = async (path: string, env: Record<string, string>, cwd: 
       .prepare(
         `SELECT json_extract(metadata, '$.correlationId') AS c, count(DISTINCT stream_id) AS streams,
                 max(stream_version) - min(stream_version) + 1 - count(*) AS gap
-         FROM events WHERE json_extract(metadata, '$.correlationId') IS NOT NULL GROUP BY c HAVING streams != 1 OR gap != 0 LIMIT 5`
+         FROM events WHERE json_extract(metadata, '$.correlationId') IS NOT NULL
+         GROUP BY c HAVING streams != 1 OR gap != 0 LIMIT 5`
       )
       .all()
     if (torn.length > 0) {
@@ -353,19 +354,22 @@ describe("fuzzing the hook entry and the CLI", () => {
         const { written, failed, perType, perSession } = withDb(dbOf(project), (db) => ({
           written: counts(
             db.prepare(
-              `SELECT json_extract(metadata, '$.writer') AS key, count(DISTINCT json_extract(metadata, '$.correlationId')) AS n
+              `SELECT json_extract(metadata, '$.writer') AS key,
+                  count(DISTINCT json_extract(metadata, '$.correlationId')) AS n
            FROM events WHERE type != 'HookFailed' AND json_extract(metadata, '$.writer') LIKE 'hook:%' GROUP BY key`
             ).all()
           ),
           failed: counts(
             db.prepare(
-              "SELECT json_extract(payload, '$.hook') AS key, count(*) AS n FROM events WHERE type = 'HookFailed' GROUP BY key"
+              `SELECT json_extract(payload, '$.hook') AS key, count(*) AS n
+               FROM events WHERE type = 'HookFailed' GROUP BY key`
             ).all()
           ),
           perType: counts(db.prepare("SELECT type AS key, count(*) AS n FROM events GROUP BY type").all()),
           perSession: counts(
             db.prepare(
-              `SELECT json_extract(metadata, '$.writer') || ' ' || stream_id AS key, count(DISTINCT json_extract(metadata, '$.correlationId')) AS n
+              `SELECT json_extract(metadata, '$.writer') || ' ' || stream_id AS key,
+                  count(DISTINCT json_extract(metadata, '$.correlationId')) AS n
            FROM events WHERE type != 'HookFailed' AND json_extract(metadata, '$.writer') LIKE 'hook:%' GROUP BY key`
             ).all()
           )
@@ -421,9 +425,8 @@ describe("fuzzing the hook entry and the CLI", () => {
           const where = `project ${p}, ${hook}`
           if (logs < rejected || logs > rejected + either) {
             problems.push(
-              `${where}: ${rejected} refused inputs (+${either} that may be refused) but ${logs} reasons in hooks.log [${
-                reasonsOf(hook)
-              }]`
+              `${where}: ${rejected} refused inputs (+${either} that may be refused) ` +
+                `but ${logs} reasons in hooks.log [${reasonsOf(hook)}]`
             )
           }
           if (hookFailed !== logs) {
@@ -433,9 +436,9 @@ describe("fuzzing the hook entry and the CLI", () => {
           const total = writes + rejected + either
           if (accounted > total || accounted < total - mayVanish || wrote < writes || wrote > writes + either) {
             problems.push(
-              `${where}: ${writes} accepted inputs that must record events (+${either} that may) but ${wrote} invocations recorded events, ${logs} logged [${
-                reasonsOf(hook)
-              }] [by session: ${clip(suspects(hook), 1500)}]`
+              `${where}: ${writes} accepted inputs that must record events (+${either} that may) ` +
+                `but ${wrote} invocations recorded events, ${logs} logged [${reasonsOf(hook)}] ` +
+                `[by session: ${clip(suspects(hook), 1500)}]`
             )
           }
         }
@@ -538,7 +541,8 @@ describe("fuzzing the hook entry and the CLI", () => {
           const mode = (statSync(path).mode & 0o777).toString(8)
           if (mode !== "644") {
             problems.push(
-              `${path} is not a database, yet the CLI changed its mode from 644 to ${mode} (runs that named it: ${culprits()})`
+              `${path} is not a database, yet the CLI changed its mode from 644 to ${mode} ` +
+                `(runs that named it: ${culprits()})`
             )
           }
           for (const suffix of ["-wal", "-shm", "-journal"]) {

@@ -79,7 +79,8 @@ describe("hooks record a session", () => {
     firstSession(root)
     const events = query(
       root,
-      "SELECT type, json_extract(metadata, '$.writer') AS writer FROM events WHERE stream_id = 'session:s1' ORDER BY position"
+      `SELECT type, json_extract(metadata, '$.writer') AS writer
+       FROM events WHERE stream_id = 'session:s1' ORDER BY position`
     )
     expect(events).toEqual([
       { type: "SessionStarted", writer: "hook:SessionStart" },
@@ -133,7 +134,8 @@ describe("hooks record a session", () => {
     })
     expect(session!["summary"]).toBe(
       "Asked: The login test fails with TokenExpiredError; fix it. Outcome: Fixed: the token now lives an hour. " +
-        "Errors (1 command, 1 fixed): `npm test -- auth` failed (TokenExpiredError: jwt expired at refreshSession), fixed later. " +
+        "Errors (1 command, 1 fixed): " +
+        "`npm test -- auth` failed (TokenExpiredError: jwt expired at refreshSession), fixed later. " +
         "Passed: `npm test -- auth`. Changed: src/auth.ts."
     )
   })
@@ -257,12 +259,17 @@ describe("hooks inject memory", () => {
       /## Lessons: errors fixed since\n- `npm test -- auth` failed @\d+ .* with FAIL src\/auth\.test\.ts: /
     )
     expect(context).toMatch(
-      /: TokenExpiredError: jwt expired at refreshSession; fixed: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+; passed/
+      new RegExp(
+        String.raw`: TokenExpiredError: jwt expired at refreshSession; ` +
+          String.raw`fixed: edited src\/auth\.ts \(${"`"}expiresIn: 3600${"`"}\) @\d+; passed`
+      )
     )
     expect(context).not.toContain("## Recent successes")
     const [injected] = query(
       root,
-      "SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.sources') AS sources FROM events WHERE type = 'ContextInjected'"
+      `SELECT json_extract(payload, '$.text') AS text, json_extract(payload, '$.tokens') AS tokens,
+              json_extract(payload, '$.sources') AS sources
+       FROM events WHERE type = 'ContextInjected'`
     ) as Array<{ text: string; tokens: number; sources: string }>
     expect(injected!.text).toBe(context)
     expect(injected!.tokens).toBeGreaterThan(10)
@@ -292,7 +299,10 @@ describe("hooks inject memory", () => {
     })
     const run = hook(root, "UserPromptSubmit", "s2", { prompt: "the dashboard routes fail CORS preflight" })
     expect(contextOf(run.stdout)).toMatch(
-      /## Related memory\n- .*\[tool_use\] Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+/
+      new RegExp(
+        String.raw`## Related memory\n- .*\[tool_use\] ` +
+          String.raw`Edit src\/app\.ts: app\.use\(cors\(\{ origin: config\.allowedOrigins \}\)\) @\d+`
+      )
     )
   })
 
@@ -331,7 +341,8 @@ describe("hooks inject memory", () => {
     const run = hook(root, "SessionStart", "s3", { source: "startup" }, small)
     const [injected] = query(
       root,
-      "SELECT json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason FROM events WHERE type = 'ContextInjected' AND stream_id = 'session:s3'"
+      `SELECT json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason
+       FROM events WHERE type = 'ContextInjected' AND stream_id = 'session:s3'`
     ) as Array<{ tokens: number; reason: string }>
     expect(injected!.tokens).toBeLessThanOrEqual(200)
     expect(injected!.reason).toMatch(/compact layer/)
@@ -378,7 +389,8 @@ describe("SessionStart tells working memory", () => {
     )
     const [sources] = query(
       root,
-      "SELECT json_extract(payload, '$.sources') AS s FROM events WHERE type = 'ContextInjected' ORDER BY position DESC LIMIT 1"
+      `SELECT json_extract(payload, '$.sources') AS s
+       FROM events WHERE type = 'ContextInjected' ORDER BY position DESC LIMIT 1`
     ) as Array<{ s: string }>
     expect(JSON.parse(sources!.s)).toEqual(expect.arrayContaining(beliefEvents))
   })
@@ -388,10 +400,18 @@ describe("SessionStart tells working memory", () => {
     const context = contextOf(hook(root, "SessionStart", "s1", { source: "resume" }).stdout)
     expect(context).toMatch(/^# ralph-mem: what this project's memory holds\n.*\n\n## Where the last session stopped\n/)
     expect(context).toMatch(
-      /- task `fix-the-login-timeout`: Fix the login timeout; step 2 of 3, in progress: Patch refreshSession\(\) @\d+\n {2}\[x\] 1\. Reproduce\n {2}\[>\] 2\. Patch refreshSession\(\)\n {2}\[ \] 3\. Run the tests/
+      new RegExp(
+        String.raw`- task ${"`"}fix-the-login-timeout${"`"}: Fix the login timeout; ` +
+          String.raw`step 2 of 3, in progress: Patch refreshSession\(\) @\d+\n {2}\[x\] 1\. Reproduce\n {2}` +
+          String.raw`\[>\] 2\. Patch refreshSession\(\)\n {2}\[ \] 3\. Run the tests`
+      )
     )
     expect(context).toMatch(
-      /^- handoff note \(.*\): refreshSession multiplies by 1000 twice; fix it in src\/auth.ts, then run the tests @\d+$/m
+      new RegExp(
+        String.raw`^- handoff note \(.*\): refreshSession multiplies by 1000 twice; ` +
+          String.raw`fix it in src\/auth.ts, then run the tests @\d+$`,
+        "m"
+      )
     )
     expect(context).toMatch(
       /^- error .*`Bash npm test -- auth`: Exit code 1 TokenExpiredError at refreshSession @\d+$/m

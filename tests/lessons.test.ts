@@ -89,7 +89,10 @@ describe("an error fixed in an earlier session", () => {
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     expect(text).toContain("## Lessons: errors fixed since")
     expect(text).toMatch(
-      /- `npm test -- auth` failed @\d+ \(\S+ \S+\) with FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: /
+      new RegExp(
+        String.raw`- ${"`"}npm test -- auth${"`"} failed @\d+ \(\S+ \S+\) ` +
+          String.raw`with FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: `
+      )
     )
     // What failed in the error's own words, and what fixed it: the line the edit changed.
     expect(text).toMatch(
@@ -164,7 +167,10 @@ describe("an error fixed in an earlier session", () => {
     hook(root, "SessionEnd", "s1", { reason: "exit" })
     const text = contextOf(hook(root, "SessionStart", "s2", { source: "startup" }).stdout)!
     expect(text).toMatch(
-      /## Open errors\n- \S+ \S+ `npm test -- auth` failed: FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: /
+      new RegExp(
+        String.raw`## Open errors\n- \S+ \S+ ${"`"}npm test -- auth${"`"} failed: ` +
+          String.raw`FAIL src\/auth\.test\.ts > login > refreshes the token: TokenExpiredError: `
+      )
     )
     expect(text.indexOf("## Open errors")).toBeLessThan(text.indexOf("## Recent sessions"))
     expect(text).not.toContain("## Lessons")

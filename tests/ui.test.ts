@@ -217,7 +217,7 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     await page.screenshot({ path: join(SHOTS, "search-3.png"), fullPage: true })
   })
 
-  it("shows a loop's iterations, each check per iteration as a chart, and the snapshots with the rollback command", async () => {
+  it("shows a loop's iterations, each check per iteration as a chart, the snapshots and rollback command", async () => {
     await visit("/loops", "loops")
     await page.click("table.list a")
     await page.waitForSelector(".chart .uplot")

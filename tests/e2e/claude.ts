@@ -34,7 +34,8 @@ export const findClaudeBinary = (): string | undefined => {
 }
 
 export const MISSING_CLAUDE_MESSAGE =
-  `No Claude Code binary: set CLAUDE_CODE_BIN or install the pinned @anthropic-ai/claude-code devDependency (${REPO_BIN})`
+  "No Claude Code binary: set CLAUDE_CODE_BIN or install the pinned @anthropic-ai/claude-code devDependency " +
+  `(${REPO_BIN})`
 
 /** The claude binary, or a clear error. */
 export const requireClaudeBinary = (): string => {

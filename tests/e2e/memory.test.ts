@@ -585,7 +585,10 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       expectHooksSucceeded(again.run, [...STREAMED_HOOKS, "PostToolUseFailure"])
       const text = String(onlyEvent(project, again.sessionId, "ContextInjected", "SessionStart").payload["text"])
       expect(text).toMatch(
-        /## Lessons: errors fixed since\n- `npm test` failed @\d+ .* with FAIL src\/auth\.test\.js > login > refreshes the token: /
+        new RegExp(
+          String.raw`## Lessons: errors fixed since\n- ${"`"}npm test${"`"} failed @\d+ .* ` +
+            String.raw`with FAIL src\/auth\.test\.js > login > refreshes the token: `
+        )
       )
       // What failed in the error's own words, and the line the edit that fixed it changed.
       expect(text).toMatch(/: TokenExpiredError: jwt expired; fixed: edited src\/auth\.js \(`expiresIn: 3600`\) @\d+/)
@@ -603,7 +606,8 @@ describe.skipIf(claudeBin === undefined)(suiteName, () => {
       )?.[1]
       expect(String(recall["text"])).toMatch(
         new RegExp(
-          `^ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told \\(edited src/auth\\.js \\(\`expiresIn: 3600\`\\) @\\d+\\)`
+          `^ralph-mem: this failure was seen before and fixed: the lesson ${lesson} this session was told ` +
+            `\\(edited src/auth\\.js \\(\`expiresIn: 3600\`\\) @\\d+\\)`
         )
       )
       const [first, next] = again.mock.mainRequests()

@@ -37,7 +37,10 @@ export const parseDuration = (flag: string, value: string): Effect.Effect<number
     : Effect.succeed(ms)
 }
 
-/** An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear error. */
+/**
+ * An optional time flag as epoch milliseconds: ISO 8601, or an age back from now (`7d`); malformed is a clear
+ * error.
+ */
 export const parseTime = (
   flag: string,
   value: Option.Option<string>,

@@ -11,13 +11,16 @@ const WATCHER = `
 const { workerData } = require("node:worker_threads")
 const fs = require("node:fs")
 const render = new Function("return (" + workerData.render + ")")()
-const size = () => workerData.files.reduce((sum, f) => { try { return sum + fs.statSync(f).size } catch { return sum } }, 0)
+const size = () =>
+  workerData.files.reduce((sum, f) => { try { return sum + fs.statSync(f).size } catch { return sum } }, 0)
 const ended = new Int32Array(workerData.ended)
 setInterval(() => {
   if (Atomics.load(ended, 0) === 1) return
   // Never 100% before the work says it is done: the expected size is an estimate.
   const mb = Math.min((size() - workerData.initial) / 1048576, workerData.expectedMb * 0.99)
-  fs.writeSync(2, render(workerData.label, "MB", Math.max(0, Math.round(mb * 10) / 10), workerData.expectedMb, Date.now() - workerData.started, workerData.tty))
+  const shown = Math.max(0, Math.round(mb * 10) / 10)
+  const elapsed = Date.now() - workerData.started
+  fs.writeSync(2, render(workerData.label, "MB", shown, workerData.expectedMb, elapsed, workerData.tty))
 }, workerData.everyMs)
 `
 

@@ -301,7 +301,10 @@ const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
 /** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
 const RECALL_CANDIDATES = 20
 
-/** A tool call recorded as an observation; a failed command this project saw fixed before is answered with the lesson. */
+/**
+ * A tool call recorded as an observation; a failed command this project saw fixed before is answered with the
+ * lesson.
+ */
 const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
   hook: H,
   observe: (input: HookInput<H>, limit: number) => ToolObservation

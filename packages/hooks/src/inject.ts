@@ -227,7 +227,10 @@ export interface ProjectMemory {
 /** How many of a failure's other failures an item names, when they failed otherwise than the latest. */
 const EARLIER_FAILURES = 2
 
-/** The other failures that failed otherwise than the latest (`; earlier @8: error TS2532: ...`), each on a few words. */
+/**
+ * The other failures that failed otherwise than the latest (`; earlier @8: error TS2532: ...`), each on a few
+ * words.
+ */
 const earlierFailures = (latest: FailureRecord, earlier: ReadonlyArray<FailureRecord>, headline: string) => {
   const seen = new Set([headline])
   const told = earlier.flatMap((f) => {

@@ -51,7 +51,10 @@ const StopInput = () =>
     stop_hook_active: Schema.optionalKey(Schema.Boolean),
     last_assistant_message: OptionalText()
   })
-/** A turn that ended on an API error (`error`: rate_limit, overloaded, ...); Claude Code 2.1.330 fires it interactively. */
+/**
+ * A turn that ended on an API error (`error`: rate_limit, overloaded, ...); Claude Code 2.1.330 fires it
+ * interactively.
+ */
 const StopFailureInput = () =>
   Schema.Struct({ ...base(), error: OptionalText(), last_assistant_message: OptionalText() })
 const PreCompactInput = () =>

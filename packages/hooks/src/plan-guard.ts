@@ -210,5 +210,6 @@ export const planGuard = (toolName: string, toolInput: unknown): string | undefi
 /** What the model reads when a call is refused. */
 export const planGuardMessage = (loopId: string, refusal: string): string =>
   `Blocked by ralph-mem: plan loop ${loopId} is running in this session, so it writes a plan, not code (${refusal}). ` +
-  "Read files and use read-only commands (ls, cat, grep, git log/diff/status) instead, and put the plan in your reply. " +
+  "Read files and use read-only commands (ls, cat, grep, git log/diff/status) instead, " +
+  "and put the plan in your reply. " +
   "The user can end the plan loop with /ralph-mem:ralph stop."

@@ -36,8 +36,10 @@ const COMMAND_NOISE = /^<(?:local-command-[\w-]+|command-(?:message|name|args|st
 /** The expansion of one of ralph-mem's command files: it runs the plugin's CLI bundle. */
 const COMMAND_EXPANSION = /ralph-mem\.mjs["']?\s+[a-z]/
 /** A shell command that runs ralph-mem's memory commands (the bundle, or `ralph-mem` on the PATH). */
-const MEMORY_CLI =
-  /ralph-mem\.mjs["']?\s|(?:^|[\s;&|])(?:npx\s+)?ralph-mem\s+(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b/
+const MEMORY_CLI = new RegExp(
+  String.raw`ralph-mem\.mjs["']?\s|(?:^|[\s;&|])(?:npx\s+)?ralph-mem\s+` +
+    String.raw`(?:status|search|show|forget|inject|timeline|resume|belief|decide|task|why)\b`
+)
 
 export type PromptKind =
   | { readonly kind: "real"; readonly text: string }

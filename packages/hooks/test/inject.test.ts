@@ -270,7 +270,7 @@ describe("what a prompt is told", () => {
     "Asked: The dashboard cannot call the API. Outcome: Preflight OPTIONS requests returned 404; the cors " +
     "middleware now runs before the router, with origins from config.allowedOrigins. Changed: src/app.ts."
 
-  it("shows what a hit holds past its title: a summary's outcome, an edit's new lines, the files a search found", () => {
+  it("shows what a hit holds past its title: a summary's outcome, an edit's new lines, a search's files", () => {
     const items = promptItems(undefined, [
       hit("s1", "summary", outcome.slice(0, 159), { toolName: null, inputSummary: null, text: outcome }),
       hit("e1", "tool_use", "Edit src/db.ts: - new Pool({ max: 10 }) + new Pool({ max: 4…", {

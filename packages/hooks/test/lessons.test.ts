@@ -28,7 +28,7 @@ const nothing: Activity = { edits: [], commands: [], notes: [], decisions: [] }
 const item = (at: number, eventId: string, text: string) => ({ position: at, eventId, text })
 
 describe("splitting failures into open errors and lessons", () => {
-  it("gives one open error per command (the latest, with how often) and one lesson per passing run, newest first", () => {
+  it("gives one open error per command (latest, with how often), one lesson per passing run, newest first", () => {
     const { open, lessons } = splitFailures([
       failure(9),
       failure(8, { command: "npm run lint", family: "lint" }),
@@ -94,7 +94,8 @@ describe("recalling a failure seen before", () => {
       "ralph-mem: this failure was seen before. 2026-11-20 09:00 `npm test -- auth` failed @2: " +
         "FAIL src/auth.test.ts > login > refreshes the token: TokenExpiredError: jwt expired. " +
         "It passed 2026-11-20 09:00 @5 after: " +
-        "edited src/auth.ts @4, src/token.ts @3; noted \"tokens live an hour\" @3; ran `grep -n expiresIn src/auth.ts` @4. " +
+        "edited src/auth.ts @4, src/token.ts @3; noted \"tokens live an hour\" @3; " +
+        "ran `grep -n expiresIn src/auth.ts` @4. " +
         "Open any @id with ralph-mem show <id>."
     )
     const busy: Activity = {

@@ -76,10 +76,16 @@ const usageOf = (result: Record<string, unknown>): IterationUsage | undefined =>
 /** `Claude AI usage limit reached|1732550400` (the reset as epoch seconds). */
 const USAGE_LIMIT_EPOCH = /^Claude AI usage limit reached\|(\d{9,11})$/
 /** `You've hit your limit · resets 5pm (Europe/Vilnius)`, `resets 5:30am`, `resets Nov 27, 5pm (UTC)`. */
-const USAGE_LIMIT_RESETS =
-  /^(?:You[\u2019']ve hit your (?:usage )?limit|Claude (?:AI )?usage limit reached)\b.*?\bresets\s+(?:at\s+)?(?:([A-Z][a-z]{2})\s+(\d{1,2}),?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b(?:\s*\(([^)]+)\))?/i
+const USAGE_LIMIT_RESETS = new RegExp(
+  String.raw`^(?:You[\u2019']ve hit your (?:usage )?limit|Claude (?:AI )?usage limit reached)\b.*?\bresets\s+` +
+    String.raw`(?:at\s+)?(?:([A-Z][a-z]{2})\s+(\d{1,2}),?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b` +
+    String.raw`(?:\s*\(([^)]+)\))?`,
+  "i"
+)
 const USAGE_LIMIT_PLAIN = /^(?:You[\u2019']ve hit your (?:usage )?limit|Claude (?:AI )?usage limit reached)\b/i
-/** `API Error: Request rejected (429) · ...`, `API Error: 429 {"type":"error","error":{"type":"rate_limit_error"...`. */
+/**
+ * `API Error: Request rejected (429) · ...`, `API Error: 429 {"type":"error","error":{"type":"rate_limit_error"...`.
+ */
 const RATE_LIMIT = /^API Error:\s*(?:Request rejected \(429\)|429\b)|rate_limit_error/
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]

@@ -29,8 +29,8 @@ export const nextStep = (loop: Loop, context: PolicyContext): Verdict => {
   if (continuations !== undefined && continuations.cap > 0 && continuations.used >= continuations.cap) {
     return {
       _tag: "Fail",
-      reason:
-        `Claude Code allows ${continuations.cap} consecutive Stop-hook continuations (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume`
+      reason: `Claude Code allows ${continuations.cap} consecutive Stop-hook continuations ` +
+        "(CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); raise it, or continue with ralph-mem ralph resume"
     }
   }
   return { _tag: "Continue" }

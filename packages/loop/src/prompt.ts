@@ -47,7 +47,8 @@ const storySection = (loop: Loop, story: PrdStory): string =>
         ", "
       )
     }.`,
-    "The harness marks the story as passing only when its checks pass; do not edit the passes flags in the PRD file yourself."
+    "The harness marks the story as passing only when its checks pass; " +
+    "do not edit the passes flags in the PRD file yourself."
   ].filter((line) => line !== undefined).join("\n")
 
 /** A plan loop: what the plan must look like, and that the first reply is a draft to critique. */
@@ -57,10 +58,12 @@ const planSection = (loop: Loop, iteration: number): string => {
   const minimum = gate.find((c) => c.kind === "min_iterations")?.minIterations ?? DEFAULT_MIN_PLAN_ITERATIONS
   const marker = gate.find((c) => c.kind === "marker")?.marker ?? DEFAULT_PLAN_MARKER
   return [
-    "You are writing a plan, not code: file edits and commands that change anything are blocked while this plan loop runs. Reading files and read-only commands are fine.",
+    "You are writing a plan, not code: file edits and commands that change anything are blocked " +
+    "while this plan loop runs. Reading files and read-only commands are fine.",
     iteration === 1
       ? "Write a first draft of the complete plan in your reply."
-      : "Critique the previous draft first (what is missing, wrong, risky or vague), then write the complete improved plan in your reply.",
+      : "Critique the previous draft first (what is missing, wrong, risky or vague), " +
+        "then write the complete improved plan in your reply.",
     `The plan needs a Markdown heading for each of: ${sections.join(", ")} (English or Korean headings both count).`,
     `It can be accepted from iteration ${minimum} on. When the plan is complete, end your reply with ${marker}.`
   ].join("\n")
@@ -100,7 +103,8 @@ export const iterationPrompt = (loop: Loop, context: PromptContext): string => {
       : undefined,
     failing.length === 0
       ? undefined
-      : "Fix what failed above and keep to the goal. Stop when you believe it is met; the harness checks again. The user can end the loop with /ralph-mem:ralph stop."
+      : "Fix what failed above and keep to the goal. Stop when you believe it is met; the harness checks again. " +
+        "The user can end the loop with /ralph-mem:ralph stop."
   ].filter((s): s is string => s !== undefined)
   const prompt = sections.join("\n\n")
   return prompt.length > context.maxChars ? `${prompt.slice(0, context.maxChars - 1)}…` : prompt

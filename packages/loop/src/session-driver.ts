@@ -43,7 +43,8 @@ const planNote = (success: Success) =>
     ? ""
     : success.plan.written
     ? ` The plan is saved to ${success.plan.path}.`
-    : ` The plan could not be written to ${success.plan.path} (${success.plan.problem}); it is in the log: ralph-mem audit --type LoopPlanSaved --json.`
+    : ` The plan could not be written to ${success.plan.path} (${success.plan.problem}); ` +
+      "it is in the log: ralph-mem audit --type LoopPlanSaved --json."
 
 export const continueAtStop = (
   memory: MemoryStore,

@@ -13,7 +13,10 @@ export interface DecisionInput {
   readonly taskId?: string
 }
 
-/** `Redis: too heavy for one user` -> the option and why it lost: the first `:` that ends the text or comes before a space separates them (so URLs survive). */
+/**
+ * `Redis: too heavy for one user` -> the option and why it lost: the first `:` that ends the text or comes before a
+ * space separates them (so URLs survive).
+ */
 const parseAlternative = (text: string): Alternative | Refused => {
   const split = /^(.*?):(?:\s+(.*))?$/s.exec(text.trim())
   const option = (split?.[1] ?? text).trim()

@@ -156,7 +156,8 @@ export const maintain = Command.make(
       )
 ).pipe(
   Command.withDescription(
-    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, then back up if due (runs after each session)"
+    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, " +
+      "then back up if due (runs after each session)"
   )
 )
 

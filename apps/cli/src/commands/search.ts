@@ -86,7 +86,8 @@ export const search = Command.make(
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             for (const [i, hit] of hits.entries()) yield* printText(hitLine(valuesForReading(hit), i + 1))
             return yield* Console.log(
-              `${hits.length} result(s), ~${totalTokens} tokens. More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full).`
+              `${hits.length} result(s), ~${totalTokens} tokens. ` +
+                "More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full)."
             )
           }
           if (input.layer === "2") {

@@ -46,6 +46,7 @@ export const stats = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "The four success metrics (injection use, hook success, loop success, iterations per successful loop), with their definitions"
+    "The four success metrics (injection use, hook success, loop success, iterations per successful loop), " +
+      "with their definitions"
   )
 )

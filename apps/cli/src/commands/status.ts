@@ -84,7 +84,8 @@ export const status = Command.make(
             "last injection",
             report.lastInjection === null
               ? "never"
-              : `${report.lastInjection.at}, ${report.lastInjection.hook}, ~${report.lastInjection.tokens} tokens from ${report.lastInjection.sources} memories`
+              : `${report.lastInjection.at}, ${report.lastInjection.hook}, ` +
+                `~${report.lastInjection.tokens} tokens from ${report.lastInjection.sources} memories`
           ],
           [
             "active loops",
@@ -104,7 +105,8 @@ export const status = Command.make(
           ...(report.erasurePendingSince === null ? [] : [
             [
               "forget",
-              `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} is still in the file while another ` +
+              `NOT YET ERASED: the text forgotten at ${report.erasurePendingSince} ` +
+              "is still in the file while another " +
               "process reads it; the next hook or command erases it"
             ] as const
           ]),

@@ -42,6 +42,10 @@ const short = (text: string | null | undefined, max = 160) => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
+/** A table's header row; the names are fixed text of ours, so they go in as markup. */
+const headRow = (...names: ReadonlyArray<string>) =>
+  raw(`<thead><tr>${names.map((name) => `<th>${name}</th>`).join("")}</tr></thead>`)
+
 /** Paths as the project sees them: the home folder and the project root stay out of what is shown. */
 const shownPath = (project: string, path: string | null | undefined) =>
   path === null || path === undefined || path === "" ? "" : relativePath(path, { project, home: process.env["HOME"] })
@@ -94,12 +98,13 @@ const metricRow = (label: string, metric: Metric, format: (v: number | null) => 
   html`<tr><th>${label}</th><td class="${metric.met === null ? "" : metric.met ? "ok" : "bad"}">${
     format(metric.value)
   }</td>
-<td>${metric.numerator} / ${metric.denominator}</td><td>${metric.target}</td><td class="definition">${metric.definition}</td></tr>`
+<td>${metric.numerator} / ${metric.denominator}</td><td>${metric.target}</td>
+<td class="definition">${metric.definition}</td></tr>`
 
 export const dashboard = (metrics: SuccessMetrics): Html => {
   const days = metrics.daily.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)
   return html`<p>Success metrics since ${time(metrics.since)} (<code>ralph-mem stats</code> prints the same).</p>
-<table class="metrics"><thead><tr><th>metric</th><th>value</th><th>counted</th><th>target</th><th>definition</th></tr></thead><tbody>
+<table class="metrics">${headRow("metric", "value", "counted", "target", "definition")}<tbody>
 ${metricRow("Injection use", metrics.injectionUse, percent)}
 ${metricRow("Hook success", metrics.hookSuccess, percent)}
 ${metricRow("Loop success", metrics.loopSuccess, percent)}
@@ -140,7 +145,9 @@ const sessionLink = (
 export const sessionsPage = (db: SqliteDatabase, project: string): Html => {
   const rows: ReadonlyArray<SessionRow> = listSessions(db, { limit: 200 })
   if (rows.length === 0) return html`<p class="empty">No session recorded yet.</p>`
-  return html`<table class="list"><thead><tr><th>session</th><th>started</th><th>project</th><th>prompts</th><th>observations</th><th>errors</th><th>summary</th></tr></thead><tbody>
+  return html`<table class="list">${
+    headRow("session", "started", "project", "prompts", "observations", "errors", "summary")
+  }<tbody>
 ${
     rows.map((s) =>
       html`<tr><td>${sessionLink(s.sessionId)}</td><td>${time(s.startedAt)}${
@@ -236,15 +243,15 @@ export const searchPage = (
     | undefined,
   project: string
 ): Html => {
-  const form =
-    html`<form method="get" action="/search" class="search"><input type="search" name="q" value="${query}" placeholder="what do you remember about..." autofocus>
+  const form = html`<form method="get" action="/search" class="search"><input type="search" name="q" value="${query}"
+placeholder="what do you remember about..." autofocus>
 <select name="layer">${
-      ([1, 2, 3] as const).map((l) =>
-        html`<option value="${l}" ${l === layer ? raw("selected") : ""}>${
-          ["", "1: index", "2: timeline", "3: full"][l]
-        }</option>`
-      )
-    }</select><button type="submit">Search</button></form>`
+    ([1, 2, 3] as const).map((l) =>
+      html`<option value="${l}" ${l === layer ? raw("selected") : ""}>${
+        ["", "1: index", "2: timeline", "3: full"][l]
+      }</option>`
+    )
+  }</select><button type="submit">Search</button></form>`
   if (result === undefined) return form
   const empty = html`<p class="empty">Nothing found for <q>${query}</q>.</p>`
   switch (result.layer) {
@@ -281,9 +288,11 @@ export const searchPage = (
 export const loopsPage = (db: SqliteDatabase): Html => {
   const loops = listLoopRuns(db, 200)
   if (loops.length === 0) {
-    return html`<p class="empty">No Ralph loop yet. Start one with <code>/ralph-mem:ralph start &lt;goal&gt;</code>.</p>`
+    return html`<p class="empty">No Ralph loop yet. Start one with ${
+      raw("<code>/ralph-mem:ralph start &lt;goal&gt;</code>")
+    }.</p>`
   }
-  return html`<table class="list"><thead><tr><th>loop</th><th>goal</th><th>mode</th><th>status</th><th>iterations</th><th>started</th><th>ended</th></tr></thead><tbody>
+  return html`<table class="list">${headRow("loop", "goal", "mode", "status", "iterations", "started", "ended")}<tbody>
 ${
     loops.map((l) =>
       html`<tr><td><a href="/loops/${encodeURIComponent(l.loopId)}">${l.loopId.slice(-8)}</a></td><td>${
@@ -350,7 +359,7 @@ ${
     })
   }
 </div>
-<table class="list"><thead><tr><th>iteration</th><th>checks</th><th>files changed</th><th>duration</th><th>tokens</th></tr></thead><tbody>
+<table class="list">${headRow("iteration", "checks", "files changed", "duration", "tokens")}<tbody>
 ${
     loop.iterations.map((it) =>
       html`<tr><td>${it.iteration}${it.storyId ? ` (${it.storyId})` : ""}</td>
@@ -369,7 +378,7 @@ ${
 ${
     snapshots.length === 0 ?
       html`<p class="empty">None.</p>` :
-      html`<table class="list"><thead><tr><th>after iteration</th><th>snapshot</th><th>roll back with</th></tr></thead><tbody>
+      html`<table class="list">${headRow("after iteration", "snapshot", "roll back with")}<tbody>
 ${
         snapshots.map((s) =>
           html`<tr><td>${s.iteration === 0 ? "0 (before the loop)" : s.iteration}</td><td><code>${s.ref}</code></td>

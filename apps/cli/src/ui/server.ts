@@ -63,8 +63,8 @@ export const findAssets = (): string | undefined => {
 
 const COOKIE = "ralph_mem_ui"
 const ALLOWED_HOSTS = (port: number) => new Set([`127.0.0.1:${port}`, `localhost:${port}`])
-const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 const ASSET_TYPES: Record<string, string> = {
   "app.js": "text/javascript; charset=utf-8",

@@ -42,7 +42,10 @@ const headingsOf = (markdown: string): ReadonlyArray<string> =>
 const isHangul = (name: string) => /[\uac00-\ud7a3]/.test(name)
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** A heading names a section when it contains one of its names as words ("Implementation Steps"); Korean by substring. */
+/**
+ * A heading names a section when it contains one of its names as words ("Implementation Steps"); Korean by
+ * substring.
+ */
 const headingNames = (heading: string, names: ReadonlyArray<string>) =>
   names.some((
     name

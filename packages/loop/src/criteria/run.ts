@@ -66,7 +66,8 @@ const howToSetCommand = (kind: Criterion["kind"]) =>
 
 const missingCommand = (criterion: Criterion, options: RunCriterionOptions): CriterionResult => {
   const where = isDetectableKind(criterion.kind)
-    ? `no command found for ${criterion.kind} in ${options.projectRoot} (no matching package.json script, Makefile target, tsconfig.json, Cargo.toml, go.mod or pyproject.toml)`
+    ? `no command found for ${criterion.kind} in ${options.projectRoot} ` +
+      "(no matching package.json script, Makefile target, tsconfig.json, Cargo.toml, go.mod or pyproject.toml)"
     : `no command found for ${criterion.kind}: a ${criterion.kind} criterion needs an explicit command`
   return failedWithoutRunning(criterion.kind, `${where}; ${howToSetCommand(criterion.kind)}`)
 }

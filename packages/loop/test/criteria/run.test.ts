@@ -14,7 +14,10 @@ const EXIT_WITH =
 const SPAWNS_A_CHILD = `
 const { spawn } = require("node:child_process")
 const { writeFileSync } = require("node:fs")
-const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "inherit", detached: process.argv[2] === "escape" })
+const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], {
+  stdio: "inherit",
+  detached: process.argv[2] === "escape"
+})
 writeFileSync("pids.json", JSON.stringify({ parent: process.pid, child: child.pid }))
 console.log("started parent and child")
 if (process.argv[3] === "exit") process.exit(0)
