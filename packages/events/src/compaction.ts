@@ -92,7 +92,8 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
   }
   const settled = db
     .prepare<[number], Settled>(
-      `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows WHERE block_id IS NULL AND redacted_by IS NULL
+      `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows
+       WHERE block_id IS NULL AND redacted_by IS NULL
        GROUP BY stream HAVING max(occurred_at) <= ? ORDER BY min(position)`
     )
     .all(now - options.idleMs)
@@ -100,7 +101,8 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
     "SELECT occurred_at FROM event_rows WHERE stream = ? ORDER BY stream_version DESC LIMIT 1"
   ).pluck()
   const unpacked = db.prepare<[number], Unpacked>(
-    "SELECT position, stream, payload, metadata FROM event_rows WHERE stream = ? AND block_id IS NULL AND redacted_by IS NULL"
+    `SELECT position, stream, payload, metadata FROM event_rows
+     WHERE stream = ? AND block_id IS NULL AND redacted_by IS NULL`
   )
   const insertBlock = db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (?, ?, ?)")
   const pack = db.prepare(

@@ -143,8 +143,10 @@ interface Header {
 const readHeader = (db: SqliteDatabase): Header =>
   db
     .prepare(
-      `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId, (SELECT count(*) FROM sqlite_schema) AS tables,
-              (SELECT user_version FROM pragma_user_version) AS version, (SELECT journal_mode FROM pragma_journal_mode) AS journalMode`
+      `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId,
+              (SELECT count(*) FROM sqlite_schema) AS tables,
+              (SELECT user_version FROM pragma_user_version) AS version,
+              (SELECT journal_mode FROM pragma_journal_mode) AS journalMode`
     )
     .get() as Header
 
@@ -165,8 +167,8 @@ const checkNotNewer = (current: number, path: string): void => {
     throw new DatabaseUnusable({
       path,
       problem: "newer_schema",
-      reason:
-        `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION}); upgrade ralph-mem`
+      reason: `written by a newer ralph-mem (schema ${current}; this one knows up to ${LATEST_SCHEMA_VERSION});`
+        + " upgrade ralph-mem"
     })
   }
 }

@@ -128,8 +128,8 @@ interface EventRow {
   redacted_by: string | null
 }
 
-const COLUMNS =
-  "position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by"
+const COLUMNS = "position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, "
+  + "idempotency_key, redacted_by"
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   position: row.position,
@@ -194,7 +194,8 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
   const statements = lazily({
     stream: () =>
       db.prepare<[string], { id: number; version: number }>(
-        "SELECT id, (SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream = s.id) AS version FROM streams s WHERE name = ?"
+        `SELECT id, (SELECT coalesce(max(stream_version), 0) FROM event_rows WHERE stream = s.id) AS version
+         FROM streams s WHERE name = ?`
       ),
     newStream: () => db.prepare<[string]>("INSERT INTO streams (name) VALUES (?)"),
     type: () => db.prepare<[string], number>("SELECT id FROM event_types WHERE name = ?").pluck(),
@@ -203,15 +204,17 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     byKey: () => db.prepare<[string], EventRow>(`SELECT ${COLUMNS} FROM events WHERE idempotency_key = ?`),
     insert: () =>
       db.prepare(
-        `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at,
+                                 idempotency_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
       ),
     packedIn: () =>
       db.prepare<[string], number | null>("SELECT block_id FROM event_rows WHERE event_id = ? AND redacted_by IS NULL")
         .pluck(),
     redact: () =>
       db.prepare(
-        `UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ? WHERE event_id = ? AND redacted_by IS NULL`
+        `UPDATE event_rows SET payload = '${REDACTED_PAYLOAD}', redacted_by = ?
+         WHERE event_id = ? AND redacted_by IS NULL`
       )
   })
 

@@ -16,6 +16,13 @@ export const APPLICATION_ID = 0x524d454d
 /** The payload a redacted event carries. */
 export const REDACTED_PAYLOAD = "{\"redacted\":true}"
 
+/** What a refused update of an event says (schema 1, then schemas 2 and 3). */
+const ONLY_REDACTION = "events are immutable: the only permitted change is a redaction by a MemoryForgotten"
+  + " event"
+const ONLY_REDACTION_OR_PACKING =
+  "events are immutable: the only permitted changes are a redaction by a MemoryForgotten"
+  + " event and packing a payload into a block that holds it"
+
 export const migrations: ReadonlyArray<Migration> = [
   {
     version: 1,
@@ -40,7 +47,8 @@ export const migrations: ReadonlyArray<Migration> = [
 
       -- Streams grow one version at a time, from 1, with no gaps.
       CREATE TRIGGER events_stream_versions_are_contiguous BEFORE INSERT ON events
-      WHEN NEW.stream_version != 1 + coalesce((SELECT max(stream_version) FROM events WHERE stream_id = NEW.stream_id), 0)
+      WHEN NEW.stream_version
+        != 1 + coalesce((SELECT max(stream_version) FROM events WHERE stream_id = NEW.stream_id), 0)
       BEGIN SELECT RAISE(ABORT, 'events: stream versions must be contiguous'); END;
 
       CREATE TRIGGER events_are_never_deleted BEFORE DELETE ON events
@@ -64,7 +72,7 @@ export const migrations: ReadonlyArray<Migration> = [
         AND NEW.idempotency_key IS OLD.idempotency_key
         AND EXISTS (SELECT 1 FROM events f WHERE f.event_id = NEW.redacted_by AND f.type = 'MemoryForgotten')
       )
-      BEGIN SELECT RAISE(ABORT, 'events are immutable: the only permitted change is a redaction by a MemoryForgotten event'); END;
+      BEGIN SELECT RAISE(ABORT, '${ONLY_REDACTION}'); END;
     `
   },
   {
@@ -96,8 +104,10 @@ export const migrations: ReadonlyArray<Migration> = [
         CHECK ((payload IS NULL) = (block_id IS NOT NULL) AND (block_id IS NULL) = (block_slot IS NULL)),
         UNIQUE (stream_id, stream_version)
       ) STRICT;
-      INSERT INTO event_rows (position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by)
-        SELECT position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by FROM events;
+      INSERT INTO event_rows (position, event_id, stream_id, stream_version, type, schema_version, payload, metadata,
+                              occurred_at, idempotency_key, redacted_by)
+        SELECT position, event_id, stream_id, stream_version, type, schema_version, payload, metadata, occurred_at,
+               idempotency_key, redacted_by FROM events;
       DROP TABLE events;
       CREATE INDEX event_rows_by_type ON event_rows (type, position);
       CREATE INDEX event_rows_by_time ON event_rows (occurred_at, position);
@@ -105,12 +115,14 @@ export const migrations: ReadonlyArray<Migration> = [
       -- Every reader's view of the log: payloads as they were written, packed or not.
       CREATE VIEW events AS
         SELECT r.position, r.event_id, r.stream_id, r.stream_version, r.type, r.schema_version,
-               coalesce(r.payload, ralph_cached_payload(r.block_id, r.block_slot), ralph_block_payload(r.block_id, r.block_slot, b.data)) AS payload,
+               coalesce(r.payload, ralph_cached_payload(r.block_id, r.block_slot),
+                        ralph_block_payload(r.block_id, r.block_slot, b.data)) AS payload,
                r.metadata, r.occurred_at, r.idempotency_key, r.redacted_by
         FROM event_rows r LEFT JOIN payload_blocks b ON b.id = r.block_id;
 
       CREATE TRIGGER event_rows_stream_versions_are_contiguous BEFORE INSERT ON event_rows
-      WHEN NEW.stream_version != 1 + coalesce((SELECT max(stream_version) FROM event_rows WHERE stream_id = NEW.stream_id), 0)
+      WHEN NEW.stream_version
+        != 1 + coalesce((SELECT max(stream_version) FROM event_rows WHERE stream_id = NEW.stream_id), 0)
       BEGIN SELECT RAISE(ABORT, 'events: stream versions must be contiguous'); END;
 
       CREATE TRIGGER event_rows_are_appended_unpacked BEFORE INSERT ON event_rows
@@ -140,19 +152,22 @@ export const migrations: ReadonlyArray<Migration> = [
            AND NEW.payload = '${REDACTED_PAYLOAD}'
            AND EXISTS (SELECT 1 FROM event_rows f WHERE f.event_id = NEW.redacted_by AND f.type = 'MemoryForgotten'))
           OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NULL AND NEW.block_id IS NOT NULL
-              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = NEW.block_id AND NEW.position BETWEEN b.first_position AND b.last_position
+              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = NEW.block_id
+                            AND NEW.position BETWEEN b.first_position AND b.last_position
                             AND OLD.payload = ralph_block_payload(b.id, NEW.block_slot, b.data)))
           OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NOT NULL AND NEW.block_id IS NULL
-              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = OLD.block_id AND NEW.payload = ralph_block_payload(b.id, OLD.block_slot, b.data)))
+              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = OLD.block_id
+                            AND NEW.payload = ralph_block_payload(b.id, OLD.block_slot, b.data)))
         )
       )
-      BEGIN SELECT RAISE(ABORT, 'events are immutable: the only permitted changes are a redaction by a MemoryForgotten event and packing a payload into a block that holds it'); END;
+      BEGIN SELECT RAISE(ABORT, '${ONLY_REDACTION_OR_PACKING}'); END;
 
       CREATE TRIGGER payload_blocks_never_change BEFORE UPDATE ON payload_blocks
       BEGIN SELECT RAISE(ABORT, 'payload blocks are immutable'); END;
 
       CREATE TRIGGER payload_blocks_go_only_when_unpacked BEFORE DELETE ON payload_blocks
-      WHEN EXISTS (SELECT 1 FROM event_rows WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
+      WHEN EXISTS (SELECT 1 FROM event_rows
+                   WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
       BEGIN SELECT RAISE(ABORT, 'payload blocks are deleted only once no event is packed in them'); END;
     `
   },
@@ -200,9 +215,12 @@ export const migrations: ReadonlyArray<Migration> = [
         CHECK (metadata IS NOT NULL OR block_id IS NOT NULL),
         UNIQUE (stream, stream_version)
       ) STRICT;
-      INSERT INTO event_rows (position, event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at, idempotency_key, redacted_by, block_id, block_slot)
-        SELECT r.position, r.event_id, s.id, r.stream_version, t.id, r.schema_version, r.payload, r.metadata, r.occurred_at, r.idempotency_key, r.redacted_by, r.block_id, r.block_slot
-        FROM event_rows_v2 r JOIN streams s ON s.name = r.stream_id JOIN event_types t ON t.name = r.type ORDER BY r.position;
+      INSERT INTO event_rows (position, event_id, stream, stream_version, type, schema_version, payload, metadata,
+                              occurred_at, idempotency_key, redacted_by, block_id, block_slot)
+        SELECT r.position, r.event_id, s.id, r.stream_version, t.id, r.schema_version, r.payload, r.metadata,
+               r.occurred_at, r.idempotency_key, r.redacted_by, r.block_id, r.block_slot
+        FROM event_rows_v2 r JOIN streams s ON s.name = r.stream_id JOIN event_types t ON t.name = r.type
+        ORDER BY r.position;
       DROP TABLE event_rows_v2;
       -- Most events have no idempotency key: only those with one are indexed.
       CREATE UNIQUE INDEX event_rows_by_key ON event_rows (idempotency_key) WHERE idempotency_key IS NOT NULL;
@@ -212,8 +230,10 @@ export const migrations: ReadonlyArray<Migration> = [
       -- Every reader's view of the log: names, payloads and metadata as they were written, packed or not.
       CREATE VIEW events AS
         SELECT r.position, r.event_id, s.name AS stream_id, r.stream_version, t.name AS type, r.schema_version,
-               coalesce(r.payload, ralph_cached_payload(r.block_id, r.block_slot), ralph_block_payload(r.block_id, r.block_slot, b.data)) AS payload,
-               coalesce(r.metadata, ralph_cached_metadata(r.block_id, r.block_slot), ralph_block_metadata(r.block_id, r.block_slot, b.data)) AS metadata,
+               coalesce(r.payload, ralph_cached_payload(r.block_id, r.block_slot),
+                        ralph_block_payload(r.block_id, r.block_slot, b.data)) AS payload,
+               coalesce(r.metadata, ralph_cached_metadata(r.block_id, r.block_slot),
+                        ralph_block_metadata(r.block_id, r.block_slot, b.data)) AS metadata,
                r.occurred_at, r.idempotency_key, r.redacted_by
         FROM event_rows r JOIN streams s ON s.id = r.stream JOIN event_types t ON t.id = r.type
         LEFT JOIN payload_blocks b ON b.id = r.block_id;
@@ -228,7 +248,8 @@ export const migrations: ReadonlyArray<Migration> = [
       BEGIN SELECT RAISE(ABORT, 'event type names are immutable'); END;
 
       CREATE TRIGGER event_rows_stream_versions_are_contiguous BEFORE INSERT ON event_rows
-      WHEN NEW.stream_version != 1 + coalesce((SELECT max(stream_version) FROM event_rows WHERE stream = NEW.stream), 0)
+      WHEN NEW.stream_version
+        != 1 + coalesce((SELECT max(stream_version) FROM event_rows WHERE stream = NEW.stream), 0)
       BEGIN SELECT RAISE(ABORT, 'events: stream versions must be contiguous'); END;
 
       CREATE TRIGGER event_rows_are_appended_unpacked BEFORE INSERT ON event_rows
@@ -256,21 +277,26 @@ export const migrations: ReadonlyArray<Migration> = [
            AND OLD.block_id IS NULL AND NEW.block_id IS NULL
            AND NEW.metadata IS OLD.metadata
            AND NEW.payload = '${REDACTED_PAYLOAD}'
-           AND EXISTS (SELECT 1 FROM event_rows f JOIN event_types t ON t.id = f.type WHERE f.event_id = NEW.redacted_by AND t.name = 'MemoryForgotten'))
-          OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NULL AND NEW.block_id IS NOT NULL AND NEW.metadata IS NULL
-              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = NEW.block_id AND NEW.position BETWEEN b.first_position AND b.last_position
+           AND EXISTS (SELECT 1 FROM event_rows f JOIN event_types t ON t.id = f.type
+                       WHERE f.event_id = NEW.redacted_by AND t.name = 'MemoryForgotten'))
+          OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NULL AND NEW.block_id IS NOT NULL
+              AND NEW.metadata IS NULL
+              AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = NEW.block_id
+                            AND NEW.position BETWEEN b.first_position AND b.last_position
                             AND OLD.payload = ralph_block_payload(b.id, NEW.block_slot, b.data)
                             AND OLD.metadata = ralph_block_metadata(b.id, NEW.block_slot, b.data)))
           OR (NEW.redacted_by IS OLD.redacted_by AND OLD.block_id IS NOT NULL AND NEW.block_id IS NULL
               AND EXISTS (SELECT 1 FROM payload_blocks b WHERE b.id = OLD.block_id
                             AND NEW.payload = ralph_block_payload(b.id, OLD.block_slot, b.data)
-                            AND NEW.metadata = coalesce(OLD.metadata, ralph_block_metadata(b.id, OLD.block_slot, b.data))))
+                            AND NEW.metadata
+                              = coalesce(OLD.metadata, ralph_block_metadata(b.id, OLD.block_slot, b.data))))
         )
       )
-      BEGIN SELECT RAISE(ABORT, 'events are immutable: the only permitted changes are a redaction by a MemoryForgotten event and packing a payload into a block that holds it'); END;
+      BEGIN SELECT RAISE(ABORT, '${ONLY_REDACTION_OR_PACKING}'); END;
 
       CREATE TRIGGER payload_blocks_go_only_when_unpacked BEFORE DELETE ON payload_blocks
-      WHEN EXISTS (SELECT 1 FROM event_rows WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
+      WHEN EXISTS (SELECT 1 FROM event_rows
+                   WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
       BEGIN SELECT RAISE(ABORT, 'payload blocks are deleted only once no event is packed in them'); END;
     `
   }

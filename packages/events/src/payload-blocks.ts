@@ -127,10 +127,14 @@ export const blockReader = (db: Database.Database): (blockId: number, slot: numb
  */
 export const unpackBlock = (db: Database.Database, blockId: number): void => {
   db.prepare(
-    `UPDATE event_rows SET payload = ralph_block_payload(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id)),
-       metadata = coalesce(metadata, ralph_block_metadata(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id))),
+    `UPDATE event_rows
+     SET payload = ralph_block_payload(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id)),
+       metadata = coalesce(
+         metadata, ralph_block_metadata(block_id, block_slot, (SELECT data FROM payload_blocks WHERE id = block_id))
+       ),
        block_id = NULL, block_slot = NULL
-     WHERE position BETWEEN (SELECT first_position FROM payload_blocks WHERE id = @block) AND (SELECT last_position FROM payload_blocks WHERE id = @block)
+     WHERE position BETWEEN (SELECT first_position FROM payload_blocks WHERE id = @block)
+                        AND (SELECT last_position FROM payload_blocks WHERE id = @block)
        AND block_id = @block`
   ).run({ block: blockId })
   db.prepare("DELETE FROM payload_blocks WHERE id = ?").run(blockId)

@@ -12,7 +12,10 @@ import * as Schema from "effect/Schema"
 import type { MemoryStore } from "./memory-store.ts"
 import { decodeForProjection, eventsAfter } from "./runner.ts"
 
-/** A command that does not fit the stream's state (an empty goal, an ended loop, an unknown step): nothing is written. */
+/**
+ * A command that does not fit the stream's state (an empty goal, an ended loop, an unknown step): nothing is
+ * written.
+ */
 export class Refused extends Schema.TaggedError<Refused>()("Refused", {
   reason: Schema.String,
   /** The command refused, when the reason reads better with it ("cannot BeginIteration: ..."). */

@@ -40,7 +40,8 @@ export const loopRuns: Projection = {
       criteria      TEXT NOT NULL DEFAULT '[]',
       files_changed TEXT NOT NULL DEFAULT '[]',
       snapshot_ref  TEXT,
-      -- What the agent reported: {inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd?}; NULL: not reported.
+      -- What the agent reported: {inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens, costUsd?};
+      -- NULL: not reported.
       usage         TEXT,
       PRIMARY KEY (loop_id, iteration)
     ) STRICT;
@@ -59,8 +60,8 @@ export const loopRuns: Projection = {
       case "LoopStarted":
         return [
           sql(
-            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, mode, stories_total, stories_passed,
-                                    plan_path, status, config, snapshot_refs, started_at)
+            `INSERT INTO loop_runs (loop_id, stream_id, session_id, project_path, goal, driver, mode, stories_total,
+                                    stories_passed, plan_path, status, config, snapshot_refs, started_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
             event.loopId,
             streamId,
@@ -173,7 +174,8 @@ export const listLoopRuns = (db: SqliteDatabase, limit: number): Array<LoopRunRo
   db
     .prepare(
       `SELECT loop_id AS loopId, session_id AS sessionId, goal, driver, mode, status, iterations,
-              json_extract(config, '$.maxIterations') AS maxIterations, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason
+              json_extract(config, '$.maxIterations') AS maxIterations, started_at AS startedAt, ended_at AS endedAt,
+              end_reason AS endReason
        FROM loop_runs ORDER BY started_at DESC LIMIT ?`
     )
     .all(limit) as Array<LoopRunRow>

@@ -56,7 +56,8 @@ export const hookStats = (db: SqliteDatabase, since = 0) => {
     .prepare(
       `SELECT
          (SELECT count(DISTINCT json_extract(metadata, '$.correlationId')) FROM events
-          WHERE occurred_at >= @since AND json_extract(metadata, '$.writer') LIKE 'hook:%' AND type != 'HookFailed') AS succeeded,
+          WHERE occurred_at >= @since AND json_extract(metadata, '$.writer') LIKE 'hook:%'
+            AND type != 'HookFailed') AS succeeded,
          (SELECT count(*) FROM events WHERE occurred_at >= @since AND type = 'HookFailed') AS failures`
     )
     .get({ since }) as { succeeded: number; failures: number }
@@ -149,7 +150,8 @@ const parse = (json: string | null): Record<string, unknown> => {
 const injectionUses = (db: SqliteDatabase, since: number): Array<{ readonly at: number; readonly used: boolean }> => {
   const injections = (db
     .prepare(
-      `SELECT position, json_extract(payload, '$.sessionId') AS sessionId, occurred_at AS at, json_extract(payload, '$.sources') AS sources
+      `SELECT position, json_extract(payload, '$.sessionId') AS sessionId, occurred_at AS at,
+              json_extract(payload, '$.sources') AS sources
        FROM events WHERE type = 'ContextInjected' AND redacted_by IS NULL AND occurred_at >= ? ORDER BY position`
     )
     .all(since) as Array<{ position: number; sessionId: string; at: number; sources: string | null }>)
@@ -211,7 +213,8 @@ export const successMetrics = (db: SqliteDatabase, since: number): SuccessMetric
   const hooks = hookStats(db, since)
   const hookFailuresByDay = db
     .prepare(
-      `SELECT occurred_at AS at, type = 'HookFailed' AS failed, json_extract(metadata, '$.correlationId') AS invocation FROM events
+      `SELECT occurred_at AS at, type = 'HookFailed' AS failed, json_extract(metadata, '$.correlationId') AS invocation
+       FROM events
        WHERE occurred_at >= ? AND json_extract(metadata, '$.writer') LIKE 'hook:%'`
     )
     .all(since) as Array<{ at: number; failed: number; invocation: string | null }>
@@ -310,8 +313,9 @@ export const hookInvocations = (db: SqliteDatabase) =>
 export const lastInjection = (db: SqliteDatabase) =>
   db
     .prepare(
-      `SELECT occurred_at AS at, json_extract(payload, '$.hookEvent') AS hook, json_extract(payload, '$.tokens') AS tokens,
-              json_extract(payload, '$.reason') AS reason, json_array_length(json_extract(payload, '$.sources')) AS sources
+      `SELECT occurred_at AS at, json_extract(payload, '$.hookEvent') AS hook,
+              json_extract(payload, '$.tokens') AS tokens, json_extract(payload, '$.reason') AS reason,
+              json_array_length(json_extract(payload, '$.sources')) AS sources
        FROM events WHERE type = 'ContextInjected' AND redacted_by IS NULL ORDER BY position DESC LIMIT 1`
     )
     .get() as { at: number; hook: string; tokens: number; reason: string; sources: number } | undefined

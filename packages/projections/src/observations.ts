@@ -127,9 +127,11 @@ export const observations: Projection = {
              e.payload ->> '$.errorMessage' AS error_message,
              coalesce(e.payload -> '$.files', '[]') AS files,
              CASE e.type
-               WHEN 'NoteInjected' THEN json_object('noteId', e.payload -> '$.noteId', 'noteType', e.payload -> '$.noteType')
+               WHEN 'NoteInjected' THEN
+                 json_object('noteId', e.payload -> '$.noteId', 'noteType', e.payload -> '$.noteType')
                -- Only the fields that are set: a null member of a merge patch adds nothing.
-               ELSE json_patch('{}', json_object('toolUseId', e.payload -> '$.toolUseId', 'durationMs', e.payload -> '$.durationMs',
+               ELSE json_patch('{}', json_object('toolUseId', e.payload -> '$.toolUseId',
+                                                 'durationMs', e.payload -> '$.durationMs',
                                                  'truncated', e.payload -> '$.truncated'))
              END AS metadata,
              e.occurred_at AS created_at
@@ -169,7 +171,8 @@ export const observationsOfSessionsSince = (
     .prepare(
       `SELECT event_id AS id, type, session_id AS sessionId, created_at AS createdAt,
               coalesce(tool_name || ' ' || coalesce(input_summary, '') || ': ', '') || content AS text
-       FROM observations WHERE session_id IN (SELECT value FROM json_each(?)) AND created_at >= ? ORDER BY id DESC LIMIT ?`
+       FROM observations WHERE session_id IN (SELECT value FROM json_each(?)) AND created_at >= ?
+       ORDER BY id DESC LIMIT ?`
     )
     .all(JSON.stringify(sessionIds), since, limit) as Array<
       { id: string; type: string; sessionId: string; createdAt: number; text: string }

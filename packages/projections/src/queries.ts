@@ -45,8 +45,8 @@ const MEMORY_PROMPT = `ltrim(e.payload ->> '$.prompt') LIKE '/ralph-mem:%'`
 
 /** A tool call that only reads or writes memory: ralph-mem's MCP tools, or its CLI run from Bash. */
 const MEMORY_TOOL = `(o.tool_name LIKE 'mcp\\_\\_plugin\\_ralph-mem\\_%' ESCAPE '\\' OR (o.tool_name = 'Bash' AND (
-  o.input_summary LIKE 'ralph-mem %' OR o.input_summary LIKE 'npx ralph-mem %' OR o.input_summary LIKE '%/ralph-mem.mjs %'
-  OR o.input_summary LIKE '%/bin/ralph-mem %')))`
+  o.input_summary LIKE 'ralph-mem %' OR o.input_summary LIKE 'npx ralph-mem %'
+  OR o.input_summary LIKE '%/ralph-mem.mjs %' OR o.input_summary LIKE '%/bin/ralph-mem %')))`
 
 /**
  * The summaries of a project's latest sessions that did work: a session whose prompts were all ralph-mem
@@ -55,10 +55,13 @@ const MEMORY_TOOL = `(o.tool_name LIKE 'mcp\\_\\_plugin\\_ralph-mem\\_%' ESCAPE 
 export const recentWorkSessions = (db: SqliteDatabase, project: string, limit: number): Array<SessionSummary> =>
   db
     .prepare(
-      `SELECT s.id, s.session_id AS sessionId, s.started_at AS startedAt, s.ended_at AS endedAt, s.summary FROM sessions s
+      `SELECT s.id, s.session_id AS sessionId, s.started_at AS startedAt, s.ended_at AS endedAt, s.summary
+       FROM sessions s
        WHERE s.project_path = ? AND s.summary IS NOT NULL AND s.memory_only = 0 AND (
-         EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.session_id AND o.type != 'note' AND NOT ${MEMORY_TOOL})
-         OR EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id AND e.type = 'PromptSubmitted' AND NOT ${MEMORY_PROMPT}))
+         EXISTS (SELECT 1 FROM observations o
+                 WHERE o.session_id = s.session_id AND o.type != 'note' AND NOT ${MEMORY_TOOL})
+         OR EXISTS (SELECT 1 FROM events e
+                    WHERE e.stream_id = s.stream_id AND e.type = 'PromptSubmitted' AND NOT ${MEMORY_PROMPT}))
        ORDER BY s.started_at DESC LIMIT ?`
     )
     .all(project, limit) as Array<SessionSummary>
@@ -72,8 +75,9 @@ export const toldInSession = (db: SqliteDatabase, sessionId: string): Map<string
     .prepare(
       `SELECT e.payload ->> '$.hookEvent' AS hook, e.payload ->> '$.sources' AS sources FROM events e
        WHERE e.stream_id = @stream AND e.type = 'ContextInjected'
-         AND e.position > coalesce((SELECT max(c.position) FROM events c WHERE c.stream_id = @stream AND c.type = 'SessionStarted'
-                                    AND c.payload ->> '$.source' IN ('compact', 'clear')), 0)`
+         AND e.position > coalesce((SELECT max(c.position) FROM events c
+                                    WHERE c.stream_id = @stream AND c.type = 'SessionStarted'
+                                      AND c.payload ->> '$.source' IN ('compact', 'clear')), 0)`
     )
     .all({ stream: `session:${sessionId}` }) as Array<{ readonly hook: string; readonly sources: string }>
   const told = new Map<string, Set<string>>()
@@ -144,7 +148,8 @@ export const openLoops = (db: SqliteDatabase, project: string): Array<OpenLoop> 
 export const activePlanLoop = (db: SqliteDatabase, sessionId: string): string | undefined =>
   db
     .prepare(
-      `SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' AND mode = 'plan' ORDER BY started_at DESC LIMIT 1`
+      `SELECT loop_id FROM loop_runs WHERE session_id = ? AND status = 'running' AND mode = 'plan'
+       ORDER BY started_at DESC LIMIT 1`
     )
     .pluck()
     .get(sessionId) as string | undefined
@@ -166,11 +171,12 @@ export interface RestoreNotice {
 export const unannouncedRestores = (db: SqliteDatabase): Array<RestoreNotice> =>
   db
     .prepare(
-      `SELECT occurred_at AS at, json_extract(payload, '$.reason') AS reason, json_extract(payload, '$.backup') AS backup,
-              json_extract(payload, '$.damagedCopy') AS damagedCopy, json_extract(payload, '$.salvaged') AS salvaged,
-              json_extract(payload, '$.unreadable') AS unreadable
+      `SELECT occurred_at AS at, json_extract(payload, '$.reason') AS reason,
+              json_extract(payload, '$.backup') AS backup, json_extract(payload, '$.damagedCopy') AS damagedCopy,
+              json_extract(payload, '$.salvaged') AS salvaged, json_extract(payload, '$.unreadable') AS unreadable
        FROM events WHERE type = 'DatabaseRestored' AND redacted_by IS NULL AND position > coalesce(
-         (SELECT max(position) FROM events WHERE type = 'ContextInjected' AND json_extract(payload, '$.hookEvent') = 'SessionStart'), 0)
+         (SELECT max(position) FROM events
+          WHERE type = 'ContextInjected' AND json_extract(payload, '$.hookEvent') = 'SessionStart'), 0)
        ORDER BY position`
     )
     .all() as Array<RestoreNotice>
@@ -259,17 +265,21 @@ const TIMELINE = `
       FROM sessions
     UNION ALL
     SELECT created_at, 1, id, 'observation', session_id,
-           json_object('id', id, 'type', type, 'tool', tool_name, 'input', input_summary, 'content', substr(content, 1, 400))
+           json_object('id', id, 'type', type, 'tool', tool_name, 'input', input_summary,
+                       'content', substr(content, 1, 400))
       FROM observations
     UNION ALL
-    SELECT r.started_at, 1, 0, 'loop started', r.session_id, json_object('loop', r.loop_id, 'goal', r.goal, 'driver', r.driver)
+    SELECT r.started_at, 1, 0, 'loop started', r.session_id,
+           json_object('loop', r.loop_id, 'goal', r.goal, 'driver', r.driver)
       FROM loop_runs r
     UNION ALL
-    SELECT i.started_at, 1, i.iteration, 'loop iteration started', r.session_id, json_object('loop', i.loop_id, 'iteration', i.iteration)
+    SELECT i.started_at, 1, i.iteration, 'loop iteration started', r.session_id,
+           json_object('loop', i.loop_id, 'iteration', i.iteration)
       FROM loop_iterations i JOIN loop_runs r USING (loop_id)
     UNION ALL
     SELECT i.completed_at, 1, i.iteration, 'loop iteration completed', r.session_id,
-           json_object('loop', i.loop_id, 'iteration', i.iteration, 'passed', json(CASE i.passed WHEN 1 THEN 'true' ELSE 'false' END))
+           json_object('loop', i.loop_id, 'iteration', i.iteration,
+                       'passed', json(CASE i.passed WHEN 1 THEN 'true' ELSE 'false' END))
       FROM loop_iterations i JOIN loop_runs r USING (loop_id) WHERE i.completed_at IS NOT NULL
     UNION ALL
     SELECT r.ended_at, 1, 0, 'loop ' || r.status, r.session_id, json_object('loop', r.loop_id, 'reason', r.end_reason)

@@ -26,7 +26,10 @@ import type { ProjectedEvent, Projection, SqlChange } from "./projection.ts"
 
 const PAGE_SIZE = 1000
 
-/** Applies SQL changes through a cache of prepared statements (a replay runs the same few statements a million times). */
+/**
+ * Applies SQL changes through a cache of prepared statements (a replay runs the same few statements a million
+ * times).
+ */
 export const makeApplier = (db: SqliteDatabase) => {
   const statements = new Map<string, Statement>()
   return (changes: ReadonlyArray<SqlChange>): void => {
@@ -114,7 +117,8 @@ export function* projectedPages(
   // memory, without a SQL function call or a join per row.
   const page = db
     .prepare<[number, number, number], FoldRow>(
-      `SELECT position, event_id, stream, type, schema_version, payload, occurred_at, redacted_by, block_id, block_slot FROM event_rows
+      `SELECT position, event_id, stream, type, schema_version, payload, occurred_at, redacted_by, block_id, block_slot
+       FROM event_rows
        WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`
     )
     .raw()

@@ -24,7 +24,8 @@ export const sessionLog = (db: SqliteDatabase, sessionId: string, limit = 500): 
   (db
     .prepare(
       `SELECT position, occurred_at AS at, type, payload FROM events
-       WHERE stream_id = ? AND redacted_by IS NULL AND type IN ('PromptSubmitted', 'ContextInjected', 'AssistantReplied')
+       WHERE stream_id = ? AND redacted_by IS NULL
+         AND type IN ('PromptSubmitted', 'ContextInjected', 'AssistantReplied')
        ORDER BY position LIMIT ?`
     )
     .all(streams.session(sessionId), limit) as Array<{ position: number; at: number; type: string; payload: string }>)
@@ -70,7 +71,8 @@ export const iterationsBegunSincePrompt = (
     .prepare(
       `SELECT count(*) FROM events WHERE stream_id = ? AND type = 'LoopIterationStarted'
          AND json_extract(metadata, '$.writer') = ?
-         AND position > coalesce((SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
+         AND position > coalesce(
+           (SELECT max(position) FROM events WHERE stream_id = ? AND type = 'PromptSubmitted'), 0)`
     )
     .pluck()
     .get(streams.loop(loopId), writer, streams.session(sessionId)) as number

@@ -135,7 +135,8 @@ export interface SessionRow {
 
 const SESSION_ROW = `
   SELECT s.session_id AS sessionId, s.project_path AS projectPath, s.source, s.started_at AS startedAt,
-         s.last_event_at AS lastEventAt, s.ended_at AS endedAt, s.end_reason AS endReason, s.prompts, s.compactions, s.summary,
+         s.last_event_at AS lastEventAt, s.ended_at AS endedAt, s.end_reason AS endReason, s.prompts, s.compactions,
+         s.summary,
          (SELECT count(*) FROM observation_rows o WHERE o.session_id = s.session_id) AS observations,
          (SELECT count(*) FROM observation_rows o WHERE o.session_id = s.session_id AND o.type = 'error') AS errors
   FROM sessions s`

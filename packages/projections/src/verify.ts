@@ -40,7 +40,8 @@ const positionsGapFree = (db: SqliteDatabase): Array<string> => {
   if (count === high && (count === 0 || low === 1)) return []
   const gap = db
     .prepare(
-      "SELECT position + 1 FROM events e WHERE position < ? AND NOT EXISTS (SELECT 1 FROM events n WHERE n.position = e.position + 1) LIMIT 1"
+      `SELECT position + 1 FROM events e
+       WHERE position < ? AND NOT EXISTS (SELECT 1 FROM events n WHERE n.position = e.position + 1) LIMIT 1`
     )
     .pluck()
     .get(high) as number | undefined

@@ -189,7 +189,7 @@ describe("common terms", () => {
     }
   })
 
-  it("keeps a prefix whose longer words no more than a fifth of the newest rows hold each, however many they are together", () => {
+  it("keeps a prefix whose longer words are each in at most a fifth of the newest rows, however many they are", () => {
     const memory = open()
     const text = (
       i: number

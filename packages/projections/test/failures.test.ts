@@ -157,7 +157,7 @@ describe("failures and what resolved them", () => {
     expect(run(verify(memory)).findings).toEqual([])
   })
 
-  it("a broader passing run resolves a narrower failure, not the other way round; other commands resolve nothing", () => {
+  it("a broader passing run resolves a narrower failure, not the reverse; other commands resolve nothing", () => {
     const memory = given([
       ["session:a", started("a")],
       ["session:a", failing("a", "npm test -- auth", VITEST_FAIL)],

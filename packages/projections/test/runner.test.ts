@@ -193,7 +193,7 @@ describe("replay", () => {
     expect(dump(memory)).toBe(inline)
   })
 
-  it("drops the read models it replaces without zeroing them, and zeroes deleted content again after, replayed or failed", () => {
+  it("drops replaced read models without zeroing them, then zeroes deleted content again, replayed or failed", () => {
     const memory = given(sample)
     run(replay(memory))
     expect(memory.db.pragma("secure_delete", { simple: true })).toBe(1)
@@ -238,8 +238,8 @@ describe("replay", () => {
     const pairs: Projection = {
       name: "pairs",
       version: 1,
-      create:
-        "CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)), PRIMARY KEY (id, side)) STRICT;",
+      create: `CREATE TABLE pairs (id INTEGER NOT NULL, side INTEGER NOT NULL CHECK (side IN (0, 1)),
+               PRIMARY KEY (id, side)) STRICT;`,
       finish: "",
       tables: [{ name: "pairs", orderBy: "id, side" }],
       indexes: [],
@@ -362,9 +362,11 @@ describe("replay of a long log, on two threads", () => {
         .run()
       memory.db
         .prepare(
-          `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata, occurred_at)
+          `INSERT INTO event_rows (event_id, stream, stream_version, type, schema_version, payload, metadata,
+                                  occurred_at)
                 VALUES ('01JBAD0000000000000000000', (SELECT id FROM streams WHERE name = 'session:bad'), 1,
-                        (SELECT id FROM event_types WHERE name = 'ObservationRecorded'), ?, ?, '{"writer":"spec","version":"0"}', 0)`
+                        (SELECT id FROM event_types WHERE name = 'ObservationRecorded'), ?, ?,
+                        '{"writer":"spec","version":"0"}', 0)`
         )
         .run(schemaVersion, payload)
       const before = dump(memory)

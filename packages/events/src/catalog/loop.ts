@@ -151,7 +151,10 @@ export const LoopWaited = defineEvent("LoopWaited", () => ({
   usage: Schema.optionalKey(iterationUsage())
 }))
 
-/** A turn of the loop's session ended on an API error (Claude Code's StopFailure): the loop resumes at the next prompt. */
+/**
+ * A turn of the loop's session ended on an API error (Claude Code's StopFailure): the loop resumes at the next
+ * prompt.
+ */
 export const LoopInterrupted = defineEvent("LoopInterrupted", () => ({
   loopId: Schema.String,
   iteration: Schema.Int,

@@ -85,7 +85,10 @@ function applyRule(text: string, rule: SecretRule): RedactedText {
   return redactions === 0 ? { text, redactions } : { text: output + text.slice(cursor), redactions }
 }
 
-/** Keys whose whole value is a credential, whatever its shape: `password`, `apiKey`, `client_secret`, `Authorization`. */
+/**
+ * Keys whose whole value is a credential, whatever its shape: `password`, `apiKey`, `client_secret`,
+ * `Authorization`.
+ */
 let sensitiveKey: RegExp | undefined
 
 /**

@@ -44,8 +44,8 @@ const contains = (...literals: ReadonlyArray<string>): Hint => ({
  * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`), unlike
  * `primaryKey`, `sortKey` or `cacheKey`: the word before `key` says what it unlocks (`api key` in prose too).
  */
-const KEY_NAME = String
-  .raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
+const KEY_NAME = String.raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|`
+  + String.raw`secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
 
 /**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
@@ -55,7 +55,10 @@ const KEY_NAME = String
 export const SENSITIVE_NAME = String
   .raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
 
-/** The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every name start. */
+/**
+ * The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every
+ * name start.
+ */
 const NAME_PREFIX = String.raw`[\w.-]{0,40}?`
 const NAME_START = String.raw`(?<![\w.-])`
 
@@ -67,9 +70,9 @@ const NOT_A_PLACEHOLDER = String
  * A credential value, without its quotes so they stay as context. A quote that never closes on the
  * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`.
  */
-const VALUE = NOT_A_PLACEHOLDER +
-  String
-    .raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
+const VALUE = NOT_A_PLACEHOLDER
+  + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
+  + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
 
 /** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
@@ -92,7 +95,10 @@ const skip = (text: string, at: number, set: string, max = Infinity): number => 
   return i
 }
 
-/** `[\\"'\]]{0,3}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`, `token?: string =`). */
+/**
+ * `[\\"'\]]{0,3}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`,
+ * `token?: string =`).
+ */
 const assignmentAt = (text: string, at: number): boolean => {
   let i = skip(text, at, `\\"']`, 3)
   if (text[i] === "?") i++
@@ -109,7 +115,10 @@ const flagValueAt = (text: string, at: number): boolean => {
   return false
 }
 
-/** `[\\"']{0,2}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,2}value`: a Kubernetes entry's value (`name: DB_PASSWORD\n  value: x`). */
+/**
+ * `[\\"']{0,2}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,2}value`: a Kubernetes entry's value
+ * (`name: DB_PASSWORD\n  value: x`).
+ */
 const kubernetesValueAt = (text: string, at: number): boolean => {
   let i = skip(text, skip(text, at, `\\"'`, 2), " \t,")
   if (text[i] === "\r" && text[i + 1] === "\n") i += 2
@@ -155,7 +164,10 @@ const CREDENTIAL_HINT: Hint = {
   }
 }
 
-/** A rule whose pattern is built on first use: the large ones cost a hook 0.1 ms to parse, and most text never needs them. */
+/**
+ * A rule whose pattern is built on first use: the large ones cost a hook 0.1 ms to parse, and most text
+ * never needs them.
+ */
 const lazyRule = (
   kind: string,
   source: string,
@@ -182,23 +194,28 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // registry login (`docker login -u me -p X`) take the next word.
   lazyRule(
     "credential",
-    String
-      .raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)\\?["']?)${VALUE}`,
+    String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*`
+      + String.raw`|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)`
+      + String.raw`\\?["']?)${VALUE}`,
     "g",
     contains("mysql", "mariadb", "sshpass", "redis-cli", "login")
   ),
   {
     // user:password after curl's or wget's -u/--user, kept as `user:`.
     kind: "credential",
-    pattern:
-      /(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+/g,
+    pattern: new RegExp(
+      String.raw`(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?`
+        + String.raw`\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+`,
+      "g"
+    ),
     hint: contains("curl", "wget", "http", "xh")
   },
-  // `aws configure set aws_secret_access_key X`, `npm config set //registry/:_authToken X`, `git config user.password X`.
+  // `aws configure set aws_secret_access_key X`, `npm config set //registry/:_authToken X`,
+  // `git config user.password X`.
   lazyRule(
     "credential",
-    String
-      .raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
+    String.raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?`
+      + String.raw`${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
     "gi",
     contains("config")
   )
@@ -219,8 +236,8 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
 
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
-  String
-    .raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
+  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}`
+    + String.raw`(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => /pass|secret|token|key|auth|credential|cookie/i.test(text) },
   (value) => opaqueLength(value)
@@ -256,12 +273,17 @@ export const opaqueLength = (raw: string): number => {
   return value.length >= 20 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4 ? value.length : 0
 }
 
+/** A PEM private key's label: `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`. */
+const PEM_PRIVATE_KEY = String.raw`(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?`
+
 export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PEM blocks span lines. A BEGIN without its END masks to the end of the text: truncated keys must not leak.
   {
     kind: "private-key",
-    pattern:
-      /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    pattern: new RegExp(
+      String.raw`-----BEGIN ${PEM_PRIVATE_KEY}-----[\s\S]*?(?:-----END ${PEM_PRIVATE_KEY}-----|$)`,
+      "g"
+    ),
     hint: contains("PRIVATE KEY")
   },
   { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
@@ -318,8 +340,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
   {
     kind: "authorization",
-    pattern:
-      /(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*/gi,
+    pattern: new RegExp(
+      String.raw`(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?`
+        + String.raw`(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*`,
+      "gi"
+    ),
     hint: /authorization/i
   },
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
@@ -330,8 +355,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   },
   {
     kind: "aws-secret-key",
-    pattern:
-      /(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
+    pattern: new RegExp(
+      String.raw`(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)`
+        + String.raw`[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])`,
+      "gi"
+    ),
     hint: /secret_?access_?key/i
   },
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
@@ -340,20 +368,20 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*\\?["'])${VALUE}`),
   // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x".
   credential(
-    String
-      .raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}[ \t]*:?=(?![=>~])[ \t]*\\?["']?)${VALUE}`
+    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}`
+      + String.raw`[ \t]*:?=(?![=>~])[ \t]*\\?["']?)${VALUE}`
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)\\?["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
-    String
-      .raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
+    String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*`
+      + String.raw`(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
   ),
   // A YAML key or header line (password: x, X-Api-Key: x): the value is the rest of the line, as YAML reads it.
   credential(
-    String
-      .raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`
+    String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)`
+      + String.raw`${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`
   ),
   // A header inside quotes, as curl takes it: -H "X-Api-Key: x", --header 'PRIVATE-TOKEN: x'.
   credential(

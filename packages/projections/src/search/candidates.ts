@@ -56,7 +56,8 @@ export const substringQuery = (db: SqliteDatabase, query: string): string | unde
   if (pieces.length === 0) return undefined
   const terms = values(
     db,
-    `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0) LIMIT ${MAX_SUBSTRING_TERMS}`
+    `SELECT term FROM observations_vocab WHERE EXISTS (SELECT 1 FROM json_each(?) WHERE instr(term, value) > 0)
+     LIMIT ${MAX_SUBSTRING_TERMS}`
   ).all(JSON.stringify(pieces)) as Array<string>
   return terms.length === 0 ? undefined : terms.map(quote).join(" OR ")
 }
@@ -79,8 +80,8 @@ interface Scorer {
 }
 
 export const observationScorer: Scorer = {
-  sql:
-    "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
+  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ?"
+    + " ORDER BY rowid DESC LIMIT ?",
   scored: SCORED_OBSERVATIONS
 }
 export const summaryScorer: Scorer = {
@@ -154,7 +155,8 @@ export interface ObservationRow {
 export const observationsPassing = (db: SqliteDatabase, filters: SearchFilters) => (ids: ReadonlyArray<number>) =>
   statement(
     db,
-    `SELECT o.id, o.session_id AS sessionId, o.type, e.occurred_at AS createdAt FROM observation_rows o JOIN events e ON e.position = o.id
+    `SELECT o.id, o.session_id AS sessionId, o.type, e.occurred_at AS createdAt
+     FROM observation_rows o JOIN events e ON e.position = o.id
      WHERE o.id IN (SELECT value FROM json_each(@ids))
        AND (@project IS NULL OR o.project_path = @project)
        AND (@session IS NULL OR o.session_id = @session)

@@ -99,7 +99,8 @@ interface HitText {
 const hitTexts = (db: SqliteDatabase, ids: ReadonlyArray<number>): Map<number, HitText> => {
   const rows = statement(
     db,
-    `SELECT id, event_id AS eventId, tool_name AS toolName, input_summary AS inputSummary, substr(content, 1, 400) AS content
+    `SELECT id, event_id AS eventId, tool_name AS toolName, input_summary AS inputSummary,
+            substr(content, 1, 400) AS content
      FROM observations WHERE id IN (SELECT value FROM json_each(?))`
   ).all(JSON.stringify(ids)) as Array<
     { id: number; eventId: string; toolName: string | null; inputSummary: string | null; content: string }

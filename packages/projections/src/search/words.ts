@@ -29,7 +29,16 @@ const ASCII_IDENTIFIER_PART = /[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|[0-9]+/g
  * `HTTPServer`), a lower-case run, a digit run, or a run of uncased letters (Hangul, CJK).
  */
 const IDENTIFIER_PART = lazyRegExp(() =>
-  /[\p{Lu}\p{Lt}][\p{Ll}\p{M}]+|[\p{Lu}\p{Lt}][\p{Lu}\p{Lt}\p{M}]*(?!\p{Ll})|[\p{Ll}\p{M}]+|[\p{N}\p{M}]+|[\p{Lo}\p{Lm}\p{M}]+/gu
+  new RegExp(
+    [
+      String.raw`[\p{Lu}\p{Lt}][\p{Ll}\p{M}]+`,
+      String.raw`[\p{Lu}\p{Lt}][\p{Lu}\p{Lt}\p{M}]*(?!\p{Ll})`,
+      String.raw`[\p{Ll}\p{M}]+`,
+      String.raw`[\p{N}\p{M}]+`,
+      String.raw`[\p{Lo}\p{Lm}\p{M}]+`
+    ].join("|"),
+    "gu"
+  )
 )
 
 /** Longer words are data (base64, minified code), not identifiers; the cap also bounds the regex's backtracking. */

@@ -27,7 +27,8 @@ export const beliefs: Projection = {
       case "BeliefSet":
         return [
           sql(
-            `INSERT INTO beliefs (project_path, key, value, event_id, stream_id, position, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            `INSERT INTO beliefs (project_path, key, value, event_id, stream_id, position, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (project_path, key) DO UPDATE SET value = excluded.value, event_id = excluded.event_id,
                stream_id = excluded.stream_id, position = excluded.position, updated_at = excluded.updated_at`,
             event.projectPath,

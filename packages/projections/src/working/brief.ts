@@ -33,7 +33,9 @@ export interface BriefOptions {
 const lastSessionOf = (db: SqliteDatabase, project: string, options: BriefOptions): LastSession | null => {
   const session = db
     .prepare(
-      `SELECT session_id AS sessionId, started_at AS startedAt, last_event_at AS lastEventAt, ended_at AS endedAt, summary FROM sessions
+      `SELECT session_id AS sessionId, started_at AS startedAt, last_event_at AS lastEventAt, ended_at AS endedAt,
+              summary
+       FROM sessions
        WHERE project_path = @project AND (@exclude IS NULL OR session_id != @exclude)
        ORDER BY session_id = @session DESC, last_event_at DESC, id DESC LIMIT 1`
     )
@@ -43,8 +45,8 @@ const lastSessionOf = (db: SqliteDatabase, project: string, options: BriefOption
   if (session === undefined) return null
   const errors = db
     .prepare(
-      `SELECT id, event_id AS eventId, session_id AS sessionId, type, tool_name AS toolName, input_summary AS inputSummary, content,
-              error_message AS errorMessage, created_at AS createdAt
+      `SELECT id, event_id AS eventId, session_id AS sessionId, type, tool_name AS toolName,
+              input_summary AS inputSummary, content, error_message AS errorMessage, created_at AS createdAt
        FROM observations WHERE session_id = ? AND type = 'error' ORDER BY id DESC LIMIT ?`
     )
     .all(session.sessionId, ERRORS) as Array<ObservationHit>

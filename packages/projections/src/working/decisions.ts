@@ -54,8 +54,8 @@ export const decisions: Projection = {
     const alternatives = event.alternatives.map((a) => [a.option, a.rejectedBecause ?? ""].join(" ").trim()).join("\n")
     return [
       sql(
-        `INSERT INTO decisions (id, event_id, stream_id, decision_id, project_path, task_id, decision, rationale, alternatives, alternatives_text,
-           impact, search_terms, created_at)
+        `INSERT INTO decisions (id, event_id, stream_id, decision_id, project_path, task_id, decision, rationale,
+           alternatives, alternatives_text, impact, search_terms, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         position,
         eventId,

@@ -15,7 +15,8 @@ export interface Belief {
 export const listBeliefs = (db: SqliteDatabase, project: string): Array<Belief> =>
   db
     .prepare(
-      `SELECT key, value, event_id AS eventId, updated_at AS updatedAt FROM beliefs WHERE project_path = ? ORDER BY position DESC`
+      `SELECT key, value, event_id AS eventId, updated_at AS updatedAt FROM beliefs WHERE project_path = ?
+       ORDER BY position DESC`
     )
     .all(project) as Array<Belief>
 
@@ -49,7 +50,8 @@ export const listDecisions = (
 ): Array<Decision> =>
   (db
     .prepare(
-      `SELECT ${DECISION_COLUMNS} FROM decisions d WHERE d.project_path = @project AND (@task IS NULL OR d.task_id = @task) ORDER BY d.id`
+      `SELECT ${DECISION_COLUMNS} FROM decisions d
+       WHERE d.project_path = @project AND (@task IS NULL OR d.task_id = @task) ORDER BY d.id`
     )
     .all({ project: options.project, task: options.taskId ?? null }) as Array<DecisionRow>).map(toDecision)
 
@@ -129,8 +131,8 @@ interface TaskRow {
 
 const TASK_COLUMNS =
   `stream_id AS streamId, task_id AS taskId, title, status, event_id AS eventId, started_position AS startedPosition,
-  completed_position AS completedPosition, started_at AS startedAt, updated_at AS updatedAt, completed_at AS completedAt,
-  handoff, handoff_event_id AS handoffEventId, handoff_at AS handoffAt`
+  completed_position AS completedPosition, started_at AS startedAt, updated_at AS updatedAt,
+  completed_at AS completedAt, handoff, handoff_event_id AS handoffEventId, handoff_at AS handoffAt`
 
 /** A path under the project as a relative one; anything else as it is. */
 const fromProject = (project: string, path: string): string =>

@@ -63,7 +63,8 @@ export const tasks: Projection = {
       case "TaskStarted":
         return [
           sql(
-            `INSERT INTO tasks (stream_id, task_id, project_path, title, event_id, status, started_position, last_position, started_at, updated_at)
+            `INSERT INTO tasks (stream_id, task_id, project_path, title, event_id, status, started_position,
+                                last_position, started_at, updated_at)
              VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)`,
             streamId,
             event.taskId,

@@ -71,7 +71,7 @@ describe("termsByWord", () => {
     ])
   })
 
-  it("stops at the words whose terms the search asks for: a pasted page is weighed no further than it is searched", () => {
+  it("stops at the words whose terms the search asks for: a pasted page is weighed no further than searched", () => {
     const words = Array.from({ length: 5000 }, (_, i) => `word${i}`).join(" ")
     const byWord = termsByWord(words)
     expect(byWord.length).toBeLessThanOrEqual(32)

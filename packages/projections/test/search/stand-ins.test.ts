@@ -59,7 +59,7 @@ describe("terms that stand for the query's words", () => {
     expect(search("port conflict").slice(0, 2)).toEqual(["english", "korean"])
   })
 
-  it("count less than a typed word however much rarer they are: a common English word is not outranked by its rare Korean twin", () => {
+  it("count below a typed word even if rarer: a common English word is not outranked by its rare Korean twin", () => {
     // `build` is in 60 rows, `빌드` in one: by idf alone the Korean note would win.
     const filler = Array.from({ length: 60 }, (_, i) => `npm run build finished step ${i}`)
     const { search } = memoryOf([
@@ -91,7 +91,7 @@ describe("terms that stand for the query's words", () => {
     expect(forgetting("포트 충돌")).toEqual(["korean"])
   })
 
-  it("rank a memory holding most of the query's concepts through them above newer ones holding one or two as typed", () => {
+  it("rank a memory holding most of the query's concepts via them above newer ones holding one or two as typed", () => {
     // Six concepts: coverage is weighed for each, not only for pairs or the whole query.
     const filler = Array.from({ length: 40 }, (_, i) => `eslint checked ${i} files`)
     const { search } = memoryOf([

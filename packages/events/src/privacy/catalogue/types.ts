@@ -1,6 +1,9 @@
 /** The shape of a converted secret catalogue (see scripts/import-gitleaks.ts). */
 
-/** Matches that are not secrets after all: a regex on the secret, the whole match or its line, or words in the secret. */
+/**
+ * Matches that are not secrets after all: a regex on the secret, the whole match or its line, or words in
+ * the secret.
+ */
 export interface CatalogueAllow {
   readonly target: "secret" | "match" | "line"
   readonly regexes: ReadonlyArray<string>
