@@ -18,7 +18,7 @@ import {
   type SessionSummary,
   type TaskDetail
 } from "@ralph-mem/projections"
-import { type IndexHit } from "@ralph-mem/projections/search"
+import type { IndexHit } from "@ralph-mem/projections/search"
 import type { Settings } from "@ralph-mem/settings"
 import { activityIds, day, fixParts, type Lesson, type OpenError, ref } from "./lessons.ts"
 import { changedLines } from "./observe.ts"

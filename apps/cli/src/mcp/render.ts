@@ -1,6 +1,6 @@
 /** How the memory tools show observations and search hits: one line each, or in full. */
 import { forgottenEventIds, formatTime, type MemoryStore, oneLine } from "@ralph-mem/projections"
-import { type IndexHit, type ObservationDetail } from "@ralph-mem/projections/search"
+import type { IndexHit, ObservationDetail } from "@ralph-mem/projections/search"
 
 export const quoted = (value: string) => JSON.stringify(oneLine(value, 200))
 

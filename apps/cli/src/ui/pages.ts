@@ -18,7 +18,7 @@ import {
   type SessionRow,
   type SuccessMetrics
 } from "@ralph-mem/projections"
-import { type IndexHit, type ObservationDetail } from "@ralph-mem/projections/search"
+import type { IndexHit, ObservationDetail } from "@ralph-mem/projections/search"
 import { html, raw } from "hono/html"
 
 type Html = ReturnType<typeof html>
