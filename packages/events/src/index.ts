@@ -1,6 +1,7 @@
 export * from "./catalog/index.ts"
 export * from "./compaction.ts"
 export * from "./database.ts"
+export * from "./digest.ts"
 export * from "./errors.ts"
 export * from "./head-mark.ts"
 export * from "./ids.ts"

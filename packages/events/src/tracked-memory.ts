@@ -11,6 +11,7 @@
  */
 import { readFileSync, statSync } from "node:fs"
 import { isAbsolute, join } from "node:path"
+import { digest53 } from "./digest.ts"
 import { UnsafePath } from "./errors.ts"
 
 /** What is kept about a memory folder git tracks files in. */
@@ -31,19 +32,8 @@ const stateHome = (env: Readonly<Record<string, string | undefined>>): string | 
   return home === undefined || home === "" ? undefined : join(home, ".local", "state")
 }
 
-/** A 64-bit string hash (two lanes of a multiply-xorshift): node:crypto costs every hook that loads it. */
-const folderKey = (folder: string): string => {
-  let h1 = 0xdeadbeef
-  let h2 = 0x41c6ce57
-  for (let i = 0; i < folder.length; i++) {
-    const ch = folder.charCodeAt(i)
-    h1 = Math.imul(h1 ^ ch, 2654435761)
-    h2 = Math.imul(h2 ^ ch, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return (h2 >>> 0).toString(16).padStart(8, "0") + (h1 >>> 0).toString(16).padStart(8, "0")
-}
+/** The name of a folder's record: a digest of its path (the record holds the path, checked on read). */
+const folderKey = (folder: string): string => digest53(folder).toString(16).padStart(14, "0")
 
 /** Where the verdict on `folder` is kept, or undefined with no home to keep it in. */
 export const trackedMemoryRecordPath = (

@@ -3,6 +3,7 @@
  * is `npm test`), its family (the kind of check it runs, or the command itself), a digest of what failed
  * and its distinctive terms. Pure: the fold of failures and the hook that recalls them compute the same.
  */
+import { digest53 } from "@ralph-mem/events"
 import { extractFailures, failureSignature, stripAnsi } from "./fingerprint.ts"
 
 /** The checks a command can run; a loop's criteria map onto them (test_pass is `test`). */
@@ -54,22 +55,6 @@ export const normalizeCommand = (command: string): string => {
 /** The family of a shell command: its check, or `command` (then only the same command resolves it). */
 export const commandFamily = (command: string): string => checkKind(command) ?? "command"
 
-/**
- * A 53-bit digest (two FNV-1a passes): exact in a JavaScript number and an SQLite integer, and collisions
- * among a project's commands are out of reach.
- */
-const digest53 = (text: string): number => {
-  let low = 0x811c9dc5
-  let high = 0x050c5d1f
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    low = Math.imul(low ^ c, 0x01000193)
-    high = Math.imul(high ^ c, 0x01000193)
-  }
-  return (high >>> 11) * 0x1_0000_0000 + (low >>> 0)
-}
-
-/** The key of a command in its family; `*` stands for the family's whole check (a loop criterion). */
 export const commandKey = (family: string, command: string): number => digest53(`${family}\u0000${command}`)
 
 /** Families whose loop criterion checks the whole project: its passing run resolves any failure of them. */
