@@ -215,15 +215,24 @@ export const scoredByTerms = (
   const byAny = candidates(db, observationScorer, anyOf(terms), wanted, passing)
   keepBest(scored, byAny.rows, 1)
   if (byAny.complete || terms.length === 1) return scored
-  // The rows holding every word rank first, yet may be older than the newest matches scored above.
-  const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
-  keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
-  const rare = new Set(rarestTerms(statistics, terms))
-  const anyRare = anyOf(terms.filter((t) => rare.has(t.use)))
-  const rest = terms.filter((t) => !rare.has(t.use))
-  keepBest(scored, candidates(db, observationScorer, anyRare, wanted, passing).rows, 1)
+  const rarest = rarestTerms(statistics, terms)
+  const rare = terms.filter((t) => rarest.includes(t.use))
+  const rest = terms.filter((t) => !rarest.includes(t.use))
+  // With no other word, the rare words are all the words, asked above.
+  let everyWordScored = false
   if (rest.length > 0) {
-    keepBest(scored, candidates(db, observationScorer, `(${anyRare}) AND (${anyOf(rest)})`, wanted, passing).rows, 1)
+    // The rows holding a rare word and another, with the same bm25 the whole query gives them (each word once).
+    // The rows holding every word are among them: when all of these were scored, or when both passes ask the
+    // same (one rare word, one other), so were they.
+    const rareAndRest = candidates(db, observationScorer, `(${anyOf(rare)}) AND (${anyOf(rest)})`, wanted, passing)
+    keepBest(scored, rareAndRest.rows, 1)
+    everyWordScored = rareAndRest.complete || (rare.length === 1 && rest.length === 1)
+    keepBest(scored, candidates(db, observationScorer, anyOf(rare), wanted, passing).rows, 1)
+  }
+  // The rows holding every word rank first, yet may be older than the newest matches scored above.
+  if (!everyWordScored) {
+    const all = terms.map((t) => `(${anyOf([t])})`).join(" AND ")
+    keepBest(scored, candidates(db, observationScorer, all, wanted, passing).rows, 1)
   }
   return scored
 }

@@ -170,7 +170,7 @@ const rankedHits = (
     }
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
-  const standIns = options.standIns === false ? [] : standInTerms(db, options.query, asked, corpus, judgeTerm)
+  const standIns = options.standIns === false ? [] : standInTerms(options.query, asked, statistics)
   for (const [id, row] of scoredByTerms(db, statistics, standIns.filter((t) => t.times > 0), wanted, passing)) {
     const relevance = row.relevance / STAND_IN_DIVISOR
     const seen = best.get(id)

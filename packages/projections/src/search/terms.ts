@@ -262,19 +262,35 @@ export interface StandIn extends Selected {
   readonly sources: ReadonlyArray<string>
 }
 
+/**
+ * Whether any row holds a longer word of a Latin prefix (judged by its word, which no row holds): surely when a
+ * word it stands for starts with it and some row holds that word (`"gatewa"*` for `gateway`), else as the index
+ * says. Asking reads every row of every longer word (FTS5 merges them all for a prefix), so it is asked last.
+ */
+const longerWordsHeld = (
+  prefix: string,
+  sources: ReadonlyArray<string>,
+  statistics: TermStatistics
+): boolean => {
+  const start = plainWord(prefix)
+  return sources.some((source) => plainWord(source).startsWith(start) && statistics.judgeTerm(source).held > 0)
+    || statistics.newest(prefix, 1).length > 0
+}
+
 export const standInTerms = (
-  db: SqliteDatabase,
   query: string,
   asked: ReadonlyArray<string>,
-  corpus: Corpus,
-  judgeTerm: (term: string) => Judged
+  statistics: TermStatistics
 ): ReadonlyArray<StandIn> => {
+  const { corpus, judgeTerm } = statistics
   const terms = new Map<string, StandIn>()
   for (const { term, sources } of expansionsOf(query, asked)) {
     const judged = judgeTerm(term)
     if (terms.has(judged.use)) continue
     // A Latin prefix was judged by its word: its longer words may be all there is.
-    if (judged.held === 0 && (!isLatinPrefix(judged.use) || newestHolding(db, judged.use, 1).length === 0)) continue
+    if (judged.held === 0 && (!isLatinPrefix(judged.use) || !longerWordsHeld(judged.use, sources, statistics))) {
+      continue
+    }
     const rarestSource = Math.min(...sources.map((source) => judgeTerm(source).held))
     const rarer = idf(judged.held, corpus.rows) / idf(rarestSource, corpus.rows)
     // A common term costs the most (bm25 counts every row of every term) and tells the least: it only counts
