@@ -3,10 +3,12 @@
  * bundled hook against a database holding 10,000 observations, interleaved with `node -e 0` on the same
  * Node so both see the same machine. Targets (issue 4): PostToolUse <= 1.5x and UserPromptSubmit (with
  * search and injection) <= 2x the median of `node -e 0`; PostToolUseFailure (issue 17: a failure this project
- * saw before and saw fixed, answered with its recall) <= 2x. A PostToolUse with a 60 MB tool response is timed
- * apart (a few runs): it must finish well inside Claude Code's hook timeout (issue 15).
+ * saw before and saw fixed, answered with its recall) <= 2x. The memory is packed as maintenance leaves it (the
+ * newest sessions unpacked); a UserPromptSubmit whose memories are all packed (older memory) is timed beside it.
+ * A PostToolUse with a 60 MB tool response is timed apart (a few runs): it must finish well inside Claude Code's
+ * hook timeout (issue 15).
  */
-import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
+import { compactLog, MAINTENANCE_UNPACKED_STREAMS, type RalphMemEvent } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
@@ -21,7 +23,12 @@ const HOOK = join(import.meta.dirname, "..", "dist", "hook.mjs")
 const LARGE_BYTES = 60_000_000
 const LOG_LINE = "2026-11-25T00:12:33.123Z INFO request handled path=/api/v1/items status=200 duration_ms=12\n"
 
-export const seed = (project: string, observations: number) => {
+/**
+ * A project's memory: `observations` in sessions of 100, and a type check that failed and was fixed, in the newest
+ * session. Packed as maintenance leaves it (the newest sessions unpacked), or with `packAll` every session packed,
+ * as `ralph-mem compact` leaves it: then every memory a hook shows is inflated from its block.
+ */
+export const seed = (project: string, observations: number, options: { readonly packAll?: boolean } = {}) => {
   const memory = Effect.runSync(openMemory({ path: join(project, ".ralph-mem", "memory.db") }))
   const perSession = 100
   for (let s = 0; s < observations / perSession; s++) {
@@ -63,8 +70,7 @@ export const seed = (project: string, observations: number) => {
     observed("tool_use", "Edit", `${project}/src/auth.ts`, "- a\n+ b"),
     observed("success", "Bash", "npx tsc --noEmit", "")
   ], { expectedVersion: "any", writer: "bench" }))
-  // Past sessions packed, as maintenance leaves them: an injection inflates the blocks of what it shows.
-  compactLog(memory.db, { idleMs: 0 })
+  compactLog(memory.db, { idleMs: 0, keepNewestStreams: options.packAll === true ? 0 : MAINTENANCE_UNPACKED_STREAMS })
   memory.db.close()
 }
 
@@ -94,11 +100,16 @@ export const failurePayload = (project: string, i: number) =>
   })
 
 export const hooksBench = (runs: number) =>
-  withTempFolder((project) => {
-    mkdirSync(join(project, ".git"))
+  withTempFolder((folder) => {
+    const project = join(folder, "project")
+    mkdirSync(join(project, ".git"), { recursive: true })
     seed(project, 10_000)
-    const payload = (event: string, fields: Record<string, unknown>) =>
-      JSON.stringify({ session_id: "bench", cwd: project, hook_event_name: event, ...fields })
+    // The same memory with every session packed: the prompt's memories are inflated from their blocks.
+    const packed = join(folder, "packed")
+    mkdirSync(join(packed, ".git"), { recursive: true })
+    seed(packed, 10_000, { packAll: true })
+    const payload = (event: string, fields: Record<string, unknown>, cwd = project) =>
+      JSON.stringify({ session_id: "bench", cwd, hook_event_name: event, ...fields })
     // The hook runs as hooks/hooks.json runs it, with the same options to node.
     const hook = (event: string) => [...HOOK_NODE_OPTIONS, HOOK, event]
     const cases = {
@@ -115,6 +126,8 @@ export const hooksBench = (runs: number) =>
           project
         ),
       userPromptSubmit: () => time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }), project),
+      userPromptSubmitPacked: () =>
+        time(hook("UserPromptSubmit"), payload("UserPromptSubmit", { prompt: PROMPT }, packed), packed),
       postToolUseFailure: (i: number) => time(hook("PostToolUseFailure"), failurePayload(project, i), project)
     }
     // Warm-up: the compile cache and the OS page cache, as a real session's first hooks would.
@@ -123,6 +136,7 @@ export const hooksBench = (runs: number) =>
       nodeBaseline: [],
       postToolUse: [],
       userPromptSubmit: [],
+      userPromptSubmitPacked: [],
       postToolUseFailure: []
     }
     for (let i = 0; i < runs; i++) {
@@ -133,6 +147,7 @@ export const hooksBench = (runs: number) =>
     const baseline = summarize(samples.nodeBaseline)
     const post = summarize(samples.postToolUse)
     const prompt = summarize(samples.userPromptSubmit)
+    const promptPacked = summarize(samples.userPromptSubmitPacked)
     const failure = summarize(samples.postToolUseFailure)
     // Issue 15: a tool response of 60 MB (log lines, two secrets) is scanned only where it is stored.
     const largeStdout = `GITHUB_TOKEN=ghp_${"A1b2C3d4".repeat(5)}\n${
@@ -174,6 +189,12 @@ export const hooksBench = (runs: number) =>
         ratio: round(prompt.p50Ms / baseline.p50Ms, 2),
         pairedRatio: paired(samples.userPromptSubmit),
         target: "<= 2x node -e 0"
+      },
+      userPromptSubmitPacked: {
+        ...promptPacked,
+        ratio: round(promptPacked.p50Ms / baseline.p50Ms, 2),
+        pairedRatio: paired(samples.userPromptSubmitPacked),
+        note: "every session packed, as `ralph-mem compact` leaves them: the memories shown are inflated from blocks"
       },
       postToolUseFailure: {
         ...failure,

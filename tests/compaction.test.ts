@@ -3,7 +3,9 @@
  * and `ralph-mem maintain` pack them, and everything a user sees (search, show, verify, the injection at
  * the next prompt) is the same before and after. A forget reaches packed content too.
  */
-import { newSqliteDatabase } from "@ralph-mem/events"
+import { MAINTENANCE_UNPACKED_STREAMS, newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
+import { openMemory } from "@ralph-mem/projections"
+import * as Effect from "effect/Effect"
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -133,6 +135,39 @@ describe("ralph-mem compact", () => {
     expect(payloads.join("\n")).not.toContain(PLANTED)
     expect(payloads.join("\n")).toContain("GatewayTimeoutError")
     expect(readFileSync(dbOf(root)).includes(PLANTED)).toBe(false)
+  })
+
+  it("maintain leaves the sessions appended to last unpacked, however long idle: what hooks read most", () => {
+    const root = project()
+    const memory = Effect.runSync(openMemory({ path: dbOf(root) }))
+    const hourAgo = Date.now() - 3_600_000
+    const sessions = MAINTENANCE_UNPACKED_STREAMS + 2
+    for (let s = 0; s < sessions; s++) {
+      const sessionId = `old-${s}`
+      Effect.runSync(memory.log.append(`session:${sessionId}`, [
+        { _tag: "SessionStarted", sessionId, projectPath: root, source: "startup" },
+        ...Array.from({ length: 5 }, (_, i): RalphMemEvent => ({
+          _tag: "ObservationRecorded",
+          sessionId,
+          kind: "tool_use",
+          toolName: "Bash",
+          inputSummary: "npm test",
+          content: `PASS src/payment/gateway.test.ts > retries ${s}.${i}`,
+          files: []
+        }))
+      ], { expectedVersion: "any", writer: "test", occurredAt: hourAgo + s }))
+    }
+    memory.db.close()
+    // Every session has been idle an hour: only the two oldest are packed.
+    expect(json(root, "maintain").compaction).toMatchObject({ streams: 2, events: 12 })
+    const db = newSqliteDatabase(dbOf(root), { readonly: true })
+    const packed = db.prepare(
+      "SELECT DISTINCT s.name FROM event_rows r JOIN streams s ON s.id = r.stream WHERE r.block_id IS NOT NULL"
+    ).pluck().all()
+    db.close()
+    expect(packed.sort()).toEqual(["session:old-0", "session:old-1"])
+    // By hand, compact packs every settled stream.
+    expect(json(root, "compact").streams).toBe(MAINTENANCE_UNPACKED_STREAMS)
   })
 
   it("maintain, which runs with nowhere to print, writes a failure to hooks.log, where doctor reports it", () => {

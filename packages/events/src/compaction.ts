@@ -8,7 +8,10 @@
  * first and packed together, their unpacked events in position order, into blocks of at most
  * `maxBlockBytes` of JSON: a block of several sessions deflates better than one of a single session and
  * fills its pages (a block smaller than a page leaves the rest of it empty). A block that would not be
- * smaller than the events it holds is not written: those events stay as they are. Finding the streams
+ * smaller than the events it holds is not written: those events stay as they are. The streams appended to
+ * last, `keepNewestStreams` of them, stay unpacked however long idle: they are what hooks read most (the last
+ * sessions' summaries, errors and fixes; the newest hits, which recency ranks first), and a hook that reads
+ * only unpacked payloads never loads zlib nor inflates a block. Finding the streams
  * to pack scans the log (about a second a million events, in the background): an index of unpacked
  * events cost batched appends 40% of their throughput. Blocks packed by schema 2 hold payloads only:
  * they are unpacked first, so their events are packed again with their metadata.
@@ -19,6 +22,8 @@ import { encodeBlock, isDamagedBlock, unpackBlock } from "./payload-blocks.ts"
 export interface CompactOptions {
   /** Streams with an append in the last `idleMs` are left for later. */
   readonly idleMs: number
+  /** This many streams, those appended to last, are left unpacked however long idle (default none). */
+  readonly keepNewestStreams?: number
   readonly now?: number
   readonly maxBlockBytes?: number
   /** Called after each transaction: settled streams packed so far, of all. */
@@ -36,6 +41,12 @@ export interface CompactReport {
 }
 
 export const DEFAULT_MAX_BLOCK_BYTES = 64 * 1024
+
+/**
+ * How many of the newest streams maintenance leaves unpacked (`keepNewestStreams`): a few days of sessions, whose
+ * payloads take at most a few hundred KiB more than packed.
+ */
+export const MAINTENANCE_UNPACKED_STREAMS = 20
 
 /** Row overhead a block adds next to its data; a block must save more than this to be written. */
 const BLOCK_ROW_BYTES = 16
@@ -73,6 +84,18 @@ const chunk = <T>(items: ReadonlyArray<T>, maxBytes: number, sizeOf: (item: T) =
 
 const jsonBytes = (event: Unpacked): number => Buffer.byteLength(event.payload) + Buffer.byteLength(event.metadata)
 
+/** The `count` streams appended to last: read from the end of the log, as far back as their last events. */
+const newestStreams = (db: SqliteDatabase, count: number): Set<number> => {
+  const newest = new Set<number>()
+  if (count <= 0) return newest
+  const streams = db.prepare<[], number>("SELECT stream FROM event_rows ORDER BY position DESC").pluck()
+  for (const stream of streams.iterate()) {
+    newest.add(stream)
+    if (newest.size === count) break
+  }
+  return newest
+}
+
 export const compactLog = (db: SqliteDatabase, options: CompactOptions): CompactReport => {
   const now = options.now ?? Date.now()
   const maxBlockBytes = options.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES
@@ -90,6 +113,7 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
       if (!isDamagedBlock(error)) throw error
     }
   }
+  const kept = newestStreams(db, options.keepNewestStreams ?? 0)
   const settled = db
     .prepare<[number], Settled>(
       `SELECT stream, sum(length(payload) + length(metadata)) AS bytes FROM event_rows
@@ -97,6 +121,7 @@ export const compactLog = (db: SqliteDatabase, options: CompactOptions): Compact
        GROUP BY stream HAVING max(occurred_at) <= ? ORDER BY min(position)`
     )
     .all(now - options.idleMs)
+    .filter(({ stream }) => !kept.has(stream))
   const lastAppend = db.prepare<[number], number>(
     "SELECT occurred_at FROM event_rows WHERE stream = ? ORDER BY stream_version DESC LIMIT 1"
   ).pluck()

@@ -118,6 +118,25 @@ describe("compaction", () => {
     expect(collect(readEvents(log))).toEqual(before)
   })
 
+  it("leaves the streams appended to last unpacked, however long idle, and packs them once newer ones come", () => {
+    const { log, db } = seed()
+    const before = collect(readEvents(log))
+    // Session b was appended to last: it stays as it is, and session a is packed.
+    expect(compactLog(db, { idleMs: 0, keepNewestStreams: 1 })).toMatchObject({ streams: 1, events: 21 })
+    const packedStreams = () =>
+      db.prepare(
+        `SELECT DISTINCT s.name FROM event_rows r JOIN streams s ON s.id = r.stream
+         WHERE r.block_id IS NOT NULL ORDER BY s.name`
+      ).pluck().all()
+    expect(packedStreams()).toEqual(["session:a"])
+    expect(compactLog(db, { idleMs: 0, keepNewestStreams: 2 })).toMatchObject({ streams: 0, events: 0 })
+    // A session appended to later takes b's place among the newest: b is packed by the next run.
+    run(log.append("session:c", [started("c")], { ...any, occurredAt: 1_000 + 2 * HOUR }))
+    expect(compactLog(db, { idleMs: 0, keepNewestStreams: 1 })).toMatchObject({ streams: 1, events: 21 })
+    expect(packedStreams()).toEqual(["session:a", "session:b"])
+    expect(collect(readEvents(log)).slice(0, before.length)).toEqual(before)
+  })
+
   it("splits a stream into blocks of a bounded size, and leaves a payload that would not shrink", () => {
     const { log, db } = seed()
     const report = compactLog(db, { idleMs: 0, maxBlockBytes: 1_000 })

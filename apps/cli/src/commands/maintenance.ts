@@ -5,6 +5,7 @@ import {
   type CompactReport,
   failureLogPath,
   findProjectRoot,
+  MAINTENANCE_UNPACKED_STREAMS,
   type SqliteDatabase,
   storageError
 } from "@ralph-mem/events"
@@ -130,7 +131,10 @@ export const maintain = Command.make(
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
         // Sessions an older summariser summarised get a new summary first, so it is packed with them.
         const summaries = yield* resummarizeSessions(memory, { home: process.env["HOME"], writer: "maintain" })
-        const compaction = yield* pack(db, { idleMs: MAINTAIN_IDLE_MS })
+        const compaction = yield* pack(db, {
+          idleMs: MAINTAIN_IDLE_MS,
+          keepNewestStreams: MAINTENANCE_UNPACKED_STREAMS
+        })
         const backup = yield* Effect.try({
           try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
           catch: (error) => storageError("back up the database", error)
