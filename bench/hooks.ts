@@ -9,7 +9,7 @@
  * hook timeout (issue 15).
  */
 import { compactLog, MAINTENANCE_UNPACKED_STREAMS, type RalphMemEvent } from "@ralph-mem/events"
-import { openMemory } from "@ralph-mem/projections"
+import { mergeFullTextIndexes, openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -71,6 +71,7 @@ export const seed = (project: string, observations: number, options: { readonly 
     observed("success", "Bash", "npx tsc --noEmit", "")
   ], { expectedVersion: "any", writer: "bench" }))
   compactLog(memory.db, { idleMs: 0, keepNewestStreams: options.packAll === true ? 0 : MAINTENANCE_UNPACKED_STREAMS })
+  mergeFullTextIndexes(memory.db)
   memory.db.close()
 }
 

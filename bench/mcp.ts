@@ -6,7 +6,7 @@
  * Target (issue 17): search p99 < 10 ms.
  */
 import { compactLog } from "@ralph-mem/events"
-import { openMemory } from "@ralph-mem/projections"
+import { mergeFullTextIndexes, openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
@@ -26,6 +26,7 @@ const seed = (project: string, observations: number) => {
     )
   }
   compactLog(memory.db, { idleMs: 0 })
+  mergeFullTextIndexes(memory.db)
   memory.db.close()
 }
 

@@ -5,10 +5,10 @@
  *
  * Workload, per session: a start, 3 prompts (~80 chars), 20 tool observations (~300 chars: commands,
  * test output, stack traces with identifiers), a summary (~200 chars) and an end. The databases are
- * measured as maintenance leaves them: every session ended and packed.
+ * measured as `ralph-mem compact` leaves them: every session ended and packed, the full-text indexes merged.
  */
 import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
-import { openMemory } from "@ralph-mem/projections"
+import { mergeFullTextIndexes, openMemory } from "@ralph-mem/projections"
 import { fullDetails, searchIndex, timelineOf } from "@ralph-mem/projections/search"
 import * as Effect from "effect/Effect"
 import { statSync } from "node:fs"
@@ -245,10 +245,11 @@ export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
         )
       }
       compactLog(memory.db, { idleMs: 0 })
+      mergeFullTextIndexes(memory.db)
       memory.db.close()
       return { observations, ...measureLayers(path, project, samples) }
     })
-    // Size: 1,000 sessions, packed as maintenance leaves them (`ralph-mem compact`), checkpointed and
+    // Size: 1,000 sessions, packed and merged as `ralph-mem compact` leaves them, checkpointed and
     // vacuumed so the file holds only live pages.
     const sizePath = join(folder, "size.db")
     const memory = Effect.runSync(openMemory({ path: sizePath }))
@@ -259,6 +260,7 @@ export const searchBench = (scales: ReadonlyArray<number>, samples: number) =>
       Effect.runSync(memory.log.append(`session:s${s}`, events, { expectedVersion: "any", writer: "bench" }))
     }
     compactLog(memory.db, { idleMs: 0 })
+    mergeFullTextIndexes(memory.db)
     memory.db.pragma("wal_checkpoint(TRUNCATE)")
     memory.db.exec("VACUUM")
     const tables = memory.db

@@ -114,6 +114,7 @@ describe("ralph-mem compact", () => {
     expect(json(root, "maintain")).toEqual({
       summaries: expect.objectContaining({ summarized: 0 }),
       compaction: { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 },
+      indexes: { steps: 0, merged: [] },
       backup: null
     })
     // Once one is due, maintain takes it.

@@ -10,7 +10,7 @@ import {
   storageError
 } from "@ralph-mem/events"
 import { diagnose, logFailure, resummarizeSessions } from "@ralph-mem/hooks"
-import { backupDue, listBackups, takeBackup } from "@ralph-mem/projections"
+import { backupDue, type IndexMergeReport, listBackups, mergeFullTextIndexes, takeBackup } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
 import { CliError, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
@@ -47,8 +47,9 @@ export const backup = Command.make(
 ).pipe(Command.withDescription("Take a backup of the memory database now (online, rotated)"))
 
 /**
- * Packing as an Effect: a locked or damaged database is a clear message, not a stack trace. With `progress`
- * (compact, by hand) it shows how far it got; VACUUM rewrites every page in use through the WAL.
+ * Packing, then merging the full-text indexes' segments (index-merge.ts), as an Effect: a locked or damaged
+ * database is a clear message, not a stack trace. With `progress` (compact, by hand) it shows how far it got;
+ * VACUUM rewrites every page in use through the WAL.
  */
 const pack = (
   db: SqliteDatabase,
@@ -57,8 +58,9 @@ const pack = (
   Effect.try({
     try: () => {
       const bar = options.progress === true ? progress({ label: "packing", unit: "streams" }) : undefined
-      const report = compactLog(db, { ...options, ...(bar === undefined ? {} : { onProgress: bar.update }) })
+      const compaction = compactLog(db, { ...options, ...(bar === undefined ? {} : { onProgress: bar.update }) })
       bar?.finish()
+      const indexes = mergeFullTextIndexes(db)
       if (options.vacuum === true) {
         const inUse = (db.pragma("page_count", { simple: true }) as number) -
           (db.pragma("freelist_count", { simple: true }) as number)
@@ -70,18 +72,19 @@ const pack = (
           )
         } else db.exec("VACUUM")
       }
-      return report
+      return { compaction, indexes }
     },
     catch: (error) => storageError("pack the log", error)
   })
 
-const describeCompaction = (report: CompactReport): string =>
-  report.events === 0
+const describeCompaction = (report: CompactReport, indexes: IndexMergeReport): string =>
+  (report.events === 0
     ? "Nothing to pack: every settled event already is."
     : `Packed ${report.events} events of ${report.streams} streams into ${report.blocks} blocks: ` +
       `${(report.payloadBytes / 1024).toFixed(0)} KiB of payloads now take ${
         (report.blockBytes / 1024).toFixed(0)
-      } KiB.`
+      } KiB.`) +
+  (indexes.merged.length === 0 ? "" : ` Merged the segments of ${indexes.merged.join(", ")}.`)
 
 export const compact = Command.make(
   "compact",
@@ -105,12 +108,15 @@ export const compact = Command.make(
     withStore(input.db, ({ db }) =>
       Effect.gen(function*() {
         const idleMs = yield* flags.parseDuration("idle", input.idle)
-        const report = yield* pack(db, { idleMs, vacuum: input.vacuum, progress: true })
-        if (input.json) return yield* printJson({ ...report, vacuumed: input.vacuum })
-        yield* Console.log(describeCompaction(report))
+        const { compaction, indexes } = yield* pack(db, { idleMs, vacuum: input.vacuum, progress: true })
+        if (input.json) return yield* printJson({ ...compaction, indexes, vacuumed: input.vacuum })
+        yield* Console.log(describeCompaction(compaction, indexes))
       }))
 ).pipe(
-  Command.withDescription("Pack the payloads of settled streams into compressed blocks (what runs after each session)")
+  Command.withDescription(
+    "Pack the payloads of settled streams into compressed blocks and merge the full-text indexes' segments " +
+      "(what runs after each session)"
+  )
 )
 
 /** A stream idle this long is settled: its session has ended or moved on. */
@@ -131,7 +137,7 @@ export const maintain = Command.make(
         const { settings } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
         // Sessions an older summariser summarised get a new summary first, so it is packed with them.
         const summaries = yield* resummarizeSessions(memory, { home: process.env["HOME"], writer: "maintain" })
-        const compaction = yield* pack(db, {
+        const { compaction, indexes } = yield* pack(db, {
           idleMs: MAINTAIN_IDLE_MS,
           keepNewestStreams: MAINTENANCE_UNPACKED_STREAMS
         })
@@ -139,12 +145,12 @@ export const maintain = Command.make(
           try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
           catch: (error) => storageError("back up the database", error)
         })
-        if (input.json) return yield* printJson({ summaries, compaction, backup })
+        if (input.json) return yield* printJson({ summaries, compaction, indexes, backup })
         yield* Console.log([
           ...(summaries.summarized === 0
             ? []
             : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
-          describeCompaction(compaction),
+          describeCompaction(compaction, indexes),
           backup === null ? "A recent backup exists." : `Backed up to ${backup}.`
         ].join("\n"))
       })).pipe(
@@ -160,8 +166,8 @@ export const maintain = Command.make(
       )
 ).pipe(
   Command.withDescription(
-    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes, " +
-      "then back up if due (runs after each session)"
+    "Summarise again sessions an older summariser summarised, pack streams idle for 10 minutes (but the 20 " +
+      "newest), merge the full-text indexes' segments, then back up if due (runs after each session)"
   )
 )
 
