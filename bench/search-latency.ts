@@ -4,7 +4,8 @@
  *   node bench/search-latency.ts [--db PATH] [--observations 100000] [--samples 400]
  * The database is built on the first run (packed and merged, as `ralph-mem compact` leaves it) and reused
  * after. Prints p50 and p99 of the wall time and of the process's CPU time per query (which a busy machine
- * moves less: time spent waiting for a core is not in it) and writes bench/results/search-latency.json.
+ * moves less: time spent waiting for a core is not in it), and of the repeated runs alone (each query's runs
+ * after its first), and writes bench/results/search-latency.json.
  * Target (issue 20): p99 < 2 ms at 100,000 observations. Then one prompt with a page pasted into it, timed
  * apart.
  */
@@ -61,12 +62,16 @@ const pastedCpuMs = round((pastedUsed.user + pastedUsed.system) / 1000, 2)
 memory.db.close()
 const cold = times.slice(0, QUERIES.length).map((ms) => round(ms, 2))
 const cpu = summarize(cpuTimes)
+// Each query's runs after its first: its terms already judged, its hits' blocks already inflated.
+const repeated = summarize(times.slice(QUERIES.length))
 const result = {
   date: new Date().toISOString(),
   observations,
   ...summarize(times),
   cpuP50Ms: cpu.p50Ms,
   cpuP99Ms: cpu.p99Ms,
+  repeatedP50Ms: repeated.p50Ms,
+  repeatedP99Ms: repeated.p99Ms,
   coldRunsMs: cold,
   pastedPromptMs: pastedMs,
   pastedPromptCpuMs: pastedCpuMs,
@@ -75,7 +80,19 @@ const result = {
 const folder = join(import.meta.dirname, "results")
 mkdirSync(folder, { recursive: true })
 writeFileSync(join(folder, "search-latency.json"), `${JSON.stringify(result, null, 2)}\n`)
-const { p50Ms, p99Ms, cpuP50Ms, cpuP99Ms } = result
+const { p50Ms, p99Ms, cpuP50Ms, cpuP99Ms, repeatedP50Ms, repeatedP99Ms } = result
 process.stdout.write(
-  `${JSON.stringify({ p50Ms, p99Ms, cpuP50Ms, cpuP99Ms, coldRunsMs: cold, pastedMs, pastedCpuMs })}\n`
+  `${
+    JSON.stringify({
+      p50Ms,
+      p99Ms,
+      cpuP50Ms,
+      cpuP99Ms,
+      repeatedP50Ms,
+      repeatedP99Ms,
+      coldRunsMs: cold,
+      pastedMs,
+      pastedCpuMs
+    })
+  }\n`
 )
