@@ -43,8 +43,8 @@ export interface CompactReport {
 export const DEFAULT_MAX_BLOCK_BYTES = 64 * 1024
 
 /**
- * How many of the newest streams maintenance leaves unpacked (`keepNewestStreams`): a few days of sessions, whose
- * payloads take at most a few hundred KiB more than packed.
+ * How many of the newest streams maintenance leaves unpacked (`keepNewestStreams`): a few days of sessions. Their
+ * payloads take about nine times what they would packed, a share of a memory that shrinks as it grows.
  */
 export const MAINTENANCE_UNPACKED_STREAMS = 20
 
