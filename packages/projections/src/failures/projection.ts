@@ -94,7 +94,8 @@ const fold = (event: RalphMemEvent, position: number): Array<SqlChange> => {
 export const failures: Projection = {
   name: "failures",
   // 2: a folder named like a check in a command's path (`tests/`) no longer makes the command a check.
-  // 3: a failure keeps its digest, terms and headline, so recognising and recalling it reads no payload.
+  // 3: a failure keeps its digest, terms and headline, so recognising and recalling it reads no payload; its
+  // rows are indexed by family, as a recall reads them.
   version: 3,
   create: `
     CREATE TABLE failure_rows (
@@ -122,6 +123,8 @@ export const failures: Projection = {
     ) STRICT, WITHOUT ROWID;
   `,
   finish: `
+    -- A recall reads the latest failures of one family of the project: the family's rows, newest first.
+    CREATE INDEX failure_rows_by_family ON failure_rows (project_path, family, position);
     CREATE INDEX failure_rows_by_project ON failure_rows (project_path, position);
     CREATE INDEX pass_rows_by_position ON pass_rows (position);
   `,

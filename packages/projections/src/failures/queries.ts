@@ -40,13 +40,15 @@ const RESOLVED_BY = `(SELECT min((
 
 /**
  * A failure row with its event's id and time, and the position of the run that resolved it. Read from the rows
- * and the log's own columns, never from a payload: a recall must not unpack a packed event to tell it.
+ * and the log's own columns, never from a payload: a recall must not unpack a packed event to tell it. With a
+ * family, its failures are found by the index of (project, family, position): a condition that may be true
+ * whatever the family (`@family IS NULL OR ...`) would leave that index unused.
  */
-const FAILURES =
+const FAILURES = (byFamily: boolean) =>
   `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command, f.digest, f.terms,
           f.headline, e.occurred_at AS failedAt, f.resolvedBy
    FROM (SELECT f.*, ${RESOLVED_BY} AS resolvedBy FROM failure_rows f
-         WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)) f
+         WHERE f.project_path = @project${byFamily ? " AND f.family = @family" : ""}) f
    JOIN events e ON e.position = f.position
    WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
    ORDER BY f.position DESC, f.part LIMIT @limit`
@@ -61,9 +63,10 @@ export const projectFailures = (
     readonly limit: number
   }
 ): Array<FailureRecord> => {
-  const rows = db.prepare(FAILURES).all({
+  const { family } = options
+  const rows = db.prepare(FAILURES(family !== undefined)).all({
     project: options.project,
-    family: options.family ?? null,
+    ...(family === undefined ? {} : { family }),
     resolvedOnly: options.resolvedOnly === true ? 1 : 0,
     limit: options.limit
   }) as Array<FailureRow>
