@@ -3,6 +3,7 @@
  * process reads the database: the log and read models, the WAL, backups, damaged copies, exports and
  * plans. Real hook processes write the memory; every file under the folder is searched for the bytes.
  */
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -102,6 +103,37 @@ describe("a confirmed forget", () => {
     ])
     json(root, "forget", "--query", PLANTED, "--confirm")
     expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(cli(root, "verify").code).toBe(0)
+  })
+
+  it("of a failed command erases what its failure's row kept of the output: terms, digest and headline", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "PostToolUseFailure", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test" },
+      tool_use_id: "t1",
+      error: `Exit code 1\n FAIL  src/${PLANTED}.test.ts > loads\nError: cannot open ${PLANTED}.db`
+    })
+    // The row keeps the headline as printed and the terms lowercased: both are looked for.
+    const failureRows = () => {
+      const db = newSqliteDatabase(join(folder(root), "memory.db"), { readonly: true })
+      try {
+        return db.prepare("SELECT terms, headline FROM failure_rows").all() as Array<
+          { terms: string; headline: string }
+        >
+      } finally {
+        db.close()
+      }
+    }
+    const [row] = failureRows()
+    expect(row?.headline).toContain(PLANTED)
+    expect(JSON.parse(row!.terms)).toContain(`src/${PLANTED.toLowerCase()}.test.ts`)
+    json(root, "forget", "--query", PLANTED, "--confirm")
+    expect(failureRows()).toEqual([])
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(filesHolding(root, PLANTED.toLowerCase())).toEqual([])
     expect(cli(root, "verify").code).toBe(0)
   })
 

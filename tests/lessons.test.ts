@@ -3,14 +3,15 @@
  * later passing run is a lesson, not an error; nothing is told twice in a session; memory-only sessions are not
  * recent sessions; a failure seen and fixed before is recalled the moment it comes back.
  */
-import { newSqliteDatabase } from "@ralph-mem/events"
+import { compactLog, newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
 const project = () => {
   const root = tempFolder()
@@ -32,6 +33,18 @@ const hook = (root: string, event: string, session: string, fields: Record<strin
   expect(run.code).toBe(0)
   expect(run.stderr).toBe("")
   return run
+}
+
+/** Every event packed into compressed blocks, as maintenance packs settled sessions. */
+const packed = async (root: string) => {
+  await maintenanceSettled(root)
+  const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"))
+  try {
+    compactLog(db, { idleMs: 0 })
+    expect(db.prepare("SELECT count(*) FROM event_rows WHERE block_id IS NULL").pluck().get()).toBe(0)
+  } finally {
+    db.close()
+  }
 }
 
 /** The context a hook answered with, or undefined when it said nothing. */
@@ -284,6 +297,59 @@ describe("recall at the moment of failure", () => {
       is_interrupt: false
     })
     expect(other.stdout).toBe("")
+  })
+
+  it("answers a failure whose events compaction packed, with what fixed it, from what its row keeps", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
+    const root = project()
+    fixingSession(root)
+    await packed(root)
+    const recalled = contextOf(failingTest(root, "s2", "toolu_21").stdout)!
+    expect(recalled).toMatch(
+      /^ralph-mem: this failure was seen before\. \S+ \S+ `npm test -- auth` failed @\d+: FAIL src\/auth\.test\.ts > /
+    )
+    expect(recalled).toMatch(/It passed \S+ \S+ @\d+ after: edited src\/auth\.ts \(`expiresIn: 3600`\) @\d+/)
+  })
+
+  it("recognises and recalls a packed failure without unpacking it: with nothing between it and its pass, no zlib", {
+    timeout: SETTLE_TEST_TIMEOUT_MS
+  }, async () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    failingTest(root, "s1", "toolu_1")
+    // Run again, it passed (a flaky test): nothing was recorded in between.
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "npm test -- auth" },
+      tool_response: { stdout: " ✓ src/auth.test.ts (4 tests)", stderr: "" },
+      tool_use_id: "toolu_2"
+    })
+    hook(root, "SessionEnd", "s1", { reason: "prompt_input_exit" })
+    await packed(root)
+    // Written by the hook's own process only: any process it starts inherits NODE_OPTIONS, and the probe.
+    const probe = join(root, "probe.cjs")
+    const loaded = join(root, "modules.json")
+    writeFileSync(
+      probe,
+      `if (process.argv.at(-1) === "PostToolUseFailure") process.on("exit", () =>
+        require("node:fs").writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(process.moduleLoadList)))`
+    )
+    const run = runHookProcess(
+      "PostToolUseFailure",
+      payload("PostToolUseFailure", "s2", root, {
+        tool_name: "Bash",
+        tool_input: { command: "npm test -- auth" },
+        tool_use_id: "toolu_21",
+        error: FAILURE
+      }),
+      { cwd: root, env: { NODE_OPTIONS: `--require ${probe}` } }
+    )
+    expect(run.stderr).toBe("")
+    const recalled = contextOf(run.stdout)!
+    expect(recalled).toMatch(/^ralph-mem: this failure was seen before\. .* failed @\d+: FAIL src\/auth\.test\.ts > /)
+    expect(recalled).toMatch(/ It passed \S+ \S+ @\d+\. Open any @id/)
+    expect(JSON.parse(readFileSync(loaded, "utf8"))).not.toContain("NativeModule zlib")
   })
 
   it("recalls a test run that exits 0 yet fails (piped into tail), which is recorded as an error", () => {

@@ -281,7 +281,7 @@ const recallLesson = (
   const command = normalizeCommand(observation.inputSummary)
   const family = commandFamily(command)
   const candidates = projectFailures(memory.db, { project, family, resolvedOnly: true, limit: RECALL_CANDIDATES })
-  // Most failures were never fixed before: what failed is read only when there is a fix to compare with.
+  // Most failures were never fixed before: this one is recognised only when there is a fix to compare it with.
   if (candidates.length === 0) return nothing
   const match = recallMatch(currentFailure(command, observation.content), candidates)
   if (match?.resolution == null) return nothing
@@ -298,7 +298,7 @@ const recallLesson = (
 
 const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
 
-/** The latest fixed failures of the family a failure is compared with (each comparison reads its output). */
+/** The latest fixed failures of the family a failure is compared with (by what their rows keep). */
 const RECALL_CANDIDATES = 20
 
 /**

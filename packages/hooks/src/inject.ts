@@ -7,7 +7,6 @@ import {
   type Activity,
   type Belief,
   estimateTokens,
-  failureHeadline,
   type FailureRecord,
   type HitBody,
   type ObservationHit,
@@ -234,17 +233,16 @@ const EARLIER_FAILURES = 2
 const earlierFailures = (latest: FailureRecord, earlier: ReadonlyArray<FailureRecord>, headline: string) => {
   const seen = new Set([headline])
   const told = earlier.flatMap((f) => {
-    const said = failureHeadline(f.output).replace(/\.$/, "")
-    if (said === "" || seen.has(said)) return []
-    seen.add(said)
+    if (f.headline === "" || seen.has(f.headline)) return []
+    seen.add(f.headline)
     const command = f.command === latest.command ? "" : ` \`${oneLine(f.command, 60)}\``
-    return [`${ref(f.position)}${command}: ${oneLine(said, 120)}`]
+    return [`${ref(f.position)}${command}: ${oneLine(f.headline, 120)}`]
   })
   return told.length === 0 ? "" : `; earlier ${told.slice(0, EARLIER_FAILURES).join("; ")}`
 }
 
 const openErrorItem = ({ latest, earlier, times, sources }: OpenError): InjectionItem => {
-  const headline = failureHeadline(latest.output).replace(/\.$/, "")
+  const { headline } = latest
   const line = (max: number) =>
     `- ${day(latest.failedAt)} \`${oneLine(latest.command, 80)}\` failed${times > 1 ? ` (${times} times)` : ""}: ` +
     oneLine(headline, max)
@@ -259,7 +257,7 @@ const openErrorItem = ({ latest, earlier, times, sources }: OpenError): Injectio
 
 const lessonItem = (lesson: LessonWithActivity, project: string): InjectionItem => {
   const { failure, resolution } = lesson
-  const headline = failureHeadline(failure.output).replace(/\.$/, "")
+  const { headline } = failure
   const failed = `- \`${oneLine(failure.command, 80)}\` failed ${ref(failure.position)}`
   const fix = fixParts(lesson.activity, project, 3)
   const firstFix = fixParts(lesson.activity, project, 1)[0]

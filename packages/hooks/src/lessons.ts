@@ -9,7 +9,6 @@ import {
   commandFamily,
   estimateTokens,
   failureFacts,
-  failureHeadline,
   type FailureRecord,
   normalizeCommand,
   oneLine,
@@ -142,14 +141,13 @@ export const currentFailure = (command: string, output: string): CurrentFailure 
 /**
  * The newest earlier failure that is confidently the same and was later resolved: the same family (and, for a
  * command that is not a check, the same command), and the same digest of what failed or mostly the same
- * distinctive terms. A failure that names nothing matches nothing.
+ * distinctive terms (both kept with the failure's row). A failure that names nothing matches nothing.
  */
 export const recallMatch = (current: CurrentFailure, past: ReadonlyArray<FailureRecord>): FailureRecord | undefined =>
   past.find((p) => {
     if (p.resolution === null || p.family !== current.family) return false
     if (current.family === "command" && p.command !== current.command) return false
-    const facts = failureFacts(p.output)
-    return (current.digest !== undefined && facts.digest === current.digest) || sameTerms(current.terms, facts.terms)
+    return (current.digest !== undefined && p.digest === current.digest) || sameTerms(current.terms, p.terms)
   })
 
 /** At most this many estimated tokens: one item, read at the moment of failure. */
@@ -174,7 +172,7 @@ export const recallPointer = (match: Fixed, activity: Activity, project: string)
 
 /** The recall text: when the failure was seen, what it was, what came between it and the passing run, with ids. */
 export const recallText = (match: Fixed, activity: Activity, project: string): string => {
-  const headline = oneLine(failureHeadline(match.output), 120).replace(/\.$/, "")
+  const headline = oneLine(match.headline, 120)
   const seen = `ralph-mem: this failure was seen before. ${day(match.failedAt)} \`${oneLine(match.command, 80)}\` ` +
     `failed ${ref(match.position)}: ${headline}.`
   const passed = `It passed ${day(match.resolution.at)} ${ref(match.resolution.position)}`

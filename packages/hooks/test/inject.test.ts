@@ -2,6 +2,7 @@ import {
   estimateTokens,
   type FailureRecord,
   type ObservationHit,
+  recogniseFailure,
   type ResumeBrief,
   type TaskDetail,
   type TaskStep
@@ -121,7 +122,7 @@ describe("what a session is told at its start", () => {
     sessionId: "s1",
     family: "test",
     command,
-    output: `Exit code 1\n${headline}`,
+    ...recogniseFailure(`Exit code 1\n${headline}`),
     failedAt: T0,
     resolution: null
   })
@@ -203,11 +204,11 @@ describe("what a session is told at its start", () => {
   })
 
   it("tells a lesson with what failed (its other failures when they failed otherwise) and the code of the fix", () => {
-    const pass = { position: 9, eventId: "pass-9", at: T0, command: "npx tsc --noEmit" }
+    const pass = { position: 9, eventId: "pass-9", at: T0 }
     const tsc = (position: number, output: string): FailureRecord => ({
       ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""),
       family: "typecheck",
-      output,
+      ...recogniseFailure(output),
       resolution: pass
     })
     const strict =
@@ -236,7 +237,7 @@ describe("what a session is told at its start", () => {
     const tsc = (position: number, output: string): FailureRecord => ({
       ...failure(position, `fail-${position}`, "npx tsc --noEmit", ""),
       family: "typecheck",
-      output
+      ...recogniseFailure(output)
     })
     const strict =
       "src/routes/index.ts(31,17): error TS2532: Object is possibly 'undefined'.\nFound 27 errors in 9 files."

@@ -1,4 +1,10 @@
-import { type Activity, estimateTokens, type FailureRecord, type Resolution } from "@ralph-mem/projections"
+import {
+  type Activity,
+  estimateTokens,
+  type FailureRecord,
+  recogniseFailure,
+  type Resolution
+} from "@ralph-mem/projections"
 import { describe, expect, it } from "vitest"
 import { fitToBudget, type InjectionItem, untold } from "../src/inject.ts"
 import { currentFailure, fixParts, RECALL_BUDGET, recallMatch, recallText, splitFailures } from "../src/lessons.ts"
@@ -10,16 +16,19 @@ const VITEST = "Exit code 1\n FAIL  src/auth.test.ts > login > refreshes the tok
 const resolution = (position: number): Resolution => ({
   position,
   eventId: `pass-${position}`,
-  at: T0 + position * 1000,
-  command: "npm test"
+  at: T0 + position * 1000
 })
-const failure = (position: number, fields: Partial<FailureRecord> = {}): FailureRecord => ({
+/** A failure as the read model keeps it: recognised from its output (VITEST unless given) as the fold does. */
+const failure = (
+  position: number,
+  { output = VITEST, ...fields }: Partial<FailureRecord> & { readonly output?: string } = {}
+): FailureRecord => ({
   position,
   eventId: `fail-${position}`,
   sessionId: "s1",
   family: "test",
   command: "npm test -- auth",
-  output: VITEST,
+  ...recogniseFailure(output),
   failedAt: T0 + position * 1000,
   resolution: null,
   ...fields

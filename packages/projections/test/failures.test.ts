@@ -1,4 +1,6 @@
-import type { RalphMemEvent } from "@ralph-mem/events"
+import { compactLog, type RalphMemEvent } from "@ralph-mem/events"
+import { spawnSync } from "node:child_process"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { run } from "../../events/test/helpers.ts"
 import {
@@ -6,15 +8,20 @@ import {
   checkKind,
   failureDigest,
   failureHeadline,
+  type FailureRecord,
   failureTerms,
+  type MemoryStore,
   normalizeCommand,
   projectFailures,
+  recogniseFailure,
   sameTerms,
   signatureOf,
   verify
 } from "../src/index.ts"
 import { config, observation, started } from "./events.ts"
-import { at, given } from "./spec.ts"
+import { at, given, open, rows } from "./spec.ts"
+
+const READ_FAILURES = join(import.meta.dirname, "fixtures", "read-failures.ts")
 
 const failing = (session: string, command: string, output: string): RalphMemEvent =>
   observation(session, output, { kind: "error", inputSummary: command, errorMessage: "Exit code 1" })
@@ -142,9 +149,9 @@ describe("failures and what resolved them", () => {
       position: 2,
       family: "test",
       command: "npm test -- auth",
-      output: VITEST_FAIL,
+      ...recogniseFailure(VITEST_FAIL),
       failedAt: at(1),
-      resolution: { position: 6, at: at(5), command: "npm test -- auth" }
+      resolution: { position: 6, at: at(5) }
     })
     const activity = activityBetween(memory.db, { project: "/work/app", after: 2, before: 6, limit: 3 })
     expect(activity.edits.map((e) => [e.position, e.text, e.change])).toEqual([[
@@ -221,5 +228,106 @@ describe("failures and what resolved them", () => {
       ["session:b", passing("b", "npm test")]
     ])
     expect(projectFailures(memory.db, { project: "/work/app", limit: 10 })[0]?.resolution).toBeNull()
+  })
+})
+
+describe("what a failure's row keeps (version 3)", () => {
+  const TSC = "Exit code 2\nsrc/a.ts(3,5): error TS2532: Object is possibly 'undefined'.\nFound 1 error in 1 file."
+  const recorded = (memory: MemoryStore) =>
+    rows(memory, "SELECT position, part, command, digest, terms, headline FROM failure_rows ORDER BY position, part")
+
+  it("what the failure is recognised by and told with, from a command's output and a loop check's tail", () => {
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npx tsc --noEmit", TSC)],
+      ["session:a", failing("a", "node seed.js", "Exit code 1")],
+      ["loop:l1", {
+        _tag: "LoopStarted",
+        loopId: "l1",
+        goal: "green",
+        projectPath: "/work/app",
+        driver: "session",
+        sessionId: "a",
+        config
+      }],
+      ["loop:l1", {
+        _tag: "LoopCriteriaEvaluated",
+        loopId: "l1",
+        iteration: 1,
+        results: [
+          { kind: "build_success", passed: true, durationMs: 5, outputTail: "ok" },
+          { kind: "test_pass", passed: false, durationMs: 5, outputTail: VITEST_FAIL }
+        ]
+      }]
+    ])
+    expect(recorded(memory)).toEqual([
+      {
+        position: 2,
+        part: 0,
+        command: "npx tsc --noEmit",
+        digest: failureDigest(signatureOf(TSC)),
+        terms: JSON.stringify(["src/a.ts", "ts2532"]),
+        // Without its closing period: a recall goes on after it.
+        headline: "src/a.ts(3,5): error TS2532: Object is possibly 'undefined'"
+      },
+      // Its output names nothing: no digest, no terms, nothing to match it by.
+      { position: 3, part: 0, command: "node seed.js", digest: null, terms: "[]", headline: "" },
+      {
+        position: 5,
+        part: 1,
+        command: "test_pass",
+        digest: failureDigest(signatureOf(VITEST_FAIL)),
+        terms: JSON.stringify(failureTerms(signatureOf(VITEST_FAIL))),
+        headline: "FAIL src/auth.test.ts > login > refreshes the token 12ms: TokenExpiredError: jwt expired"
+      }
+    ])
+    expect(run(verify(memory)).findings).toEqual([])
+  })
+
+  it("is rebuilt from the log in a database whose failures were folded by version 2", () => {
+    const memory = given([["session:a", started("a")], ["session:a", failing("a", "npx tsc --noEmit", TSC)]])
+    const folded = recorded(memory)
+    memory.db.exec(`DROP TABLE failure_rows;
+      CREATE TABLE failure_rows (position INTEGER NOT NULL, part INTEGER NOT NULL, session_id TEXT, project_path TEXT,
+        family TEXT NOT NULL, command TEXT NOT NULL, resolving_keys TEXT NOT NULL, PRIMARY KEY (position, part)) STRICT;
+      UPDATE projection_checkpoints SET version = 2 WHERE name = 'failures';`)
+    memory.db.close()
+    const reopened = open(memory.db.name)
+    expect(reopened.runner.checkpoint("failures")?.version).toBe(3)
+    expect(recorded(reopened)).toEqual(folded)
+  })
+
+  it("is what a failure packed by compaction is read by: a fresh process reads it without loading zlib", () => {
+    const memory = given([
+      ["session:a", started("a")],
+      ["session:a", failing("a", "npx tsc --noEmit", TSC)],
+      ["session:a", edit("a", "/work/app/src/a.ts")],
+      ["session:a", passing("a", "npx tsc --noEmit")]
+    ])
+    compactLog(memory.db, { idleMs: 0 })
+    expect(rows(memory, "SELECT count(*) AS unpacked FROM event_rows WHERE block_id IS NULL")).toEqual([{
+      unpacked: 0
+    }])
+    memory.db.close()
+    const child = spawnSync(process.execPath, [READ_FAILURES, memory.db.name, "/work/app"], { encoding: "utf8" })
+    expect(child.stderr).toBe("")
+    const read = JSON.parse(child.stdout) as {
+      failures: Array<FailureRecord>
+      afterFailures: boolean
+      payloadRead: string
+      afterPayload: boolean
+    }
+    expect(read.failures).toEqual([{
+      position: 2,
+      eventId: expect.any(String),
+      sessionId: "a",
+      family: "typecheck",
+      command: "npx tsc --noEmit",
+      ...recogniseFailure(TSC),
+      failedAt: at(1),
+      resolution: { position: 4, eventId: expect.any(String), at: at(3) }
+    }])
+    // Nothing was unpacked to read it; reading its payload, which is packed, is what loads zlib.
+    expect(read).toMatchObject({ afterFailures: false, payloadRead: "string", afterPayload: true })
   })
 })

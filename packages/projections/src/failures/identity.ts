@@ -194,7 +194,7 @@ export const failureTerms = (signature: ReadonlyArray<string>): Array<string> =>
   return [...terms].sort().slice(0, 24)
 }
 
-/** What recognising a failure again takes, from its output: read when needed, never folded (it costs). */
+/** What recognising a failure again takes, from its output: the fold keeps it with the failure's row. */
 export interface FailureFacts {
   readonly digest: string | undefined
   readonly terms: ReadonlyArray<string>
@@ -203,6 +203,21 @@ export interface FailureFacts {
 export const failureFacts = (output: string): FailureFacts => {
   const signature = signatureOf(output)
   return { digest: failureDigest(signature), terms: failureTerms(signature) }
+}
+
+/**
+ * What a failure's row keeps of its output: what it is recognised by (failureFacts) and its headline without
+ * the closing period, as lessons and recalls tell it.
+ */
+export interface RecognisedFailure {
+  readonly digest: string | null
+  readonly terms: ReadonlyArray<string>
+  readonly headline: string
+}
+
+export const recogniseFailure = (output: string): RecognisedFailure => {
+  const { digest, terms } = failureFacts(output)
+  return { digest: digest ?? null, terms, headline: failureHeadline(output).replace(/\.$/, "") }
 }
 
 /** Whether two failures are the same by their terms: most of them shared, and at least two. */

@@ -3,28 +3,27 @@
  * what happened in between (read from the observations and decisions of the project).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
+import type { RecognisedFailure } from "./identity.ts"
 
 export interface Resolution {
   readonly position: number
   readonly eventId: string
   readonly at: number
-  /** The passing command, or none for a loop's check. */
-  readonly command: string | null
 }
 
-export interface FailureRecord {
+/** A failure, with what it is recognised and told by (kept with its row: see recogniseFailure). */
+export interface FailureRecord extends RecognisedFailure {
   readonly position: number
   readonly eventId: string
   readonly sessionId: string | null
   readonly family: string
   readonly command: string
-  /** What the failing run printed (trimmed as recorded): failureFacts recognises it. */
-  readonly output: string
   readonly failedAt: number
   readonly resolution: Resolution | null
 }
 
-interface FailureRow extends Omit<FailureRecord, "resolution"> {
+interface FailureRow extends Omit<FailureRecord, "terms" | "resolution"> {
+  readonly terms: string
   readonly resolvedBy: number | null
 }
 
@@ -39,6 +38,21 @@ const RESOLVED_BY = `(SELECT min((
     ORDER BY p.position LIMIT 1))
   FROM json_each(f.resolving_keys) k)`
 
+/**
+ * A failure row with its event's id and time, and the position of the run that resolved it. Read from the rows
+ * and the log's own columns, never from a payload: a recall must not unpack a packed event to tell it. With a
+ * family, its failures are found by the index of (project, family, position): a condition that may be true
+ * whatever the family (`@family IS NULL OR ...`) would leave that index unused.
+ */
+const FAILURES = (byFamily: boolean) =>
+  `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command, f.digest, f.terms,
+          f.headline, e.occurred_at AS failedAt, f.resolvedBy
+   FROM (SELECT f.*, ${RESOLVED_BY} AS resolvedBy FROM failure_rows f
+         WHERE f.project_path = @project${byFamily ? " AND f.family = @family" : ""}) f
+   JOIN events e ON e.position = f.position
+   WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
+   ORDER BY f.position DESC, f.part LIMIT @limit`
+
 /** A project's failures, newest first; `family` keeps those of one family, `resolvedOnly` those resolved. */
 export const projectFailures = (
   db: SqliteDatabase,
@@ -49,30 +63,19 @@ export const projectFailures = (
     readonly limit: number
   }
 ): Array<FailureRecord> => {
-  const rows = db
-    .prepare(
-      `SELECT f.position, e.event_id AS eventId, f.session_id AS sessionId, f.family, f.command,
-              coalesce(CASE e.type WHEN 'ObservationRecorded' THEN e.payload ->> '$.content'
-                                   ELSE e.payload ->> ('$.results[' || f.part || '].outputTail') END, '') AS output,
-              e.occurred_at AS failedAt, f.resolvedBy
-       FROM (SELECT f.*, ${RESOLVED_BY} AS resolvedBy FROM failure_rows f
-             WHERE f.project_path = @project AND (@family IS NULL OR f.family = @family)) f
-       JOIN events e ON e.position = f.position
-       WHERE @resolvedOnly = 0 OR f.resolvedBy IS NOT NULL
-       ORDER BY f.position DESC, f.part LIMIT @limit`
-    )
-    .all({
-      project: options.project,
-      family: options.family ?? null,
-      resolvedOnly: options.resolvedOnly === true ? 1 : 0,
-      limit: options.limit
-    }) as Array<FailureRow>
+  const { family } = options
+  const rows = db.prepare(FAILURES(family !== undefined)).all({
+    project: options.project,
+    ...(family === undefined ? {} : { family }),
+    resolvedOnly: options.resolvedOnly === true ? 1 : 0,
+    limit: options.limit
+  }) as Array<FailureRow>
   const resolution = db.prepare(
-    `SELECT position, event_id AS eventId, occurred_at AS at, payload ->> '$.inputSummary' AS command
-     FROM events WHERE position = ?`
+    `SELECT position, event_id AS eventId, occurred_at AS at FROM events WHERE position = ?`
   )
-  return rows.map(({ resolvedBy, ...row }) => ({
+  return rows.map(({ resolvedBy, terms, ...row }) => ({
     ...row,
+    terms: JSON.parse(terms) as Array<string>,
     resolution: resolvedBy === null ? null : (resolution.get(resolvedBy) as Resolution)
   }))
 }
