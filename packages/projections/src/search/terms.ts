@@ -193,12 +193,21 @@ interface Kept {
 const kept = new WeakMap<SqliteDatabase, Kept>()
 
 /**
- * The term statistics of a connection's memory, kept while the memory is unchanged: a word is judged once, not
- * on every search (judging reads up to 400 of its rows, a prefix's frequent words more). A change is seen by
- * SQLite's data_version (another connection committed) and this connection's total_changes().
+ * What the statistics are worked out from: the full-text index's structure record, which FTS5 writes again with
+ * every change to the index (an observation indexed, deleted or merged), and the newest observation. A write
+ * that indexes no observation (the memory tools record each call, a hook records a prompt) leaves both as they
+ * were, so it keeps the statistics: a long-lived process (the memory tools' server) judges a word once, not
+ * after each of its own calls.
+ */
+const STAMP = `SELECT coalesce((SELECT hex(block) FROM observations_fts_data WHERE id = 10), '')
+  || ':' || coalesce((SELECT max(id) FROM observation_rows), 0)`
+
+/**
+ * The term statistics of a connection's memory, kept while its observations are unchanged (`STAMP`): a word is
+ * judged once, not on every search (judging reads up to 400 of its rows, a prefix's frequent words more).
  */
 export const termStatistics = (db: SqliteDatabase): TermStatistics => {
-  const stamp = values(db, "SELECT data_version || ':' || total_changes() FROM pragma_data_version").get() as string
+  const stamp = values(db, STAMP).get() as string
   const found = kept.get(db)
   if (found !== undefined && found.stamp === stamp && found.judged.size + found.rows.size < MAX_KEPT) {
     return found.statistics

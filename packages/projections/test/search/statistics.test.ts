@@ -1,9 +1,11 @@
 /**
- * Term statistics are kept per connection while the memory is unchanged: a write through the same connection or
- * another one is seen by the next search.
+ * Term statistics are kept per connection while the memory's observations are unchanged: a write that indexes an
+ * observation, through the same connection or another one, is seen by the next search; one that indexes none
+ * (a session's start, a memory tool's call) keeps them.
  */
 import { describe, expect, it } from "vitest"
 import { searchIndex } from "../../src/search/index.ts"
+import { termStatistics } from "../../src/search/terms.ts"
 import { observation, started } from "../events.ts"
 import { append, open, T0 } from "../spec.ts"
 
@@ -35,5 +37,15 @@ describe("kept term statistics", () => {
     const { memory, findsLongerWord } = authMemory()
     append(open(memory.db.name), [["session:c", started("c")], ...ok("c", 120)], T0 + 60_000)
     expect(findsLongerWord()).toBe(false)
+  })
+
+  it("are kept across writes that index no observation, and judged again after one that does", () => {
+    const { memory } = authMemory()
+    const kept = termStatistics(memory.db)
+    append(memory, [["session:d", started("d")]], T0 + 60_000)
+    append(open(memory.db.name), [["session:e", started("e")]], T0 + 61_000)
+    expect(termStatistics(memory.db)).toBe(kept)
+    append(memory, [["session:d", observation("d", "auth ok")]], T0 + 62_000)
+    expect(termStatistics(memory.db)).not.toBe(kept)
   })
 })
