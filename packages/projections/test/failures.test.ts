@@ -27,6 +27,16 @@ const failing = (session: string, command: string, output: string): RalphMemEven
   observation(session, output, { kind: "error", inputSummary: command, errorMessage: "Exit code 1" })
 const passing = (session: string, command: string): RalphMemEvent =>
   observation(session, "ok", { kind: "success", inputSummary: command })
+/** Loop l1, run in session a of /work/app. */
+const loopStarted: RalphMemEvent = {
+  _tag: "LoopStarted",
+  loopId: "l1",
+  goal: "green",
+  projectPath: "/work/app",
+  driver: "session",
+  sessionId: "a",
+  config
+}
 const edit = (session: string, file: string): RalphMemEvent =>
   observation(session, "- a\n+ b", { toolName: "Edit", inputSummary: file, files: [file] })
 
@@ -199,15 +209,7 @@ describe("failures and what resolved them", () => {
     const memory = given([
       ["session:a", started("a")],
       ["session:a", failing("a", "npm test", VITEST_FAIL)],
-      ["loop:l1", {
-        _tag: "LoopStarted",
-        loopId: "l1",
-        goal: "green",
-        projectPath: "/work/app",
-        driver: "session",
-        sessionId: "a",
-        config
-      }],
+      ["loop:l1", loopStarted],
       ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 1, results: results(false) }],
       ["session:a", edit("a", "/work/app/src/auth.ts")],
       ["loop:l1", { _tag: "LoopCriteriaEvaluated", loopId: "l1", iteration: 2, results: results(true) }]
@@ -241,15 +243,7 @@ describe("what a failure's row keeps (version 3)", () => {
       ["session:a", started("a")],
       ["session:a", failing("a", "npx tsc --noEmit", TSC)],
       ["session:a", failing("a", "node seed.js", "Exit code 1")],
-      ["loop:l1", {
-        _tag: "LoopStarted",
-        loopId: "l1",
-        goal: "green",
-        projectPath: "/work/app",
-        driver: "session",
-        sessionId: "a",
-        config
-      }],
+      ["loop:l1", loopStarted],
       ["loop:l1", {
         _tag: "LoopCriteriaEvaluated",
         loopId: "l1",
