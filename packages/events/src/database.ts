@@ -116,6 +116,40 @@ const sqliteCode = (error: unknown): string | undefined => {
   return typeof code === "string" ? code : undefined
 }
 
+/** How long SQLite's own busy handler waits at a time, within `waitingFairly`. */
+const LOCK_STEP_MS = 4
+
+const pause = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
+/**
+ * Runs `attempt` (a read at open, or a transaction begun with BEGIN IMMEDIATE, which SQLite rolls back when it
+ * fails) until it gets the lock it waits for or the connection's busy timeout has gone by. SQLite's own busy
+ * handler backs off to ever longer sleeps between tries, so under many writers the process that has waited
+ * longest tries least often, and can wait out its whole budget while newer ones keep getting in (the load
+ * test's hook writers did, now and then). Here every waiter tries again within a few milliseconds of its last
+ * try, so each keeps an even chance.
+ */
+export const waitingFairly = <T>(db: SqliteDatabase, attempt: () => T): T => {
+  const budget = db.pragma("busy_timeout", { simple: true }) as number
+  if (budget <= LOCK_STEP_MS) return attempt()
+  const deadline = Date.now() + budget
+  db.pragma(`busy_timeout = ${LOCK_STEP_MS}`)
+  try {
+    for (;;) {
+      try {
+        return attempt()
+      } catch (error) {
+        if (!(sqliteCode(error) ?? "").startsWith("SQLITE_BUSY") || Date.now() >= deadline) throw error
+        pause(1 + Math.floor(Math.random() * 3))
+      }
+    }
+  } finally {
+    db.pragma(`busy_timeout = ${budget}`)
+  }
+}
+
 const unusable = (path: string, error: unknown): DatabaseUnusable => {
   const code = sqliteCode(error)
   const detail = error instanceof Error ? error.message : String(error)
@@ -209,7 +243,7 @@ export const openDatabase = (
       const timeout = options.busyTimeoutMs ?? 5000
       const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
       try {
-        const header = readHeader(db)
+        const header = waitingFairly(db, () => readHeader(db))
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
         if (readOnly && header.version !== LATEST_SCHEMA_VERSION) {

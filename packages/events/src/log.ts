@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type { Catalog, EncodedEvent } from "./catalog/catalog.ts"
-import type { SqliteDatabase } from "./database.ts"
+import { type SqliteDatabase, waitingFairly } from "./database.ts"
 import {
   IdempotencyConflict,
   InvalidEvent,
@@ -328,7 +328,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
 
       return Effect.try({
         try: () => {
-          const result = transaction.immediate()
+          const result = waitingFairly(db, () => transaction.immediate())
           if (result.written) options.committed?.(result.events.at(-1)!)
           return result
         },

@@ -16,7 +16,8 @@ import {
   type RalphMemEvent,
   type RecordedEvent,
   type SqliteDatabase,
-  UndecodableEvent
+  UndecodableEvent,
+  waitingFairly
 } from "@ralph-mem/events"
 import type { Statement } from "better-sqlite3"
 import * as Effect from "effect/Effect"
@@ -270,18 +271,20 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
     db.exec(projection.finish)
   }
 
-  const needsWork = () => {
+  // One read transaction, one snapshot: read one statement at a time, a commit between the head and a checkpoint
+  // (every append moves both) looked like a projection behind, and sent the process after the write lock.
+  const needsWork = db.transaction(() => {
     const last = head.get()!
     return projections.some((p) => {
       const cp = checkpoint(p.name)
       return cp === undefined || cp.version !== p.version || cp.position !== last
     })
-  }
+  })
 
   const prepare = () => {
     // A database this process may only read keeps its read models as they are (they may lag the log).
     if (db.readonly || !needsWork()) return
-    db.transaction(() => {
+    const bringUpToDate = db.transaction(() => {
       const last = head.get()!
       for (const projection of projections) {
         const cp = checkpoint(projection.name)
@@ -290,7 +293,8 @@ export const makeProjectionRunner = (db: SqliteDatabase, projections: ReadonlyAr
         const from = checkpoint(projection.name)!.position
         if (from < last) catchUp(projection, from, last)
       }
-    }).immediate()
+    })
+    waitingFairly(db, () => bringUpToDate.immediate())
   }
 
   const listener: AppendListener<RalphMemEvent> = (_, events: ReadonlyArray<DecodedEvent<RalphMemEvent>>) => {
