@@ -159,8 +159,11 @@ describe("ralph-mem compact", () => {
       ], { expectedVersion: "any", writer: "test", occurredAt: hourAgo + s }))
     }
     memory.db.close()
-    // Every session has been idle an hour: only the two oldest are packed.
-    expect(json(root, "maintain").compaction).toMatchObject({ streams: 2, events: 12 })
+    // Every session has been idle an hour: only the two oldest are packed. Each append left a segment in the word
+    // index: maintain merges them.
+    const maintained = json(root, "maintain")
+    expect(maintained.compaction).toMatchObject({ streams: 2, events: 12 })
+    expect(maintained.indexes.merged).toContain("observations_fts")
     const db = newSqliteDatabase(dbOf(root), { readonly: true })
     const packed = db.prepare(
       "SELECT DISTINCT s.name FROM event_rows r JOIN streams s ON s.id = r.stream WHERE r.block_id IS NOT NULL"
