@@ -15,6 +15,8 @@ import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 import { type McpProcess, startMcp } from "./support/mcp.ts"
+import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
+import { walProgress } from "./support/wal.ts"
 
 const PLANTED = "ZEBRA-QUOKKA-7731"
 const SESSION = "s3"
@@ -305,6 +307,23 @@ describe("ralph-mem mcp: the memory tools", () => {
       text: expect.stringContaining("no open task")
     })
   })
+
+  it("copies the calls' records into the database once it is idle, not while a call waits", async () => {
+    const root = project()
+    // A maintenance reading the database would hold back what a checkpoint may copy.
+    await maintenanceSettled(root)
+    const server = await serve(root)
+    const path = join(root, ".ralph-mem", "memory.db")
+    for (const query of ["checkout timeout", "payment gateway", PLANTED]) {
+      expect((await server.call("search", { query })).isError).toBe(false)
+    }
+    const deadline = Date.now() + 20_000
+    for (let wal = walProgress(path); wal.frames === 0 || wal.checkpointed < wal.frames; wal = walProgress(path)) {
+      if (Date.now() > deadline) throw new Error(`the log was not checkpointed: ${JSON.stringify(wal)}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(server.stderr()).toBe("")
+  }, SETTLE_TEST_TIMEOUT_MS)
 
   it("records every call as a MemoryToolCalled event in the session's stream: tool, query, ids", async () => {
     const root = project()

@@ -138,6 +138,7 @@ const callTool = (
     if (outcome._tag === "failed") logProblem(options, tool.name, outcome.reason)
     if (memory !== undefined) {
       yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
+      connection.wrote()
     }
     if (outcome._tag === "answered") return { content: [{ type: "text", text: outcome.answer.text }] }
     const said = outcome._tag === "refused"
@@ -201,7 +202,7 @@ const PARENT_CHECK_MS = 1000
 
 /** Serves the memory tools on stdio until Claude Code goes away; then closes the database and exits. */
 export const serveMemoryTools = async (options: MemoryServerOptions): Promise<void> => {
-  const connection = memoryConnection(options.databasePath)
+  const connection = memoryConnection(options.databasePath, (reason) => logProblem(options, "checkpoint", reason))
   const server = new Server(
     { name: "ralph-mem", version: VERSION },
     {
