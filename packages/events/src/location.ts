@@ -27,3 +27,10 @@ export const projectDatabasePath = (projectRoot: string, env: Readonly<Record<st
   if (explicit !== undefined && explicit !== "") return resolve(projectRoot, explicit)
   return join(projectRoot, ".ralph-mem", "memory.db")
 }
+
+/**
+ * Whether `path` is the memory `projectRoot` keeps in its own folder, which holds that project only (a database named
+ * by RALPH_MEM_DB or --db may be shared by several).
+ */
+export const isProjectDatabase = (path: string, projectRoot: string): boolean =>
+  resolve(path) === join(resolve(projectRoot), ".ralph-mem", "memory.db")

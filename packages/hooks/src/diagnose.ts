@@ -9,8 +9,10 @@ import {
   canWriteDatabase,
   ensureFolder,
   inspectMemoryFolder,
+  isProjectDatabase,
   MEMORY_FOLDER,
   openDatabase,
+  type SqliteDatabase,
   storageError,
   tightenFile
 } from "@ralph-mem/events"
@@ -26,6 +28,7 @@ import {
   pendingErasure,
   recoverDatabase,
   replay,
+  sessionsRecordedElsewhere,
   unacknowledgedLosses,
   verify
 } from "@ralph-mem/projections"
@@ -61,6 +64,34 @@ export interface DiagnoseOptions {
   /** Whose settings to check (ignored ones are noted). */
   readonly projectRoot: string
   readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** How many of the other roots a note names. */
+const ROOTS_NAMED = 3
+
+/**
+ * A project's own memory whose sessions were recorded at another root: the project (and its memory folder) was moved
+ * or renamed. Everything reads this project's memory by the root as it is now, so what was recorded at the old place
+ * is out of reach of searches, the injected context and recall: a note, since nothing is damaged and no repair applies.
+ * A database shared by several projects (RALPH_MEM_DB, --db elsewhere) is expected to hold other roots.
+ */
+const movedFrom = (db: SqliteDatabase, path: string, projectRoot: string): HealthCheck | undefined => {
+  if (!isProjectDatabase(path, projectRoot)) return undefined
+  const elsewhere = sessionsRecordedElsewhere(db, projectRoot)
+  if (elsewhere.length === 0) return undefined
+  const sessions = elsewhere.reduce((sum, root) => sum + root.sessions, 0)
+  const roots = elsewhere.slice(0, ROOTS_NAMED).map((root) =>
+    `${root.projectPath} (${root.sessions}, the newest started ${new Date(root.lastStartedAt).toISOString()})`
+  )
+  const more = elsewhere.length > ROOTS_NAMED ? ` and ${elsewhere.length - ROOTS_NAMED} more root(s)` : ""
+  return {
+    check: "project location",
+    ok: true,
+    note: true,
+    detail: `${sessions} session(s) of this memory were recorded with the project at another place: ` +
+      `${roots.join(", ")}${more}. It is now at ${projectRoot}, and searches, the context injected into sessions ` +
+      "and recall see only what was recorded here; `ralph-mem search --all-projects <words>` finds the rest"
+  }
 }
 
 export const diagnose = (path: string, options: DiagnoseOptions) =>
@@ -175,6 +206,8 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
               detail: report.ok ? `${report.events} events verified` : details
             })
           }
+          const moved = movedFrom(memory.success.db, path, options.projectRoot)
+          if (moved !== undefined) add(moved)
         } finally {
           memory.success.db.close()
         }

@@ -31,7 +31,15 @@ export * from "./runner.ts"
 export { estimateTokens } from "./search/tokens.ts"
 export * from "./session-log.ts"
 export * from "./session-record.ts"
-export { findSession, listSessions, sessionCount, type SessionRow, sessions } from "./sessions.ts"
+export {
+  findSession,
+  listSessions,
+  type RecordedElsewhere,
+  sessionCount,
+  type SessionRow,
+  sessions,
+  sessionsRecordedElsewhere
+} from "./sessions.ts"
 export * from "./text.ts"
 export * from "./verify.ts"
 export { beliefs } from "./working/beliefs.ts"

@@ -156,3 +156,23 @@ export const findSession = (db: SqliteDatabase, sessionId: string): SessionRow |
 
 export const sessionCount = (db: SqliteDatabase): number =>
   db.prepare("SELECT count(*) FROM sessions").pluck().get() as number
+
+/** The project roots, other than `projectRoot`, that sessions of this memory were recorded at. */
+export interface RecordedElsewhere {
+  readonly projectPath: string
+  readonly sessions: number
+  /** When the newest of them started, in ms. */
+  readonly lastStartedAt: number
+}
+
+/**
+ * Sessions recorded at another project root than `projectRoot`, by root, the most sessions first. In a project's own
+ * memory (`<root>/.ralph-mem/memory.db`) these are the project's past at a place it has moved from: searches, the
+ * injected context and recall are scoped to the root as it is now, and do not see them.
+ */
+export const sessionsRecordedElsewhere = (db: SqliteDatabase, projectRoot: string): Array<RecordedElsewhere> =>
+  db.prepare(
+    `SELECT project_path AS projectPath, count(*) AS sessions, max(started_at) AS lastStartedAt FROM sessions
+     WHERE project_path IS NOT NULL AND project_path != ?
+     GROUP BY project_path ORDER BY count(*) DESC, project_path`
+  ).all(projectRoot) as Array<RecordedElsewhere>

@@ -1,5 +1,5 @@
 /** `ralph-mem status`: what the memory database holds, and how the hooks are doing. */
-import { findProjectRoot, LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
+import { findProjectRoot, isProjectDatabase, LATEST_SCHEMA_VERSION, type SqliteDatabase } from "@ralph-mem/events"
 import { spillPath, spillState } from "@ralph-mem/hooks"
 import {
   hookInvocations,
@@ -9,7 +9,8 @@ import {
   observationCountsByType,
   pendingErasure,
   runningLoops,
-  sessionCount
+  sessionCount,
+  sessionsRecordedElsewhere
 } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
 import { Command } from "effect/cli"
@@ -34,10 +35,19 @@ const latestInjection = (db: SqliteDatabase) => {
   return row === undefined ? null : { ...row, at: new Date(row.at).toISOString() }
 }
 
-const configFindings = (): ReadonlyArray<string> => {
-  const { untrusted, problems } = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
+const configFindings = (projectRoot: string): ReadonlyArray<string> => {
+  const { untrusted, problems } = loadSettings({ projectRoot, env: process.env })
   return [...untrusted, ...problems]
 }
+
+/** The project's own memory's sessions recorded at other roots: the project moved, and searches do not see them. */
+const recordedElsewhere = (db: SqliteDatabase, path: string, projectRoot: string) =>
+  isProjectDatabase(path, projectRoot)
+    ? sessionsRecordedElsewhere(db, projectRoot).map((root) => ({
+      ...root,
+      lastStartedAt: new Date(root.lastStartedAt).toISOString()
+    }))
+    : []
 
 export const status = Command.make(
   "status",
@@ -49,6 +59,7 @@ export const status = Command.make(
         const counts = logCounts(sqlite)
         const sessions = sessionCount(sqlite)
         const spilled = spillState(path)
+        const projectRoot = findProjectRoot(process.cwd())
         const report = {
           database: path,
           sizeBytes: fileSize(path) + fileSize(`${path}-wal`),
@@ -65,7 +76,9 @@ export const status = Command.make(
           /** Since when a forget's text waits to be erased from the file (a reader held it), or null. */
           erasurePendingSince: pendingErasure(path)?.since ?? null,
           // Settings ignored: commands in a project's file not accepted yet (`config trust`), invalid values.
-          config: configFindings()
+          config: configFindings(projectRoot),
+          // Sessions of the project's own memory recorded at another root (it moved): its searches miss them.
+          recordedElsewhere: recordedElsewhere(sqlite, path, projectRoot)
         }
         if (json) return yield* printJson(report)
         yield* printFields([
@@ -110,7 +123,14 @@ export const status = Command.make(
               "process reads it; the next hook or command erases it"
             ] as const
           ]),
-          ["config", report.config.length === 0 ? "ok" : report.config.join("\n")]
+          ["config", report.config.length === 0 ? "ok" : report.config.join("\n")],
+          ...report.recordedElsewhere.map((root) =>
+            [
+              "recorded elsewhere",
+              `${root.sessions} session(s) at ${root.projectPath}, which this project's searches do not see ` +
+              "(the project moved? ralph-mem doctor says more)"
+            ] as const
+          )
         ])
       }))
 ).pipe(Command.withDescription("Show what the memory database holds, and how the hooks are doing"))
