@@ -298,6 +298,22 @@ describe("a memory where more rows match than are scored", () => {
     expect(hits[0]!.id).toBe(strongest)
   })
 
+  it("scores nothing for a project that holds none of the memory (one moved away from it), where it scored all", () => {
+    const { memory } = crowded()
+    // This connection has searched nothing yet: every statement a search runs is prepared on it now.
+    const prepared: Array<string> = []
+    const prepare = memory.db.prepare.bind(memory.db)
+    memory.db.prepare = ((source: string) => {
+      prepared.push(source)
+      return prepare(source)
+    }) as typeof memory.db.prepare
+    expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/moved", now: T0 }).hits).toEqual([])
+    expect(prepared.filter((sql) => sql.includes("MATCH"))).toEqual([])
+    // The same words in a project that holds them: scored as ever.
+    expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/b", now: T0 }).hits).toHaveLength(4)
+    expect(prepared.some((sql) => sql.includes("bm25(observations_fts"))).toBe(true)
+  })
+
   it("finds an older row holding the query's rarest word, though it lacks one of the words newer rows hold", () => {
     const { memory, canary } = crowded()
     const { hits } = searchIndex(memory.db, { query: "canary deploy step", now: T0 })

@@ -165,6 +165,22 @@ export const observationsPassing = (db: SqliteDatabase, filters: SearchFilters) 
        AND e.occurred_at >= @since AND e.occurred_at < @until`
   ).all({ ...filters, ids: JSON.stringify(ids) }) as Array<ObservationRow>
 
+/**
+ * Whether the filters' project holds any observation (any project does when none is asked for). With none, no match
+ * can pass, and `candidates` would widen its scan to every match of the whole memory to find that out: a project
+ * with no memory yet in a shared database, or one moved away from where its memory was recorded.
+ */
+export const observationsCanPass = (db: SqliteDatabase, filters: SearchFilters): boolean =>
+  filters.project === null
+  || values(db, "SELECT EXISTS (SELECT 1 FROM observation_rows WHERE project_path = ?)").get(filters.project) === 1
+
+/** Whether the filters' project holds any summarised session, as `observationsCanPass` for observations. */
+export const summariesCanPass = (db: SqliteDatabase, filters: SearchFilters): boolean =>
+  filters.project === null
+  || values(db, "SELECT EXISTS (SELECT 1 FROM sessions WHERE project_path = ? AND summary IS NOT NULL)").get(
+      filters.project
+    ) === 1
+
 interface SummaryRow {
   readonly id: number
   readonly sessionId: string

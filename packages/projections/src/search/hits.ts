@@ -23,11 +23,13 @@ import {
   anyOf,
   candidates,
   keepBest,
+  observationsCanPass,
   observationScorer,
   observationsPassing,
   scoredByTerms,
   type SearchFilters,
   substringQuery,
+  summariesCanPass,
   summariesPassing,
   summaryScorer
 } from "./candidates.ts"
@@ -143,13 +145,6 @@ const rankedHits = (
 ): { readonly hits: ReadonlyArray<IndexHit>; readonly totalTokens: number } => {
   const limit = options.limit ?? 10
   const wanted = limit * CANDIDATES_PER_HIT
-  const asked = matchTerms(options.query)
-  const statistics = termStatistics(db)
-  const { corpus, judgeTerm } = statistics
-  const selected = selectiveTerms(asked, judgeTerm)
-  const words = selected.length === 0 ? undefined : anyOf(selected)
-  const now = options.now ?? Date.now()
-  const recency = options.recency ?? defaultRecency
   const filters: SearchFilters = {
     project: options.project ?? null,
     session: options.sessionId ?? null,
@@ -158,19 +153,32 @@ const rankedHits = (
     since: options.since ?? 0,
     until: options.until ?? Number.MAX_SAFE_INTEGER
   }
+  // A project with nothing to find is told so at once: the scans would widen to every match of the memory.
+  const observationsFound = observationsCanPass(db, filters)
+  const summariesFound = options.types === undefined && summariesCanPass(db, filters)
+  if (!observationsFound && !summariesFound) return { hits: [], totalTokens: 0 }
+  const asked = matchTerms(options.query)
+  const statistics = termStatistics(db)
+  const { corpus, judgeTerm } = statistics
+  const selected = selectiveTerms(asked, judgeTerm)
+  const words = selected.length === 0 ? undefined : anyOf(selected)
+  const now = options.now ?? Date.now()
+  const recency = options.recency ?? defaultRecency
   const passing = observationsPassing(db, filters)
   // The best relevance per observation, from the user's words or substrings of them.
-  const best = scoredByTerms(db, statistics, selected, wanted, passing)
+  const best = observationsFound ? scoredByTerms(db, statistics, selected, wanted, passing) : new Map()
   // Substrings are the fallback for what words cannot find (`xpiredErr`): the pieces of a common
   // identifier are in nearly every row, and would cost more than everything else.
-  if (best.size < limit) {
+  if (observationsFound && best.size < limit) {
     const substrings = substringQuery(db, options.query)
     if (substrings !== undefined) {
       keepBest(best, candidates(db, observationScorer, substrings, wanted, passing).rows, 0.5)
     }
   }
   // What the words also mean (other languages, error codes, synonyms, word forms), at a lower weight.
-  const standIns = options.standIns === false ? [] : standInTerms(options.query, asked, statistics)
+  const standIns = options.standIns === false || !observationsFound
+    ? []
+    : standInTerms(options.query, asked, statistics)
   for (const [id, row] of scoredByTerms(db, statistics, standIns.filter((t) => t.times > 0), wanted, passing)) {
     const relevance = row.relevance / STAND_IN_DIVISOR
     const seen = best.get(id)
@@ -192,7 +200,7 @@ const rankedHits = (
     type: c.type,
     createdAt: c.createdAt
   }))
-  if (words !== undefined && options.types === undefined) {
+  if (words !== undefined && summariesFound) {
     for (const s of candidates(db, summaryScorer, words, wanted, summariesPassing(db, filters)).rows) {
       ranked.push({
         kind: "session",
