@@ -33,4 +33,4 @@ export const projectDatabasePath = (projectRoot: string, env: Readonly<Record<st
  * by RALPH_MEM_DB or --db may be shared by several).
  */
 export const isProjectDatabase = (path: string, projectRoot: string): boolean =>
-  resolve(path) === join(resolve(projectRoot), ".ralph-mem", "memory.db")
+  resolve(path) === projectDatabasePath(resolve(projectRoot), {})

@@ -77,7 +77,14 @@ const ROOTS_NAMED = 3
  */
 const movedFrom = (db: SqliteDatabase, path: string, projectRoot: string): HealthCheck | undefined => {
   if (!isProjectDatabase(path, projectRoot)) return undefined
-  const elsewhere = sessionsRecordedElsewhere(db, projectRoot)
+  let elsewhere: ReturnType<typeof sessionsRecordedElsewhere>
+  try {
+    elsewhere = sessionsRecordedElsewhere(db, projectRoot)
+  } catch (error) {
+    // Worth knowing, never what stops the doctor: the checks above say what is wrong with the database.
+    const detail = `could not read where this memory's sessions were recorded: ${String(error)}`
+    return { check: "project location", ok: true, note: true, detail }
+  }
   if (elsewhere.length === 0) return undefined
   const sessions = elsewhere.reduce((sum, root) => sum + root.sessions, 0)
   const roots = elsewhere.slice(0, ROOTS_NAMED).map((root) =>
