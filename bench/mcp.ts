@@ -103,7 +103,11 @@ export const mcpBench = async (options: {
       observations: options.observations,
       coldStart: { ...start, nodeBaselineP50Ms: node.p50Ms, ratio: round(start.p50Ms / node.p50Ms, 2) },
       firstSearchMs: round(firstSearchMs),
-      searchRoundTrip: summarize(searches)
+      searchRoundTrip: summarize(searches),
+      // What the tail is made of: a query's first run, a collection, or a call that waited on something else.
+      slowestSearches: searches.map((ms, call) => ({ call, query: QUERIES[call % QUERIES.length]!, ms: round(ms, 2) }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 8)
     }
   } finally {
     rmSync(project, { recursive: true, force: true })
