@@ -14,6 +14,7 @@ import { searchableText } from "./search/text.ts"
 
 interface ObservationRow {
   readonly id: number
+  readonly createdAt: number
   readonly sessionId: string | null
   readonly projectPath: string | null
   readonly type: string
@@ -27,8 +28,8 @@ interface ObservationRow {
 // A tool observation names its project; one written before events did takes it from its session's row
 // (written by the sessions projection, which runs first for every event), so searches filter on one
 // indexed column.
-const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type)
-  VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?)`
+const INSERT_ROW = `INSERT INTO observation_rows (id, session_id, project_path, type, created_at)
+  VALUES (?, ?, coalesce(?, (SELECT s.project_path FROM sessions s WHERE s.session_id = ?)), ?, ?)`
 
 const INSERT_TEXT = `INSERT INTO observations_fts (rowid, body, title, terms) VALUES (?, ?, ?, ?)`
 
@@ -38,13 +39,13 @@ const insert = (row: ObservationRow): ReadonlyArray<SqlChange> => {
   const files = row.files.join("\n")
   const body = [row.content, row.errorMessage, files].filter((t) => t !== null && t !== "").join("\n")
   return [
-    sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type),
+    sql(INSERT_ROW, row.id, row.sessionId, row.projectPath, row.sessionId, row.type, row.createdAt),
     sql(INSERT_TEXT, row.id, body, title, searchableText(`${title}\n${body}`))
   ]
 }
 
-const rowOf = (event: RalphMemEvent, position: number): ObservationRow | undefined => {
-  const common = { id: position }
+const rowOf = (event: RalphMemEvent, position: number, occurredAt: number): ObservationRow | undefined => {
+  const common = { id: position, createdAt: occurredAt }
   switch (event._tag) {
     case "ObservationRecorded":
       return {
@@ -77,7 +78,7 @@ const rowOf = (event: RalphMemEvent, position: number): ObservationRow | undefin
 
 export const observations: Projection = {
   name: "observations",
-  version: 10,
+  version: 11,
   create: `
     CREATE TABLE observation_rows (
       id           INTEGER PRIMARY KEY,
@@ -85,8 +86,10 @@ export const observations: Projection = {
       project_path TEXT,
       -- Not "type IN (...)": SQLite builds a lookup table for an IN list every time an INSERT runs,
       -- which doubled the cost of a row in a replay.
-      type         TEXT NOT NULL CHECK (type = 'tool_use' OR type = 'error' OR type = 'success' OR type = 'note')
-      -- No created_at: an observation was created when its event occurred, which the log keeps.
+      type         TEXT NOT NULL CHECK (type = 'tool_use' OR type = 'error' OR type = 'success' OR type = 'note'),
+      -- When its event occurred, as the log keeps it. Kept here too: a search filters and ranks on it for
+      -- hundreds of rows, and reading it from the log reads one page of the log for nearly every row.
+      created_at   INTEGER NOT NULL
     ) STRICT;
     -- Contentless: the index keeps tokens only, fed by the fold. Its deleted rows are merged away by
     -- 'purge' after a forget (secure-delete cannot reach a contentless index's tombstones).
@@ -134,7 +137,7 @@ export const observations: Projection = {
                                                  'durationMs', e.payload -> '$.durationMs',
                                                  'truncated', e.payload -> '$.truncated'))
              END AS metadata,
-             e.occurred_at AS created_at
+             o.created_at
       FROM observation_rows o JOIN events e ON e.position = o.id;
   `,
   tables: [{ name: "observation_rows", orderBy: "id" }],
@@ -144,7 +147,7 @@ export const observations: Projection = {
   retired: ["observations_trigram", "observations_indexed"],
   purge: `INSERT INTO observations_fts (observations_fts) VALUES ('optimize')`,
   apply: (recorded) => {
-    const row = rowOf(recorded.event, recorded.position)
+    const row = rowOf(recorded.event, recorded.position, recorded.occurredAt)
     return row === undefined ? [] : insert(row)
   },
   clearStream: (

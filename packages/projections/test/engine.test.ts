@@ -7,6 +7,13 @@ import { append, open, T0 } from "./spec.ts"
 
 const DAY = 86_400_000
 
+/** Null for each parameter of a statement, named (`@ids`) or not (`?`): enough to ask SQLite for its plan. */
+const placeholders = (sql: string): Array<unknown> => {
+  const named = [...sql.matchAll(/@(\w+)/g)].map((m) => m[1]!)
+  if (named.length > 0) return [Object.fromEntries(named.map((name) => [name, null]))]
+  return Array<null>(sql.split("?").length - 1).fill(null)
+}
+
 /** Two sessions in /work/app, one elsewhere; returns the event id of each observation by label. */
 const corpus = () => {
   const memory = open()
@@ -312,6 +319,29 @@ describe("a memory where more rows match than are scored", () => {
     // The same words in a project that holds them: scored as ever.
     expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/b", now: T0 }).hits).toHaveLength(4)
     expect(prepared.some((sql) => sql.includes("bm25(observations_fts"))).toBe(true)
+  })
+
+  it("reads the log for the hits alone: the scored rows are filtered and ranked on the read model", () => {
+    const { memory } = crowded()
+    const prepared: Array<string> = []
+    const prepare = memory.db.prepare.bind(memory.db)
+    memory.db.prepare = ((source: string) => {
+      prepared.push(source)
+      return prepare(source)
+    }) as typeof memory.db.prepare
+    const since = T0 - 100 * DAY
+    expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/b", since, now: T0 }).hits).toHaveLength(
+      4
+    )
+    // Each statement's program, as SQLite would run it: which ones open the log's table.
+    const log = prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'event_rows'").pluck().get()
+    const readsTheLog = prepared.filter((sql) =>
+      (prepare(`EXPLAIN ${sql}`).all(...placeholders(sql)) as Array<{ opcode: string; p2: number }>).some((step) =>
+        step.opcode === "OpenRead" && step.p2 === log
+      )
+    )
+    expect(readsTheLog).toHaveLength(1)
+    expect(readsTheLog[0]).toMatch(/FROM observations WHERE id IN/)
   })
 
   it("finds an older row holding the query's rarest word, though it lacks one of the words newer rows hold", () => {

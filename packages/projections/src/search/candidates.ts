@@ -155,14 +155,13 @@ export interface ObservationRow {
 export const observationsPassing = (db: SqliteDatabase, filters: SearchFilters) => (ids: ReadonlyArray<number>) =>
   statement(
     db,
-    `SELECT o.id, o.session_id AS sessionId, o.type, e.occurred_at AS createdAt
-     FROM observation_rows o JOIN events e ON e.position = o.id
+    `SELECT o.id, o.session_id AS sessionId, o.type, o.created_at AS createdAt FROM observation_rows o
      WHERE o.id IN (SELECT value FROM json_each(@ids))
        AND (@project IS NULL OR o.project_path = @project)
        AND (@session IS NULL OR o.session_id = @session)
        AND (@exclude IS NULL OR o.session_id IS NULL OR o.session_id != @exclude)
        AND (@types IS NULL OR o.type IN (SELECT value FROM json_each(@types)))
-       AND e.occurred_at >= @since AND e.occurred_at < @until`
+       AND o.created_at >= @since AND o.created_at < @until`
   ).all({ ...filters, ids: JSON.stringify(ids) }) as Array<ObservationRow>
 
 /**
