@@ -344,6 +344,31 @@ describe("a memory where more rows match than are scored", () => {
     expect(readsTheLog[0]).toMatch(/FROM observations WHERE id IN/)
   })
 
+  it("scores the rarest word alone only when it is rare: every row holding it, however old", () => {
+    const { memory } = crowded()
+    // What each bm25 pass of the observations asks.
+    const asked: Array<string> = []
+    const prepare = memory.db.prepare.bind(memory.db)
+    memory.db.prepare = ((source: string) => {
+      const prepared = prepare(source)
+      if (source.includes("bm25(observations_fts")) {
+        const all = prepared.all.bind(prepared)
+        prepared.all = ((...parameters: Array<unknown>) => {
+          asked.push(String(parameters[0]))
+          return all(...parameters)
+        }) as typeof prepared.all
+      }
+      return prepared
+    }) as typeof memory.db.prepare
+    // `step` and `deploy` are each in over 400 rows: the newest of them were scored with the other word's.
+    searchIndex(memory.db, { query: "deploy step", standIns: false, now: T0 })
+    expect(asked).toEqual(["\"deploy\" OR \"step\"", "(\"deploy\") AND (\"step\")"])
+    // `canary` is in one row: it is scored alone too, and found however many newer rows hold `deploy`.
+    asked.length = 0
+    searchIndex(memory.db, { query: "canary deploy", standIns: false, now: T0 })
+    expect(asked).toContain("\"canary\"*")
+  })
+
   it("finds an older row holding the query's rarest word, though it lacks one of the words newer rows hold", () => {
     const { memory, canary } = crowded()
     const { hits } = searchIndex(memory.db, { query: "canary deploy step", now: T0 })

@@ -1,10 +1,11 @@
 /**
  * Candidates and filters: which rows bm25 scores, and which of them pass the search's filters. bm25 is
  * computed for the newest 300 observations that hold any word and, when there were more, for the newest 300
- * that hold every word and for every row that holds the query's rarest words (up to 300 rows), so an older row
- * with all the words, or with the rarest of them, is still found; an older row with only words that many newer
- * rows hold is not. Session summaries: the newest 100 that hold any word. The best by bm25 are checked against
- * the filters until 5 per hit asked for pass (the scan widens when the scored ones run out first).
+ * that hold every word and, when at most 300 rows hold the query's rarest words, for every one of them, so an
+ * older row with all the words, or with the rarest of them, is still found; an older row with only words that
+ * many newer rows hold is not. Session summaries: the newest 100 that hold any word. The best by bm25 are
+ * checked against the filters until 5 per hit asked for pass (the scan widens when the scored ones run out
+ * first).
  */
 import type { SqliteDatabase } from "@ralph-mem/events"
 import { IDENTIFIER_LIKE, substringPieces } from "./identifiers.ts"
@@ -23,7 +24,10 @@ export const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number 
  */
 const RARE_ROWS = 300
 
-const rarestTerms = (statistics: TermStatistics, terms: ReadonlyArray<Selected>): ReadonlyArray<string> => {
+const rarestTerms = (
+  statistics: TermStatistics,
+  terms: ReadonlyArray<Selected>
+): { readonly terms: ReadonlyArray<string>; readonly rare: boolean } => {
   // A prefix term matches more rows than its word (`permiss*` holds no row as a word, yet `permission` is in
   // hundreds): its rows are counted, up to the bound, before the terms are ordered.
   const rows = (term: Selected) =>
@@ -36,7 +40,8 @@ const rarestTerms = (statistics: TermStatistics, terms: ReadonlyArray<Selected>)
     rare.push(term.use)
     total += term.rows
   }
-  return rare
+  // More rows than are scored hold even the rarest: it is no rare word, and its newest rows are scored anyway.
+  return { terms: rare, rare: total <= RARE_ROWS }
 }
 
 /** At most this many index terms stand in for the query's substrings. */
@@ -231,8 +236,8 @@ export const scoredByTerms = (
   keepBest(scored, byAny.rows, 1)
   if (byAny.complete || terms.length === 1) return scored
   const rarest = rarestTerms(statistics, terms)
-  const rare = terms.filter((t) => rarest.includes(t.use))
-  const rest = terms.filter((t) => !rarest.includes(t.use))
+  const rare = terms.filter((t) => rarest.terms.includes(t.use))
+  const rest = terms.filter((t) => !rarest.terms.includes(t.use))
   // With no other word, the rare words are all the words, asked above.
   let everyWordScored = false
   if (rest.length > 0) {
@@ -242,7 +247,9 @@ export const scoredByTerms = (
     const rareAndRest = candidates(db, observationScorer, `(${anyOf(rare)}) AND (${anyOf(rest)})`, wanted, passing)
     keepBest(scored, rareAndRest.rows, 1)
     everyWordScored = rareAndRest.complete || (rare.length === 1 && rest.length === 1)
-    keepBest(scored, candidates(db, observationScorer, anyOf(rare), wanted, passing).rows, 1)
+    // Every row holding the rare words, alone: only when they are rare. The newest rows of a word many rows hold
+    // were scored with the others' above, and its older rows holding only it are no better than theirs.
+    if (rarest.rare) keepBest(scored, candidates(db, observationScorer, anyOf(rare), wanted, passing).rows, 1)
   }
   // The rows holding every word rank first, yet may be older than the newest matches scored above.
   if (!everyWordScored) {
