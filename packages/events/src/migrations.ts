@@ -299,6 +299,13 @@ export const migrations: ReadonlyArray<Migration> = [
                    WHERE position BETWEEN OLD.first_position AND OLD.last_position AND block_id = OLD.id)
       BEGIN SELECT RAISE(ABORT, 'payload blocks are deleted only once no event is packed in them'); END;
     `
+  },
+  {
+    version: 4,
+    description: "payload blocks may be slotted (payload-blocks.ts): each event's text found by its length",
+    // Nothing to change: the blocks already written read as before. The version is what changes: a ralph-mem that
+    // reads JSON blocks only refuses this database, where it would take the blocks written from now on for damage.
+    sql: ""
   }
 ]
 

@@ -5,10 +5,11 @@
  * they were written, through the SQL functions registered here, so nothing above the storage knows
  * whether an event is packed.
  *
- * A block is `deflateRaw(JSON.stringify(slots))`, a slot being `[payload, metadata]` (blocks packed by
- * schema 2 hold the payload string alone: their events keep their metadata in the row). Events repeat
- * their files, commands, errors and metadata, so a block of a few sessions costs about a ninth of the
- * JSON it holds, where one payload deflated alone costs three quarters. Blocks are never changed: a
+ * A block is deflated (raw deflate) events in slots: each event's payload and metadata, found by their lengths
+ * (`encodeBlock`). Blocks written before that are `JSON.stringify(slots)`, a slot being `[payload, metadata]` (or,
+ * packed by schema 2, the payload string alone: their events keep their metadata in the row); they read as ever.
+ * Events repeat their files, commands, errors and metadata, so a block of a few sessions costs about a ninth of
+ * the JSON it holds, where one payload deflated alone costs three quarters. Blocks are never changed: a
  * forget unpacks the block of an event it redacts and deletes the block.
  *
  * Every connection must have the functions (`newSqliteDatabase` registers them): without them, SQLite
@@ -26,8 +27,32 @@ export interface PackedEvent {
   readonly metadata: string | null
 }
 
-export const encodeBlock = (events: ReadonlyArray<{ readonly payload: string; readonly metadata: string }>): Buffer =>
-  deflater().deflateRawSync(JSON.stringify(events.map((event) => [event.payload, event.metadata])))
+/**
+ * A block written since the log's blocks are slotted: a marker byte, the number of events, each event's payload and
+ * metadata length in UTF-8 bytes, then the payloads and metadata one after the other. Reading one event decodes only
+ * its own text: a JSON block (as schema 2 and 3 wrote them) is parsed whole, every string in it, to read one.
+ */
+const SLOTTED = 1
+/** An older block is a JSON array: its first byte is `[`. */
+const JSON_ARRAY = 0x5b
+const HEADER_BYTES = 5
+const LENGTHS_BYTES = 8
+
+export const encodeBlock = (events: ReadonlyArray<{ readonly payload: string; readonly metadata: string }>): Buffer => {
+  const texts = events.flatMap((event) => [Buffer.from(event.payload, "utf8"), Buffer.from(event.metadata, "utf8")])
+  const header = Buffer.alloc(HEADER_BYTES + LENGTHS_BYTES * events.length)
+  header.writeUInt8(SLOTTED, 0)
+  header.writeUInt32LE(events.length, 1)
+  texts.forEach((text, i) => header.writeUInt32LE(text.length, HEADER_BYTES + 4 * i))
+  return deflater().deflateRawSync(Buffer.concat([header, ...texts]))
+}
+
+/** A decoded block: its events, each read when asked for. */
+interface Block {
+  readonly events: number
+  /** Slot `slot`'s event; undefined when the block has no such slot. */
+  readonly event: (slot: number) => PackedEvent | undefined
+}
 
 const slotOf = (slot: unknown): PackedEvent => {
   if (typeof slot === "string") return { payload: slot, metadata: null }
@@ -37,10 +62,49 @@ const slotOf = (slot: unknown): PackedEvent => {
   throw new Error("not a payload block")
 }
 
-export const decodeBlock = (data: Uint8Array): ReadonlyArray<PackedEvent> => {
-  const slots: unknown = JSON.parse(deflater().inflateRawSync(data).toString("utf8"))
+const jsonBlock = (text: string): Block => {
+  const slots: unknown = JSON.parse(text)
   if (!Array.isArray(slots)) throw new Error("not a payload block")
-  return slots.map(slotOf)
+  const events = slots.map(slotOf)
+  return { events: events.length, event: (slot) => events[slot] }
+}
+
+/** The slotted block in `bytes`, its lengths checked against its size: a damaged one is refused here. */
+const slottedBlock = (bytes: Buffer): Block => {
+  const events = bytes.length >= HEADER_BYTES ? bytes.readUInt32LE(1) : -1
+  const textsStart = HEADER_BYTES + LENGTHS_BYTES * events
+  if (events < 0 || textsStart > bytes.length) throw new Error("not a payload block")
+  const starts = new Array<number>(2 * events + 1)
+  starts[0] = textsStart
+  for (let i = 0; i < 2 * events; i++) starts[i + 1] = starts[i]! + bytes.readUInt32LE(HEADER_BYTES + 4 * i)
+  if (starts[2 * events] !== bytes.length) throw new Error("not a payload block")
+  const text = (i: number) => bytes.toString("utf8", starts[i], starts[i + 1])
+  return {
+    events,
+    event: (slot) =>
+      Number.isInteger(slot) && slot >= 0 && slot < events
+        ? { payload: text(2 * slot), metadata: text(2 * slot + 1) }
+        : undefined
+  }
+}
+
+/**
+ * Node's one-shot inflate runs its JavaScript once for each output chunk (16 KiB unless told), and a process that
+ * reads few blocks (a hook, a search's first run) runs that code unoptimised: a block comes out in one chunk.
+ */
+const INFLATE_CHUNK_BYTES = 64 * 1024
+
+const openBlock = (data: Uint8Array): Block => {
+  const bytes = deflater().inflateRawSync(data, { chunkSize: INFLATE_CHUNK_BYTES })
+  if (bytes[0] === SLOTTED) return slottedBlock(bytes)
+  if (bytes[0] === JSON_ARRAY) return jsonBlock(bytes.toString("utf8"))
+  throw new Error("not a payload block")
+}
+
+/** Every event of a block, in slot order. */
+export const decodeBlock = (data: Uint8Array): ReadonlyArray<PackedEvent> => {
+  const block = openBlock(data)
+  return Array.from({ length: block.events }, (_, slot) => block.event(slot)!)
 }
 
 /** A block that cannot be read: missing, damaged, or without the slot an event names. */
@@ -54,25 +118,25 @@ export const isDamagedBlock = (error: unknown): boolean => error instanceof Dama
  * ran at the same time interleave); the oldest entry goes first.
  */
 class BlockCache {
-  readonly #blocks = new Map<number, ReadonlyArray<PackedEvent>>()
+  readonly #blocks = new Map<number, Block>()
 
   /** Slot `slot` of block `id`, decoding `bytes()` when the block is not in memory. */
   event(id: number, slot: number, bytes: () => unknown): PackedEvent {
-    let events = this.#blocks.get(id)
-    if (events === undefined) {
+    let block = this.#blocks.get(id)
+    if (block === undefined) {
       const data = bytes()
       if (!(data instanceof Uint8Array)) throw new DamagedBlock(`payload block ${id} is missing`)
       try {
-        events = decodeBlock(data)
+        block = openBlock(data)
       } catch (error) {
         throw new DamagedBlock(
           `payload block ${id} is damaged (${error instanceof Error ? error.message : String(error)})`
         )
       }
       if (this.#blocks.size >= CACHED_BLOCKS) this.#blocks.delete(this.#blocks.keys().next().value!)
-      this.#blocks.set(id, events)
+      this.#blocks.set(id, block)
     }
-    const event = events[slot]
+    const event = block.event(slot)
     if (event === undefined) throw new DamagedBlock(`payload block ${id} has no slot ${slot}`)
     return event
   }

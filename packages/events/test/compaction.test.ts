@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { deflateRawSync } from "node:zlib"
+import { deflateRawSync, inflateRawSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
 import {
   catalog,
@@ -15,7 +15,8 @@ import {
   openDatabase,
   readEvents,
   REDACTED_PAYLOAD,
-  redactedBy
+  redactedBy,
+  unpackBlock
 } from "../src/index.ts"
 import { migrations } from "../src/migrations.ts"
 import { freshLog, observed, run, started, tempFolder } from "./helpers.ts"
@@ -71,6 +72,44 @@ describe("payload blocks", () => {
     expect(() => decodeBlock(Buffer.from("not deflate"))).toThrow()
     expect(() => decodeBlock(encodeBlock([]).subarray(0, 1))).toThrow()
     expect(() => decodeBlock(deflateRawSync(JSON.stringify([["{}"]])))).toThrow(/not a payload block/)
+  })
+
+  it("keep each event's text as written, found by its length: one event is read without decoding the others", () => {
+    const events = [
+      { payload: "{\"text\":\"a \\\"quoted\\\" 한국어\"}", metadata: "{\"writer\":\"test\"}" },
+      { payload: "{}", metadata: "{}" }
+    ]
+    const bytes = inflateRawSync(encodeBlock(events))
+    // The text is not escaped again (a JSON block would hold `\"` for each quote).
+    expect(bytes.includes(Buffer.from(events[0]!.payload, "utf8"))).toBe(true)
+    expect(bytes.length).toBe(5 + 8 * 2 + events.reduce((n, e) => n + Buffer.byteLength(e.payload + e.metadata), 0))
+    // Damaged: lengths that do not add up to the bytes, more events than the bytes hold, an unknown first byte.
+    const lengthened = Buffer.from(bytes)
+    lengthened.writeUInt32LE(lengthened.readUInt32LE(5) + 1, 5)
+    const counted = Buffer.from(bytes)
+    counted.writeUInt32LE(1_000_000, 1)
+    for (const damaged of [lengthened, counted, Buffer.concat([Buffer.from([7]), bytes.subarray(1)])]) {
+      expect(() => decodeBlock(deflateRawSync(damaged))).toThrow(/not a payload block/)
+    }
+  })
+
+  it("read the JSON blocks earlier versions wrote, through the log and when a forget unpacks them", () => {
+    const { db } = seed()
+    const original = packable(db, 1)
+    const block = Number(
+      db.prepare("INSERT INTO payload_blocks (first_position, last_position, data) VALUES (1, 1, ?)").run(
+        deflateRawSync(JSON.stringify([[original.payload, original.metadata]]))
+      ).lastInsertRowid
+    )
+    // The log's trigger checks the block holds exactly the event before it takes it.
+    db.prepare("UPDATE event_rows SET payload = NULL, metadata = NULL, block_id = ?, block_slot = 0 WHERE position = 1")
+      .run(block)
+    expect(db.prepare("SELECT payload, metadata FROM events WHERE position = 1").get()).toEqual(original)
+    unpackBlock(db, block)
+    expect(db.prepare("SELECT payload, metadata, block_id AS block FROM event_rows WHERE position = 1").get()).toEqual({
+      ...original,
+      block: null
+    })
   })
 })
 
