@@ -1,4 +1,4 @@
-import type { RalphMemEvent } from "@ralph-mem/events"
+import type { RalphMemEvent, SqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { fullDetails, searchIndex, timelineOf } from "../src/search/index.ts"
@@ -12,6 +12,27 @@ const placeholders = (sql: string): Array<unknown> => {
   const named = [...sql.matchAll(/@(\w+)/g)].map((m) => m[1]!)
   if (named.length > 0) return [Object.fromEntries(named.map((name) => [name, null]))]
   return Array<null>(sql.split("?").length - 1).fill(null)
+}
+
+/**
+ * What a connection prepares from now on (it prepares each statement of a search on its first search): the SQL of
+ * each statement, the first argument of each `all` call (a MATCH expression, say), and the connection's own prepare.
+ */
+const watchStatements = (db: SqliteDatabase) => {
+  const prepared: Array<string> = []
+  const asked: Array<{ readonly sql: string; readonly first: unknown }> = []
+  const prepare = db.prepare.bind(db)
+  db.prepare = ((source: string) => {
+    prepared.push(source)
+    const statement = prepare(source)
+    const all = statement.all.bind(statement)
+    statement.all = ((...parameters: Array<unknown>) => {
+      asked.push({ sql: source, first: parameters[0] })
+      return all(...parameters)
+    }) as typeof statement.all
+    return statement
+  }) as typeof db.prepare
+  return { prepared, asked, prepare }
 }
 
 /** Two sessions in /work/app, one elsewhere; returns the event id of each observation by label. */
@@ -308,12 +329,7 @@ describe("a memory where more rows match than are scored", () => {
   it("scores nothing for a project that holds none of the memory (one moved away from it), where it scored all", () => {
     const { memory } = crowded()
     // This connection has searched nothing yet: every statement a search runs is prepared on it now.
-    const prepared: Array<string> = []
-    const prepare = memory.db.prepare.bind(memory.db)
-    memory.db.prepare = ((source: string) => {
-      prepared.push(source)
-      return prepare(source)
-    }) as typeof memory.db.prepare
+    const { prepared } = watchStatements(memory.db)
     expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/moved", now: T0 }).hits).toEqual([])
     expect(prepared.filter((sql) => sql.includes("MATCH"))).toEqual([])
     // The same words in a project that holds them: scored as ever.
@@ -323,12 +339,7 @@ describe("a memory where more rows match than are scored", () => {
 
   it("reads the log for the hits alone: the scored rows are filtered and ranked on the read model", () => {
     const { memory } = crowded()
-    const prepared: Array<string> = []
-    const prepare = memory.db.prepare.bind(memory.db)
-    memory.db.prepare = ((source: string) => {
-      prepared.push(source)
-      return prepare(source)
-    }) as typeof memory.db.prepare
+    const { prepared, prepare } = watchStatements(memory.db)
     const since = T0 - 100 * DAY
     expect(searchIndex(memory.db, { query: "deploy rollback", project: "/work/b", since, now: T0 }).hits).toHaveLength(
       4
@@ -346,27 +357,16 @@ describe("a memory where more rows match than are scored", () => {
 
   it("scores the rarest word alone only when it is rare: every row holding it, however old", () => {
     const { memory } = crowded()
+    const { asked } = watchStatements(memory.db)
     // What each bm25 pass of the observations asks.
-    const asked: Array<string> = []
-    const prepare = memory.db.prepare.bind(memory.db)
-    memory.db.prepare = ((source: string) => {
-      const prepared = prepare(source)
-      if (source.includes("bm25(observations_fts")) {
-        const all = prepared.all.bind(prepared)
-        prepared.all = ((...parameters: Array<unknown>) => {
-          asked.push(String(parameters[0]))
-          return all(...parameters)
-        }) as typeof prepared.all
-      }
-      return prepared
-    }) as typeof memory.db.prepare
+    const passes = () => asked.filter((call) => call.sql.includes("bm25(observations_fts")).map((call) => call.first)
     // `step` and `deploy` are each in over 400 rows: the newest of them were scored with the other word's.
     searchIndex(memory.db, { query: "deploy step", standIns: false, now: T0 })
-    expect(asked).toEqual(["\"deploy\" OR \"step\"", "(\"deploy\") AND (\"step\")"])
+    expect(passes()).toEqual(["\"deploy\" OR \"step\"", "(\"deploy\") AND (\"step\")"])
     // `canary` is in one row: it is scored alone too, and found however many newer rows hold `deploy`.
     asked.length = 0
     searchIndex(memory.db, { query: "canary deploy", standIns: false, now: T0 })
-    expect(asked).toContain("\"canary\"*")
+    expect(passes()).toContain("\"canary\"*")
   })
 
   it("finds an older row holding the query's rarest word, though it lacks one of the words newer rows hold", () => {
