@@ -28,9 +28,10 @@ export interface PackedEvent {
 }
 
 /**
- * A block written since the log's blocks are slotted: a marker byte, the number of events, each event's payload and
- * metadata length in UTF-8 bytes, then the payloads and metadata one after the other. Reading one event decodes only
- * its own text: a JSON block (as schema 2 and 3 wrote them) is parsed whole, every string in it, to read one.
+ * A block as compaction writes it since schema 4 (slotted): a marker byte, the number of events, each event's
+ * payload and metadata length in UTF-8 bytes, then the payloads and metadata one after the other. Reading one
+ * event decodes only its own text: a JSON block (as schema 2 and 3 wrote them) is parsed whole, every string in
+ * it, to read one.
  */
 const SLOTTED = 1
 /** An older block is a JSON array: its first byte is `[`. */

@@ -19,8 +19,9 @@ export const anyOf = (terms: ReadonlyArray<Selected & { readonly times?: number 
 
 /**
  * The query's rarest terms, rarest first, as many as together hold at most this many observations (the
- * rarest always): every row holding one of them is scored, however old, so a memory holding the query's
- * rarest words is found however much later work holds its other words.
+ * rarest always), and whether they are rare (hold no more): every row holding one of them is then scored,
+ * however old, so a memory holding the query's rarest words is found however much later work holds its other
+ * words.
  */
 const RARE_ROWS = 300
 
