@@ -161,6 +161,7 @@ describe("hook writers under load", () => {
         JSON.parse(r.stdout.trim().split("\n").at(-1)!) as {
           count: number
           ms: number
+          slowestMs: number
           outputs: number
           startedAt: number
           finishedAt: number
@@ -185,6 +186,7 @@ describe("hook writers under load", () => {
         eventsPerWriter: EVENTS,
         seconds: Number(seconds.toFixed(2)),
         eventsPerSecond,
+        slowestInvocationMs: Math.round(Math.max(...reports.map((r) => r.slowestMs))),
         date: new Date().toISOString(),
         node: process.versions.node,
         machine: { cores: availableParallelism(), loadAverage1mAtStart: loadAverage1m },
@@ -194,7 +196,8 @@ describe("hook writers under load", () => {
       }
       console.log(
         `load: ${WRITERS} writers x ${EVENTS} hook invocations in ${result.seconds} s = ${eventsPerSecond} events/s`
-          + ` sustained (slowest writer ${Math.round(Math.max(...reports.map((r) => r.ms)))} ms)`
+          + ` sustained (slowest writer ${Math.round(Math.max(...reports.map((r) => r.ms)))} ms, slowest invocation`
+          + ` ${result.slowestInvocationMs} ms)`
       )
       mkdirSync(join(RESULTS, ".."), { recursive: true })
       writeFileSync(`${RESULTS}.${process.pid}.tmp`, `${JSON.stringify(result, null, 2)}\n`)
