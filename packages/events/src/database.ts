@@ -22,6 +22,8 @@ export type SqliteDatabase = Database.Database
 export interface OpenOptions {
   /** How long a writer waits for a lock held by another process before failing. */
   readonly busyTimeoutMs?: number
+  /** No wait of this connection for a lock goes on past this time (epoch ms): see `waitingFairly`. */
+  readonly waitsEndBy?: number
   /**
    * The process exits right after its work and leaves this connection to the exit (a hook; see
    * `releaseForExit`): each commit is then synced to the WAL on its own (synchronous=FULL).
@@ -119,29 +121,79 @@ const sqliteCode = (error: unknown): string | undefined => {
 /** How long SQLite's own busy handler waits at a time, within `waitingFairly`. */
 const LOCK_STEP_MS = 4
 
+/**
+ * The longest `waitingFairly` waits in all (unless told to end sooner: `endWaitsBy`) while other connections
+ * keep committing: a queue of appends, each short, that a busy machine slows down.
+ */
+export const QUEUE_WAIT_MS = 10_000
+
 const pause = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
+const waitEnds = new WeakMap<SqliteDatabase, number>()
+
+/** No wait of `db` for a lock goes on past `until` (epoch ms), however much others commit meanwhile. */
+export const endWaitsBy = (db: SqliteDatabase, until: number): void => {
+  waitEnds.set(db, until)
+}
+
+/** Where a wait for a lock stands (epoch ms). */
+export interface LockWait {
+  readonly now: number
+  /** When another connection was last seen to commit (when the wait began, until one is). */
+  readonly progressAt: number
+  /** The connection's busy timeout: how long it waits with nothing committed. */
+  readonly budget: number
+  /** When it stops waiting whatever happens. */
+  readonly until: number
+}
+
+/**
+ * A wait ends when nothing has been committed for the busy timeout (a replay, a transaction left open: the lock
+ * is not coming back soon), or at its end. While others commit, the lock passes from one to the next, and
+ * this connection's turn comes.
+ */
+export const givesUp = ({ budget, now, progressAt, until }: LockWait): boolean =>
+  now - progressAt >= budget || now >= until
+
+/** Changes whenever another connection commits; undefined when it cannot be read now. */
+const commitCount = (db: SqliteDatabase): number | undefined => {
+  try {
+    return db.pragma("data_version", { simple: true }) as number
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Runs `attempt` (a read at open, or a transaction begun with BEGIN IMMEDIATE, which SQLite rolls back when it
- * fails) until it gets the lock it waits for or the connection's busy timeout has gone by. SQLite's own busy
- * handler backs off to ever longer sleeps between tries, so under many writers the process that has waited
- * longest tries least often, and can wait out its whole budget while newer ones keep getting in (the load
- * test's hook writers did, now and then). Here every waiter tries again within a few milliseconds of its last
- * try, so each keeps an even chance.
+ * fails) until it gets the lock it waits for or `givesUp` says so. SQLite's own busy handler backs off to ever
+ * longer sleeps between tries, so under many writers the process that has waited longest tries least often,
+ * and can wait out its whole budget while newer ones keep getting in. Here every waiter tries again within a
+ * few milliseconds of its last try, so each keeps an even chance. Even so, sixteen writers on two busy cores
+ * made one wait past a hook's 2 s now and then (the load test, in CI), while the others' appends went
+ * through one after another: the budget counts from the last commit seen, not from the first try.
  */
 export const waitingFairly = <T>(db: SqliteDatabase, attempt: () => T): T => {
   const budget = db.pragma("busy_timeout", { simple: true }) as number
   if (budget <= LOCK_STEP_MS) return attempt()
-  const deadline = Date.now() + budget
+  const started = Date.now()
+  const until = Math.min(started + Math.max(budget, QUEUE_WAIT_MS), waitEnds.get(db) ?? Infinity)
+  let progressAt = started
+  let commitsSeen: number | undefined
   db.pragma(`busy_timeout = ${LOCK_STEP_MS}`)
   try {
     for (;;) {
       try {
         return attempt()
       } catch (error) {
-        if (!(sqliteCode(error) ?? "").startsWith("SQLITE_BUSY") || Date.now() >= deadline) throw error
+        if (!(sqliteCode(error) ?? "").startsWith("SQLITE_BUSY")) throw error
+        const now = Date.now()
+        const commits = commitCount(db)
+        if (commits !== undefined && commitsSeen !== undefined && commits !== commitsSeen) progressAt = now
+        commitsSeen = commits ?? commitsSeen
+        if (givesUp({ budget, now, progressAt, until })) throw error
         pause(1 + Math.floor(Math.random() * 3))
       }
     }
@@ -242,6 +294,7 @@ export const openDatabase = (
       }
       const timeout = options.busyTimeoutMs ?? 5000
       const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
+      if (options.waitsEndBy !== undefined) endWaitsBy(db, options.waitsEndBy)
       try {
         const header = waitingFairly(db, () => readHeader(db))
         checkOwnership(header, path)

@@ -1,11 +1,12 @@
 /**
- * `waitingFairly`: a write lock another process holds is waited for in short steps, until the connection's busy
- * timeout has gone by, and no longer. The other process is a real one holding BEGIN IMMEDIATE on the same file.
+ * `waitingFairly`: a write lock another process holds is waited for in short steps, until nothing has been
+ * committed for the connection's busy timeout, or the wait's end. The other process is a real one holding BEGIN
+ * IMMEDIATE on the same file, or taking it again and again.
  */
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { newSqliteDatabase, waitingFairly } from "../src/index.ts"
+import { endWaitsBy, givesUp, newSqliteDatabase, QUEUE_WAIT_MS, waitingFairly } from "../src/index.ts"
 import { tempFolder } from "./helpers.ts"
 
 const BETTER_SQLITE3 = join(import.meta.dirname, "..", "..", "..", "node_modules", "better-sqlite3")
@@ -21,6 +22,24 @@ const holdLock = async (path: string) => {
   ], { stdio: ["pipe", "pipe", "inherit"] })
   await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
   return { release: () => child.stdin.end("go\n"), exited: new Promise((resolve) => child.once("exit", resolve)) }
+}
+
+/** Another process that takes the write lock `times` times, holding it `holdMs` each time and committing a row. */
+const keepCommitting = async (path: string, times: number, holdMs: number) => {
+  const child = spawn(process.execPath, [
+    "-e",
+    `const db = new (require(${JSON.stringify(BETTER_SQLITE3)}))(${JSON.stringify(path)});
+     const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+     for (let i = 0; i < ${times}; i++) {
+       db.exec("BEGIN IMMEDIATE");
+       if (i === 0) process.stdout.write("held\\n");
+       db.prepare("INSERT INTO t VALUES (?)").run(-1 - i);
+       sleep(${holdMs});
+       db.exec("COMMIT");
+     }`
+  ], { stdio: ["ignore", "pipe", "inherit"] })
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+  return { exited: new Promise((resolve) => child.once("exit", resolve)) }
 }
 
 const database = () => {
@@ -62,5 +81,44 @@ describe("waiting fairly for the write lock", () => {
     expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(1)
     await holder.exited
     db.close()
+  })
+
+  it("waits past its busy timeout while another process keeps committing, and gets the lock at the end", async () => {
+    const { db, path } = database()
+    // Eight transactions of 200 ms: 1.6 s in all, more than three times the 500 ms this connection waits with
+    // nothing committed. Each commit shows the lock is moving.
+    const { exited } = await keepCommitting(path, 8, 200)
+    db.pragma("busy_timeout = 500")
+    const write = db.transaction(() => db.prepare("INSERT INTO t VALUES (1)").run())
+    expect(waitingFairly(db, () => write.immediate()).changes).toBe(1)
+    await exited
+    expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(9)
+    db.close()
+  })
+
+  it("ends a wait at the time set for the connection, however long its busy timeout", async () => {
+    const { db, path } = database()
+    const holder = await holdLock(path)
+    db.pragma("busy_timeout = 20000")
+    const started = Date.now()
+    endWaitsBy(db, started + 200)
+    const write = db.transaction(() => db.prepare("INSERT INTO t VALUES (1)").run())
+    expect(() => waitingFairly(db, () => write.immediate())).toThrow(expect.objectContaining({ code: "SQLITE_BUSY" }))
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190)
+    expect(Date.now() - started).toBeLessThan(20000)
+    holder.release()
+    await holder.exited
+    db.close()
+  })
+
+  it("gives up when nothing is committed for the busy timeout, or at the wait's end, whichever comes first", () => {
+    const wait = { budget: 2000, progressAt: 0, until: QUEUE_WAIT_MS }
+    expect(givesUp({ ...wait, now: 1999 })).toBe(false)
+    expect(givesUp({ ...wait, now: 2000 })).toBe(true)
+    // Commits seen: the busy timeout counts from the last of them.
+    expect(givesUp({ ...wait, progressAt: 3000, now: 4999 })).toBe(false)
+    expect(givesUp({ ...wait, progressAt: 3000, now: 5000 })).toBe(true)
+    // However much is committed, the wait ends at its end.
+    expect(givesUp({ ...wait, progressAt: QUEUE_WAIT_MS - 1, now: QUEUE_WAIT_MS })).toBe(true)
   })
 })

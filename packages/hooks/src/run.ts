@@ -11,6 +11,7 @@ import {
   findProjectRoot,
   monotonicUlid,
   projectDatabasePath,
+  QUEUE_WAIT_MS,
   type RalphMemEvent,
   redactValue,
   refusedFolder,
@@ -71,8 +72,9 @@ export interface HookExtensions {
 }
 
 /**
- * The longest a hook waits, in all, for locks other processes hold (a long replay, a `BEGIN IMMEDIATE`
- * left open): Claude Code waits for the hook. Past it, the hook's events go to the spill file.
+ * The longest a hook waits for locks other processes hold while nothing is committed (a long replay, a
+ * `BEGIN IMMEDIATE` left open): Claude Code waits for the hook. Past it, the hook's events go to the spill
+ * file. Behind other appends, which commit one after another, its waits end `QUEUE_WAIT_MS` after it began.
  */
 export const HOOK_LOCK_WAIT_MS = 2000
 
@@ -182,9 +184,12 @@ export const runHookWith = (
   extensions: HookExtensions = {}
 ): Effect.Effect<HookOutput | StopOutput | undefined> => {
   const invocation = monotonicUlid()()
-  const deadline = Date.now() + HOOK_LOCK_WAIT_MS
-  /** What is left of the hook's wait for locks. */
-  const waitLeft = () => Math.max(0, deadline - Date.now())
+  const began = Date.now()
+  const waitsEndBy = began + QUEUE_WAIT_MS
+  /** How long the hook's next wait for a lock may go on with nothing committed, within the hook's end of waits. */
+  const waitLeft = () => Math.min(HOOK_LOCK_WAIT_MS, Math.max(0, waitsEndBy - Date.now()))
+  /** A failure is recorded within the hook's first HOOK_LOCK_WAIT_MS, or kept in the spill file. */
+  const failureWaitLeft = () => Math.max(0, began + HOOK_LOCK_WAIT_MS - Date.now())
   let sessionId: string | undefined
   /** The append the hook is making, kept in the spill file if it cannot be made. */
   let pendingAppend: SpillRecord["append"]
@@ -195,8 +200,8 @@ export const runHookWith = (
     env: environment.env
   }))
   let memory: MemoryStore | undefined
-  const open = () =>
-    openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs: waitLeft() })
+  const open = (busyTimeoutMs = waitLeft()) =>
+    openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs, waitsEndBy })
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
@@ -309,7 +314,9 @@ export const runHookWith = (
         // Events the hook could not append are kept, with the failure, for the next process to record;
         // a failure with nothing to append is recorded now if the database takes it in the time left.
         if (pendingAppend !== undefined) spill(databasePath(), { ...failure, append: pendingAppend })
-        else if (!(yield* recordFailure(memory, open, hook, reason, sessionId, waitLeft()))) {
+        else if (
+          !(yield* recordFailure(memory, () => open(failureWaitLeft()), hook, reason, sessionId, failureWaitLeft()))
+        ) {
           spill(databasePath(), failure)
         }
         return undefined as HookOutput | StopOutput | undefined
