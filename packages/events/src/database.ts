@@ -122,8 +122,8 @@ const sqliteCode = (error: unknown): string | undefined => {
 const LOCK_STEP_MS = 4
 
 /**
- * The longest `waitingFairly` waits in all (unless told to end sooner: `endWaitsBy`) while other connections
- * keep committing: a queue of appends, each short, that a busy machine slows down.
+ * The longest `waitingFairly` waits in all (unless the connection was opened with `waitsEndBy`) while other
+ * connections keep committing: a queue of appends, each short, that a busy machine slows down.
  */
 export const QUEUE_WAIT_MS = 10_000
 
@@ -131,12 +131,8 @@ const pause = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
+/** Each connection opened with `waitsEndBy`: when its waits for a lock end, however much others commit. */
 const waitEnds = new WeakMap<SqliteDatabase, number>()
-
-/** No wait of `db` for a lock goes on past `until` (epoch ms), however much others commit meanwhile. */
-export const endWaitsBy = (db: SqliteDatabase, until: number): void => {
-  waitEnds.set(db, until)
-}
 
 /** Where a wait for a lock stands (epoch ms). */
 export interface LockWait {
@@ -294,7 +290,7 @@ export const openDatabase = (
       }
       const timeout = options.busyTimeoutMs ?? 5000
       const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
-      if (options.waitsEndBy !== undefined) endWaitsBy(db, options.waitsEndBy)
+      if (options.waitsEndBy !== undefined) waitEnds.set(db, options.waitsEndBy)
       try {
         const header = waitingFairly(db, () => readHeader(db))
         checkOwnership(header, path)
