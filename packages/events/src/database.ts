@@ -4,7 +4,8 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { accessSync, constants, statSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { accessSync, constants, existsSync, linkSync, rmSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
@@ -31,8 +32,43 @@ export interface OpenOptions {
   readonly releasedAtExit?: boolean
 }
 
-/** Past this size, a connection released at exit checkpoints the WAL and truncates it first. */
-const WAL_CHECKPOINT_BYTES = 1024 * 1024
+/** Past this size, the WAL is checkpointed and truncated before a connection closes or is left to the exit. */
+const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
+
+/** How long that checkpoint waits, at most, for the readers still in the WAL and for the writer before it. */
+const WAL_CHECKPOINT_WAIT_MS = 200
+
+interface CheckpointResult {
+  /** 1 when another connection was checkpointing. */
+  readonly busy: number
+  /** Frames in the WAL. */
+  readonly log: number
+}
+
+/**
+ * Checkpoints the WAL into the database and truncates it once it holds more than 4 MiB, before a connection is
+ * closed or left to the exit. SQLite's own checkpoints, run as commits go, copy pages but never take the WAL
+ * back to its start while a reader is in it, and under a steady queue of hooks some reader always is: the WAL
+ * grew without end (250 MB for 3,200 appends in the load test), until a connection that closed last had to
+ * checkpoint all of it holding the database's exclusive lock, with every hook waiting on it. Here the readers
+ * in the WAL get a short time to finish (those that start meanwhile read the database instead), and when they
+ * do not, a later connection tries again. A pass that waits for nothing goes first: it copies what it can,
+ * steps aside when another connection is already checkpointing, and says how much the WAL still holds, so that
+ * of the many hooks that find a large WAL at once, one truncates it.
+ */
+export const checkpointLargeWal = (db: SqliteDatabase, path: string): void => {
+  try {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_CHECKPOINT_BYTES) return
+    db.pragma("busy_timeout = 0")
+    const [pass] = db.pragma("wal_checkpoint(PASSIVE)") as Array<CheckpointResult>
+    const pageBytes = db.pragma("page_size", { simple: true }) as number
+    if (pass === undefined || pass.busy !== 0 || pass.log * pageBytes <= WAL_CHECKPOINT_BYTES) return
+    db.pragma(`busy_timeout = ${WAL_CHECKPOINT_WAIT_MS}`)
+    db.pragma("wal_checkpoint(TRUNCATE)")
+  } catch {
+    // Not now: a later connection checkpoints.
+  }
+}
 
 /**
  * Ends a connection of a process that is about to exit (a hook), without closing it. Closing the last
@@ -41,18 +77,9 @@ const WAL_CHECKPOINT_BYTES = 1024 * 1024
  * WAL stays for the next process, which reads it back when it opens the database (what SQLite does
  * after any connection that did not close). The commits were synced as they were made
  * (synchronous=FULL, `releasedAtExit`), so what the process committed is on disk, as after a close.
- * Once the WAL holds more than 1 MiB, it is checkpointed and truncated here, without waiting: while
- * another connection reads it, a later process does it.
+ * A large WAL is checkpointed first (`checkpointLargeWal`).
  */
-export const releaseForExit = (db: SqliteDatabase, path: string): void => {
-  try {
-    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_CHECKPOINT_BYTES) return
-    db.pragma("busy_timeout = 0")
-    db.pragma("wal_checkpoint(TRUNCATE)")
-  } catch {
-    // Not now: a later process checkpoints.
-  }
-}
+export const releaseForExit = (db: SqliteDatabase, path: string): void => checkpointLargeWal(db, path)
 
 /** Can this process write the database and its folder (where SQLite makes its WAL and shared memory)? */
 export const canWriteDatabase = (path: string): boolean => {
@@ -269,7 +296,37 @@ const migrate = (db: SqliteDatabase, path: string): void => {
       db.pragma(`user_version = ${LATEST_SCHEMA_VERSION}`)
     }
   })
-  apply.immediate()
+  waitingFairly(db, () => apply.immediate())
+}
+
+/**
+ * Makes a new database at `path` whole: built beside it under a name of its own (schema, WAL mode), then
+ * linked into place, which fails when another process got there first; its database is then used and this one
+ * thrown away. Made in place, a new database was where hooks starting at once queued: in rollback mode, before
+ * WAL, where readers and the writer block each other, each waited for the schema to be made, then took the
+ * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
+ */
+const createDatabase = (path: string): void => {
+  const partial = `${path}.new-${process.pid}-${randomBytes(4).toString("hex")}`
+  if (!createPrivateFile(partial)) throw new Error(`cannot create the database: ${partial} is in the way`)
+  try {
+    const db = newSqliteDatabase(partial)
+    try {
+      db.pragma("journal_mode = WAL")
+      migrate(db, partial)
+    } finally {
+      // The only connection: closing it moves the schema from the WAL into the file and deletes the WAL.
+      db.close()
+    }
+    if (existsSync(`${partial}-wal`)) throw new Error(`cannot create the database: ${partial}-wal was left behind`)
+    try {
+      linkSync(partial, path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+  } finally {
+    for (const file of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true })
+  }
 }
 
 /** Opens (creating if needed) a ralph-mem database at `path`, ready for appends and reads. */
@@ -286,7 +343,7 @@ export const openDatabase = (
       if (path !== ":memory:" && !readOnly) {
         // Nearly every open finds the folder ready (inspected just now): no more system calls for it.
         if (folder.ready !== true) ensureFolder(dirname(path))
-        if (existing === undefined) createPrivateFile(path)
+        if (existing === undefined) createDatabase(path)
       }
       const timeout = options.busyTimeoutMs ?? 5000
       const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })
@@ -309,10 +366,11 @@ export const openDatabase = (
         // The journal mode is kept in the file: WAL is set once (a new database, or one restored from a
         // backup). Setting it again on every open made a hook wait, under many writers, on their locks.
         if (header.journalMode !== "wal") db.pragma("journal_mode = WAL")
+        // A WAL that SQLite takes back to its start itself is cut to 4 MiB: only one that grew past it is large.
         db.exec(
           `PRAGMA synchronous = ${
             options.releasedAtExit === true ? "FULL" : "NORMAL"
-          }; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON`
+          }; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON; PRAGMA journal_size_limit = ${WAL_CHECKPOINT_BYTES}`
         )
         // Nearly every open finds the schema current: no write lock, no DDL.
         if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)

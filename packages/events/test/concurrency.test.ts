@@ -1,10 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type ChildProcess, spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { readEvents } from "../src/index.ts"
+import { LATEST_SCHEMA_VERSION, newSqliteDatabase, readEvents } from "../src/index.ts"
 import { freshLog, run, tempFolder } from "./helpers.ts"
 
 const fixture = join(import.meta.dirname, "fixtures", "appender.ts")
@@ -46,6 +46,27 @@ describe("two OS processes on one database", () => {
     expect(results.map((r) => r.out.trim().split("\n").at(-1)).sort()).toEqual(["WrongExpectedVersion", "ok"])
     const stored = Effect.runSync(Stream.runCollect(readEvents(log, { streamId: "loop:1" })))
     expect(stored.map((e) => e.streamVersion)).toEqual([1, 2])
+  })
+
+  it("twelve processes open a database that does not exist yet, at once: each appends, one schema", async () => {
+    const folder = tempFolder()
+    const path = join(folder, "memory.db")
+    const go = join(tempFolder(), "go")
+    const creators = Array.from({ length: 12 }, (_, i) => start(["create", path, "shared", go, `c${i}`]))
+    await Promise.all(creators.map((c) => c.saw("ready")))
+    writeFileSync(go, "")
+    const results = await Promise.all(creators.map((c) => c.exited))
+    expect(results.map((r) => [r.code, r.out.trim().split("\n").at(-1), r.err])).toEqual(
+      Array(12).fill([0, "ok", ""])
+    )
+    const db = newSqliteDatabase(path, { readonly: true })
+    expect(db.prepare("SELECT count(*) FROM events").pluck().get()).toBe(12)
+    expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal")
+    db.close()
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    // The databases the others built aside were thrown away, with their WAL and shared memory.
+    expect(readdirSync(folder).filter((name) => name.includes(".new-"))).toEqual([])
   })
 
   it("four writers, 150 appends each, to shared and own streams: every event once, positions gap-free", async () => {

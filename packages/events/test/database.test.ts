@@ -1,4 +1,5 @@
 import Database from "better-sqlite3"
+import { spawn } from "node:child_process"
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -14,6 +15,51 @@ import {
 import { failure, run, tempFolder } from "./helpers.ts"
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
+
+const BETTER_SQLITE3 = join(import.meta.dirname, "..", "..", "..", "node_modules", "better-sqlite3")
+
+/**
+ * Another process that reads the database through two connections, each read beginning before the last one
+ * ends, so that at every moment one of them is in a read, until told to stop; it then says how many reads it made.
+ */
+const keepReading = async (path: string) => {
+  const stopFile = join(tempFolder(), "stop")
+  const child = spawn(process.execPath, [
+    "-e",
+    `const { existsSync } = require("node:fs");
+     const Database = require(${JSON.stringify(BETTER_SQLITE3)});
+     const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+     const [a, b] = [new Database(${JSON.stringify(path)}), new Database(${JSON.stringify(path)})];
+     const read = (db) => { db.exec("BEGIN"); db.prepare("SELECT count(*) FROM t").get() };
+     let [current, next] = [a, b];
+     read(current);
+     process.stdout.write("reading\\n");
+     let reads = 1;
+     while (!existsSync(${JSON.stringify(stopFile)})) {
+       read(next);
+       current.exec("COMMIT");
+       [current, next] = [next, current];
+       reads++;
+       sleep(5);
+     }
+     current.exec("COMMIT");
+     process.stdout.write(reads + "\\n");`
+  ], { stdio: ["ignore", "pipe", "inherit"] })
+  let out = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", () => (out.includes("reading") ? resolve() : undefined))
+    void exited.then(() => reject(new Error(`the reader exited: ${out}`)))
+  })
+  return {
+    stop: async () => {
+      writeFileSync(stopFile, "")
+      const code = await exited
+      return { code, reads: Number(out.trim().split("\n").at(-1)) }
+    }
+  }
+}
 
 describe("opening the database", () => {
   it("creates the folder 0700, the file 0600 and a .gitignore that hides the memory", () => {
@@ -43,6 +89,7 @@ describe("opening the database", () => {
     expect(db.pragma("busy_timeout", { simple: true })).toBe(1234)
     expect(db.pragma("secure_delete", { simple: true })).toBe(1)
     expect(db.pragma("foreign_keys", { simple: true })).toBe(1)
+    expect(db.pragma("journal_size_limit", { simple: true })).toBe(4 * 1024 * 1024)
     expect(db.pragma("application_id", { simple: true })).toBe(APPLICATION_ID)
     expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
     db.close()
@@ -54,7 +101,7 @@ describe("opening the database", () => {
     db.close()
   })
 
-  it("releases a connection at exit without closing it: the WAL stays until it passes 1 MiB", () => {
+  it("releases a connection at exit without closing it: the WAL stays until it passes 4 MiB", () => {
     const path = join(tempFolder(), "memory.db")
     const writer = run(openDatabase(path, { releasedAtExit: true }))
     writer.exec("CREATE TABLE t (x BLOB)")
@@ -62,22 +109,45 @@ describe("opening the database", () => {
     insert.run()
     releaseForExit(writer, path)
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(100_000)
-    // Another connection (the next process) reads what was committed.
+    // Another connection (the next process) reads what was committed, and stays in its read: the WAL cannot
+    // start again from its beginning, and grows past 4 MiB.
     const reader = new Database(path, { readonly: true })
-    expect(reader.prepare("SELECT count(*) FROM t").pluck().get()).toBe(1)
-    // While it reads, a checkpoint would have to wait: release does not wait, and leaves it to later.
-    for (let i = 0; i < 12; i++) insert.run()
     reader.exec("BEGIN")
-    reader.prepare("SELECT count(*) FROM t").pluck().get()
+    expect(reader.prepare("SELECT count(*) FROM t").pluck().get()).toBe(1)
+    for (let i = 0; i < 44; i++) insert.run()
+    // The checkpoint waits a short time for the read to end, then leaves the WAL to a later one.
     const started = Date.now()
     releaseForExit(writer, path)
-    expect(Date.now() - started).toBeLessThan(1000)
-    expect(statSync(`${path}-wal`).size).toBeGreaterThan(1024 * 1024)
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(4 * 1024 * 1024)
     reader.exec("COMMIT")
     reader.close()
     releaseForExit(writer, path)
     expect(statSync(`${path}-wal`).size).toBe(0)
-    expect(writer.prepare("SELECT count(*) FROM t").pluck().get()).toBe(13)
+    expect(writer.prepare("SELECT count(*) FROM t").pluck().get()).toBe(45)
+    writer.close()
+  })
+
+  it("checkpoints a WAL past 4 MiB while another process keeps reading it, one read overlapping the next", async () => {
+    const path = join(tempFolder(), "memory.db")
+    const writer = run(openDatabase(path, { releasedAtExit: true }))
+    writer.exec("CREATE TABLE t (x BLOB)")
+    const insert = writer.prepare("INSERT INTO t VALUES (randomblob(100000))")
+    insert.run()
+    const readers = await keepReading(path)
+    try {
+      // With a reader always in it, the WAL never starts again from its beginning.
+      for (let i = 0; i < 44; i++) insert.run()
+      expect(statSync(`${path}-wal`).size).toBeGreaterThan(4 * 1024 * 1024)
+      // A checkpoint that does not wait never finds a moment with no reader in the WAL: this one waits for the
+      // reads in it to end, while new ones read the database. Tried a few times, for a machine so busy that
+      // one read outlasts a wait.
+      for (let i = 0; i < 5 && statSync(`${path}-wal`).size > 0; i++) releaseForExit(writer, path)
+      expect(statSync(`${path}-wal`).size).toBe(0)
+    } finally {
+      expect(await readers.stop()).toMatchObject({ code: 0, reads: expect.any(Number) })
+    }
+    expect(writer.prepare("SELECT count(*) FROM t").pluck().get()).toBe(45)
     writer.close()
   })
 

@@ -1,12 +1,22 @@
 /**
  * `waitingFairly`: a write lock another process holds is waited for in short steps, until nothing has been
- * committed for the connection's busy timeout, or the wait's end. The other process is a real one holding BEGIN
+ * committed for the connection's busy timeout, or the wait's end; so it is when an open brings the schema up
+ * to date. The other process is a real one holding BEGIN
  * IMMEDIATE on the same file, or taking it again and again.
  */
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { givesUp, newSqliteDatabase, openDatabase, QUEUE_WAIT_MS, waitingFairly } from "../src/index.ts"
+import {
+  APPLICATION_ID,
+  givesUp,
+  LATEST_SCHEMA_VERSION,
+  newSqliteDatabase,
+  openDatabase,
+  QUEUE_WAIT_MS,
+  waitingFairly
+} from "../src/index.ts"
+import { migrations } from "../src/migrations.ts"
 import { run, tempFolder } from "./helpers.ts"
 
 const BETTER_SQLITE3 = join(import.meta.dirname, "..", "..", "..", "node_modules", "better-sqlite3")
@@ -93,6 +103,24 @@ describe("waiting fairly for the write lock", () => {
     expect(waitingFairly(db, () => write.immediate()).changes).toBe(1)
     await exited
     expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(9)
+    db.close()
+  })
+
+  it("brings an older database up to date while another process keeps committing", async () => {
+    // A database of the schema before the latest, as an earlier ralph-mem left it.
+    const path = join(tempFolder(), "memory.db")
+    const old = newSqliteDatabase(path)
+    old.pragma("journal_mode = WAL")
+    for (const migration of migrations.filter((m) => m.version < LATEST_SCHEMA_VERSION)) old.exec(migration.sql)
+    old.pragma(`application_id = ${APPLICATION_ID}`)
+    old.pragma(`user_version = ${LATEST_SCHEMA_VERSION - 1}`)
+    old.exec("CREATE TABLE t (x)")
+    old.close()
+    const { exited } = await keepCommitting(path, 8, 200)
+    const db = run(openDatabase(path, { busyTimeoutMs: 500 }))
+    expect(db.pragma("user_version", { simple: true })).toBe(LATEST_SCHEMA_VERSION)
+    await exited
+    expect(db.prepare("SELECT count(*) FROM t").pluck().get()).toBe(8)
     db.close()
   })
 

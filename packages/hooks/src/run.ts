@@ -6,6 +6,7 @@
  */
 import {
   boundForScan,
+  checkpointLargeWal,
   DatabaseUnusable,
   failureLogPath,
   findProjectRoot,
@@ -331,7 +332,10 @@ export const runHookWith = (
         // Not now: a later process finishes it.
       }
       if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
-      else memory.db.close()
+      else {
+        checkpointLargeWal(memory.db, memory.path)
+        memory.db.close()
+      }
     }))
   )
 }
