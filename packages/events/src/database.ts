@@ -4,7 +4,6 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { randomBytes } from "node:crypto"
 import { accessSync, constants, existsSync, linkSync, rmSync, statSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
@@ -307,7 +306,9 @@ const migrate = (db: SqliteDatabase, path: string): void => {
  * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
  */
 const createDatabase = (path: string): void => {
-  const partial = `${path}.new-${process.pid}-${randomBytes(4).toString("hex")}`
+  // Unique among live processes, and among the ones before (a name left by one that died is not reused):
+  // node:crypto is not loaded for it, hooks start without it.
+  const partial = `${path}.new-${process.pid}-${Math.random().toString(36).slice(2, 10)}`
   if (!createPrivateFile(partial)) throw new Error(`cannot create the database: ${partial} is in the way`)
   try {
     const db = newSqliteDatabase(partial)
