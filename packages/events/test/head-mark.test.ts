@@ -1,0 +1,46 @@
+/**
+ * The head mark, read while another process writes it: a read that takes half of one mark and half of the
+ * next names an event no append made, and must not be taken for a mark (it was reported as a lost event).
+ */
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { headMarkPath, readHeadMark, writeHeadMark } from "../src/index.ts"
+import { tempFolder } from "./helpers.ts"
+
+const databasePath = () => join(tempFolder(), "memory.db")
+
+describe("the head mark", () => {
+  it("reads back the newest mark written, and keeps a later one over an earlier one", () => {
+    const path = databasePath()
+    expect(readHeadMark(path)).toBeUndefined()
+    writeHeadMark(path, { position: 251, eventId: "01M8GPE506VTAN35R2111S2T0C" })
+    writeHeadMark(path, { position: 250, eventId: "01M8GPE4ZZ0000000000000000" })
+    expect(readHeadMark(path)).toEqual({ position: 251, eventId: "01M8GPE506VTAN35R2111S2T0C" })
+    writeHeadMark(path, { position: 250, eventId: "01M8GPE4ZZ0000000000000000" }, true)
+    expect(readHeadMark(path)).toEqual({ position: 250, eventId: "01M8GPE4ZZ0000000000000000" })
+  })
+
+  it("reads a mark torn between two writes (the first bytes of one, the rest of the other) as no mark", () => {
+    const path = databasePath()
+    writeHeadMark(path, { position: 250, eventId: "01M8GPE4ZZQ8W1XK3V6T9R2M5B" })
+    const earlier = readFileSync(headMarkPath(path))
+    writeHeadMark(path, { position: 251, eventId: "01M8GPE506VTAN35R2111S2T0C" })
+    const later = readFileSync(headMarkPath(path))
+    // Cut inside the event id: the same position, an id neither append made.
+    const cut = later.indexOf("01M8GPE5") + 12
+    const torn = Buffer.concat([later.subarray(0, cut), earlier.subarray(cut)])
+    expect(JSON.parse(torn.toString("utf8"))).toMatchObject({ position: 251, eventId: "01M8GPE506VTW1XK3V6T9R2M5B" })
+    writeFileSync(headMarkPath(path), torn)
+    expect(readHeadMark(path)).toBeUndefined()
+  })
+
+  it("still reads a mark an earlier ralph-mem wrote, without a check", () => {
+    const path = databasePath()
+    writeFileSync(
+      headMarkPath(path),
+      JSON.stringify({ position: 7, eventId: "01M8GPE506VTAN35R2111S2T0C" }).padEnd(64, " ")
+    )
+    expect(readHeadMark(path)).toEqual({ position: 7, eventId: "01M8GPE506VTAN35R2111S2T0C" })
+  })
+})
