@@ -25,8 +25,8 @@ export interface OpenOptions {
   /** No wait of this connection for a lock goes on past this time (epoch ms): see `waitingFairly`. */
   readonly waitsEndBy?: number
   /**
-   * The process exits right after its work and leaves this connection to the exit (a hook; see
-   * `releaseForExit`): each commit is then synced to the WAL on its own (synchronous=FULL).
+   * The process exits right after its work and leaves this connection to the exit (a hook; see `HookEnvironment`
+   * in hooks/src/run.ts): each commit is then synced to the WAL on its own (synchronous=FULL).
    */
   readonly releasedAtExit?: boolean
 }
@@ -56,8 +56,11 @@ interface CheckpointResult {
  * of the many hooks that find a large WAL at once, one truncates it.
  */
 export const checkpointLargeWal = (db: SqliteDatabase, path: string): void => {
+  // The connection may be used after this (a long-lived process): its own wait for locks is put back.
+  let busyTimeout: number | undefined
   try {
     if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= WAL_CHECKPOINT_BYTES) return
+    busyTimeout = db.pragma("busy_timeout", { simple: true }) as number
     db.pragma("busy_timeout = 0")
     const [pass] = db.pragma("wal_checkpoint(PASSIVE)") as Array<CheckpointResult>
     const pageBytes = db.pragma("page_size", { simple: true }) as number
@@ -66,19 +69,10 @@ export const checkpointLargeWal = (db: SqliteDatabase, path: string): void => {
     db.pragma("wal_checkpoint(TRUNCATE)")
   } catch {
     // Not now: a later connection checkpoints.
+  } finally {
+    if (busyTimeout !== undefined) db.pragma(`busy_timeout = ${busyTimeout}`)
   }
 }
-
-/**
- * Ends a connection of a process that is about to exit (a hook), without closing it. Closing the last
- * connection checkpoints the WAL into the database and deletes it, and the next process's first commit
- * creates it again: three fsyncs and four file operations that every hook paid. Left to the exit, the
- * WAL stays for the next process, which reads it back when it opens the database (what SQLite does
- * after any connection that did not close). The commits were synced as they were made
- * (synchronous=FULL, `releasedAtExit`), so what the process committed is on disk, as after a close.
- * A large WAL is checkpointed first (`checkpointLargeWal`).
- */
-export const releaseForExit = (db: SqliteDatabase, path: string): void => checkpointLargeWal(db, path)
 
 /** Can this process write the database and its folder (where SQLite makes its WAL and shared memory)? */
 export const canWriteDatabase = (path: string): boolean => {

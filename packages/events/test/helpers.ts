@@ -31,6 +31,9 @@ export const tempFolder = (): string => {
   return folder
 }
 
+/** better-sqlite3 as a child process requires it: a test's other process, which holds a lock or a read. */
+export const BETTER_SQLITE3 = join(import.meta.dirname, "..", "..", "..", "node_modules", "better-sqlite3")
+
 export const run = <A, E>(effect: Effect.Effect<A, E>): A => Effect.runSync(effect)
 
 /** Runs an effect that must fail and returns its error. */

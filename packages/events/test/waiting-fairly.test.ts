@@ -17,9 +17,7 @@ import {
   waitingFairly
 } from "../src/index.ts"
 import { migrations } from "../src/migrations.ts"
-import { run, tempFolder } from "./helpers.ts"
-
-const BETTER_SQLITE3 = join(import.meta.dirname, "..", "..", "..", "node_modules", "better-sqlite3")
+import { BETTER_SQLITE3, run, tempFolder } from "./helpers.ts"
 
 /** Another process that takes the write lock, says so, and lets it go when told to (or when its stdin closes). */
 const holdLock = async (path: string) => {

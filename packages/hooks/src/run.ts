@@ -16,7 +16,6 @@ import {
   type RalphMemEvent,
   redactValue,
   refusedFolder,
-  releaseForExit,
   resolveDatabasePath,
   type StopOutput,
   streams
@@ -50,8 +49,12 @@ export interface HookEnvironment {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
   /**
-   * The process exits as soon as the hook returns (dist/hook.mjs): the database is then released for
-   * the exit rather than closed (`releaseForExit`), which spares every hook the fsyncs of a close.
+   * The process exits as soon as the hook returns (dist/hook.mjs): the database is then left to the exit rather
+   * than closed. Closing the last connection checkpoints the WAL into the database and deletes it, and the next
+   * process's first commit creates it again: three fsyncs and four file operations that every hook paid. Left to
+   * the exit, the WAL stays for the next process, which reads it back when it opens the database (what SQLite
+   * does after any connection that did not close). The commits were synced as they were made (synchronous=FULL,
+   * `releasedAtExit`), so what the process committed is on disk, as after a close.
    */
   readonly exitsAfter?: boolean
 }
@@ -331,11 +334,8 @@ export const runHookWith = (
       } catch {
         // Not now: a later process finishes it.
       }
-      if (environment.exitsAfter === true) releaseForExit(memory.db, memory.path)
-      else {
-        checkpointLargeWal(memory.db, memory.path)
-        memory.db.close()
-      }
+      checkpointLargeWal(memory.db, memory.path)
+      if (environment.exitsAfter !== true) memory.db.close()
     }))
   )
 }
