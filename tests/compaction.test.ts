@@ -6,6 +6,7 @@
 import { MAINTENANCE_UNPACKED_STREAMS, newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
 import { openMemory } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
+import { spawnSync } from "node:child_process"
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -115,11 +116,17 @@ describe("ralph-mem compact", () => {
       summaries: expect.objectContaining({ summarized: 0 }),
       compaction: { streams: 0, events: 0, blocks: 0, payloadBytes: 0, blockBytes: 0 },
       indexes: { steps: 0, merged: [] },
-      backup: null
+      backup: null,
+      abandonedBuilds: 0
     })
     // Once one is due, maintain takes it.
     expect(cli(root, "config", "backup.interval", "1ms").code).toBe(0)
     expect(json(root, "maintain").backup).toMatch(/backups/)
+    // A new database a process died building is removed, with its WAL.
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid
+    for (const end of ["", "-wal"]) writeFileSync(join(root, ".ralph-mem", `memory.db.new-${dead}-q7${end}`), "")
+    expect(cli(root, "maintain").stdout).toMatch(/Removed 2 file\(s\) of a new database left half-built/)
+    expect(readdirSync(join(root, ".ralph-mem")).filter((f) => f.includes(".new-"))).toEqual([])
   })
 
   it("a forget reaches packed content: gone from the blocks, the search and the file", () => {

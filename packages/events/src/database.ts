@@ -4,8 +4,8 @@
  */
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import { accessSync, constants, existsSync, linkSync, rmSync, statSync } from "node:fs"
-import { dirname } from "node:path"
+import { accessSync, constants, existsSync, linkSync, readdirSync, rmSync, statSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
@@ -299,6 +299,46 @@ const migrate = (db: SqliteDatabase, path: string): void => {
  * WAL, where readers and the writer block each other, each waited for the schema to be made, then took the
  * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
  */
+/** Whether process `pid` still runs (on this machine: the database's folder is local). */
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * Removes the new databases (`createDatabase`) that processes which died while building them left beside `path`,
+ * with their WAL and shared memory. One still being built belongs to a running process and stays. Returns how many
+ * files were removed.
+ */
+export const removeAbandonedBuilds = (path: string): number => {
+  const name = basename(path)
+  let removed = 0
+  let entries: Array<string>
+  try {
+    entries = readdirSync(dirname(path))
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(`${name}.new-`)) continue
+    const built = /^\.new-(\d+)-[0-9a-z]+(?:-wal|-shm)?$/.exec(entry.slice(name.length))
+    if (built === null || isRunning(Number(built[1]))) continue
+    try {
+      // A link planted in its place is removed, never followed.
+      rmSync(join(dirname(path), entry), { force: true })
+      removed++
+    } catch {
+      // Not now: the next creation or maintenance removes it.
+    }
+  }
+  return removed
+}
+
 const createDatabase = (path: string): void => {
   // Unique among live processes, and among the ones before (a name left by one that died is not reused):
   // node:crypto is not loaded for it, hooks start without it.
@@ -322,6 +362,7 @@ const createDatabase = (path: string): void => {
   } finally {
     for (const file of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true })
   }
+  removeAbandonedBuilds(path)
 }
 
 /** Opens (creating if needed) a ralph-mem database at `path`, ready for appends and reads. */

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3"
-import { spawn } from "node:child_process"
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import {
@@ -10,6 +10,7 @@ import {
   findProjectRoot,
   LATEST_SCHEMA_VERSION,
   openDatabase,
+  removeAbandonedBuilds,
   resolveDatabasePath
 } from "../src/index.ts"
 import { BETTER_SQLITE3, failure, run, tempFolder } from "./helpers.ts"
@@ -150,6 +151,29 @@ describe("opening the database", () => {
     }
     expect(writer.prepare("SELECT count(*) FROM t").pluck().get()).toBe(45)
     writer.close()
+  })
+
+  it("removes the new databases that died half-built beside it, and keeps one a running process is building", () => {
+    const folder = join(tempFolder(), ".ralph-mem")
+    mkdirSync(folder, { mode: 0o700 })
+    const path = join(folder, "memory.db")
+    // A process that has exited: its pid names no running process.
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid
+    const abandoned = ["", "-wal", "-shm"].map((end) => `memory.db.new-${dead}-k3x9${end}`)
+    const building = `memory.db.new-${process.pid}-a1b2`
+    const unrelated = ["memory.db.new-x", `other.db.new-${dead}-k3x9`, `memory.db.new-${dead}-k3x9.txt`]
+    for (const file of [...abandoned, building, ...unrelated]) writeFileSync(join(folder, file), "")
+    // A link planted under such a name is removed, and what it points to is left alone.
+    const outside = join(tempFolder(), "keep.txt")
+    writeFileSync(outside, "keep")
+    symlinkSync(outside, join(folder, `memory.db.new-${dead}-link`))
+    run(openDatabase(path)).close()
+    expect(readdirSync(folder).filter((f) => f.includes(".new-")).sort()).toEqual([building, ...unrelated].sort())
+    expect(readFileSync(outside, "utf8")).toBe("keep")
+    // Once its process is gone, the next look removes that one too (maintenance looks after each session).
+    writeFileSync(join(folder, abandoned[0]!), "")
+    expect(removeAbandonedBuilds(path)).toBe(1)
+    expect(removeAbandonedBuilds(path)).toBe(0)
   })
 
   it("opens an existing database again without re-running migrations", () => {

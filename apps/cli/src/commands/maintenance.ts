@@ -6,6 +6,7 @@ import {
   failureLogPath,
   findProjectRoot,
   MAINTENANCE_UNPACKED_STREAMS,
+  removeAbandonedBuilds,
   type SqliteDatabase,
   storageError
 } from "@ralph-mem/events"
@@ -145,13 +146,16 @@ export const maintain = Command.make(
           try: () => (backupDue(path, settings.backup.intervalMs) ? takeBackup(db, path, settings.backup.keep) : null),
           catch: (error) => storageError("back up the database", error)
         })
-        if (input.json) return yield* printJson({ summaries, compaction, indexes, backup })
+        // New databases that processes which died while building them left beside this one.
+        const abandonedBuilds = removeAbandonedBuilds(path)
+        if (input.json) return yield* printJson({ summaries, compaction, indexes, backup, abandonedBuilds })
         yield* Console.log([
           ...(summaries.summarized === 0
             ? []
             : [`Summarised ${summaries.summarized} session(s) again with ${summaries.summarizer}.`]),
           describeCompaction(compaction, indexes),
-          backup === null ? "A recent backup exists." : `Backed up to ${backup}.`
+          backup === null ? "A recent backup exists." : `Backed up to ${backup}.`,
+          ...(abandonedBuilds === 0 ? [] : [`Removed ${abandonedBuilds} file(s) of a new database left half-built.`])
         ].join("\n"))
       })).pipe(
         Effect.tapError((error) =>
