@@ -73,6 +73,40 @@ describe("a hook that cannot record", () => {
     expect(cli(root, "verify").code).toBe(0)
   }, 180_000)
 
+  it(
+    "while another process holds the database so it cannot even be opened: keeps what happened, recorded later",
+    async () => {
+      const root = project()
+      hook(root, "SessionStart", "s1", { source: "startup" })
+      const lock = await holdTransaction(join(folder(root), "memory.db"), "EXCLUSIVE")
+      try {
+        for (let i = 0; i < 2; i++) hook(root, "PostToolUse", "s1", toolCall(i, "UNOPENED"))
+        hook(root, "UserPromptSubmit", "s1", { prompt: "why does UNOPENED-PROMPT fail? token=hunter2secret" })
+        hook(root, "Stop", "s1", { last_assistant_message: "UNOPENED-REPLY" })
+        // Kept without the memory, privacy-filtered: no hook could read it.
+        const spilled = readFileSync(join(folder(root), "memory.db.spill"), "latin1")
+        for (const text of ["UNOPENED 0", "UNOPENED 1", "UNOPENED-PROMPT", "UNOPENED-REPLY"]) {
+          expect(spilled)
+            .toContain(text)
+        }
+        expect(spilled).not.toContain("hunter2secret")
+      } finally {
+        await lock.release()
+      }
+      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 4 })
+      const texts = (type: string) => JSON.stringify(json(root, "audit", "--type", type))
+      expect(observed(root)).toBe(2)
+      expect(texts("ObservationRecorded")).toMatch(/UNOPENED 0[\s\S]*UNOPENED 1|UNOPENED 1[\s\S]*UNOPENED 0/)
+      expect(texts("PromptSubmitted")).toContain("UNOPENED-PROMPT")
+      expect(texts("AssistantReplied")).toContain("UNOPENED-REPLY")
+      // The same tool call, reported again (a retried hook): recorded once.
+      hook(root, "PostToolUse", "s1", toolCall(1, "UNOPENED"))
+      expect(observed(root)).toBe(2)
+      expect(cli(root, "verify").code).toBe(0)
+    },
+    180_000
+  )
+
   const mountable = spawnSync("mount", ["--version"]).status === 0 && process.getuid?.() === 0
 
   /** Runs `use` on a project in a fresh 8 MiB tmpfs, unmounted after. */
@@ -140,6 +174,8 @@ describe("a hook that cannot record", () => {
         expect(doctor.stdout).toMatch(/FAIL\s+hooks that could not record: 5 hook call\(s\)/)
         rmSync(filler)
         expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 5 })
+        // What each hook observed was kept too, decided without the memory it could not open.
+        expect(observed(root)).toBe(5)
         expect(cli(root, "doctor").code).toBe(0)
       })
     },

@@ -30,17 +30,19 @@ export const json = (root: string, ...args: Array<string>) => {
 }
 
 /**
- * Another process with a transaction open on the database (`BEGIN`: a reader, once it has read;
- * `BEGIN IMMEDIATE`: the write lock), until released.
+ * Another process in a transaction on the database until released: `BEGIN` holds a read (once it has read),
+ * `BEGIN IMMEDIATE` the write lock, `EXCLUSIVE` the whole file (exclusive locking mode): no other process can even
+ * open it then.
  */
-export const holdTransaction = async (path: string, begin: "BEGIN" | "BEGIN IMMEDIATE") => {
+export const holdTransaction = async (path: string, begin: "BEGIN" | "BEGIN IMMEDIATE" | "EXCLUSIVE") => {
   const child = spawn(
     process.execPath,
     [
       "-e",
       `const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve("better-sqlite3"))});
        const db = new Database(${JSON.stringify(path)});
-       db.exec(${JSON.stringify(begin)}); db.prepare("SELECT count(*) FROM event_rows").get();
+       db.exec(${JSON.stringify(begin === "EXCLUSIVE" ? "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE" : begin)});
+       db.prepare("SELECT count(*) FROM event_rows").get();
        process.stdout.write("holding\\n");
        process.stdin.on("data", () => { db.exec("ROLLBACK"); db.close(); process.exit(0) });`
     ],

@@ -85,7 +85,27 @@ export interface HookDecision {
   readonly idempotencyKey?: string
 }
 
-export type Handler<H extends HookName> = (input: HookInput<H>, context: HookContext) => HookDecision
+/** A hook's handler, and what the hook records when the memory cannot be opened (`MemorylessHandler`), if anything. */
+export type Handler<H extends HookName> = ((input: HookInput<H>, context: HookContext) => HookDecision) & {
+  readonly withoutMemory?: MemorylessHandler<H>
+}
+
+/**
+ * What a hook records when the memory cannot be opened (another process holds it past the hook's wait, a full disk):
+ * what happened (the prompt, the tool call, the reply), decided without reading memory, for the spill file to keep
+ * until the next process records it. Nothing is told to Claude: what it would be told needs the memory.
+ */
+export type MemorylessHandler<H extends HookName> = (
+  input: HookInput<H>,
+  context: Omit<HookContext, "memory">
+) => HookDecision
+
+/** A handler that records `withoutMemory`'s events when the memory cannot be opened. */
+const recording = <H extends HookName>(
+  handler: (input: HookInput<H>, context: HookContext) => HookDecision,
+  withoutMemory: MemorylessHandler<H>
+): Handler<H> =>
+  Object.assign((input: HookInput<H>, context: HookContext) => handler(input, context), { withoutMemory })
 
 const SOURCES: ReadonlyArray<SessionSource> = ["startup", "resume", "clear", "compact"]
 
@@ -151,17 +171,23 @@ const FAILURES_READ = 50
 const LESSONS = 3
 const OPEN_ERRORS = 5
 
-const sessionStart: Handler<"SessionStart"> = (input, context) => {
-  const { memory, project, settings } = context
-  const source = SOURCES.find((s) => s === input.source) ?? "startup"
-  const started: RalphMemEvent = {
+const sourceOf = (input: HookInput<"SessionStart">): SessionSource =>
+  SOURCES.find((s) => s === input.source) ?? "startup"
+
+const sessionStarted: MemorylessHandler<"SessionStart"> = (input, { project }) => ({
+  events: [{
     _tag: "SessionStarted",
     sessionId: input.session_id,
     projectPath: project,
-    source,
+    source: sourceOf(input),
     ...(input.transcript_path === undefined ? {} : { transcriptPath: input.transcript_path }),
     ...(typeof input.model === "string" ? { model: input.model } : {})
-  }
+  }]
+})
+
+const sessionStart = /* @__PURE__ */ recording<"SessionStart">((input, context) => {
+  const { memory, project, settings } = context
+  const source = sourceOf(input)
   const brief = resumeBrief(memory.db, project, { sessionId: input.session_id })
   const { open, lessons } = splitFailures(projectFailures(memory.db, { project, limit: FAILURES_READ }))
   // Paths are made relative to the project (the home folder never shown) before anything is rendered.
@@ -199,19 +225,21 @@ const sessionStart: Handler<"SessionStart"> = (input, context) => {
     `recent context of the project at ${source}`,
     injection
   )
-  return withOutput([started, ...injected.events], injected.output)
-}
+  return withOutput([...sessionStarted(input, context).events, ...injected.events], injected.output)
+}, sessionStarted)
 
-const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
-  const { memory, project, settings } = context
-  const prompt = trim(input.prompt, settings.memory.maxPromptChars).content
-  const submitted: RalphMemEvent = {
+const promptSubmitted: MemorylessHandler<"UserPromptSubmit"> = (input, { project, settings }) => ({
+  events: [{
     _tag: "PromptSubmitted",
     sessionId: input.session_id,
     projectPath: project,
-    prompt,
+    prompt: trim(input.prompt, settings.memory.maxPromptChars).content,
     ...(input.prompt_id === undefined ? {} : { promptId: input.prompt_id })
-  }
+  }]
+})
+
+const userPromptSubmit = /* @__PURE__ */ recording<"UserPromptSubmit">((input, context) => {
+  const { memory, project, settings } = context
   const loop = openLoops(memory.db, project).find((l) => l.sessionId === input.session_id)
   // A ralph-mem command prints memory itself: searching its words would only tell the same again.
   const { hits } = MEMORY_COMMAND.test(input.prompt) ? { hits: [] } : searchIndex(memory.db, {
@@ -234,8 +262,8 @@ const userPromptSubmit: Handler<"UserPromptSubmit"> = (input, context) => {
     "memory relevant to the prompt",
     injection
   )
-  return withOutput([submitted, ...injected.events], injected.output)
-}
+  return withOutput([...promptSubmitted(input, context).events, ...injected.events], injected.output)
+}, promptSubmitted)
 
 const MEMORY_COMMAND = /^\s*\/ralph-mem:/
 
@@ -301,6 +329,21 @@ const RECALLING_HOOKS = ["PostToolUse", "PostToolUseFailure"]
 /** The latest fixed failures of the family a failure is compared with (by what their rows keep). */
 const RECALL_CANDIDATES = 20
 
+/** A tool call as an observation: what happened, decided without reading memory. */
+const observedTool = <H extends "PostToolUse" | "PostToolUseFailure">(
+  observe: (input: HookInput<H>, limit: number) => ToolObservation
+) =>
+(input: HookInput<H>, { project, settings }: Omit<HookContext, "memory">) => {
+  const observation = observe(input, settings.memory.maxObservationChars)
+  const recorded: RalphMemEvent = {
+    _tag: "ObservationRecorded",
+    sessionId: input.session_id,
+    projectPath: project,
+    ...observation
+  }
+  return { observation, recorded }
+}
+
 /**
  * A tool call recorded as an observation; a failed command this project saw fixed before is answered with the
  * lesson.
@@ -308,35 +351,35 @@ const RECALL_CANDIDATES = 20
 const recordTool = <H extends "PostToolUse" | "PostToolUseFailure">(
   hook: H,
   observe: (input: HookInput<H>, limit: number) => ToolObservation
-): Handler<H> =>
-(input, context) => {
-  const observation = observe(input, context.settings.memory.maxObservationChars)
-  const recalled = recallLesson(hook, input.session_id, observation, context)
-  const recorded: RalphMemEvent = {
-    _tag: "ObservationRecorded",
-    sessionId: input.session_id,
-    projectPath: context.project,
-    ...observation
-  }
-  return {
-    ...withOutput([recorded, ...recalled.events], recalled.output),
-    ...toolKey(input.session_id, input.tool_use_id)
-  }
+): Handler<H> => {
+  const observed = observedTool(observe)
+  // ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall).
+  const unlessMemoryTool =
+    <C>(decide: (input: HookInput<H>, context: C) => HookDecision) => (input: HookInput<H>, context: C): HookDecision =>
+      isMemoryToolCall(input.tool_name) ? { events: [] } : decide(input, context)
+  return recording(
+    unlessMemoryTool((input, context: HookContext) => {
+      const { observation, recorded } = observed(input, context)
+      const recalled = recallLesson(hook, input.session_id, observation, context)
+      return {
+        ...withOutput([recorded, ...recalled.events], recalled.output),
+        ...toolKey(input.session_id, input.tool_use_id)
+      }
+    }),
+    // Without memory, the observation alone: the recall needs the memory.
+    unlessMemoryTool((input, context: Omit<HookContext, "memory">) => ({
+      events: [observed(input, context).recorded],
+      ...toolKey(input.session_id, input.tool_use_id)
+    }))
+  )
 }
 
-/** ralph-mem's own memory tools are recorded by their server, not observed again (see isMemoryToolCall). */
-const unlessMemoryTool =
-  <H extends "PostToolUse" | "PostToolUseFailure">(handler: Handler<H>): Handler<H> => (input, context) =>
-    isMemoryToolCall(input.tool_name) ? { events: [] } : handler(input, context)
-
 // Pure: a hook program that does not handle these events leaves them, and what they import, out of its bundle.
-const postToolUse = /* @__PURE__ */ unlessMemoryTool(/* @__PURE__ */ recordTool("PostToolUse", observeToolUse))
-const postToolUseFailure = /* @__PURE__ */ unlessMemoryTool(
-  /* @__PURE__ */ recordTool("PostToolUseFailure", observeToolFailure)
-)
+const postToolUse = /* @__PURE__ */ recordTool("PostToolUse", observeToolUse)
+const postToolUseFailure = /* @__PURE__ */ recordTool("PostToolUseFailure", observeToolFailure)
 
 /** Records Claude's last reply. The Ralph loop continues from here (packages/loop). */
-const stop: Handler<"Stop"> = (input, { project, settings }) => {
+const assistantReplied: MemorylessHandler<"Stop"> = (input, { project, settings }) => {
   const message = input.last_assistant_message ?? ""
   return {
     events: message.trim() === ""
@@ -353,7 +396,7 @@ const stop: Handler<"Stop"> = (input, { project, settings }) => {
 /** A turn cut off by an API error: nothing to remember of the session; the loop takes note (packages/loop). */
 const stopFailure: Handler<"StopFailure"> = () => ({ events: [] })
 
-const preCompact: Handler<"PreCompact"> = (input, { project }) => ({
+const sessionCompacted: MemorylessHandler<"PreCompact"> = (input, { project }) => ({
   events: [{
     _tag: "SessionCompacted",
     sessionId: input.session_id,
@@ -363,7 +406,17 @@ const preCompact: Handler<"PreCompact"> = (input, { project }) => ({
   }]
 })
 
-const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => {
+const sessionEnded: MemorylessHandler<"SessionEnd"> = (input, { project }) => ({
+  events: [{
+    _tag: "SessionEnded",
+    sessionId: input.session_id,
+    projectPath: project,
+    reason: input.reason ?? "unknown"
+  }]
+})
+
+const sessionEnd = /* @__PURE__ */ recording<"SessionEnd">((input, context) => {
+  const { memory, project, home } = context
   const result = summarizeSession(sessionRecord(memory.db, input.session_id), { project, home })
   const summarized: ReadonlyArray<RalphMemEvent> = result === undefined ? [] : [{
     _tag: "SessionSummarized",
@@ -373,13 +426,11 @@ const sessionEnd: Handler<"SessionEnd"> = (input, { memory, project, home }) => 
     summarizer: LOCAL_SUMMARIZER,
     ...(result.memoryOnly ? { memoryOnly: true } : {})
   }]
-  return {
-    events: [
-      ...summarized,
-      { _tag: "SessionEnded", sessionId: input.session_id, projectPath: project, reason: input.reason ?? "unknown" }
-    ]
-  }
-}
+  return { events: [...summarized, ...sessionEnded(input, context).events] }
+}, sessionEnded)
+
+const stop = /* @__PURE__ */ recording(assistantReplied, assistantReplied)
+const preCompact = /* @__PURE__ */ recording(sessionCompacted, sessionCompacted)
 
 /** Handlers for some of the hooks (a hook program's). */
 export type HookHandlers = { readonly [H in HookName]?: Handler<H> }

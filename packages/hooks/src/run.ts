@@ -35,7 +35,14 @@ import * as Schema from "effect/Schema"
 import { statSync } from "node:fs"
 import { logFailure } from "./failure-log.ts"
 import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
-import { type Handler, handlers, type HookContext, type HookHandlers, type HookOutput } from "./handlers.ts"
+import {
+  type Handler,
+  handlers,
+  type HookContext,
+  type HookDecision,
+  type HookHandlers,
+  type HookOutput
+} from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 
@@ -195,6 +202,8 @@ export const runHookWith = (
   /** A failure is recorded within the hook's first HOOK_LOCK_WAIT_MS, or kept in the spill file. */
   const failureWaitLeft = () => Math.max(0, began + HOOK_LOCK_WAIT_MS - Date.now())
   let sessionId: string | undefined
+  /** The hook's input and project, once known: what it records without memory, if the memory cannot be opened. */
+  let received: { readonly input: HookInput<HookName>; readonly project: string } | undefined
   /** The append the hook is making, kept in the spill file if it cannot be made. */
   let pendingAppend: SpillRecord["append"]
   // Until the payload names the session's folder, failures are logged where the environment points.
@@ -206,6 +215,31 @@ export const runHookWith = (
   let memory: MemoryStore | undefined
   const open = (busyTimeoutMs = waitLeft()) =>
     openMemory({ path: databasePath(), releasedAtExit: environment.exitsAfter === true, busyTimeoutMs, waitsEndBy })
+
+  const appendOf = (input: HookInput<HookName>, decision: HookDecision): NonNullable<SpillRecord["append"]> => ({
+    stream: streams.session(input.session_id),
+    events: decision.events as ReadonlyArray<RalphMemEvent>,
+    writer: `hook:${hook}`,
+    correlationId: invocation,
+    ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
+  })
+
+  /**
+   * What the hook records when the memory could not be opened, for the spill file (its handler's `withoutMemory`).
+   * Never throws: the failure is kept either way.
+   */
+  const recordedWithoutMemory = (): SpillRecord["append"] => {
+    const withoutMemory = (table[hook] as Handler<HookName> | undefined)?.withoutMemory
+    if (received === undefined || withoutMemory === undefined) return undefined
+    try {
+      const { settings } = loadSettings({ projectRoot: received.project, env: environment.env })
+      const home = environment.env["HOME"] ?? environment.env["USERPROFILE"]
+      const decision = withoutMemory(received.input as never, { project: received.project, settings, home })
+      return decision.events.length === 0 ? undefined : appendOf(received.input, decision)
+    } catch {
+      return undefined
+    }
+  }
 
   /** Open, decide, append, continue: the part that runs again once on a recovered database. */
   const record = (input: HookInput<HookName>, project: string) =>
@@ -234,13 +268,7 @@ export const runHookWith = (
       if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
       const decision = handler(input as never, context)
       if (decision.events.length > 0) {
-        pendingAppend = {
-          stream: streams.session(input.session_id),
-          events: decision.events as ReadonlyArray<RalphMemEvent>,
-          writer: `hook:${hook}`,
-          correlationId: invocation,
-          ...(decision.idempotencyKey === undefined ? {} : { idempotencyKey: decision.idempotencyKey })
-        }
+        pendingAppend = appendOf(input, decision)
         memory.db.pragma(`busy_timeout = ${waitLeft()}`)
         yield* memory.log.append(pendingAppend.stream, pendingAppend.events, {
           expectedVersion: "any",
@@ -272,6 +300,7 @@ export const runHookWith = (
     ) ?? environment.cwd
     const project = findProjectRoot(folder)
     knownPath = projectDatabasePath(project, environment.env)
+    received = { input, project }
     // Once a session, git is asked whether the memory folder came with the repository (git-tracked.ts);
     // the other hooks find the answer when they open the folder.
     if (hook === "SessionStart") yield* refuseTrackedMemory(project, databasePath(), hook, input.session_id)
@@ -315,8 +344,10 @@ export const runHookWith = (
           reason: reason.slice(0, 1000),
           ...(sessionId === undefined ? {} : { sessionId })
         }
-        // Events the hook could not append are kept, with the failure, for the next process to record;
-        // a failure with nothing to append is recorded now if the database takes it in the time left.
+        // Events the hook could not append are kept, with the failure, for the next process to record (when the
+        // memory could not be opened, what happened, decided without it); a failure with nothing to append is
+        // recorded now if the database takes it in the time left.
+        if (pendingAppend === undefined && memory === undefined) pendingAppend = recordedWithoutMemory()
         if (pendingAppend !== undefined) spill(databasePath(), { ...failure, append: pendingAppend })
         else if (
           !(yield* recordFailure(memory, () => open(failureWaitLeft()), hook, reason, sessionId, failureWaitLeft()))
