@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path"
 import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
+import { isProcessRunning } from "./processes.ts"
 import {
   createPrivateFile,
   ensureFolder,
@@ -293,24 +294,6 @@ const migrate = (db: SqliteDatabase, path: string): void => {
 }
 
 /**
- * Makes a new database at `path` whole: built beside it under a name of its own (schema, WAL mode), then
- * linked into place, which fails when another process got there first; its database is then used and this one
- * thrown away. Made in place, a new database was where hooks starting at once queued: in rollback mode, before
- * WAL, where readers and the writer block each other, each waited for the schema to be made, then took the
- * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
- */
-/** Whether process `pid` still runs (on this machine: the database's folder is local). */
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/**
  * Removes the new databases (`createDatabase`) that processes which died while building them left beside `path`,
  * with their WAL and shared memory. One still being built belongs to a running process and stays. Returns how many
  * files were removed.
@@ -327,7 +310,7 @@ export const removeAbandonedBuilds = (path: string): number => {
   for (const entry of entries) {
     if (!entry.startsWith(`${name}.new-`)) continue
     const built = /^\.new-(\d+)-[0-9a-z]+(?:-wal|-shm)?$/.exec(entry.slice(name.length))
-    if (built === null || isRunning(Number(built[1]))) continue
+    if (built === null || isProcessRunning(Number(built[1]))) continue
     try {
       // A link planted in its place is removed, never followed.
       rmSync(join(dirname(path), entry), { force: true })
@@ -339,6 +322,13 @@ export const removeAbandonedBuilds = (path: string): number => {
   return removed
 }
 
+/**
+ * Makes a new database at `path` whole: built beside it under a name of its own (schema, WAL mode), then
+ * linked into place, which fails when another process got there first; its database is then used and this one
+ * thrown away. Made in place, a new database was where hooks starting at once queued: in rollback mode, before
+ * WAL, where readers and the writer block each other, each waited for the schema to be made, then took the
+ * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
+ */
 const createDatabase = (path: string): void => {
   // Unique among live processes, and among the ones before (a name left by one that died is not reused):
   // node:crypto is not loaded for it, hooks start without it.

@@ -12,6 +12,7 @@ export { APPLICATION_ID, LATEST_SCHEMA_VERSION, REDACTED_PAYLOAD } from "./migra
 export * from "./native.ts"
 export { blockReader, decodeBlock, encodeBlock, unpackBlock } from "./payload-blocks.ts"
 export * from "./privacy/index.ts"
+export * from "./processes.ts"
 export * from "./read-only.ts"
 export * from "./read.ts"
 export * from "./safe-fs.ts"

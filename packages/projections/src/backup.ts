@@ -8,7 +8,13 @@
  * database passes SQLite's integrity check). A copy whose writer was killed is left as `.partial`, and
  * removed by the next backup.
  */
-import { createPrivateFile, ensureMemorySubfolder, type SqliteDatabase, tightenFile } from "@ralph-mem/events"
+import {
+  createPrivateFile,
+  ensureMemorySubfolder,
+  isProcessRunning,
+  type SqliteDatabase,
+  tightenFile
+} from "@ralph-mem/events"
 import { existsSync, linkSync, readdirSync, rmSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
 
@@ -42,21 +48,11 @@ export const listBackups = (databasePath: string): Array<Backup> => {
  */
 const PARTIAL = /^memory-.*\.(\d+)\.partial(-journal)?$/
 
-/** Whether process `pid` still runs (one of another user's counts: it is not ours to judge). */
-const running = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
 /** Copies left by writers that no longer run: they never become backups. */
 const removeAbandonedCopies = (folder: string): void => {
   for (const name of readdirSync(folder)) {
     const pid = PARTIAL.exec(name)?.[1]
-    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue
+    if (pid === undefined || Number(pid) === process.pid || isProcessRunning(Number(pid))) continue
     rmSync(join(folder, name), { force: true })
   }
 }
