@@ -83,18 +83,23 @@ describe("a hook that cannot record", () => {
         for (let i = 0; i < 2; i++) hook(root, "PostToolUse", "s1", toolCall(i, "UNOPENED"))
         hook(root, "UserPromptSubmit", "s1", { prompt: "why does UNOPENED-PROMPT fail? token=hunter2secret" })
         hook(root, "Stop", "s1", { last_assistant_message: "UNOPENED-REPLY" })
+        hook(root, "PreCompact", "s1", { trigger: "manual" })
+        hook(root, "SessionEnd", "s1", { reason: "logout" })
+        hook(root, "SessionStart", "s2", { source: "startup" })
         // Kept without the memory, privacy-filtered: no hook could read it.
         const spilled = readFileSync(join(folder(root), "memory.db.spill"), "latin1")
         for (const text of ["UNOPENED 0", "UNOPENED 1", "UNOPENED-PROMPT", "UNOPENED-REPLY"]) {
-          expect(spilled)
-            .toContain(text)
+          expect(spilled).toContain(text)
         }
         expect(spilled).not.toContain("hunter2secret")
       } finally {
         await lock.release()
       }
-      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 4 })
+      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 7 })
       const texts = (type: string) => JSON.stringify(json(root, "audit", "--type", type))
+      expect(texts("SessionCompacted")).toContain("manual")
+      expect(texts("SessionEnded")).toContain("logout")
+      expect(json(root, "audit", "--type", "SessionStarted").length).toBe(2)
       expect(observed(root)).toBe(2)
       expect(texts("ObservationRecorded")).toMatch(/UNOPENED 0[\s\S]*UNOPENED 1|UNOPENED 1[\s\S]*UNOPENED 0/)
       expect(texts("PromptSubmitted")).toContain("UNOPENED-PROMPT")
