@@ -304,6 +304,94 @@ describe("secret rules", () => {
     }
   })
 
+  it("runs the prose rule only where its pattern can match, and not for test output's words", () => {
+    const prose = SECRET_RULES.at(-1)!
+    const pattern = new RegExp(prose.pattern.source, prose.pattern.flags)
+    // Names, endings, linking words, separators and values, in random order: whenever the pattern matches, the hint
+    // must say so.
+    const pieces = [
+      "pass",
+      "PASS",
+      "password",
+      "passwd",
+      "Passphrase",
+      "passed",
+      "passes",
+      "passwords",
+      "bypass",
+      "secret",
+      "secrets",
+      "ecret",
+      "secretoken",
+      "token",
+      "tokens",
+      "tokenize",
+      "oken",
+      "api key",
+      "API_KEY",
+      "key",
+      "auth",
+      "oauth",
+      "credential",
+      "Cookies",
+      " ",
+      "\t",
+      "  ",
+      ":",
+      "=",
+      " is ",
+      " was ",
+      " now ",
+      " set to ",
+      " to ",
+      "is",
+      "is-",
+      "isx",
+      "set",
+      "\"",
+      "'",
+      "`",
+      ".",
+      "-",
+      "_",
+      "x",
+      "12",
+      "Tr0ub4dor-and-3",
+      "hunter2x9",
+      "\n"
+    ]
+    let seed = 7
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+      return (seed >>> 8) % n
+    }
+    let matched = 0
+    let skipped = 0
+    for (let i = 0; i < 60_000; i++) {
+      let text = ""
+      for (let k = 1 + next(8); k > 0; k--) text += pieces[next(pieces.length)]
+      pattern.lastIndex = 0
+      const hinted = prose.hint.test(text)
+      if (pattern.test(text)) {
+        matched++
+        expect(hinted, JSON.stringify(text)).toBe(true)
+      } else if (!hinted) skipped++
+    }
+    expect(matched).toBeGreaterThan(5000)
+    expect(skipped).toBeGreaterThan(5000)
+    // What test runners print: the words, with no value after them.
+    const lines = [
+      "all good 12 passed",
+      "PASS src/auth/token.test.ts",
+      "Tests  41 passed (41)",
+      "tokens.ts",
+      "keys.length"
+    ]
+    for (const line of lines) {
+      expect(prose.hint.test(line), line).toBe(false)
+    }
+  })
+
   it("recognises sensitive keys exactly as the full pattern does", () => {
     const full = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
     const words = [
