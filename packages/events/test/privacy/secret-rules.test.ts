@@ -162,6 +162,23 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["sendgrid-key", "SG.short.x and SG. done"]
 ]
 
+/** `count` texts of 1 to `most` pieces each, drawn by a seeded generator: the same texts on every run. */
+function* piecedTexts(
+  pieces: ReadonlyArray<string>,
+  { seed: start, count, most }: { readonly seed: number; readonly count: number; readonly most: number }
+): Generator<string> {
+  let seed = start
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+    return (seed >>> 8) % n
+  }
+  for (let i = 0; i < count; i++) {
+    let text = ""
+    for (let k = 1 + next(most); k > 0; k--) text += pieces[next(pieces.length)]
+    yield text
+  }
+}
+
 describe("secret rules", () => {
   it.each(MASKED)("%s: masks %j", (_, input, expected) => {
     expect(redactText(input).text).toBe(expected)
@@ -283,15 +300,8 @@ describe("secret rules", () => {
       "curl -u a:",
       "wget --user=b:"
     ]
-    let seed = 42
-    const next = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
-      return (seed >>> 8) % n
-    }
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
-    for (let i = 0; i < 60_000; i++) {
-      let text = ""
-      for (let k = 1 + next(10); k > 0; k--) text += pieces[next(pieces.length)]
+    for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
       for (const rule of SECRET_RULES) {
         if (!new RegExp(rule.pattern.source, rule.pattern.flags).test(text)) continue
         matches.set(rule, matches.get(rule)! + 1)
@@ -360,16 +370,9 @@ describe("secret rules", () => {
       "hunter2x9",
       "\n"
     ]
-    let seed = 7
-    const next = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
-      return (seed >>> 8) % n
-    }
     let matched = 0
     let skipped = 0
-    for (let i = 0; i < 60_000; i++) {
-      let text = ""
-      for (let k = 1 + next(8); k > 0; k--) text += pieces[next(pieces.length)]
+    for (const text of piecedTexts(pieces, { seed: 7, count: 60_000, most: 8 })) {
       pattern.lastIndex = 0
       const hinted = prose.hint.test(text)
       if (pattern.test(text)) {
