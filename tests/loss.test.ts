@@ -4,6 +4,7 @@
  * in the spill file, `status` and `doctor` count them, and the next process that can write records
  * them, once.
  */
+import { newSqliteDatabase } from "@ralph-mem/events"
 import { spawnSync } from "node:child_process"
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
@@ -107,6 +108,37 @@ describe("a hook that cannot record", () => {
       // The same tool call, reported again (a retried hook): recorded once.
       hook(root, "PostToolUse", "s1", toolCall(1, "UNOPENED"))
       expect(observed(root)).toBe(2)
+      expect(cli(root, "verify").code).toBe(0)
+    },
+    180_000
+  )
+
+  it(
+    "when reading the memory fails before the hook decides (a read model dropped under it): keeps what happened",
+    () => {
+      const root = project()
+      hook(root, "SessionStart", "s1", { source: "startup" })
+      for (let i = 0; i < 3; i++) hook(root, "PostToolUse", "s1", toolCall(i, "payment gateway timeout"))
+      // The database opens, and the prompt's search, which reads the word index, fails.
+      const db = newSqliteDatabase(join(folder(root), "memory.db"))
+      db.exec("DROP TABLE observations_fts")
+      db.close()
+      hook(root, "UserPromptSubmit", "s1", {
+        prompt: "why does the BROKEN-INDEX gateway time out? token=hunter2secret"
+      })
+      expect(readFileSync(join(folder(root), "hooks.log"), "utf8")).toContain("no such table")
+      const spilled = readFileSync(join(folder(root), "memory.db.spill"), "latin1")
+      expect(spilled).toContain("BROKEN-INDEX")
+      expect(spilled).not.toContain("hunter2secret")
+      // The next process records it: a prompt needs no word index.
+      hook(root, "Stop", "s1", { last_assistant_message: "AFTER-BREAK" })
+      expect(json(root, "status").hooks).toMatchObject({ notYetRecorded: 0, failures: 1 })
+      const prompts = JSON.stringify(json(root, "audit", "--type", "PromptSubmitted"))
+      expect(prompts).toContain("BROKEN-INDEX")
+      expect(prompts).not.toContain("hunter2secret")
+      // doctor rebuilds the index from the log; the memory is whole again.
+      expect(cli(root, "doctor", "--repair").stdout).toMatch(/observations_fts[^\n]*rebuilt from the log/)
+      expect(cli(root, "search", "gateway").stdout).toContain("payment gateway timeout 2")
       expect(cli(root, "verify").code).toBe(0)
     },
     180_000

@@ -202,8 +202,13 @@ export const runHookWith = (
   /** A failure is recorded within the hook's first HOOK_LOCK_WAIT_MS, or kept in the spill file. */
   const failureWaitLeft = () => Math.max(0, began + HOOK_LOCK_WAIT_MS - Date.now())
   let sessionId: string | undefined
-  /** The hook's input and project, once known: what it records without memory, if the memory cannot be opened. */
+  /**
+   * The hook's input and project, once known: what it records without memory, if it fails before its handler
+   * decides (the memory could not be opened, or read).
+   */
   let received: { readonly input: HookInput<HookName>; readonly project: string } | undefined
+  /** The handler has decided: its events are `pendingAppend` until appended, or it had none. */
+  let decided = false
   /** The append the hook is making, kept in the spill file if it cannot be made. */
   let pendingAppend: SpillRecord["append"]
   // Until the payload names the session's folder, failures are logged where the environment points.
@@ -225,8 +230,9 @@ export const runHookWith = (
   })
 
   /**
-   * What the hook records when the memory could not be opened, for the spill file (its handler's `withoutMemory`).
-   * Never throws: the failure is kept either way.
+   * What the hook records when it failed before its handler decided, for the spill file (its handler's
+   * `withoutMemory`): the memory could not be opened, or reading it failed (a read model the handler reads is
+   * broken, a check before it threw). Never throws: the failure is kept either way.
    */
   const recordedWithoutMemory = (): SpillRecord["append"] => {
     const withoutMemory = (table[hook] as Handler<HookName> | undefined)?.withoutMemory
@@ -245,6 +251,7 @@ export const runHookWith = (
   const record = (input: HookInput<HookName>, project: string) =>
     Effect.gen(function*() {
       pendingAppend = undefined
+      decided = false
       memory = yield* open()
       // Committed events the WAL lost are recorded before an append takes their positions; then what
       // earlier hooks could not record goes in (mostly: nothing to do, two small reads).
@@ -267,6 +274,7 @@ export const runHookWith = (
       const handler = table[hook] as Handler<HookName> | undefined
       if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
       const decision = handler(input as never, context)
+      decided = true
       if (decision.events.length > 0) {
         pendingAppend = appendOf(input, decision)
         memory.db.pragma(`busy_timeout = ${waitLeft()}`)
@@ -344,10 +352,10 @@ export const runHookWith = (
           reason: reason.slice(0, 1000),
           ...(sessionId === undefined ? {} : { sessionId })
         }
-        // Events the hook could not append are kept, with the failure, for the next process to record (when the
-        // memory could not be opened, what happened, decided without it); a failure with nothing to append is
-        // recorded now if the database takes it in the time left.
-        if (pendingAppend === undefined && memory === undefined) pendingAppend = recordedWithoutMemory()
+        // Events the hook could not append are kept, with the failure, for the next process to record (when it
+        // failed before its handler decided, what happened, decided without the memory); a failure with nothing
+        // to append is recorded now if the database takes it in the time left.
+        if (pendingAppend === undefined && !decided) pendingAppend = recordedWithoutMemory()
         if (pendingAppend !== undefined) spill(databasePath(), { ...failure, append: pendingAppend })
         else if (
           !(yield* recordFailure(memory, () => open(failureWaitLeft()), hook, reason, sessionId, failureWaitLeft()))
