@@ -55,25 +55,26 @@ const common = {
 const { hookPrograms } = await import("../apps/cli/src/hook-programs/groups.ts")
 
 /**
- * A hook program: one CommonJS file with everything its hooks run, and nothing else. dist/hook.mjs compiles
- * it with a V8 code cache that holds every function a hook calls (see apps/cli/src/hook-loader.ts); its name
+ * A program dist/hook.mjs or the memory server's loader compiles with a code cache of its own (a hook's group of
+ * hooks, the memory server): one CommonJS file with everything it runs, and nothing else. The loader compiles it
+ * with a V8 code cache that holds every function a run calls (see apps/cli/src/program-loader.ts); its name
  * carries a hash of its content, which keys that cache. No dynamic import: one would make esbuild wrap every
- * module in a lazy initializer, which costs each hook. Returns the file's name.
+ * module in a lazy initializer, which costs each start. Returns the file's name.
  */
-const bundleHookProgram = async (group) => {
+const bundleProgram = async (entry, name) => {
   const program = await build({
     ...common,
-    entryPoints: [`apps/cli/src/hook-programs/${group}.ts`],
+    entryPoints: [entry],
     format: "cjs",
     write: false,
-    outfile: join(next, "chunks", `hook-${group}.cjs`),
-    // A CommonJS module body in the function hook-loader.ts compiles as is (no copy of 300 KB to wrap it);
+    outfile: join(next, "chunks", `${name}.cjs`),
+    // A CommonJS module body in the function program-loader.ts compiles as is (no copy of it to wrap it);
     // ASCII, so it can be read without decoding UTF-8.
     charset: "ascii",
-    define: { "import.meta.url": "__hookProgramUrl" },
+    define: { "import.meta.url": "__programUrl" },
     banner: {
       js: "(function (exports, require, module, __filename, __dirname) {"
-        + "var __hookProgramUrl = require(\"node:url\").pathToFileURL(__filename).href;"
+        + "var __programUrl = require(\"node:url\").pathToFileURL(__filename).href;"
     },
     footer: { js: "})" }
   })
@@ -82,12 +83,12 @@ const bundleHookProgram = async (group) => {
   const nonAscii = code.text.match(/[^\x00-\x7f].{0,40}/)
   if (nonAscii !== null) {
     throw new Error(
-      `the hook program must be ASCII (hook-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`
+      `the program ${name} must be ASCII (program-loader.ts reads it as latin1): ${JSON.stringify(nonAscii[0])}`
     )
   }
-  const name = `hook-${group}-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
-  writeFileSync(join(next, "chunks", name), code.contents)
-  return name
+  const file = `${name}-${createHash("sha256").update(code.contents).digest("hex").slice(0, 16)}.cjs`
+  writeFileSync(join(next, "chunks", file), code.contents)
+  return file
 }
 
 const bundle = async () => {
@@ -95,7 +96,7 @@ const bundle = async () => {
   // Each hook's program: a hook compiles and evaluates only what its group of hooks runs.
   const programs = {}
   for (const [group, hooks] of Object.entries(hookPrograms)) {
-    const name = await bundleHookProgram(group)
+    const name = await bundleProgram(`apps/cli/src/hook-programs/${group}.ts`, `hook-${group}`)
     for (const hook of hooks) programs[hook] = `./chunks/${name}`
   }
 
@@ -109,6 +110,9 @@ const bundle = async () => {
     define: { HOOK_PROGRAMS: JSON.stringify(programs) },
     banner: { js: "#!/usr/bin/env node" }
   })
+
+  // The memory server's program (apps/cli/src/mcp-loader.ts compiles it), by its file name in chunks/.
+  const mcpProgram = await bundleProgram("apps/cli/src/mcp/program.ts", "mcp")
 
   // The CLI, and the worker thread its replay folds a long log with (packages/projections/src/
   // fold-in-worker.ts finds it next to the entry); the two share their chunks.
@@ -125,6 +129,7 @@ const bundle = async () => {
     splitting: true,
     chunkNames: "chunks/[name]-[hash]",
     format: "esm",
+    define: { MCP_PROGRAM: JSON.stringify(mcpProgram) },
     // Bundled CommonJS (better-sqlite3) calls require() and reads __dirname: give the ESM output both.
     banner: {
       js: [

@@ -8,7 +8,7 @@
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { estimateTokens, restoreFromBackup } from "@ralph-mem/projections"
 import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -562,6 +562,68 @@ describe("ralph-mem mcp against hostile input", () => {
     const [errorId] = ids(before)
     expect((await server.call("get", { ids: [errorId] })).text).toContain(PLANTED)
     expect(runCli(["verify"], { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
+  })
+})
+
+describe("ralph-mem mcp: its code cache", () => {
+  /** The server's cache files in a compile-cache folder. */
+  const cacheFiles = (cache: string): Array<string> => {
+    const folder = join(cache, "ralph-mem")
+    return existsSync(folder) ? readdirSync(folder).filter((n) => n.startsWith("mcp-")).map((n) => join(folder, n)) : []
+  }
+  const answersSearch = async (server: McpProcess) => {
+    const answer = await server.call("search", { query: "checkout" })
+    expect(answer.isError).toBe(false)
+    expect(answer.text).toContain("hit(s)")
+  }
+
+  it("is written once a call is answered, taken as it is by the next server, and replaced when damaged", async () => {
+    const root = project()
+    const cache = join(tempFolder(), "compile-cache")
+    const first = await serve(root, { NODE_COMPILE_CACHE: cache })
+    expect(cacheFiles(cache)).toEqual([])
+    await answersSearch(first)
+    await waitFor(() => cacheFiles(cache).length === 1, 60_000)
+    await first.close()
+    const [file] = cacheFiles(cache)
+    const written = readFileSync(file!)
+    const writtenAt = statSync(file!).mtimeMs
+    // V8 took it: a refused cache would be written again after the first answer, before the server exits.
+    const second = await serve(root, { NODE_COMPILE_CACHE: cache })
+    await answersSearch(second)
+    await second.close()
+    expect(statSync(file!).mtimeMs).toBe(writtenAt)
+    expect(readFileSync(file!).equals(written)).toBe(true)
+    // Damage that keeps its length: V8 itself would abort the compile (and the session would have no memory
+    // tools). The checksum sends it to be compiled from source, and a sound cache replaces it.
+    const damaged = Buffer.from(written)
+    for (let i = 64; i < damaged.length; i += 997) damaged[i]! ^= 0xff
+    writeFileSync(file!, damaged)
+    const third = await serve(root, { NODE_COMPILE_CACHE: cache })
+    await answersSearch(third)
+    await waitFor(
+      () => existsSync(file!) && readFileSync(file!).length > 0 && !readFileSync(file!).equals(damaged),
+      60_000
+    )
+    expect(await third.close()).toEqual({ code: 0, signal: null })
+    expect(third.stderr()).toBe("")
+    const fourth = await serve(root, { NODE_COMPILE_CACHE: cache })
+    await answersSearch(fourth)
+    expect(await fourth.close()).toEqual({ code: 0, signal: null })
+  })
+
+  it("is neither read nor written through a link planted where it lives", async () => {
+    const root = project()
+    const cache = join(tempFolder(), "compile-cache")
+    mkdirSync(cache)
+    const elsewhere = tempFolder()
+    symlinkSync(elsewhere, join(cache, "ralph-mem"))
+    for (let i = 0; i < 2; i++) {
+      const server = await serve(root, { NODE_COMPILE_CACHE: cache })
+      await answersSearch(server)
+      expect(await server.close()).toEqual({ code: 0, signal: null })
+    }
+    expect(readdirSync(elsewhere)).toEqual([])
   })
 })
 

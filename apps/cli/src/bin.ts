@@ -20,5 +20,5 @@ nodeModule.enableCompileCache?.()
 // The memory server as the plugin's .mcp.json starts it goes straight to its code: Claude Code waits for it
 // at every session start, and the command tree has nothing to add to a bare `ralph-mem mcp`.
 if (process.argv.length === 3 && process.argv[2] === "mcp") {
-  await import("./mcp/main.ts").then(({ startMemoryServer }) => startMemoryServer({ parentPid }))
+  await import("./mcp-loader.ts").then(({ serveMemory }) => serveMemory({ parentPid }))
 } else await import("./main.ts")

@@ -6,11 +6,9 @@ import * as flags from "../flags.ts"
 
 export const mcp = Command.make("mcp", { db: flags.db }, (input) =>
   Effect.andThen(
-    // Imported here: the MCP SDK is most of the server's code, and no other command needs it.
+    // Its own program (mcp-loader.ts): the MCP SDK is most of the server's code, and no other command needs it.
     Effect.promise(() =>
-      import("../mcp/main.ts").then(({ startMemoryServer }) =>
-        startMemoryServer({ db: Option.getOrUndefined(input.db) })
-      )
+      import("../mcp-loader.ts").then(({ serveMemory }) => serveMemory({ db: Option.getOrUndefined(input.db) }))
     ),
     // Served until Claude Code goes away: the server exits the process then.
     Effect.never

@@ -8,7 +8,11 @@ import { statSync } from "node:fs"
 import { serveMemoryTools } from "./server.ts"
 
 export const startMemoryServer = (
-  options: { readonly db?: string | undefined; readonly parentPid?: number } = {}
+  options: {
+    readonly db?: string | undefined
+    readonly parentPid?: number
+    readonly afterFirstAnswer?: (() => void) | undefined
+  } = {}
 ): Promise<void> => {
   useBundledNativeBinding(import.meta.url)
   const env = process.env
@@ -26,6 +30,7 @@ export const startMemoryServer = (
     project: findProjectRoot(folder),
     sessionId: sessionId === undefined || sessionId === "" ? undefined : sessionId,
     env,
-    parentPid: options.parentPid ?? process.ppid
+    parentPid: options.parentPid ?? process.ppid,
+    afterFirstAnswer: options.afterFirstAnswer
   })
 }

@@ -39,6 +39,8 @@ export interface MemoryServerOptions {
   readonly env: Environment
   /** The process that started the server (Claude Code), read as early as possible: the server ends with it. */
   readonly parentPid: number
+  /** Called once, soon after the first call is answered (the server's code cache is written then). */
+  readonly afterFirstAnswer?: (() => void) | undefined
 }
 
 const INSTRUCTIONS =
@@ -212,17 +214,22 @@ export const serveMemoryTools = async (options: MemoryServerOptions): Promise<vo
     }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }))
+  let answered = false
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const toolUseId = request.params._meta?.["claudecode/toolUseId"]
     // Synchronously, start to end: calls Claude Code makes at once never interleave (one could otherwise
     // close the connection another is reading through, when it finds the file replaced).
-    return Effect.runSync(
+    const result = Effect.runSync(
       callTool(connection, options, {
         name: request.params.name,
         arguments: request.params.arguments,
         toolUseId: typeof toolUseId === "string" ? toolUseId : undefined
       })
     )
+    // Once the answer is on its way.
+    if (!answered && options.afterFirstAnswer !== undefined) setImmediate(options.afterFirstAnswer)
+    answered = true
+    return result
   })
   let stopping = false
   const stop = () => {
