@@ -237,8 +237,9 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
 /**
  * What every match of the prose rule contains: a name ending as the pattern's names end, then a blank, `:` or `=`
  * (the linking words and the separator start with one); a bare `pass` only with `:`/`=` or a linking word after it.
- * Test output is full of the words (`12 passed`, `PASS src/x.test.ts`, `tokens.ts`) without that: the prose
- * pattern, compiled and run for them, cost a hook about a millisecond. Small, so it compiles in microseconds.
+ * Test output is full of the words (`12 passed`, `PASS src/x.test.ts`, `tokens.ts`) without that, and the prose
+ * pattern is large to compile and run. Its names are the pattern's, spelled out (a hint built from the pattern is
+ * nearly as large): a name added to SENSITIVE_NAME goes here too, and into the test's SENSITIVE_WORDS.
  */
 const PROSE_NAME_HINT = new RegExp(
   String.raw`(?:pass(?:w(?:or)?d|phrase)|secrets?|token|key|auth|credentials?|cookie)[ \t:=]`

@@ -162,6 +162,41 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["sendgrid-key", "SG.short.x and SG. done"]
 ]
 
+/** Names a key or a prose credential may end with, and words beside them that must not count. */
+const SENSITIVE_WORDS = [
+  "password",
+  "Passwd",
+  "PASS",
+  "passphrase",
+  "bypass",
+  "secret",
+  "Secrets",
+  "api_key",
+  "apiKey",
+  "x-api-key",
+  "private-key",
+  "SecretAccessKey",
+  "token",
+  "tokens",
+  "auth",
+  "oauth",
+  "OAuth",
+  "_auth",
+  "credential",
+  "Credentials",
+  "cookie",
+  "Authorization",
+  "key",
+  "monkey",
+  "session_id",
+  "command",
+  "name",
+  "value",
+  "DB_",
+  "client_",
+  "\u212Aey"
+]
+
 /** `count` texts of 1 to `most` pieces each, drawn by a seeded generator: the same texts on every run. */
 function* piecedTexts(
   pieces: ReadonlyArray<string>,
@@ -320,6 +355,7 @@ describe("secret rules", () => {
     // Names, endings, linking words, separators and values, in random order: whenever the pattern matches, the hint
     // must say so.
     const pieces = [
+      ...SENSITIVE_WORDS,
       "pass",
       "PASS",
       "password",
@@ -397,41 +433,8 @@ describe("secret rules", () => {
 
   it("recognises sensitive keys exactly as the full pattern does", () => {
     const full = new RegExp(String.raw`(?:${SENSITIVE_NAME}|authorization)$`, "i")
-    const words = [
-      "password",
-      "Passwd",
-      "PASS",
-      "passphrase",
-      "bypass",
-      "secret",
-      "Secrets",
-      "api_key",
-      "apiKey",
-      "x-api-key",
-      "private-key",
-      "SecretAccessKey",
-      "token",
-      "tokens",
-      "auth",
-      "oauth",
-      "OAuth",
-      "_auth",
-      "credential",
-      "Credentials",
-      "cookie",
-      "Authorization",
-      "key",
-      "monkey",
-      "session_id",
-      "command",
-      "name",
-      "value",
-      "DB_",
-      "client_",
-      "\u212Aey"
-    ]
-    for (const a of words) {
-      for (const b of ["", ...words]) {
+    for (const a of SENSITIVE_WORDS) {
+      for (const b of ["", ...SENSITIVE_WORDS]) {
         const key = `${b}${a}`
         expect(isSensitiveKey(key), key).toBe(full.test(key.slice(-64)))
       }
