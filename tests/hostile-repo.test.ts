@@ -302,16 +302,29 @@ describe("the hooks' code cache in a shared temporary folder", () => {
     const home = makeHome()
     const root = tempFolder()
     mkdirSync(join(root, ".git"))
+    const run = (cache: string) => {
+      hookRuns++
+      const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
+      const env = { HOME: home.root, NODE_COMPILE_CACHE: cache }
+      return runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, fields), { cwd: root, env })
+    }
+    // What the link would serve: a cache under the hook's own name whose code is damaged. Read by a hook, it
+    // kills it (V8 checks a cache's versions, flags and length, not its code): shown in a folder of the user's.
+    const own = join(tempFolder(), "node-compile-cache")
+    expect(run(own).code).toBe(0)
+    const [name] = readdirSync(join(own, "ralph-mem"))
+    const planted = readFileSync(join(own, "ralph-mem", name!))
+    for (let i = 64; i < planted.length; i += 997) planted[i]! ^= 0xff
+    writeFileSync(join(own, "ralph-mem", name!), planted)
+    expect(run(own).code).not.toBe(0)
+    writeFileSync(join(home.folder, name!), planted)
     const cache = join(tempFolder(), "node-compile-cache")
     mkdirSync(cache)
     symlinkSync(home.folder, join(cache, "ralph-mem"))
     const before = contents(home.root)
     for (let i = 0; i < 2; i++) {
-      hookRuns++
-      const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
-      const env = { HOME: home.root, NODE_COMPILE_CACHE: cache }
-      const run = runHookProcess("PostToolUse", payload("PostToolUse", "s1", root, fields), { cwd: root, env })
-      expect([run.code, run.stdout, run.stderr]).toEqual([0, "", ""])
+      const hook = run(cache)
+      expect([hook.code, hook.stdout, hook.stderr]).toEqual([0, "", ""])
     }
     expect(contents(home.root)).toEqual(before)
     tried++

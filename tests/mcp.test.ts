@@ -9,7 +9,8 @@ import { newSqliteDatabase } from "@ralph-mem/events"
 import { estimateTokens, restoreFromBackup } from "@ralph-mem/projections"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { basename, join } from "node:path"
+import { crc32 } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli } from "./support/cli.ts"
@@ -614,16 +615,34 @@ describe("ralph-mem mcp: its code cache", () => {
 
   it("is neither read nor written through a link planted where it lives", async () => {
     const root = project()
+    // What the link would serve: a cache under the server's own name whose code is damaged and whose checksum
+    // matches the damage. Read, it kills the server before it answers (V8 checks a cache's versions, flags and
+    // length, not its code): shown in a private folder first.
+    const own = join(tempFolder(), "compile-cache")
+    const first = await serve(root, { NODE_COMPILE_CACHE: own })
+    await answersSearch(first)
+    await waitFor(() => cacheFiles(own).length === 1, 60_000)
+    await first.close()
+    const [file] = cacheFiles(own)
+    const contents = readFileSync(file!).subarray(4)
+    for (let i = 64; i < contents.length; i += 997) contents[i]! ^= 0xff
+    const planted = Buffer.alloc(4 + contents.length)
+    planted.writeUInt32LE(crc32(contents))
+    contents.copy(planted, 4)
+    writeFileSync(file!, planted)
+    await expect(serve(root, { NODE_COMPILE_CACHE: own })).rejects.toThrow(/exited before answering initialize/)
+    const elsewhere = tempFolder()
+    writeFileSync(join(elsewhere, basename(file!)), planted)
     const cache = join(tempFolder(), "compile-cache")
     mkdirSync(cache)
-    const elsewhere = tempFolder()
     symlinkSync(elsewhere, join(cache, "ralph-mem"))
     for (let i = 0; i < 2; i++) {
       const server = await serve(root, { NODE_COMPILE_CACHE: cache })
       await answersSearch(server)
       expect(await server.close()).toEqual({ code: 0, signal: null })
     }
-    expect(readdirSync(elsewhere)).toEqual([])
+    expect(readdirSync(elsewhere)).toEqual([basename(file!)])
+    expect(readFileSync(join(elsewhere, basename(file!))).equals(planted)).toBe(true)
   })
 })
 
