@@ -3,6 +3,9 @@
  * against the viewer as a real process over a memory filled through the real hooks and CLI. A screenshot
  * of every page goes to test-results/ui/ for review.
  */
+import { newSqliteDatabase, type RalphMemEvent } from "@ralph-mem/events"
+import { openMemory } from "@ralph-mem/projections"
+import * as Effect from "effect/Effect"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
@@ -82,6 +85,44 @@ const fillProject = () => {
   cli("task", "start", "Fix the login timeout")
   cli("task", "plan", "Reproduce", "Patch refreshSession()")
   cli("ralph", "run", "make the check pass", "--agent", "node agent.js", "--criteria", "custom=node check.js")
+  return root
+}
+
+/**
+ * A git project whose memory holds 206 sessions (written through the log, as the hooks would): 205 short ones
+ * and `long`, with 650 observations, a prompt before the first and one after the 550th.
+ */
+const manySessions = () => {
+  const root = mkdtempSync(join(tmpdir(), "ralph-mem-ui-many-"))
+  execFileSync("git", ["init", "-q"], { cwd: root })
+  mkdirSync(join(root, ".ralph-mem"))
+  const memory = Effect.runSync(openMemory({ path: join(root, ".ralph-mem", "memory.db") }))
+  const append = (sessionId: string, events: Array<RalphMemEvent>) =>
+    Effect.runSync(memory.log.append(`session:${sessionId}`, events, { expectedVersion: "any", writer: "test" }))
+  const observation = (sessionId: string, step: number): RalphMemEvent => ({
+    _tag: "ObservationRecorded",
+    sessionId,
+    kind: "tool_use",
+    toolName: "Bash",
+    inputSummary: `npm run step -- ${step}`,
+    content: `step ${step} done`,
+    files: []
+  })
+  for (let s = 0; s < 205; s++) {
+    const sessionId = `many-${s}`
+    append(sessionId, [
+      { _tag: "SessionStarted", sessionId, projectPath: root, source: "startup" },
+      observation(sessionId, 0)
+    ])
+  }
+  append("long", [
+    { _tag: "SessionStarted", sessionId: "long", projectPath: root, source: "startup" },
+    { _tag: "PromptSubmitted", sessionId: "long", prompt: "EARLY-PROMPT: run every step" },
+    ...Array.from({ length: 550 }, (_, step) => observation("long", step)),
+    { _tag: "PromptSubmitted", sessionId: "long", prompt: "LATE-PROMPT: and the rest" },
+    ...Array.from({ length: 100 }, (_, step) => observation("long", 550 + step))
+  ])
+  memory.db.close()
   return root
 }
 
@@ -257,15 +298,99 @@ describe.skipIf(!haveChromium)("the web viewer in a real browser", () => {
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(marker)
   })
 
+  it("keeps what the reader is typing in the search box when a hook run refreshes the page", async () => {
+    await visit("/search", "search-typing")
+    const input = page.locator("input[name=q]")
+    await input.click()
+    await page.keyboard.type("half typed que")
+    const shown = Number(await page.locator("main#main").getAttribute("data-head"))
+    const fields = { prompt: "a prompt while the reader types" }
+    expect(
+      runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "sess-two", root, fields), { cwd: root }).code
+    ).toBe(0)
+    // The page swapped in what the hook added (the head it shows moved on).
+    await expect.poll(async () => Number(await page.locator("main#main").getAttribute("data-head")), {
+      timeout: 60_000
+    }).toBeGreaterThan(shown)
+    await page.keyboard.type("ry")
+    expect(await input.inputValue()).toBe("half typed query")
+    type Focus = { readonly document: { readonly activeElement: { readonly name?: string } | null } }
+    expect(await page.evaluate(() => (globalThis as unknown as Focus).document.activeElement?.name)).toBe("q")
+  })
+
+  it("opens in as many tabs as the reader likes, each kept live", async () => {
+    // A browser keeps six connections to a host: a stream held open by each tab would leave the seventh none.
+    const context = await browser.newContext()
+    const tabs = await Promise.all(Array.from({ length: 8 }, () => context.newPage()))
+    try {
+      await tabs[0]!.goto(ui.url)
+      for (const tab of tabs) {
+        await tab.goto(`${origin()}/sessions`, { timeout: 30_000 })
+        await tab.waitForSelector("main#main", { timeout: 30_000 })
+      }
+      const fields = { source: "startup" }
+      expect(runHookProcess("SessionStart", payload("SessionStart", "sess-tabs", root, fields), { cwd: root }).code)
+        .toBe(0)
+      // The last tab opened is brought to the front, as a reader would (a hidden tab does not ask).
+      await tabs.at(-1)!.bringToFront()
+      await tabs.at(-1)!.waitForSelector("text=sess-tabs", { timeout: 60_000 })
+    } finally {
+      await context.close()
+    }
+  })
+
+  it("pages through many sessions and a long session, leaving nothing out, beside another viewer", async () => {
+    const other = manySessions()
+    const second = await startUi(other)
+    try {
+      await page.goto(second.url)
+      const at = (path: string) => `http://127.0.0.1:${second.port}${path}`
+      const sessionIds = async () =>
+        (await page.locator("table.list a").allTextContents()).filter((t) => t.startsWith("many-"))
+      await page.goto(at("/sessions"))
+      expect(await page.locator("p.pager").textContent()).toMatch(/^Sessions 1-200 of 206 · older →$/)
+      const first = await sessionIds()
+      await page.click("p.pager >> text=older →")
+      await page.waitForSelector("text=Sessions 201-206 of 206")
+      const rest = await sessionIds()
+      expect(new Set([...first, ...rest]).size).toBe(205)
+      // The long session: 650 observations, with a prompt after the 550th.
+      await page.goto(at("/sessions/long"))
+      const firstPage = (await page.locator("main#main").textContent()) ?? ""
+      expect(await page.locator("p.pager").textContent()).toBe("Observations 1-500 of 650 · later →")
+      expect(await page.locator("li.observation").count()).toBe(500)
+      expect(firstPage).toContain("EARLY-PROMPT")
+      expect(firstPage).not.toContain("LATE-PROMPT")
+      await page.click("p.pager >> text=later →")
+      await page.waitForSelector("text=Observations 501-650 of 650")
+      const secondPage = (await page.locator("main#main").textContent()) ?? ""
+      expect(await page.locator("li.observation").count()).toBe(150)
+      expect(secondPage).toContain("LATE-PROMPT")
+      expect(secondPage).toContain("step 649 ")
+      expect(secondPage).not.toContain("EARLY-PROMPT")
+      // The first viewer still lets this browser in: each viewer's cookie is its own.
+      const back = await page.goto(`${origin()}/sessions`)
+      expect(back?.status()).toBe(200)
+      expect(await page.locator("main#main").textContent()).toMatch(/sess-one/)
+    } finally {
+      second.child.kill("SIGTERM")
+      await removeWhenSettled(other)
+    }
+  })
+
   it("refuses a request without the token, with a wrong one, or for another host name", async () => {
     const bare = await get(ui.port, "/sessions")
     expect(bare.status).toBe(403)
     expect(bare.body).not.toMatch(/sess-one/)
     expect((await get(ui.port, "/?token=wrong")).status).toBe(403)
-    expect((await get(ui.port, "/events")).status).toBe(403)
+    expect((await get(ui.port, "/head")).status).toBe(403)
     expect((await get(ui.port, "/assets/app.js")).status).toBe(403)
     const token = new URL(ui.url).searchParams.get("token")!
     expect((await get(ui.port, `/?token=${token}`)).status).toBe(200)
+    // Names an object inherits are no assets: not found, with no path of the install in the answer.
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect(await get(ui.port, `/assets/${name}?token=${token}`)).toEqual({ status: 404, body: "Not found" })
+    }
     expect((await get(ui.port, `/?token=${token}`, { host: `localhost:${ui.port}` })).status).toBe(200)
     // A name rebound to 127.0.0.1 by another page is not let in, token or not.
     expect((await get(ui.port, `/?token=${token}`, { host: `evil.example:${ui.port}` })).status).toBe(403)
@@ -291,6 +416,24 @@ describe("ralph-mem ui refuses", () => {
       const result = runCli(["ui", "--host", host], { cwd: root, env: { RALPH_MEM_DB: "" } })
       expect(result.code).toBe(1)
       expect(result.stderr).toMatch(/listens on 127\.0\.0\.1 only/)
+    }
+  })
+
+  it("to start on a file that is no memory: empty, text, another program's database", () => {
+    const folder = tempFolder()
+    const files = {
+      empty: "",
+      text: "definitely not a database\n".repeat(100)
+    }
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(folder, name), content)
+    const foreign = newSqliteDatabase(join(folder, "foreign.db"))
+    foreign.exec("CREATE TABLE t (x)")
+    foreign.close()
+    for (const name of [...Object.keys(files), "foreign.db"]) {
+      // A viewer that started instead would run until stopped: killed after a minute, it fails the test.
+      const result = runCli(["ui", "--db", join(folder, name)], { cwd: folder, timeoutMs: 60_000 })
+      expect([result.code, result.stdout]).toEqual([1, ""])
+      expect(result.stderr).toMatch(/cannot be read as a ralph-mem memory: .*(not a ralph-mem database|not a database)/)
     }
   })
 

@@ -26,12 +26,19 @@ export interface CliResult {
 
 export const runCli = (
   args: ReadonlyArray<string>,
-  options: { readonly cwd?: string; readonly env?: Record<string, string>; readonly node?: string } = {}
+  options: {
+    readonly cwd?: string
+    readonly env?: Record<string, string>
+    readonly node?: string
+    /** For a command that would run until stopped if it did not refuse (`ui`): killed past this. */
+    readonly timeoutMs?: number
+  } = {}
 ): CliResult => {
   const result = spawnSync(options.node ?? process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: "1", ...options.env },
-    encoding: "utf8"
+    encoding: "utf8",
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs })
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }

@@ -38,15 +38,22 @@ export const observationNeighbours = (
   return { target, before: fullDetails(db, earlier), after: fullDetails(db, later) }
 }
 
-/** A session's first `limit` observations in full, in order. */
+/** A session's observations in full, in order: `limit` of them, after the first `offset`. */
 export const sessionDetails = (
   db: SqliteDatabase,
   sessionId: string,
-  limit: number
+  limit: number,
+  offset = 0
 ): ReadonlyArray<ObservationDetail> =>
   fullDetails(
     db,
-    eventIds(db, `SELECT event_id FROM observations WHERE session_id = ? ORDER BY id LIMIT ?`, sessionId, limit)
+    eventIds(
+      db,
+      `SELECT event_id FROM observations WHERE session_id = ? ORDER BY id LIMIT ? OFFSET ?`,
+      sessionId,
+      limit,
+      offset
+    )
   )
 
 export interface SessionOverview {

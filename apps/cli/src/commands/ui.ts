@@ -1,5 +1,5 @@
 /** `ralph-mem ui`: the local web viewer (apps/cli/src/ui/server.ts), until Ctrl-C. */
-import { findProjectRoot } from "@ralph-mem/events"
+import { findProjectRoot, openReadOnly } from "@ralph-mem/events"
 import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -10,6 +10,16 @@ import { findAssets, startViewer } from "../ui/server.ts"
 
 /** The only addresses the viewer binds to: the loopback interface, by number or by name. */
 const LOOPBACK = new Set(["127.0.0.1", "localhost"])
+
+/** Why the file at `path` cannot be read as a memory, or undefined when it can. */
+const readFailure = (path: string): string | undefined => {
+  try {
+    openReadOnly(path).close()
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
+}
 
 /** Opens the URL in the user's browser; a failure to do so only leaves the URL to click. */
 const openBrowser = (url: string) => {
@@ -51,6 +61,11 @@ export const ui = Command.make(
         return yield* flags.failWith(
           `no memory at ${path} yet: it is made by the first Claude Code session with ralph-mem here`
         )
+      }
+      // Refused now, not on every page: a file that is no memory (empty, another program's database, text).
+      const unreadable = readFailure(path)
+      if (unreadable !== undefined) {
+        return yield* flags.failWith(`${path} cannot be read as a ralph-mem memory: ${unreadable}`)
       }
       const assets = findAssets()
       if (assets === undefined) {

@@ -14,6 +14,7 @@ import {
   type Metric,
   relativePath,
   relativeText,
+  sessionCount,
   type SessionLogEntry,
   type SessionRow,
   type SuccessMetrics
@@ -31,6 +32,8 @@ export interface Chart {
   readonly series: ReadonlyArray<{ readonly label: string; readonly values: ReadonlyArray<number | null> }>
   /** Draw points only, as steps between 0 and 1 (a check's pass/fail). */
   readonly steps?: boolean
+  /** The y axis's span, when the values have one (shares, pass/fail); else it follows the values. */
+  readonly yRange?: readonly [number, number]
 }
 
 const time = (
@@ -116,6 +119,7 @@ ${
       title: "Injection use, hook success and loop success per day",
       x: days,
       xKind: "time",
+      yRange: [0, 1],
       series: [
         { label: "injection use", values: metrics.daily.map((d) => d.injectionUse) },
         { label: "hook success", values: metrics.daily.map((d) => d.hookSuccess) },
@@ -142,10 +146,46 @@ const sessionLink = (
   id: string | null
 ) => (id === null ? "" : html`<a href="/sessions/${encodeURIComponent(id)}">${id.slice(0, 12)}</a>`)
 
-export const sessionsPage = (db: SqliteDatabase, project: string): Html => {
-  const rows: ReadonlyArray<SessionRow> = listSessions(db, { limit: 200 })
-  if (rows.length === 0) return html`<p class="empty">No session recorded yet.</p>`
-  return html`<table class="list">${
+/** Sessions in a page of the list, and observations in a page of a session. */
+export const SESSIONS_PER_PAGE = 200
+export const OBSERVATIONS_PER_PAGE = 500
+
+/** A page number from the URL: digits only (up to six), else 0, the first page. */
+export const pageNumber = (value: string | undefined): number =>
+  value !== undefined && /^[0-9]{1,6}$/.test(value) ? Number(value) : 0
+
+/**
+ * Where this page of a list stands: which of how many are shown (counted from 1), with links to the pages
+ * before and after, so nothing past a page is out of reach or silently left out.
+ */
+const pager = (
+  list: { readonly path: string; readonly noun: string; readonly perPage: number; readonly total: number },
+  page: number,
+  shown: number,
+  labels: readonly [before: string, after: string]
+) => {
+  const first = page * list.perPage
+  const last = Math.max(0, Math.ceil(list.total / list.perPage) - 1)
+  const link = (to: number, text: string) =>
+    html`<a href="${to === 0 ? list.path : `${list.path}?page=${to}`}">${text}</a>`
+  return html`<p class="pager">${
+    shown === 0
+      ? `No ${list.noun.toLowerCase()} on this page; ${list.total} in all.`
+      : `${list.noun} ${first + 1}-${first + shown} of ${list.total}`
+  }${page > 0 ? html` · ${link(Math.min(page - 1, last), labels[0])}` : ""}${
+    first + shown < list.total ? html` · ${link(page + 1, labels[1])}` : ""
+  }</p>`
+}
+
+export const sessionsPage = (db: SqliteDatabase, project: string, page: number): Html => {
+  const rows: ReadonlyArray<SessionRow> = listSessions(db, {
+    limit: SESSIONS_PER_PAGE,
+    offset: page * SESSIONS_PER_PAGE
+  })
+  const total = sessionCount(db)
+  if (total === 0) return html`<p class="empty">No session recorded yet.</p>`
+  const list = { path: "/sessions", noun: "Sessions", perPage: SESSIONS_PER_PAGE, total }
+  return html`${pager(list, page, rows.length, ["← newer", "older →"])}<table class="list">${
     headRow("session", "started", "project", "prompts", "observations", "errors", "summary")
   }<tbody>
 ${
@@ -164,14 +204,23 @@ ${
 
 const observationKind = (type: string) => html`<span class="kind ${type}">${type}</span>`
 
+/**
+ * One session's page: its observations from `page * OBSERVATIONS_PER_PAGE` on (`observations` holds one more
+ * than a page when there are more), and the prompts, replies and injections between them: a page holds what
+ * happened from its first observation to the next page's first, so the pages together leave nothing out.
+ */
 export const sessionPage = (
   session: SessionRow,
+  page: number,
   observations: ReadonlyArray<ObservationDetail>,
   log: ReadonlyArray<SessionLogEntry>,
   project: string
 ): Html => {
+  const shown = observations.slice(0, OBSERVATIONS_PER_PAGE)
+  const from = page === 0 ? -Infinity : shown[0]?.position ?? Infinity
+  const until = observations[OBSERVATIONS_PER_PAGE]?.position ?? Infinity
   const entries = [
-    ...observations.map((o) => ({
+    ...shown.map((o) => ({
       position: o.position,
       render: html`<li class="observation">${observationKind(o.type)} <time>${time(o.createdAt)}</time>
 <b>${
@@ -181,7 +230,7 @@ ${o.errorMessage ? html`<div class="error">${shownText(project, short(o.errorMes
 ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(project, f)).join(", ")}</div>` : ""}
 <details><summary>output</summary><pre>${shownText(project, o.content)}</pre></details></li>`
     })),
-    ...log.map((e) => ({
+    ...log.filter((e) => e.position >= from && e.position < until).map((e) => ({
       position: e.position,
       render: e.kind === "prompt"
         ? html`<li class="prompt"><span class="kind prompt">prompt</span> <time>${time(e.at)}</time><pre>${
@@ -205,15 +254,35 @@ ${o.files.length > 0 ? html`<div class="files">${o.files.map((f) => shownPath(pr
 <dt>started</dt><dd>${time(session.startedAt)} (${session.source ?? "?"})</dd>
 <dt>ended</dt><dd>${session.endedAt === null ? "open" : `${time(session.endedAt)} (${session.endReason ?? ""})`}</dd>
 <dt>summary</dt><dd><pre>${session.summary === null ? "none yet" : shownText(project, session.summary)}</pre></dd></dl>
-<ol class="timeline">${entries.map((e) => e.render)}</ol>`
+${
+    session.observations > OBSERVATIONS_PER_PAGE || page > 0
+      ? pager(
+        {
+          path: `/sessions/${encodeURIComponent(session.sessionId)}`,
+          noun: "Observations",
+          perPage: OBSERVATIONS_PER_PAGE,
+          total: session.observations
+        },
+        page,
+        shown.length,
+        ["← earlier", "later →"]
+      )
+      : ""
+  }<ol class="timeline">${entries.map((e) => e.render)}</ol>`
 }
 
 // ---- search --------------------------------------------------------------------------------------------------
 
-const hitLine = (hit: IndexHit, project: string) =>
+/**
+ * A hit's score against the best hit's, as a percentage: scores are bm25-based and mean nothing alone (a word
+ * most rows hold scores in millionths), while how close a hit comes to the first one is what a reader compares.
+ */
+const relevance = (score: number, best: number) => `${best > 0 ? Math.round((100 * score) / best) : 100}%`
+
+const hitLine = (hit: IndexHit, best: number, project: string) =>
   html`${observationKind(hit.type)} <time>${time(hit.createdAt)}</time> ${
     shownText(project, hit.title)
-  } <span class="muted">~${hit.tokens} tokens, score ${hit.score.toFixed(3)}</span>
+  } <span class="muted">~${hit.tokens} tokens, relevance ${relevance(hit.score, best)}</span>
 ${hit.kind === "observation" ? html`<code class="id">${hit.id}</code>` : ""} ${sessionLink(hit.sessionId)}`
 
 const detail = (o: ObservationDetail, project: string) =>
@@ -259,7 +328,9 @@ placeholder="what do you remember about..." autofocus>
       return html`${form}${
         result.hits.length === 0
           ? empty
-          : html`<ol class="hits">${result.hits.map((h) => html`<li>${hitLine(h, project)}</li>`)}</ol>`
+          : html`<ol class="hits">${
+            result.hits.map((h) => html`<li>${hitLine(h, result.hits[0]!.score, project)}</li>`)
+          }</ol>`
       }`
     case 2:
       return html`${form}${
@@ -267,7 +338,7 @@ placeholder="what do you remember about..." autofocus>
           empty :
           html`<ol class="hits">${
             result.entries.map((e) =>
-              html`<li class="group"><div class="hit">${hitLine(e.hit, project)}</div>
+              html`<li class="group"><div class="hit">${hitLine(e.hit, result.entries[0]!.hit.score, project)}</div>
 <ul class="neighbours">${e.before.map((o) => html`<li class="before">before: ${detail(o, project)}</li>`)}${
                 e.after.map((o) => html`<li class="after">after: ${detail(o, project)}</li>`)
               }</ul></li>`
@@ -336,6 +407,7 @@ ${
       x,
       xKind: "index",
       steps: true,
+      yRange: [0, 1],
       series: kinds.map((kind) => ({
         label: kind,
         values: loop.iterations.map((it) => {

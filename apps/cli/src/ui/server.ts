@@ -4,12 +4,14 @@
  * Who may look: it listens on 127.0.0.1 only, answers only requests whose Host is that address (or
  * localhost) at its port (a page elsewhere cannot rebind a name to it), and only with the random token made
  * at start, from the URL it prints (then kept in a same-site, HTTP-only cookie so links need not carry it).
- * Anything else gets 403. Nothing is loaded from the network: the scripts and styles are the package's own
- * (dist/ui), and the Content-Security-Policy allows nothing else.
+ * Anything else gets 403. A browser keeps cookies by host, not by port, so the cookie's name carries the port:
+ * two viewers side by side keep their own. Nothing is loaded from the network: the scripts and styles are the
+ * package's own (dist/ui), and the Content-Security-Policy allows nothing else.
  *
  * What it reads: each request opens the database read-only and closes it, so a restore, replay, forget or
- * compaction made by another process is simply read anew. New events reach open pages as server-sent events
- * that follow the log's head position.
+ * compaction made by another process is simply read anew. Open pages ask for the log's head position
+ * (`/head`) and fetch their content again when it moved: short requests, so no tab holds one of the
+ * browser's few connections to the viewer.
  */
 import { serve, type ServerType } from "@hono/node-server"
 import { catalog, failureLogPath, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
@@ -27,7 +29,6 @@ import {
 import { fullDetails, searchIndex, timelineOf } from "@ralph-mem/projections/search"
 import { type Context, Hono } from "hono"
 import { getCookie, setCookie } from "hono/cookie"
-import { streamSSE } from "hono/streaming"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -42,8 +43,6 @@ export interface ViewerOptions {
   readonly port: number
   /** Where the viewer's scripts and styles are (dist/ui). */
   readonly assets: string
-  /** How often the live view checks the log for new events. */
-  readonly pollMs?: number
 }
 
 export interface Viewer {
@@ -61,17 +60,21 @@ export const findAssets = (): string | undefined => {
   )
 }
 
-const COOKIE = "ralph_mem_ui"
-const ALLOWED_HOSTS = (port: number) => new Set([`127.0.0.1:${port}`, `localhost:${port}`])
+/** The access cookie's name: one per port, as browsers send a host's cookies to every port of it. */
+const cookieName = (port: number) => `ralph_mem_ui_${port}`
+
+/** The Host headers the viewer answers: its address or localhost, at its port (which port 80 leaves out). */
+export const allowedHosts = (port: number): ReadonlySet<string> =>
+  new Set([`127.0.0.1:${port}`, `localhost:${port}`, ...(port === 80 ? ["127.0.0.1", "localhost"] : [])])
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-const ASSET_TYPES: Record<string, string> = {
-  "app.js": "text/javascript; charset=utf-8",
-  "uPlot.iife.min.js": "text/javascript; charset=utf-8",
-  "uPlot.min.css": "text/css; charset=utf-8",
-  "style.css": "text/css; charset=utf-8"
-}
+const ASSET_TYPES: ReadonlyMap<string, string> = new Map([
+  ["app.js", "text/javascript; charset=utf-8"],
+  ["uPlot.iife.min.js", "text/javascript; charset=utf-8"],
+  ["uPlot.min.css", "text/css; charset=utf-8"],
+  ["style.css", "text/css; charset=utf-8"]
+])
 
 const sameToken = (given: string | undefined, token: string) => {
   if (given === undefined) return false
@@ -95,7 +98,6 @@ const layerOf = (value: string | undefined): 1 | 2 | 3 => (value === "2" ? 2 : v
 
 export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
   const token = randomBytes(24).toString("base64url")
-  const pollMs = options.pollMs ?? 500
   let port = options.port
   const app = new Hono()
 
@@ -115,11 +117,11 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
     c.header("X-Content-Type-Options", "nosniff")
     c.header("Referrer-Policy", "no-referrer")
     c.header("Cache-Control", "no-store")
-    if (!ALLOWED_HOSTS(port).has(c.req.header("host") ?? "")) return c.text("Forbidden: unknown host", 403)
+    if (!allowedHosts(port).has(c.req.header("host") ?? "")) return c.text("Forbidden: unknown host", 403)
     const fromUrl = c.req.query("token")
     if (sameToken(fromUrl, token)) {
-      setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/" })
-    } else if (!sameToken(getCookie(c, COOKIE), token)) {
+      setCookie(c, cookieName(port), token, { httpOnly: true, sameSite: "Strict", path: "/" })
+    } else if (!sameToken(getCookie(c, cookieName(port)), token)) {
       return c.text("Forbidden: open the URL ralph-mem ui printed (it carries the access token)", 403)
     }
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return c.text("The viewer is read-only", 405)
@@ -148,16 +150,24 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
   app.get("/", (c) => page("Dashboard", "/", () => pages.dashboard(currentMetrics()))(c))
   app.get(
     "/sessions",
-    (c) => page("Sessions", "/sessions", () => withDb((db) => pages.sessionsPage(db, options.project)))(c)
+    (c) =>
+      page(
+        "Sessions",
+        "/sessions",
+        () => withDb((db) => pages.sessionsPage(db, options.project, pages.pageNumber(c.req.query("page"))))
+      )(c)
   )
   app.get("/sessions/:id", (c) => {
     const id = c.req.param("id")
+    const pageNumber = pages.pageNumber(c.req.query("page"))
     return page(`Session ${id.slice(0, 12)}`, "/sessions", () =>
       withDb((db) => {
         const session = findSession(db, id)
-        return session === undefined
-          ? pages.notFound(`No session ${id}.`)
-          : pages.sessionPage(session, sessionDetails(db, id, 500), sessionLog(db, id), options.project)
+        if (session === undefined) return pages.notFound(`No session ${id}.`)
+        // One more than a page: where the next page starts, so this one shows what came before it.
+        const perPage = pages.OBSERVATIONS_PER_PAGE
+        const observations = sessionDetails(db, id, perPage + 1, pageNumber * perPage)
+        return pages.sessionPage(session, pageNumber, observations, sessionLog(db, id), options.project)
       }))(c)
   })
   app.get("/search", (c) => {
@@ -202,28 +212,13 @@ export const startViewer = (options: ViewerOptions): Promise<Viewer> => {
         })
       ))(c))
 
-  // Live: the log's head position, sent whenever it moves.
-  app.get("/events", (c) =>
-    streamSSE(c, async (stream) => {
-      let last = -1
-      while (!stream.aborted && !stream.closed) {
-        let position = last
-        try {
-          position = head()
-        } catch {
-          // The file is being replaced (a restore): read it at the next tick.
-        }
-        if (position !== last) {
-          await stream.writeSSE({ event: "position", data: String(position) })
-          last = position
-        }
-        await stream.sleep(pollMs)
-      }
-    }))
+  // Live: the log's head position, which open pages ask for. While the file is being replaced (a restore), a
+  // 500: the page asks again at its next tick.
+  app.get("/head", (c) => c.json({ position: head() }))
 
   app.get("/assets/:name", (c) => {
     const name = c.req.param("name")
-    const type = ASSET_TYPES[name]
+    const type = ASSET_TYPES.get(name)
     if (type === undefined) return c.text("Not found", 404)
     return c.body(readFileSync(join(options.assets, name)), 200, { "Content-Type": type })
   })
