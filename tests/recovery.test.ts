@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  writeFileSync,
   writeSync
 } from "node:fs"
 import { join } from "node:path"
@@ -216,5 +217,32 @@ describe("permissions", () => {
     chmodSync(dbOf(root), 0o644)
     expect(cli(root, "doctor", "--repair").stdout).toMatch(/FIXED\s+database file: mode 644 -> set to 600/)
     expect(statSync(dbOf(root)).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe("a file that is no memory, named by a mistyped path", () => {
+  it("is left as it is by doctor --repair and by the hooks, which say why", () => {
+    const root = project()
+    const notes = join(root, "notes.txt")
+    const text = "my important notes\n".repeat(50)
+    writeFileSync(notes, text)
+    chmodSync(notes, 0o644)
+    const before = readdirSync(root)
+    const repair = cli(root, "doctor", "--repair", "--db", notes)
+    expect(repair.code).toBe(1)
+    expect(repair.stdout).toMatch(
+      /FAIL\s+database: .*notes\.txt is not an SQLite file, and nothing beside it shows it was/
+    )
+    expect(repair.stdout).not.toMatch(/FIXED/)
+    const run = runHookProcess("UserPromptSubmit", payload("UserPromptSubmit", "s1", root, { prompt: "hello" }), {
+      cwd: root,
+      env: { RALPH_MEM_DB: notes }
+    })
+    expect([run.code, run.stdout]).toEqual([0, ""])
+    expect(readFileSync(notes, "utf8")).toBe(text)
+    expect(statSync(notes).mode & 0o777).toBe(0o644)
+    // Beside it: the hook's trace, and what it could not record, kept for a hook that can.
+    expect(readdirSync(root).filter((name) => !before.includes(name))).toEqual(["hooks.log", "notes.txt.spill"])
+    expect(readFileSync(join(root, "hooks.log"), "utf8")).toMatch(/notes\.txt is not an SQLite file/)
   })
 })

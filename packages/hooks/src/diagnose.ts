@@ -23,6 +23,8 @@ import {
   finishPendingErasure,
   isCorruption,
   listBackups,
+  mayBeMemory,
+  NotAMemory,
   openMemory,
   passesIntegrityCheck,
   pendingErasure,
@@ -128,7 +130,8 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
         ] as const
       ) {
         const actual = mode(target)
-        const ours = what === "database file" || basename(dirname(path)) === MEMORY_FOLDER
+        // A file named by --db that is no memory (the user's notes) keeps its mode.
+        const ours = (what === "database file" && mayBeMemory(path)) || basename(dirname(path)) === MEMORY_FOLDER
         const tooOpen = ours && (actual & 0o077) !== 0
         // Through descriptors opened without following links (safe-fs.ts), never chmod by path.
         if (tooOpen && options.repair) what === "database file" ? tightenFile(target) : ensureFolder(target)
@@ -150,7 +153,9 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
         add({ check: "database", ok: false, detail: opened.failure.message })
       } else if (!sound) {
         const reason = damaged ?? "integrity_check found damage"
-        if (options.repair) {
+        if (!mayBeMemory(path)) {
+          add({ check: "database", ok: false, detail: `${reason}; ${new NotAMemory({ path }).message}` })
+        } else if (options.repair) {
           const recovery = yield* recoverDatabase(path, reason)
           const restored = recovery.backup === undefined
             ? `set aside at ${recovery.damagedCopy}; no backup, a new database was created`

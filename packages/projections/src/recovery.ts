@@ -7,14 +7,18 @@
 import {
   copyToPrivateFile,
   ensureMemorySubfolder,
+  MEMORY_FOLDER,
+  openSideFileToRead,
   readHeadMark,
   readOnlyConnection,
+  readSideFileAt,
   streams,
   writeHeadMark
 } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { existsSync, renameSync } from "node:fs"
-import { dirname, join } from "node:path"
+import * as Schema from "effect/Schema"
+import { closeSync, existsSync, renameSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { openMemory } from "./memory-store.ts"
 import { replay } from "./replay.ts"
@@ -39,6 +43,40 @@ export const passesIntegrityCheck = (path: string): boolean => {
     }
   } catch {
     return false
+  }
+}
+
+/** What every SQLite database file starts with. */
+const SQLITE_HEADER = "SQLite format 3\0"
+
+const startsAsSqlite = (path: string): boolean => {
+  try {
+    const fd = openSideFileToRead(path)
+    try {
+      return readSideFileAt(fd, SQLITE_HEADER.length, 0).toString("latin1") === SQLITE_HEADER
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Whether a file that does not open as a memory may be a damaged one, and so may be set aside and replaced: it
+ * lies in a memory folder, or starts as an SQLite file does, or ralph-mem's head mark or a backup stands beside
+ * it. A file that is none of these (the user's notes, named by a mistyped --db or RALPH_MEM_DB) is never moved.
+ */
+export const mayBeMemory = (databasePath: string): boolean =>
+  basename(dirname(databasePath)) === MEMORY_FOLDER
+  || startsAsSqlite(databasePath)
+  || readHeadMark(databasePath) !== undefined
+  || listBackups(databasePath).length > 0
+
+export class NotAMemory extends Schema.TaggedError<NotAMemory>()("NotAMemory", { path: Schema.String }) {
+  override get message() {
+    return `${this.path} is not an SQLite file, and nothing beside it shows it was ralph-mem's memory (no head mark, ` +
+      "no backup): it is left as it is. Check the path (--db, RALPH_MEM_DB)"
   }
 }
 
@@ -70,6 +108,7 @@ export const restoreFromBackup = (databasePath: string, now = new Date()): Recov
  */
 export const recoverDatabase = (databasePath: string, reason: string) =>
   Effect.gen(function*() {
+    if (!mayBeMemory(databasePath)) return yield* new NotAMemory({ path: databasePath })
     // Read before the restore: the head mark says how far the damaged log had got.
     const lastKnown = readHeadMark(databasePath)?.position
     const recovery = restoreFromBackup(databasePath)
