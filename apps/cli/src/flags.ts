@@ -29,6 +29,62 @@ export const allProjects = Flag.Boolean("all-projects").pipe(
 
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
+/**
+ * The flags whose value is text of any length (a rationale, a command line, a search) rather than one word (an
+ * id, a path, a date, a number, a choice). Typed unquoted after a slash command, such a value runs to the next
+ * `--flag` (slash.ts); from a shell, which has already split it, words after its value are refused
+ * (`refuseWordsAfterFreeText`) rather than silently joined to the command's own text.
+ */
+const FREE_TEXT_FLAGS = [
+  "why",
+  "alternative",
+  "criteria",
+  "query",
+  "reason",
+  "marker",
+  "required-sections",
+  "agent"
+] as const
+
+/** A flag whose value is text of any length (see `FREE_TEXT_FLAGS`). */
+export const freeText = (name: (typeof FREE_TEXT_FLAGS)[number]) => Flag.String(name)
+
+/** The free-text flag an argument names, as `--why` or `--why=<value>`, with the value it carries. */
+export const freeTextFlagIn = (arg: string): { readonly name: string; readonly inlineValue?: string } | undefined => {
+  const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg)
+  if (match === null || !(FREE_TEXT_FLAGS as ReadonlyArray<string>).includes(match[1]!)) return undefined
+  return match[2] === undefined ? { name: match[1]! } : { name: match[1]!, inlineValue: match[2] }
+}
+
+/**
+ * The command line as a shell split it, unless words follow a free-text flag's value (`decide Use SQLite --why
+ * because it is simple`): effect/cli would take "because" as the rationale and join "it is simple" to the
+ * decision, so the user is told to quote instead. Arguments after `--` are operands, left alone.
+ */
+export const refuseWordsAfterFreeText = (
+  args: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, CliError.UserError> => {
+  const end = args.indexOf("--")
+  const options = end === -1 ? args : args.slice(0, end)
+  for (let i = 0; i < options.length; i++) {
+    const flag = freeTextFlagIn(options[i]!)
+    if (flag === undefined) continue
+    const valueAt = flag.inlineValue === undefined ? i + 1 : i
+    const value = flag.inlineValue ?? options[valueAt]
+    if (value === undefined || (flag.inlineValue === undefined && value.startsWith("-"))) continue
+    let after = valueAt + 1
+    while (after < options.length && !options[after]!.startsWith("-")) after++
+    const stray = options.slice(valueAt + 1, after)
+    if (stray.length === 0) continue
+    return Effect.fail(userError(
+      `the words ${JSON.stringify(stray.join(" "))} follow the value of --${flag.name}, which is one argument: ` +
+        `quote a value of several words (--${flag.name} ${JSON.stringify([value, ...stray].join(" "))}), ` +
+        `and give the command's own words before its flags`
+    ))
+  }
+  return Effect.succeed(args)
+}
+
 /** A duration flag (`0`, `90s`, `30m`, `12h`, `7d`, `2w`, `1h30m`: the config files' grammar) in milliseconds. */
 export const parseDuration = (flag: string, value: string): Effect.Effect<number, CliError.UserError> => {
   const ms = parseDurationText(value.trim())

@@ -26,6 +26,7 @@ import { timeline } from "./commands/timeline.ts"
 import { ui } from "./commands/ui.ts"
 import { verify } from "./commands/verify.ts"
 import { why } from "./commands/why.ts"
+import { refuseWordsAfterFreeText } from "./flags.ts"
 import { slashArguments } from "./slash.ts"
 
 useBundledNativeBinding(import.meta.url)
@@ -62,7 +63,7 @@ const root = Command.make("ralph-mem").pipe(
 
 // `slash <command>` (the plugin's slash commands) reads its arguments from the recorded prompt (slash.ts).
 const args = process.argv.slice(2)
-const argv = args[0] === "slash" ? slashArguments(args[1]) : Effect.succeed(args)
+const argv = args[0] === "slash" ? slashArguments(args[1]) : refuseWordsAfterFreeText(args)
 
 argv.pipe(
   Effect.catch((error) =>

@@ -7,13 +7,15 @@
  * of a shell block). So the commands' shell steps carry no arguments at all. The UserPromptSubmit hook
  * runs before the shell step and records the prompt (`/ralph-mem:<command> <text>`, privacy-filtered like
  * everything recorded); this reads it back from the session's stream and splits it with quoting rules
- * that leave the text alone: see `splitArguments`.
+ * that leave the text alone (see `splitArguments`), a free-text flag's value running to the next flag (see
+ * `joinFreeTextValues`).
  */
 import { lastPrompt } from "@ralph-mem/projections"
 import { CliError } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { withExistingStore } from "./command-memory.ts"
+import { freeTextFlagIn } from "./flags.ts"
 
 /** The plugin's commands (commands/<name>.md) and the CLI command each runs. */
 const SLASH_COMMANDS: Readonly<Record<string, string>> = {
@@ -78,6 +80,34 @@ const closingQuote = (text: string, open: number): number | undefined => {
   return undefined
 }
 
+/** What ends a free-text value: a long flag (`--impact`, `--why=x`), not `--` nor a word that starts with a dash. */
+const isLongFlag = (arg: string): boolean => /^--[A-Za-z]/.test(arg)
+
+/**
+ * Joins the words after a free-text flag (flags.ts) into its value, up to the next long flag: people type
+ * slash commands unquoted, and one word a value, a shell's rule, made `decide Use Postgres --why we need
+ * concurrent writers` a rationale "we" and a decision "Use Postgres need concurrent writers". Words after a
+ * quoted value join it too, as they would have joined it unquoted.
+ */
+export const joinFreeTextValues = (args: ReadonlyArray<string>): Array<string> => {
+  const joined: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const flag = freeTextFlagIn(arg)
+    if (flag === undefined) {
+      joined.push(arg)
+      continue
+    }
+    let end = i + 1
+    while (end < args.length && !isLongFlag(args[end]!)) end++
+    const words = args.slice(i + 1, end)
+    if (flag.inlineValue !== undefined) joined.push([arg, ...words].join(" "))
+    else joined.push(arg, ...(words.length === 0 ? [] : [words.join(" ")]))
+    i = end - 1
+  }
+  return joined
+}
+
 const userError = (message: string) => new CliError.UserError({ cause: message, userMessage: message })
 
 /** What the hook's trim (packages/hooks) leaves in a prompt longer than memory.max_prompt_chars. */
@@ -111,7 +141,7 @@ export const slashArguments = (name: string | undefined) => {
           userError(`the text of /ralph-mem:${name} is longer than memory.max_prompt_chars allows; ${typeInstead}`)
         )
       }
-      return Effect.succeed([command, ...splitArguments(text)])
+      return Effect.succeed([command, ...joinFreeTextValues(splitArguments(text))])
     })
   )
 }

@@ -18,8 +18,8 @@ export const decide = Command.make(
       Argument.withDescription("What was decided"),
       Argument.variadic({ min: 1 })
     ),
-    why: Flag.String("why").pipe(Flag.withDescription("The rationale: why this and not something else")),
-    alternatives: Flag.String("alternative").pipe(
+    why: flags.freeText("why").pipe(Flag.withDescription("The rationale: why this and not something else")),
+    alternatives: flags.freeText("alternative").pipe(
       Flag.withDescription(`An option considered and rejected, as "<option>: <why it was rejected>" (repeatable)`),
       Flag.atLeast(0)
     ),

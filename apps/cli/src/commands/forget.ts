@@ -29,7 +29,7 @@ export const forget = Command.make(
       Argument.variadic()
     ),
     session: Flag.String("session").pipe(Flag.withDescription("Forget a whole session"), Flag.optional),
-    query: Flag.String("query").pipe(
+    query: flags.freeText("query").pipe(
       Flag.withDescription("Forget what this search finds, and every prompt, reply or note holding all its words"),
       Flag.optional
     ),

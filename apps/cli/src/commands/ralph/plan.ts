@@ -16,7 +16,7 @@ export const plan = Command.make(
   "plan",
   {
     goal: Argument.String("goal").pipe(Argument.withDescription("What the plan is for"), Argument.variadic({ min: 1 })),
-    requiredSections: Flag.String("required-sections").pipe(
+    requiredSections: flags.freeText("required-sections").pipe(
       Flag.withDescription(
         `Headings the plan must have, comma-separated or repeated (default: ${DEFAULT_PLAN_SECTIONS.join(", ")}); ` +
           "Korean headings count for English names"
@@ -30,7 +30,7 @@ export const plan = Command.make(
       ),
       Flag.optional
     ),
-    marker: Flag.String("marker").pipe(
+    marker: flags.freeText("marker").pipe(
       Flag.withDescription(`What ends a complete plan (default: ${DEFAULT_PLAN_MARKER})`),
       Flag.optional
     ),

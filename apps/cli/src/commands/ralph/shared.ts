@@ -26,7 +26,7 @@ export const loopFlag = Flag.String("loop").pipe(
   Flag.optional
 )
 
-export const criteriaFlag = Flag.String("criteria").pipe(
+export const criteriaFlag = flags.freeText("criteria").pipe(
   Flag.withDescription(
     "A success check the harness runs: test_pass, build_success, lint_clean, type_check, custom=<cmd>, " +
       "marker=<text>, or kind=<cmd> to override a detected command (repeatable)"
@@ -60,7 +60,7 @@ export const loopLimitFlags = {
   )
 }
 
-export const agentFlag = Flag.String("agent").pipe(
+export const agentFlag = flags.freeText("agent").pipe(
   Flag.withDescription("The agent command, given the prompt as its last argument (run without a shell)"),
   Flag.withDefault("claude -p")
 )

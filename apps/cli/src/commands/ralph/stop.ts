@@ -30,7 +30,7 @@ export const stop = Command.make(
       ),
       Flag.withDefault(false)
     ),
-    reason: Flag.String("reason").pipe(Flag.withDescription("Why"), Flag.withDefault("stopped by the user")),
+    reason: flags.freeText("reason").pipe(Flag.withDescription("Why"), Flag.withDefault("stopped by the user")),
     db: flags.db,
     json: flags.json
   },
