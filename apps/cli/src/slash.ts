@@ -38,9 +38,11 @@ const QUOTES = new Set(["'", "\""])
  * its argument, so a note keeps its lines). A quote groups words, as a shell's does, only where it opens
  * an argument or follows `=` (`--why "one unit"`, `custom="npm test"`) and its match closes the argument;
  * any other quote is text (`Don't`, `5'10"`). Nothing else is special: `$`, backticks, parentheses,
- * backslashes and `;` are text.
+ * backslashes and `;` are text. Whitespace around the whole text (the newline or CRLF a prompt may end
+ * with) belongs to no argument.
  */
-export const splitArguments = (text: string): Array<string> => {
+export const splitArguments = (typed: string): Array<string> => {
+  const text = typed.trim()
   const args: Array<string> = []
   let current = ""
   let started = false

@@ -73,6 +73,12 @@ describe("splitArguments (slash-command text)", () => {
     expect(splitArguments("  a \t b  ")).toEqual(["a", "b"])
     expect(splitArguments("")).toEqual([])
   })
+
+  it("leaves the whitespace around the whole text out of every argument", () => {
+    expect(splitArguments(" list\n")).toEqual(["list"])
+    expect(splitArguments("set stack Node 24\r\n")).toEqual(["set", "stack", "Node", "24"])
+    expect(splitArguments(`\n"a b"\r\n`)).toEqual(["a b"])
+  })
 })
 
 describe("joinFreeTextValues (a free-text flag's value typed unquoted)", () => {
@@ -123,6 +129,15 @@ describe("ralph-mem slash (real hook and CLI processes)", () => {
         config: { maxIterations: 2, successCriteria: [{ kind: "custom", command: ["npm", "test"] }] }
       }
     ])
+  })
+
+  it("runs a command whose prompt ends with a newline or CRLF, the last argument without it", () => {
+    const root = project()
+    expect(typeSlash(root, "belief", "set stack TypeScript\r\n").code).toBe(0)
+    const listed = typeSlash(root, "belief", "list\n")
+    expect(listed.stderr).toBe("")
+    expect(listed.stdout).toContain("TypeScript")
+    expect(recorded(root, "BeliefSet")).toMatchObject([{ key: "stack", value: "TypeScript" }])
   })
 })
 
