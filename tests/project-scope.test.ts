@@ -141,19 +141,36 @@ describe("paths as Claude and the user read them", () => {
     readable(summary!.summary, home)
   })
 
+  /** What a command run in the project prints, once it succeeded. */
+  const printed = (root: string, env: Record<string, string>, ...args: Array<string>) => {
+    const result = runCli(args, { cwd: root, env })
+    expect(result.stderr).toBe("")
+    expect(result.code).toBe(0)
+    return result.stdout
+  }
+
   it("prints them relative in search, show, timeline and resume, and keeps them whole in --json", () => {
     const { home, root, env } = recorded()
-    const cli = (...args: Array<string>) => {
-      const result = runCli(args, { cwd: root, env })
-      expect(result.code).toBe(0)
-      return result.stdout
-    }
+    const cli = (...args: Array<string>) => printed(root, env, ...args)
     for (const layer of ["1", "2", "3"]) readable(cli("search", "CartTotalMismatch", "--layer", layer), home)
     const json = JSON.parse(cli("search", "cents", "--layer", "3", "--json"))
     expect(JSON.stringify(json)).toContain(`${root}/src/cart.ts`)
     readable(cli("show", json.details[0].id), home)
     readable(cli("timeline"), home)
     readable(cli("resume"), home)
+  })
+
+  it("prints them relative in show of a session and of any other event, and keeps them whole in --json", () => {
+    const { home, root, env } = recorded()
+    const cli = (...args: Array<string>) => printed(root, env, ...args)
+    cli("belief", "set", "key-files", `${root}/src/cart.ts holds the totals`)
+    const positionOf = (type: string) => `@${JSON.parse(cli("audit", "--type", type, "--json"))[0].position}`
+    const ids = [positionOf("SessionStarted"), positionOf("BeliefSet")]
+    const shown = cli("show", ...ids)
+    readable(shown, home)
+    expect(shown).toContain("Edit src/cart.ts")
+    expect(shown).toContain(`"value": "src/cart.ts holds the totals"`)
+    expect(cli("show", ...ids, "--json")).toContain(`${root}/src/cart.ts holds the totals`)
   })
 
   it("writes them relative in a Markdown export", () => {

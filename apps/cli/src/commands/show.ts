@@ -6,19 +6,20 @@
 import { type EventDetail, eventDetails, formatTime } from "@ralph-mem/projections"
 import { fullDetails, positionOfRef } from "@ralph-mem/projections/search"
 import { Argument, Command } from "effect/cli"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText, valuesForReading } from "../output.ts"
 import { printDetail } from "./search.ts"
 
 /** Whether an item answers an id as given: its event id, or its short id in any spelling. */
 const answers = (item: { readonly id: string; readonly ref: string }, id: string) =>
   item.id === id || (positionOfRef(id) !== undefined && `@${positionOfRef(id)}` === item.ref)
 
-const printEvent = (e: EventDetail) =>
-  Console.log(
+/** An event as recorded (its payload as JSON) or a session's index, for reading: paths relative, home as `~`. */
+const printEvent = (detail: EventDetail) => {
+  const e = valuesForReading(detail)
+  return printText(
     e.session === undefined
       ? [`${e.ref}  ${e.type} (${e.id}, ${e.streamId}, ${formatTime(e.createdAt)})`, JSON.stringify(e.payload, null, 2)]
         .join("\n") + "\n"
@@ -30,6 +31,7 @@ const printEvent = (e: EventDetail) =>
         ""
       ].join("\n")
   )
+}
 
 export const show = Command.make(
   "show",
