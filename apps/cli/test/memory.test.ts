@@ -158,6 +158,26 @@ describe("ralph-mem forget", () => {
     expect(json(other, "search", "checkout", "--type", "error").hits).toEqual([])
   })
 
+  it("takes events by their position, as audit (#12) and injected text (@12) show it, as show does", () => {
+    const root = project()
+    expect(cli(root, "inject", "first note MARMOT-1").code).toBe(0)
+    expect(cli(root, "inject", "second note WOMBAT-2").code).toBe(0)
+    const notes = cli(root, "audit", "--type", "NoteInjected", "--reverse").stdout.split("\n")
+      .flatMap((line) => /^(#\d+) /.exec(line)?.[1] ?? [])
+    expect(notes).toHaveLength(2)
+    const [first, second] = notes as [string, string]
+    const eventIds = json(root, "audit", "--type", "NoteInjected", "--reverse").map((e: { eventId: string }) =>
+      e.eventId
+    )
+    expect(json(root, "show", first).details[0]).toMatchObject({ id: eventIds[0] })
+    const preview = json(root, "forget", first, second.replace("#", "@"))
+    expect(preview.chosen.map((c: { eventId: string }) => c.eventId)).toEqual(eventIds)
+    expect(json(root, "forget", second, "--confirm")).toMatchObject({ chosen: [{ eventId: eventIds[1] }] })
+    expect(json(root, "audit", "--type", "NoteInjected", "--reverse").map((e: { payload: object }) => e.payload))
+      .toMatchObject([{ text: "first note MARMOT-1" }, { redacted: true }])
+    expect(cli(root, "forget", "#999999").stderr).toMatch(/no event with id #999999/)
+  })
+
   it("explains what it needs, and unknown ids", () => {
     const root = project()
     expect(cli(root, "forget").stderr).toMatch(/say what to forget/)

@@ -4,6 +4,7 @@
  * sessions, and the context injections that quoted any of these (each injection records its sources).
  */
 import { type SqliteDatabase, streams } from "@ralph-mem/events"
+import { positionOfRef } from "./search/details.ts"
 import { searchIndex } from "./search/hits.ts"
 
 export type ForgetSelection =
@@ -73,6 +74,7 @@ export const payloadTexts = (payload: string): Array<string> => {
 }
 
 interface EventRow {
+  readonly position: number
   readonly eventId: string
   readonly type: string
   readonly payload: string
@@ -82,7 +84,7 @@ interface EventRow {
 const liveEvents = (db: SqliteDatabase, where: string, ...params: ReadonlyArray<string>) =>
   db
     .prepare(
-      `SELECT event_id AS eventId, type, payload, stream_id AS streamId FROM events
+      `SELECT position, event_id AS eventId, type, payload, stream_id AS streamId FROM events
        WHERE redacted_by IS NULL AND type != 'MemoryForgotten' AND ${where} ORDER BY position`
     )
     .all(...params) as Array<EventRow>
@@ -121,9 +123,9 @@ const eventsHoldingEveryWord = (db: SqliteDatabase, query: string): Array<EventR
      ORDER BY position LIMIT 1000`
   )
   for (let after = 0;;) {
-    const rows = page.all(after, JSON.stringify(QUERIED_TYPES)) as Array<EventRow & { readonly position: number }>
+    const rows = page.all(after, JSON.stringify(QUERIED_TYPES)) as Array<EventRow>
     if (rows.length === 0) return found
-    for (const { position: _, ...row } of rows) {
+    for (const row of rows) {
       const text = payloadTexts(row.payload).join("\n").toLowerCase()
       if (words.every((word) => text.includes(word))) found.push(row)
     }
@@ -174,10 +176,18 @@ const unique = (rows: ReadonlyArray<EventRow>, except: ReadonlySet<string> = new
 /** What the user chose, and how to say so in the MemoryForgotten event. */
 const choose = (db: SqliteDatabase, selection: ForgetSelection) => {
   if (selection.by === "id") {
-    const chosen = liveEvents(db, "event_id IN (SELECT value FROM json_each(?))", JSON.stringify(selection.ids))
+    // An event id, or its position as show takes it (`@12`, `#12`); positions first, then the rows, as an OR
+    // of the event id and the position would scan the log.
+    const chosen = liveEvents(
+      db,
+      `position IN (SELECT position FROM events WHERE event_id IN (SELECT value FROM json_each(?))
+                    UNION SELECT value FROM json_each(?))`,
+      JSON.stringify(selection.ids),
+      JSON.stringify(selection.ids.flatMap((id) => positionOfRef(id) ?? []))
+    )
     return {
       chosen,
-      unknown: selection.ids.filter((id) => !chosen.some((e) => e.eventId === id)),
+      unknown: selection.ids.filter((id) => !chosen.some((e) => e.eventId === id || e.position === positionOfRef(id))),
       selector: `${selection.ids.length} id(s)`
     }
   }

@@ -25,7 +25,9 @@ export const forget = Command.make(
   "forget",
   {
     ids: Argument.String("id").pipe(
-      Argument.withDescription("Event ids to forget (as search and audit print them)"),
+      Argument.withDescription(
+        "Events to forget: ids as search prints them, or positions as audit (#12) and injected text (@12) show them"
+      ),
       Argument.variadic()
     ),
     session: Flag.String("session").pipe(Flag.withDescription("Forget a whole session"), Flag.optional),

@@ -1,7 +1,7 @@
 /**
- * `ralph-mem show`: memory items in full, by the ids search prints or the short ids (`@12`) injected text
- * shows. An observation in full (layer 3); a session with its summary and the index of its observations;
- * any other event (a belief, a decision, a loop's checks) as it was recorded.
+ * `ralph-mem show`: memory items in full, by the ids search prints or the short ids injected text (`@12`)
+ * and audit (`#12`) show. An observation in full (layer 3); a session with its summary and the index of its
+ * observations; any other event (a belief, a decision, a loop's checks) as it was recorded.
  */
 import { type EventDetail, eventDetails, formatTime } from "@ralph-mem/projections"
 import { fullDetails, positionOfRef } from "@ralph-mem/projections/search"
@@ -37,7 +37,9 @@ export const show = Command.make(
   "show",
   {
     ids: Argument.String("id").pipe(
-      Argument.withDescription("Ids as search prints them, or short ids as injected text shows them (@12)"),
+      Argument.withDescription(
+        "Ids as search prints them, or positions as injected text (@12) and audit (#12) show them"
+      ),
       Argument.variadic({ min: 1 })
     ),
     db: flags.db,

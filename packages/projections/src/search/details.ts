@@ -38,7 +38,7 @@ const toDetail = (row: DetailRow): ObservationDetail => {
 
 /**
  * Layer 3: complete observations by event id, or by the short id injected text shows (`@12`, the event's
- * position in the log; `12` too). Unknown ids are left out.
+ * position in the log; `#12` and `12` too). Unknown ids are left out.
  */
 export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): ReadonlyArray<ObservationDetail> =>
   (statement(
@@ -53,10 +53,11 @@ export const fullDetails = (db: SqliteDatabase, ids: ReadonlyArray<string>): Rea
     positions: JSON.stringify(ids.flatMap((id) => positionOfRef(id) ?? []))
   }) as Array<DetailRow>).map(toDetail)
 
-/** The position a short id (`@12` or `12`) names, if it is one. */
-export const positionOfRef = (
-  id: string
-): number | undefined => (/^@?\d{1,15}$/.test(id.trim()) ? Number(id.trim().replace("@", "")) : undefined)
+/** The position a short id names, if it is one: `@12` as injected text shows it, `#12` as audit prints it, `12`. */
+export const positionOfRef = (id: string): number | undefined => {
+  const digits = /^[@#]?(\d{1,15})$/.exec(id.trim())?.[1]
+  return digits === undefined ? undefined : Number(digits)
+}
 
 export interface TimelineEntry {
   readonly hit: IndexHit
