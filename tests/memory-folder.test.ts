@@ -132,7 +132,7 @@ const makeReadOnly = (root: string) => {
 describe("a read-only memory folder (0500, database 0400)", () => {
   const states = [["closed cleanly (no WAL)", false], ["with a hook's WAL beside it", true]] as const
   for (const [label, leaveWal] of states) {
-    it(`${label}: status, search, timeline and doctor work; writes fail clearly; nothing is chmodded`, () => {
+    it(`${label}: status, search, timeline, doctor and verify work; writes fail clearly; nothing is chmodded`, () => {
       const root = project()
       session(root)
       if (leaveWal) hook(root, "UserPromptSubmit", { prompt: "what about the refresh token", prompt_id: "p2" })
@@ -150,6 +150,16 @@ describe("a read-only memory folder (0500, database 0400)", () => {
       const doctor = reader.cli("doctor")
       expect(doctor.stdout).toContain("ok    database: integrity check passed")
       expect(doctor.stdout).toMatch(/FAIL {2}write access: .* read-only: status, search and the other read commands/)
+      // FTS5's own index check writes: verify says it skipped it, and finds nothing wrong.
+      const verified = reader.cli("verify")
+      expect([verified.code, verified.stderr]).toEqual([0, ""])
+      expect(verified.stdout).toMatch(/^skip {2}full-text indexes consistent\n {6}needs write access/m)
+      expect(verified.stdout).not.toContain("FAIL")
+      expect(JSON.parse(reader.cli("verify", "--json").stdout)).toMatchObject({
+        ok: true,
+        findings: [],
+        skipped: [{ check: "full-text indexes consistent" }]
+      })
 
       const write = reader.cli("inject", "one more note")
       expect(write.code).not.toBe(0)

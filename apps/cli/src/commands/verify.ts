@@ -18,11 +18,16 @@ export const verify = Command.make(
         if (json) yield* printJson(report)
         else {
           for (const name of report.checks) {
+            const skipped = report.skipped.filter((s) => s.check === name)
             const findings = report.findings.filter((f) => f.check === name)
-            yield* Console.log(`${findings.length === 0 ? "ok  " : "FAIL"}  ${name}`)
-            for (const finding of findings) yield* Console.log(`      ${finding.detail}`)
+            const outcome = skipped.length > 0 ? "skip" : findings.length === 0 ? "ok  " : "FAIL"
+            yield* Console.log(`${outcome}  ${name}`)
+            for (const note of [...skipped, ...findings]) yield* Console.log(`      ${note.detail}`)
           }
-          yield* Console.log(`${report.events} events checked, ${report.findings.length} problem(s) found.`)
+          yield* Console.log(
+            `${report.events} events checked, ${report.findings.length} problem(s) found` +
+              (report.skipped.length === 0 ? "." : `, ${report.skipped.length} check(s) skipped.`)
+          )
         }
         if (!report.ok) return yield* failWith(`verify found ${report.findings.length} problem(s)`)
       }))
