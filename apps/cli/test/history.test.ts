@@ -80,6 +80,18 @@ describe("ralph-mem audit", () => {
     expect(badDate.stderr).toMatch(/--since "yesterday-ish" is not a date/)
     expect(runCli(["audit", "--db", path, "--limit", "0"]).stderr).toMatch(/--limit must be a positive whole number/)
   })
+
+  it("refuses a day its month does not have, rather than rolling it into the next month", () => {
+    const path = seeded()
+    for (const day of ["2026-02-30", "2026-02-29", "2026-04-31T09:00:00Z", "2100-02-29"]) {
+      const impossible = runCli(["audit", "--db", path, "--until", day])
+      expect(impossible.code).toBe(1)
+      expect(impossible.stderr).toContain(`--until ${JSON.stringify(day)} is not a date`)
+    }
+    for (const day of ["2028-02-29", "2000-02-29", "2026-04-30T09:00:00Z", "2026-12-31"]) {
+      expect(runCli(["audit", "--db", path, "--until", day, "--json"]).code).toBe(0)
+    }
+  })
 })
 
 describe("ralph-mem timeline", () => {
