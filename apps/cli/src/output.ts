@@ -6,10 +6,46 @@ import * as Effect from "effect/Effect"
 
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
+/**
+ * Characters a terminal draws two columns wide (East Asian Wide and Fullwidth): Hangul, CJK ideographs and
+ * punctuation, kana, Yi, full-width forms. Padded by character count, a Korean key pushed what follows it one
+ * column further right for each of its characters.
+ */
+const WIDE: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f],
+  [0x2e80, 0x303e],
+  [0x3041, 0x33ff],
+  [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff],
+  [0xa000, 0xa4cf],
+  [0xa960, 0xa97f],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe10, 0xfe19],
+  [0xfe30, 0xfe6f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x20000, 0x3fffd]
+]
+
+/** How many terminal columns the text takes: two for each wide character (see `WIDE`), one for any other. */
+export const displayWidth = (text: string): number => {
+  let width = 0
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    width += WIDE.some(([low, high]) => code >= low && code <= high) ? 2 : 1
+  }
+  return width
+}
+
+/** The text with spaces after it up to `width` terminal columns. */
+export const padToWidth = (text: string, width: number): string =>
+  text + " ".repeat(Math.max(0, width - displayWidth(text)))
+
 /** `key  value` lines with the keys padded to one width. */
 export const printFields = (fields: ReadonlyArray<readonly [string, string | number]>) => {
-  const width = Math.max(...fields.map(([key]) => key.length))
-  return Console.log(fields.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join("\n"))
+  const width = Math.max(...fields.map(([key]) => displayWidth(key)))
+  return Console.log(fields.map(([key, value]) => `${padToWidth(key, width)}  ${value}`).join("\n"))
 }
 
 /** Writes a JSON array item by item, so a long listing never has to sit in memory. */

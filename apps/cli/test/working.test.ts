@@ -210,6 +210,19 @@ describe("ralph-mem task", () => {
     )
   })
 
+  it("lines up task list and belief list by the columns a terminal draws, a Korean character taking two", () => {
+    const root = project()
+    ok(root, "task", "start", "x", "--id", "t1")
+    ok(root, "task", "start", "로그인 고치기")
+    expect(ok(root, "task", "list")).toBe(
+      "로그인-고치기  open  no plan           로그인 고치기\n" +
+        "t1             open  no plan           x\n"
+    )
+    ok(root, "belief", "set", "스택", "TypeScript")
+    ok(root, "belief", "set", "stack", "Node 24")
+    expect(ok(root, "belief", "list")).toBe("stack  Node 24\n스택   TypeScript\n")
+  })
+
   it("makes the task changed last the current one, and --task chooses another", () => {
     const root = project()
     ok(root, "task", "start", "First")

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import { withExistingStore, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { taskMarkdown } from "../markdown.ts"
-import { printJson } from "../output.ts"
+import { displayWidth, padToWidth, printJson } from "../output.ts"
 
 const project = () => findProjectRoot(process.cwd())
 
@@ -226,10 +226,11 @@ const show = Command.make(
   )
 )
 
-const listLine = (task: TaskDetail) => {
+/** A task's line of `task list`, its id padded to `idWidth` columns so the other columns line up. */
+const listLine = (task: TaskDetail, idWidth: number) => {
   const done = task.steps.filter((s) => s.status === "done").length
   const progress = task.steps.length === 0 ? "no plan" : `${done}/${task.steps.length} steps done`
-  return `${task.taskId}  ${task.status.padEnd(4)}  ${progress.padEnd(16)}  ${task.title}`
+  return `${padToWidth(task.taskId, idWidth)}  ${task.status.padEnd(4)}  ${progress.padEnd(16)}  ${task.title}`
 }
 
 const list = Command.make(
@@ -241,7 +242,8 @@ const list = Command.make(
         const tasks = listTasks(memory.db, project())
         if (input.json) return yield* printJson(tasks)
         if (tasks.length === 0) return yield* Console.log("No tasks yet. Start one with: ralph-mem task start <title>")
-        for (const task of tasks) yield* Console.log(listLine(task))
+        const idWidth = Math.max(...tasks.map((task) => displayWidth(task.taskId)))
+        for (const task of tasks) yield* Console.log(listLine(task, idWidth))
       }))
 ).pipe(Command.withDescription("List this project's tasks, open ones first"))
 
