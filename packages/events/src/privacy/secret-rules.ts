@@ -289,6 +289,25 @@ export const opaqueLength = (raw: string): number => {
 /** A PEM private key's label: `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`. */
 const PEM_PRIVATE_KEY = String.raw`(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?`
 
+/**
+ * The base64 lines that follow a key's first line when a tool wraps it (`base64` at 76 columns, a PEM body
+ * at 64): whole lines only, so prose after the key is left. Linear: a line cannot consume a line break.
+ */
+const BASE64_LINES = String.raw`(?:\r?\n[A-Za-z0-9+/=]{16,}(?![^\r\n]))*`
+
+/**
+ * How a key's body starts in base64, with no PEM armour around it (`grep -v -- -----`, a `tail` of the file,
+ * a Kubernetes `tls.key:`): PKCS#1/PKCS#8 RSA and any DER key whose version is 0 (`MII` + length + `IBA`;
+ * certificates and public keys start `MII..zCC`/`MIIBIj`), PKCS#8 Ed25519, SEC1 and PKCS#8 P-256, OpenSSH.
+ */
+const KEY_BODY_PREFIXES = ["MC4CAQAwBQYDK2Vw", "MHcCAQEE", "MIGHAgEAMBMGByqGSM49", "b3BlbnNzaC1rZXktdjE"]
+
+/**
+ * `-----BEGIN` in base64 at each of the three byte alignments (`base64 -w0 key.pem`, a Kubernetes Secret's
+ * `data:`), so a whole PEM file encoded on its own or inside a larger blob is masked from its armour on.
+ */
+const BASE64_BEGIN = ["LS0tLS1CRUdJTi", "LS0tQkVHSU4", "LS0tLUJFR0lO"]
+
 export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PEM blocks span lines. A BEGIN without its END masks to the end of the text: truncated keys must not leak.
   {
@@ -298,6 +317,29 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
       "g"
     ),
     hint: contains("PRIVATE KEY")
+  },
+  // An END whose BEGIN was cut off (`tail -n 4 id_rsa`): the run of base64 lines before it, from its first
+  // line. A run starts only on a line not preceded by a base64 line, so each run is read once.
+  {
+    kind: "private-key",
+    pattern: new RegExp(
+      String
+        .raw`^(?<!^[ \t]*[A-Za-z0-9+/=]+[ \t]*\r?\n)[ \t]*[A-Za-z0-9+/=]+[ \t]*(?:\r?\n[ \t]*[A-Za-z0-9+/=]+[ \t]*)*`
+        + String.raw`\r?\n-----END ${PEM_PRIVATE_KEY}-----`,
+      "gm"
+    ),
+    hint: contains("PRIVATE KEY")
+  },
+  {
+    kind: "private-key",
+    pattern: new RegExp(
+      String.raw`(?:(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{3}IBA|${KEY_BODY_PREFIXES.join("|")})|${
+        BASE64_BEGIN.join("|")
+      })`
+        + String.raw`[A-Za-z0-9+/=]*${BASE64_LINES}`,
+      "g"
+    ),
+    hint: contains("MII", ...KEY_BODY_PREFIXES, ...BASE64_BEGIN)
   },
   { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
   // After anthropic-key, which also starts with `sk-`. A digit is required so kebab-case words never match.

@@ -6,6 +6,17 @@ const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl
 const PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM\nProc-Type: 4,ENCRYPTED\n+/z9==\n"
   + "-----END RSA PRIVATE KEY-----"
 
+const RSA_BODY = [
+  "MIIEowIBAAKCAQEA2uxQk3vT9pLmN8rS4wYzX1cVbKq7JhGfDsA0pQ",
+  "Zr5TtYw2qPlMnBkJhGfDsAqZxWvTrPlMnBkJhGfDsA9s8d7f6g5h4j3k2l",
+  "Pq1Wm3Xr8Kc4VbN6Hj2Tg5Yf7Ud9Se0Ra1Qz3Xw5Cv7Bn9Ml2Kj4Hg6Fd8"
+]
+/** A PEM private key in base64, after `lead` (which shifts where `-----BEGIN` falls in the encoding). */
+const base64Pem = (lead: string): string =>
+  Buffer.from(`${lead}-----BEGIN PRIVATE KEY-----\n${RSA_BODY.join("\n")}\n-----END PRIVATE KEY-----\n`).toString(
+    "base64"
+  )
+
 /** [kind, input, expected output]: each rule masks exactly the sensitive part. */
 const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE here", "key [secret:aws-access-key] here"],
@@ -132,7 +143,22 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "\"Authorization\": [\"Bearer abcdefghijklmnop\"]",
     "\"Authorization\": [\"Bearer [secret:authorization]\"]"
   ],
-  ["github-token", "backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt", "backup_[secret:github-token].txt"]
+  ["github-token", "backup_ghp_abcdefghijklmnopqrstuvwxyz0123456789.txt", "backup_[secret:github-token].txt"],
+  // A key without its BEGIN line: the end of the file (`tail -n 3 id_rsa`), from the first base64 line on.
+  [
+    "private-key",
+    `$ tail -n 3 id_rsa\n${RSA_BODY.slice(1).join("\n")}\n-----END RSA PRIVATE KEY-----\nok`,
+    "$ tail -n 3 id_rsa\n[secret:private-key]\nok"
+  ],
+  // The body alone (`grep -v -- ----- key`): Ed25519 PKCS#8, PKCS#1 RSA over lines, SEC1 P-256, OpenSSH.
+  ["private-key", "MC4CAQAwBQYDK2VwBCIEIPq1Wm3Xr8Kc4VbN6Hj2Tg5Yf7Ud9Se0Ra1Qz3Xw5Cv7\n", "[secret:private-key]\n"],
+  ["private-key", `${RSA_BODY.join("\n")}\nnext`, "[secret:private-key]\nnext"],
+  ["private-key", "key MHcCAQEEIKq7JhGfDsA0pQZr5TtYw2qPlMnBkJhGfDsAqZxWv end", "key [secret:private-key] end"],
+  ["private-key", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "[secret:private-key]"],
+  // A PEM file in base64 (`base64 -w0 key.pem`, a Kubernetes Secret), at each of the three alignments.
+  ["private-key", `tls.key: ${base64Pem("")}\nkind: Secret`, "tls.key: [secret:private-key]\nkind: Secret"],
+  ["private-key", base64Pem("a"), "YS0t[secret:private-key]"],
+  ["private-key", base64Pem("ab"), "YWIt[secret:private-key]"]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -158,6 +184,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "the password is required; the token was expired; see the api key docs/keys.md"],
   ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
+  // A public key and a certificate in DER base64 are not a key body.
+  ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
   ["sendgrid-key", "SG.short.x and SG. done"]
 ]
