@@ -74,6 +74,12 @@ const VALUE = NOT_A_PLACEHOLDER
   + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
 
+/**
+ * A YAML block scalar's header (`|`, `>-`, `|2+`), alone on its line but for a comment: its value is on the
+ * lines below.
+ */
+const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
+
 /** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
 
@@ -433,10 +439,17 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*`
       + String.raw`(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
   ),
+  // A YAML block scalar (password: |, client_secret: >-): the value is every line after the key indented deeper
+  // than it, blank ones included. The indicator and the first line's indentation are kept.
+  credential(
+    String.raw`(?<keep>^(?<indent>[ \t]*)(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*`
+      + String.raw`${YAML_BLOCK_INDICATOR}[^\r\n]*(?:\r?\n[ \t]*(?=\r?\n))*\r?\n\k<indent>[ \t]+)`
+      + String.raw`\S[^\r\n]*(?:\r?\n(?:[ \t]*(?=\r?\n)|\k<indent>[ \t]+\S[^\r\n]*))*`
+  ),
   // A YAML key or header line (password: x, X-Api-Key: x): the value is the rest of the line, as YAML reads it.
   credential(
     String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)`
-      + String.raw`${NOT_A_PLACEHOLDER}[^\s"'][^\r\n]*`
+      + String.raw`${NOT_A_PLACEHOLDER}(?!${YAML_BLOCK_INDICATOR})[^\s"'][^\r\n]*`
   ),
   // A header inside quotes, as curl takes it: -H "X-Api-Key: x", --header 'PRIVATE-TOKEN: x'.
   credential(

@@ -49,7 +49,9 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["CLI flags", fill("--token ")],
   ["type annotations", fill("password: string =")],
   ["YAML lines", fill("password: x\n")],
-  ["env entries", fill("name: DB_PASSWORD\n")]
+  ["env entries", fill("name: DB_PASSWORD\n")],
+  ["YAML block headers", fill("password: |\n \n")],
+  ["one long YAML block", "password: >-\n" + fill("  a\n\n")]
 ]
 
 describe("adversarial input", () => {

@@ -158,7 +158,19 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   // A PEM file in base64 (`base64 -w0 key.pem`, a Kubernetes Secret), at each of the three alignments.
   ["private-key", `tls.key: ${base64Pem("")}\nkind: Secret`, "tls.key: [secret:private-key]\nkind: Secret"],
   ["private-key", base64Pem("a"), "YS0t[secret:private-key]"],
-  ["private-key", base64Pem("ab"), "YWIt[secret:private-key]"]
+  ["private-key", base64Pem("ab"), "YWIt[secret:private-key]"],
+  // A YAML block scalar: the lines indented under the key, up to the next line indented no deeper than it.
+  [
+    "credential",
+    "db:\n  password: |\n    Hunt3rBlockS3cretA1\n\n    second line\n  user: app",
+    "db:\n  password: |\n    [secret:credential]\n  user: app"
+  ],
+  ["credential", "password: >-\r\n  FoldedS3cretValue9\r\nnext: 1", "password: >-\r\n  [secret:credential]\r\nnext: 1"],
+  [
+    "credential",
+    "- client_secret: |-  # rotated\n\n    CsBlock9x\n- id: 3",
+    "- client_secret: |-  # rotated\n\n    [secret:credential]\n- id: 3"
+  ]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -184,6 +196,7 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "the password is required; the token was expired; see the api key docs/keys.md"],
   ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
+  ["credential", "script: |\n  echo $TOKEN\nrun: >-\n  make build\npassword: |\n"],
   // A public key and a certificate in DER base64 are not a key body.
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
@@ -361,7 +374,10 @@ describe("secret rules", () => {
       "APP_KEY",
       "hunter2x9",
       "curl -u a:",
-      "wget --user=b:"
+      "wget --user=b:",
+      "password: |\n  ",
+      ">-\n ",
+      "|"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
