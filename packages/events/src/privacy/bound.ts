@@ -13,7 +13,10 @@ export const SCAN_EDGE = 100_000
 /** Characters of a payload's strings scanned in all; top-level fields (ids, paths) are always kept. */
 export const SCAN_BUDGET = 500_000
 
-const cutMarker = (characters: number): string => `\n… [${characters} characters cut before scanning] …\n`
+/** How the marker that replaces a long string's middle ends: what follows it is the string's kept tail. */
+export const CUT_MARKER_END = " characters cut before scanning] …\n"
+
+const cutMarker = (characters: number): string => `\n… [${characters}${CUT_MARKER_END}`
 
 type Container = Record<string, unknown>
 

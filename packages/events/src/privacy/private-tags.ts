@@ -1,17 +1,21 @@
 /**
  * Removes `<private>...</private>` blocks, failing safe both ways: an unclosed block hides everything
- * after it, and a closing tag with no opening one hides everything before it (the block was opened in
- * another field: stdout opens it, stderr closes it).
+ * after it, and a closing tag with no opening one hides what precedes it (the block was opened where this
+ * text cannot show it: in another field, as stdout opens it and stderr closes it, or in the middle of a
+ * long text cut before scanning).
  */
+import { CUT_MARKER_END } from "./bound.ts"
 
 export const PRIVATE_MARKER = "[private]"
 
 /**
  * An opening, closing or self-closing `<private>` tag, forgiving about case, any whitespace and
- * attributes of any length (`<private data="x">`, `<   /  private >`). Linear: each run of whitespace
- * follows one `<`, and an attribute scan stops at the next `<` or `>`, where the next try starts.
+ * attributes of any length (`<private data="x">`, `<   /  private >`). A quoted attribute value may hold
+ * `>` or `/>` (`<private note="a/>b">` opens a block). Linear: each run of whitespace follows one `<`, and
+ * an attribute scan stops at the next `<` or `>` outside quotes (or at the end of a quote), where the
+ * next try starts.
  */
-const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s/>])[^<>]*>/gi
+const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s/>])(?:[^<>"']|"[^"]*"|'[^']*')*>/gi
 
 export interface StrippedText {
   readonly text: string
@@ -21,44 +25,54 @@ export interface StrippedText {
 
 /**
  * Replaces each outermost private block (tags and content) by `[private]`. Nested blocks go with
- * their outermost block; a self-closing `<private/>` is just dropped. A closing tag before any opening
- * one ends a block that began before this text: what precedes it becomes `[private]`.
+ * their outermost block; a self-closing `<private/>` is just dropped. A closing tag with no opening one
+ * ends a block whose opening this text does not show: see `strayBlockStart`.
  */
 export function stripPrivateBlocks(text: string): StrippedText {
   if (!/private/i.test(text)) return { text, redactions: 0 }
+  // What precedes the last block's marker, and the text shown since (a stray close may still take it back).
   let output = ""
+  let shown = ""
   let cursor = 0
   let depth = 0
   let redactions = 0
-  let opened = false
   for (const tag of text.matchAll(PRIVATE_TAG)) {
     const role = tagRole(tag)
     const end = tag.index + tag[0].length
     if (depth > 0) {
       if (role === "open") depth++
       else if (role === "close" && --depth === 0) {
-        output += PRIVATE_MARKER
+        output += shown + PRIVATE_MARKER
+        shown = ""
         cursor = end
         redactions++
       }
       continue
     }
-    if (role === "close" && !opened) {
-      // Nothing was opened yet in this text: the block began elsewhere, so everything so far is private.
-      output = PRIVATE_MARKER
-      cursor = end
-      redactions = 1
-      continue
-    }
-    output += text.slice(cursor, tag.index)
-    if (role === "open") {
-      depth = 1
-      opened = true
-    } else cursor = end // a stray closing tag after a closed block, or an empty <private/>, is just dropped
+    shown += text.slice(cursor, tag.index)
+    cursor = end
+    if (role === "open") depth = 1
+    else if (role === "close") {
+      // A close we see means an open we did not: what precedes it, back to where that open can be, is private.
+      output += keptBeforeStrayBlock(shown, redactions > 0) + PRIVATE_MARKER
+      shown = ""
+      redactions++
+    } // an empty <private/> is just dropped
   }
   // Still inside a block at the end: whatever follows the opening tag stays private.
-  if (depth > 0) return { text: output + PRIVATE_MARKER, redactions: redactions + 1 }
-  return { text: output + text.slice(cursor), redactions }
+  if (depth > 0) return { text: output + shown + PRIVATE_MARKER, redactions: redactions + 1 }
+  return { text: output + shown + text.slice(cursor), redactions }
+}
+
+/**
+ * What stays of the text shown since the last block when a stray closing tag ends it. Before any block,
+ * nothing: the block may have been opened in another field. After a block, its opening tag lies between
+ * that block and the close (this text would have shown it, but for a tag too malformed to read), or in the
+ * middle cut out of a long text: then what precedes the cut stays, and the kept tail after it goes.
+ */
+function keptBeforeStrayBlock(shown: string, afterBlock: boolean): string {
+  const cut = afterBlock ? shown.lastIndexOf(CUT_MARKER_END) : -1
+  return cut < 0 ? "" : shown.slice(0, cut + CUT_MARKER_END.length)
 }
 
 function tagRole(tag: RegExpExecArray): "open" | "close" | "empty" {

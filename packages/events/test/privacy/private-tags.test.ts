@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { boundForScan, SCAN_EDGE } from "../../src/privacy/bound.ts"
 import { PRIVATE_MARKER, redactText, stripPrivateBlocks } from "../../src/privacy/index.ts"
 
 describe("<private> blocks", () => {
@@ -18,7 +19,14 @@ describe("<private> blocks", () => {
       "a [private] b [private]"
     ],
     ["a closing tag alone: the block began in another field, so all before it", "a </private> b", "[private] b"],
-    ["a stray closing tag after a closed block", "<private>x</private> a </private> b", "[private] a  b"],
+    // A close with no open after a block: its open was there but unreadable, so all since the block goes.
+    ["a stray closing tag after a closed block", "<private>x</private> a </private> b", "[private][private] b"],
+    [
+      "a quoted attribute holding />, after an earlier block",
+      "<private>one</private> then <private note=\"a/>b\">AttrS3cret2x</private> after",
+      "[private] then [private] after"
+    ],
+    ["a quoted attribute holding >", "a <private why='x > y'>AttrS3cret3x</private> b", "a [private] b"],
     ["a self-closing tag", "a <private/> b", "a  b"],
     ["an empty block", "a <private></private> b", "a [private] b"]
   ])("removes %s", (_, input, expected) => {
@@ -36,7 +44,17 @@ describe("<private> blocks", () => {
   it("counts each removed block, not each tag", () => {
     expect(stripPrivateBlocks("<private>a<private>b</private></private> <private>c</private>").redactions).toBe(2)
     expect(stripPrivateBlocks("a </private> b").redactions).toBe(1)
-    expect(stripPrivateBlocks("<private>a</private> b </private> c").redactions).toBe(1)
+    expect(stripPrivateBlocks("<private>a</private> b </private> c").redactions).toBe(2)
+  })
+
+  it("hides the kept tail of a cut text up to a stray close, whose open was in the cut middle", () => {
+    const edge = "x".repeat(SCAN_EDGE)
+    const long = `<private>a</private>${edge}<private>${"y".repeat(SCAN_EDGE)} TruncS3cretZZ </private> done`
+    const bounded = boundForScan(long) as string
+    const { text } = redactText(bounded)
+    expect(text).not.toContain("TruncS3cretZZ")
+    // What precedes the cut, head and marker, stays: the block could not have opened there unseen.
+    expect(text).toMatch(/^\[private\]x{99980}[\s\S]*cut before scanning\] …\n\[private\] done$/)
   })
 
   it("removes private blocks before looking for secrets, so no secret inside survives in any shape", () => {
