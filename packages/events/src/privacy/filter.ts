@@ -100,6 +100,8 @@ const SENSITIVE_ENDINGS = [
   "passwd",
   "password",
   "passphrase",
+  "pw",
+  "pwd",
   "secret",
   "secrets",
   "token",

@@ -41,19 +41,21 @@ const contains = (...literals: ReadonlyArray<string>): Hint => ({
 })
 
 /**
- * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`), unlike
+ * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`, Azure's
+ * `AccountKey` and `SharedAccessKey`), unlike
  * `primaryKey`, `sortKey` or `cacheKey`: the word before `key` says what it unlocks (`api key` in prose too).
  */
-const KEY_NAME = String.raw`(?:api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|`
-  + String.raw`secret[_ -]?(?:access[_ -]?)?)[_ -]?key`
+const KEY_NAME = String.raw`(?:account|api|app|auth|client|encryption|hmac|jwt|license|master|private|signing|`
+  + String.raw`(?:secret|shared)[_ -]?(?:access[_ -]?)?)[_ -]?key`
 
 /**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
- * `pass` and `auth` only count as whole words (`DB_PASS`, `_auth`), not inside `bypass` or `oauth`.
+ * `pass`, `pw`, `pwd` and `auth` only count as whole words (`DB_PASS`, `"pw"`, ODBC's `Pwd`, `_auth`), not
+ * inside `bypass`, `cwd`... or `oauth`.
  */
-export const SENSITIVE_NAME = String
-  .raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|secrets?|token|${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
+export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?|secrets?|token|`
+  + String.raw`${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
 
 /**
  * The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every
@@ -84,7 +86,7 @@ const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
 
 /** Every sensitive name contains one of these words (case-insensitively). */
-const NAME_WORD = /pass|secret|token|key|auth|credential|cookie/gi
+const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie/gi
 
 /** The letters a sensitive name may have after its word: `pass` + `phrase`, the longest. */
 const NAME_TAIL = 6
@@ -248,7 +250,7 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
  * nearly as large): a name added to SENSITIVE_NAME goes here too, and into the test's SENSITIVE_WORDS.
  */
 const PROSE_NAME_HINT = new RegExp(
-  String.raw`(?:pass(?:w(?:or)?d|phrase)|secrets?|token|key|auth|credentials?|cookie)[ \t:=]`
+  String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth|credentials?|cookie)[ \t:=]`
     + String.raw`|pass(?:[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`,
   "i"
 )
@@ -392,10 +394,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     hint: contains("Private-Lines")
   },
   { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
-  // scheme://user:password@host keeps the user and host; `@` may appear unencoded in the password.
+  // scheme://user:password@host keeps the user and host; `@` and `/` may appear unencoded in the password.
+  // A port and a path before an `@` (`http://localhost:5173/@vite/client`) is not one.
   {
     kind: "url-password",
-    pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:/@]{0,256}:)[^\s/]{1,256}(?=@)/g,
+    pattern: /(?<keep>(?<![\w+.-])[A-Za-z][\w+.-]{0,30}:\/\/[^\s:/@]{0,256}:)(?!\d*(?:[/?#]|$))\S{1,256}(?=@)/g,
     hint: contains("://")
   },
   // A header value runs to the end of the line or the closing quote, whatever the scheme.
@@ -427,10 +430,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
   // JS/TS object literals and inline YAML: password: "x".
   credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*\\?["'])${VALUE}`),
-  // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x".
+  // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x",
+  // and a shell line continued after the `=` (export DB_PASSWORD=\ then the value on the next line).
   credential(
     String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}`
-      + String.raw`[ \t]*:?=(?![=>~])[ \t]*\\?["']?)${VALUE}`
+      + String.raw`[ \t]*:?=(?![=>~])[ \t]*(?:\\\r?\n[ \t]*)?\\?["']?)${VALUE}`
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)\\?["']?)${VALUE}`),
@@ -458,6 +462,21 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PHP and Ruby hashes: 'password' => "x", :api_key => 'x', config.password => "x".
   credential(
     String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`
+  ),
+  // A default after a sensitive name read from the environment: os.getenv("DB_PASSWORD", "x"), ENV.fetch('TOKEN', 'x').
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\b(?:getenv|get|fetch|env)[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["']`
+      + String.raw`[ \t]*,[ \t]*\\?["'])${VALUE}`,
+    "gi",
+    /(?:getenv|get|fetch|env)[ \t]*\(/i
+  ),
+  // A .pgpass line, host:port:database:user:password (the port may be `*`): the password is the rest of the line.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>^[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)[^\r\n]+`,
+    "gm",
+    contains(":")
   ),
   ...SHELL_RULES,
   PROSE_RULE

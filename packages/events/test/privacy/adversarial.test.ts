@@ -55,6 +55,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["YAML lines", fill("password: x\n")],
   ["env entries", fill("name: DB_PASSWORD\n")],
   ["YAML block headers", fill("password: |\n \n")],
+  ["URL passwords without an @", fill("a://b:c/")],
+  ["getenv calls", fill("getenv(\"pw\", ")],
+  [".pgpass fields", fill("h:5432:d:u")],
+  ["continued assignments", fill("pwd=\\\n")],
   ["one long YAML block", "password: >-\n" + fill("  a\n\n")]
 ]
 

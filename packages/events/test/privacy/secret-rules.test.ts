@@ -170,6 +170,35 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "credential",
     "- client_secret: |-  # rotated\n\n    CsBlock9x\n- id: 3",
     "- client_secret: |-  # rotated\n\n    [secret:credential]\n- id: 3"
+  ],
+  // Azure connection strings, ODBC, .pgpass, short JSON names, a continued shell line, a getenv default.
+  [
+    "credential",
+    "AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==; SharedAccessKey=AbCd0123+/=;",
+    "AccountName=acct;AccountKey=[secret:credential] SharedAccessKey=[secret:credential]"
+  ],
+  ["credential", "Server=db;Uid=sa;Pwd=OdbcS3cret99;", "Server=db;Uid=sa;Pwd=[secret:credential]"],
+  [
+    "credential",
+    "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
+    "db.internal:5432:prod:app:[secret:credential]\n*:*:*:app:[secret:credential]"
+  ],
+  [
+    "credential",
+    "{\"pw\":\"PwK3yS3cret55\",\"passwd\":\"x\"}",
+    "{\"pw\":\"[secret:credential]\",\"passwd\":\"[secret:credential]\"}"
+  ],
+  ["credential", "export DB_PASSWORD=\\\n  C0ntinuedS3cret77\n", "export DB_PASSWORD=\\\n  [secret:credential]\n"],
+  [
+    "credential",
+    "os.getenv(\"DB_PASSWORD\", \"D3faultPwQ7x\") or ENV.fetch('API_TOKEN', 'tok9')",
+    "os.getenv(\"DB_PASSWORD\", \"[secret:credential]\") or ENV.fetch('API_TOKEN', '[secret:credential]')"
+  ],
+  // A password holding `/` (base64), up to the `@` before the host.
+  [
+    "url-password",
+    "redis://:Ab3/Cd9+Ef==@cache and postgres://app:k9/Lm2+Qx@db/x",
+    "redis://:[secret:url-password]@cache and postgres://app:[secret:url-password]@db/x"
   ]
 ]
 
@@ -182,6 +211,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["jwt", "eyJ is how base64 JSON starts; eyJhbGci.short.x"],
   ["private-key", "The PRIVATE KEY header looks like -----BEGIN followed by the type."],
   ["url-password", "http://localhost:3000/path and https://user@example.com and git@github.com:a/b.git"],
+  ["url-password", "http://localhost:5173/@vite/client and https://registry.npmjs.org:443/@types/node"],
+  [
+    "credential",
+    "src/a.ts:12:5: error: boom\n12:30:45 started\ncwd=/tmp; echo $(pwd)\nuser:x:1000:1000::/home/u:/bin/sh"
+  ],
   ["authorization", "src/authorization/index.ts handles authorization checks"],
   ["bearer-token", "Bearer authentication; Basic usage; basic configuration guide"],
   ["credential", "The password is required. Enter your password to continue."],
@@ -209,6 +243,12 @@ const SENSITIVE_WORDS = [
   "Passwd",
   "PASS",
   "passphrase",
+  "pw",
+  "Pwd",
+  "DB_PWD",
+  "cwd",
+  "AccountKey",
+  "SharedAccessKey",
   "bypass",
   "secret",
   "Secrets",
@@ -375,6 +415,15 @@ describe("secret rules", () => {
       "hunter2x9",
       "curl -u a:",
       "wget --user=b:",
+      "Pwd",
+      "AccountKey",
+      "os.getenv(",
+      "getenv(\"token\", ",
+      "get('pw', ",
+      "name: pwd\n  value: ",
+      "\", ",
+      "h:5432:db:u:",
+      "=\\\n",
       "password: |\n  ",
       ">-\n ",
       "|"
