@@ -110,7 +110,9 @@ const SENSITIVE_ENDINGS = [
   "credential",
   "credentials",
   "cookie",
-  "authorization"
+  "authorization",
+  // How the Korean names end (호: 비밀번호, 암호; 드: 패스워드; 큰: 토큰; 키), built so the bundle stays ASCII.
+  ...[0xd638, 0xb4dc, 0xd070, 0xd0a4].map((code) => String.fromCharCode(code))
 ]
 
 export const isSensitiveKey = (key: string): boolean => {

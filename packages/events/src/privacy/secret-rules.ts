@@ -49,13 +49,24 @@ const KEY_NAME = String.raw`(?:account|api|app|auth|client|encryption|hmac|jwt|l
   + String.raw`(?:secret|shared)[_ -]?(?:access[_ -]?)?)[_ -]?key`
 
 /**
+ * The same names in Korean: password (비밀번호, 암호, 패스워드), token (토큰, 인증 토큰), key (비밀 키, API 키,
+ * 액세스 키). Escaped: the hook programs are bundled as ASCII.
+ */
+const KOREAN_NAME =
+  String.raw`\uBE44\uBC00\uBC88\uD638|\uC554\uD638|\uD328\uC2A4\uC6CC\uB4DC|(?:\uC778\uC99D ?)?\uD1A0\uD070`
+  + String.raw`|(?:\uBE44\uBC00|API|\uC561\uC138\uC2A4) ?\uD0A4`
+
+/** The particles that follow a Korean name in prose (은, 는, 이, 가): `비밀번호는 X`. */
+const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00]`
+
+/**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass`, `pw`, `pwd` and `auth` only count as whole words (`DB_PASS`, `"pw"`, ODBC's `Pwd`, `_auth`), not
  * inside `bypass`, `cwd`... or `oauth`.
  */
 export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?|secrets?|token|`
-  + String.raw`${KEY_NAME}|(?<![a-z])auth|credentials?|cookie)`
+  + String.raw`${KEY_NAME}|(?<![a-z])auth|credentials?|cookie|${KOREAN_NAME})`
 
 /**
  * The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every
@@ -86,7 +97,7 @@ const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
 
 /** Every sensitive name contains one of these words (case-insensitively). */
-const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie/gi
+const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4/gi
 
 /** The letters a sensitive name may have after its word: `pass` + `phrase`, the longest. */
 const NAME_TAIL = 6
@@ -250,14 +261,22 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
  * nearly as large): a name added to SENSITIVE_NAME goes here too, and into the test's SENSITIVE_WORDS.
  */
 const PROSE_NAME_HINT = new RegExp(
-  String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth|credentials?|cookie)[ \t:=]`
+  String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth|credentials?|cookie|\uD638|\uB4DC|\uD070|\uD0A4)`
+    + String.raw`(?:[ \t:=]|${KOREAN_PARTICLE}[ \t])`
     + String.raw`|pass(?:[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`,
   "i"
 )
 
+/**
+ * A short phrase naming whose credential it is, before a linking word: `the password for the staging db is X`,
+ * `the token of the bot was X`. Bounded, and it must end at ` is`/` was`.
+ */
+const PROSE_QUALIFIER = String.raw`(?:[ \t]+(?:for|of)(?:[ \t]+[\w.-]{1,40}){1,4}?(?=[ \t]+(?:is|was)\b))?`
+
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
-  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}`
+  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:${KOREAN_PARTICLE}(?=[ \t]))?${PROSE_QUALIFIER}`
+    + String.raw`(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}`
     + String.raw`(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => PROSE_NAME_HINT.test(text) },
@@ -477,6 +496,14 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>^[^\s:#]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:)[^\r\n]+`,
     "gm",
     contains(":")
+  ),
+  // URL-encoded, as a form body or a query string carries it: password%3Dx, %22token%22%3A%22x%22.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:%22|(?<![\w.-]))${NAME_PREFIX}${SENSITIVE_NAME}(?:%22)?%3[ad](?:%20)*(?:%22)?)`
+      + String.raw`(?:[^\s&"'%]|%(?!22)[\da-f]{2})+`,
+    "gi",
+    contains("%3D", "%3d", "%3A", "%3a")
   ),
   ...SHELL_RULES,
   PROSE_RULE

@@ -59,6 +59,9 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["getenv calls", fill("getenv(\"pw\", ")],
   [".pgpass fields", fill("h:5432:d:u")],
   ["continued assignments", fill("pwd=\\\n")],
+  ["Korean names with a particle", fill("비밀번호는 ")],
+  ["prose qualifiers", fill("password for the x ")],
+  ["URL-encoded names", fill("%22token%22%3A%22")],
   ["one long YAML block", "password: >-\n" + fill("  a\n\n")]
 ]
 

@@ -194,6 +194,25 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "os.getenv(\"DB_PASSWORD\", \"D3faultPwQ7x\") or ENV.fetch('API_TOKEN', 'tok9')",
     "os.getenv(\"DB_PASSWORD\", \"[secret:credential]\") or ENV.fetch('API_TOKEN', '[secret:credential]')"
   ],
+  // Korean names, with a particle or a colon, in prose and as a JSON key.
+  [
+    "credential",
+    "DB 비밀번호는 hunter2xyzKR1 입니다. 토큰: Tok9kr2QwErTy",
+    "DB 비밀번호는 [secret:credential] 입니다. 토큰: [secret:credential]"
+  ],
+  ["credential", "{\"비밀번호\": \"KrJs0nS3cret42\"}", "{\"비밀번호\": \"[secret:credential]\"}"],
+  // A short phrase between the name and `is`.
+  [
+    "credential",
+    "the password for the staging db is Stg4gingPw77x",
+    "the password for the staging db is [secret:credential]"
+  ],
+  // URL-encoded: a form body, and JSON in a query string.
+  [
+    "credential",
+    "user=alice&password%3DUrlEnc0dedPw9 q=%7B%22password%22%3A%22UrlJs0nPw88%22%7D",
+    "user=alice&password%3D[secret:credential] q=%7B%22password%22%3A%22[secret:credential]%22%7D"
+  ],
   // A password holding `/` (base64), up to the `@` before the host.
   [
     "url-password",
@@ -231,6 +250,7 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
   ["credential", "script: |\n  echo $TOKEN\nrun: >-\n  make build\npassword: |\n"],
+  ["credential", "암호화 알고리즘은 AES입니다. API 키 발급 문서를 보세요. the password for reset is required"],
   // A public key and a certificate in DER base64 are not a key body.
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
@@ -249,6 +269,11 @@ const SENSITIVE_WORDS = [
   "cwd",
   "AccountKey",
   "SharedAccessKey",
+  "비밀번호",
+  "암호",
+  "인증 토큰",
+  "API 키",
+  "열쇠",
   "bypass",
   "secret",
   "Secrets",
@@ -421,6 +446,8 @@ describe("secret rules", () => {
       "getenv(\"token\", ",
       "get('pw', ",
       "name: pwd\n  value: ",
+      "%3D",
+      "%22token%22%3A%22",
       "\", ",
       "h:5432:db:u:",
       "=\\\n",
