@@ -485,6 +485,56 @@ describe("ralph-mem mcp against hostile input", () => {
     expect(runCli(["verify"], { cwd: root, env: { RALPH_MEM_DB: "" } }).code).toBe(0)
   })
 
+  it("refuses a message over 10 MiB unread, answers the request it names, logs it, and reads on", async () => {
+    const root = project()
+    const server = await serve(root)
+    const query = "x".repeat(11 * 1024 * 1024)
+    // The id near the start of the line, as most clients write it.
+    const first = await server.request("tools/call", { name: "search", arguments: { query } })
+    expect(first.error).toEqual({
+      code: -32600,
+      message: expect.stringMatching(
+        /^ralph-mem: a message of 1153\d{4} bytes \(request 2\), more than the 10485760 bytes \(10 MiB\) the memory /
+      )
+    })
+    // The id last, as the MCP SDK's client writes it.
+    const last = server.answerTo("last")
+    server.send(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"why","arguments":{"query":"${query}"}},"id":"last"}`
+    )
+    expect((await last).error?.code).toBe(-32600)
+    // No id either end: the refusal names no request. And a line far longer than any buffer the server could hold,
+    // sent in pieces: its memory stays bounded (read whole, the line alone would take 512 MiB).
+    const start = `{"jsonrpc":"2.0","params":{"padding":"`
+    const piece = Buffer.alloc(1024 * 1024, "y")
+    const end = `"},"id":7,"method":"tools/call"}`
+    server.child.stdin.write(start)
+    for (let i = 0; i < 512; i++) server.child.stdin.write(piece)
+    server.send(end)
+    const bytes = start.length + 512 * piece.length + end.length
+    const found = await server.call("search", { query: "checkout timeout" })
+    expect(found.isError).toBe(false)
+    expect(found.text).toContain("CheckoutTimeoutError")
+    expect(server.unaddressed()).toEqual([
+      { jsonrpc: "2.0", error: { code: -32600, message: expect.stringContaining(`a message of ${bytes} bytes,`) } }
+    ])
+    const peak = Number(/^VmHWM:\s*(\d+) kB/m.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))![1])
+    expect(peak * 1024).toBeLessThan(256 * 1024 * 1024)
+    const logged = readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8").trim().split("\n").map((line) =>
+      JSON.parse(line) as { hook: string; reason: string; sessionId: string }
+    )
+    expect(logged.map((entry) => [entry.hook, entry.sessionId])).toEqual([
+      ["mcp:message", SESSION],
+      ["mcp:message", SESSION],
+      ["mcp:message", SESSION]
+    ])
+    expect(logged[1]!.reason).toMatch(/^a message of 1153\d{4} bytes \(request "last"\), more than the 10485760 bytes/)
+    expect(runCli(["doctor"], { cwd: root, env: { RALPH_MEM_DB: "" } }).stdout).toMatch(
+      new RegExp(`hook failures \\(24 h\\).*3 \\(see .*hooks\\.log\\), last: a message of ${bytes} bytes, more than`)
+    )
+    expect(server.child.exitCode).toBe(null)
+  })
+
   it("keeps every answer within the configured token budget and says how to get the rest", async () => {
     const root = project()
     for (let i = 0; i < 30; i++) {

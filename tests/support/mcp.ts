@@ -30,6 +30,10 @@ export interface McpProcess {
   readonly call: (name: string, args?: unknown, meta?: Record<string, unknown>) => Promise<ToolAnswer>
   /** A raw line on the server's stdin (a newline is added). */
   readonly send: (line: string) => void
+  /** The answer to a request sent raw (with `send`), by its id. */
+  readonly answerTo: (id: number | string) => Promise<RpcResponse>
+  /** Answers that name no request (JSON-RPC errors about a message whose id could not be read). */
+  readonly unaddressed: () => ReadonlyArray<RpcResponse>
   /** Resolves when the process has exited. */
   readonly exited: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
   /** Ends the server's stdin (what Claude Code does at exit) and waits for it to exit. */
@@ -52,6 +56,7 @@ export const startMcp = async (options: {
   let stderr = ""
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const waiting = new Map<number | string, (response: RpcResponse) => void>()
+  const unaddressed: Array<RpcResponse> = []
   let buffered = ""
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     buffered += chunk
@@ -60,17 +65,22 @@ export const startMcp = async (options: {
       buffered = buffered.slice(end + 1)
       const response = JSON.parse(line) as RpcResponse
       if (response.id !== null && response.id !== undefined) waiting.get(response.id)?.(response)
+      else unaddressed.push(response)
     }
   })
   let nextId = 1
   const send = (line: string) => child.stdin.write(`${line}\n`)
-  const request = (method: string, params?: unknown) =>
+  const answer = (id: number | string, what: string) =>
     new Promise<RpcResponse>((resolve, reject) => {
-      const id = nextId++
       waiting.set(id, resolve)
-      void exited.then(() => reject(new Error(`the server exited before answering ${method}: ${stderr}`)))
-      send(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }))
+      void exited.then(() => reject(new Error(`the server exited before answering ${what}: ${stderr}`)))
     })
+  const request = (method: string, params?: unknown) => {
+    const id = nextId++
+    const answered = answer(id, method)
+    send(JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }))
+    return answered
+  }
   const call = async (name: string, args?: unknown, meta?: Record<string, unknown>): Promise<ToolAnswer> => {
     const response = await request("tools/call", {
       name,
@@ -98,6 +108,8 @@ export const startMcp = async (options: {
     request,
     call,
     send,
+    answerTo: (id) => answer(id, `request ${JSON.stringify(id)}`),
+    unaddressed: () => unaddressed,
     exited,
     close: () => {
       child.stdin.end()

@@ -6,14 +6,16 @@
  *
  * The server lives exactly as long as Claude Code: it exits when its stdin ends (Claude Code closed it,
  * or died, even by SIGKILL), on SIGINT (what Claude Code sends at exit), SIGTERM or SIGHUP, when writing
- * to Claude Code fails, and when its parent process is gone; nothing it starts outlives it. The database
- * is opened at the first call, not at start-up.
+ * to Claude Code fails, and when its parent process is gone; nothing it starts outlives it. A message too
+ * long to read is refused unread (message-lines.ts), never the end of the server. The database is opened at
+ * the first call, not at start-up.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
@@ -27,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { type Answer, plainAnswer } from "./budget.ts"
 import { type MemoryConnection, memoryConnection } from "./connection.ts"
+import { boundedLines, MAX_MESSAGE_BYTES, type OversizedMessage } from "./message-lines.ts"
 import { type Asked, type ToolContext, ToolRefused } from "./tool.ts"
 import { memoryTools } from "./tools.ts"
 
@@ -240,6 +243,8 @@ export const serveMemoryTools = async (options: MemoryServerOptions): Promise<vo
   }
   process.stdin.once("end", stop)
   process.stdin.once("close", stop)
+  // Unreadable: Claude Code's end is gone. Piped into the line reader, stdin has no other listener for it.
+  process.stdin.once("error", stop)
   // EPIPE: nobody reads our answers any more.
   process.stdout.once("error", stop)
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop)
@@ -247,5 +252,24 @@ export const serveMemoryTools = async (options: MemoryServerOptions): Promise<vo
   setInterval(() => process.ppid !== options.parentPid && stop(), PARENT_CHECK_MS).unref()
   if (process.ppid !== options.parentPid) stop()
   server.onclose = stop
-  await server.connect(new StdioServerTransport())
+  // A message too long to read is refused, said to Claude Code (by its request's id, when one end of the line
+  // names it) and logged where `doctor` looks; the server reads on.
+  const refuseOversized = ({ bytes, id }: OversizedMessage) => {
+    const refusal = `a message of ${bytes} bytes${id === undefined ? "" : ` (request ${JSON.stringify(id)})`}, ` +
+      `more than the ${MAX_MESSAGE_BYTES} bytes (${MAX_MESSAGE_BYTES / 1024 / 1024} MiB) the memory server reads, ` +
+      "was refused unread"
+    logProblem(options, "message", refusal)
+    void transport.send({
+      jsonrpc: "2.0",
+      ...(id === undefined ? {} : { id }),
+      error: { code: ErrorCode.InvalidRequest, message: `ralph-mem: ${refusal}.` }
+    })
+  }
+  // The transport's own limit is never reached: every line it is given is whole and within the same bound.
+  const transport = new StdioServerTransport(
+    process.stdin.pipe(boundedLines(MAX_MESSAGE_BYTES, refuseOversized)),
+    process.stdout,
+    { maxBufferSize: MAX_MESSAGE_BYTES }
+  )
+  await server.connect(transport)
 }
