@@ -265,6 +265,29 @@ describe("ralph-mem mcp: the memory tools", () => {
     expect(ids((await server.call("search", { query: "ops-gateway-7" })).text)[0]).toBe(noteId)
   })
 
+  it("says text was filtered only when the filter changed it, and refuses an empty note as the CLI does", async () => {
+    const root = project()
+    const server = await serve(root)
+    // Padding is trimmed, as every write trims what it is given: nothing was filtered out.
+    const padded = await server.call("remember", { kind: "note", text: "\n  Releases are cut on Tuesdays \t\n" })
+    expect(padded.isError).toBe(false)
+    expect(padded.text).toMatch(
+      /^Remembered as a note: later sessions of this project are told it at their start\. Its/
+    )
+    const belief = await server.call("remember", { kind: "belief", key: "focus", text: "  the release train  " })
+    expect(belief.text).toMatch(/^Belief focus set: every new session of this project is told it\. Its id/)
+    const blank = await server.call("remember", { kind: "note", text: " \n\t " })
+    expect(blank).toEqual({ isError: true, text: "the note is empty" })
+    expect(events(root, "NoteInjected").map((e) => e.payload["text"])).toEqual(["Releases are cut on Tuesdays"])
+    // The CLI's inject takes the same path and says the same.
+    expect(runCli(["inject", " \n\t "], { cwd: root, env: { RALPH_MEM_DB: "" } }).stderr).toMatch(/the note is empty/)
+    expect(events(root, "MemoryToolCalled").at(-1)?.payload).toMatchObject({
+      tool: "remember",
+      returned: [],
+      error: "the note is empty"
+    })
+  })
+
   it("remembers a decision, a belief and a task finding, and refuses what is incomplete", async () => {
     const root = project()
     const server = await serve(root)

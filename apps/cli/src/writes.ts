@@ -4,7 +4,7 @@
  * passes the privacy filter before it is stored.
  */
 import { type AppendError, type DecisionImpact, monotonicUlid, type RecordedEvent, streams } from "@ralph-mem/events"
-import { type MemoryStore, Refused } from "@ralph-mem/projections"
+import { type MemoryStore, refuse, Refused } from "@ralph-mem/projections"
 import { decideDecision } from "@ralph-mem/working"
 import * as Effect from "effect/Effect"
 
@@ -18,26 +18,38 @@ export interface NoteToWrite {
   readonly writer: string
 }
 
-/** A note, injected at the start of later sessions of the project; `stored` is its event (forget takes its id). */
-export const writeNote = (memory: MemoryStore, note: NoteToWrite) => {
-  const noteId = monotonicUlid()()
-  return memory.log
-    .append(
-      streams.note(noteId),
-      [
-        {
-          _tag: "NoteInjected",
-          noteId,
-          projectPath: note.project,
-          noteType: note.noteType,
-          text: note.text,
-          ...(note.sessionId === undefined ? {} : { sessionId: note.sessionId })
-        }
-      ],
-      { expectedVersion: "no_stream", writer: note.writer }
-    )
-    .pipe(Effect.map(({ events }) => ({ noteId, stored: events[0]! })))
+/** A note's text as it is stored, trimmed as the deciders trim theirs; refused when nothing is left of it. */
+export const noteText = (text: string): string | Refused => {
+  const trimmed = text.trim()
+  return trimmed === "" ? refuse("the note is empty") : trimmed
 }
+
+/** A note, injected at the start of later sessions of the project; `stored` is its event (forget takes its id). */
+export const writeNote = (
+  memory: MemoryStore,
+  note: NoteToWrite
+): Effect.Effect<{ readonly noteId: string; readonly stored: RecordedEvent }, Refused | AppendError> =>
+  Effect.suspend(() => {
+    const text = noteText(note.text)
+    if (text instanceof Refused) return Effect.fail<Refused | AppendError>(text)
+    const noteId = monotonicUlid()()
+    return memory.log
+      .append(
+        streams.note(noteId),
+        [
+          {
+            _tag: "NoteInjected",
+            noteId,
+            projectPath: note.project,
+            noteType: note.noteType,
+            text,
+            ...(note.sessionId === undefined ? {} : { sessionId: note.sessionId })
+          }
+        ],
+        { expectedVersion: "no_stream", writer: note.writer }
+      )
+      .pipe(Effect.map(({ events }) => ({ noteId, stored: events[0]! })))
+  })
 
 export interface DecisionToWrite {
   readonly project: string

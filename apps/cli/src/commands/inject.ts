@@ -1,12 +1,13 @@
 /** `ralph-mem inject`: a note the user wants remembered and brought back in later sessions. */
 import { findProjectRoot } from "@ralph-mem/events"
+import { Refused } from "@ralph-mem/projections"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { printJson } from "../output.ts"
-import { writeNote } from "../writes.ts"
+import { noteText, writeNote } from "../writes.ts"
 
 export const inject = Command.make(
   "inject",
@@ -21,8 +22,9 @@ export const inject = Command.make(
   },
   (input) =>
     Effect.gen(function*() {
-      const text = input.text.join(" ").trim()
-      if (text === "") return yield* flags.failWith("the note is empty")
+      // Refused before the memory is opened: an empty note makes no database.
+      const text = noteText(input.text.join(" "))
+      if (text instanceof Refused) return yield* flags.failWith(text.message)
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const { noteId, stored } = yield* writeNote(memory, {

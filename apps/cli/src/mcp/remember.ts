@@ -51,7 +51,11 @@ type RememberInput = {
   readonly task?: string
 }
 
-/** What the privacy filter changed, said back: Claude should know that what it saved is not all there. */
+/**
+ * What the privacy filter changed, said back: Claude should know that what it saved is not all there. Every
+ * write trims what it is given (writeNote, the deciders) before the filter sees it, so only a difference beyond
+ * the trim is the filter's.
+ */
 const filtered = (given: string, stored: unknown) =>
   typeof stored === "string" && stored !== given.trim()
     ? ` Stored with private text or secrets filtered out: ${quoted(stored)}.`
@@ -89,6 +93,7 @@ const rememberOne = (input: RememberInput, context: ToolContext): Effect.Effect<
         writer: WRITER,
         ...(sessionId === undefined ? {} : { sessionId })
       }).pipe(
+        Effect.catchTag("Refused", (error) => Effect.fail(refused(error))),
         Effect.map(({ stored }) =>
           saved(
             stored,
