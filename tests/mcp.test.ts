@@ -589,6 +589,43 @@ describe("ralph-mem mcp against hostile input", () => {
     expect(around.text).toContain(`> ${first}`)
   })
 
+  it("cuts a decision, belief or loop too long alone, its last line naming the command for the rest", async () => {
+    const root = project()
+    const rationale = `${"the gateway drops calls under load; ".repeat(850)}END-OF-RATIONALE`
+    const decision = JSON.parse(cli(root, "decide", "Throttle the gateway client", "--why", rationale, "--json")).id
+    const goal = `${"make every checkout path retry once. ".repeat(800)}END-OF-GOAL`
+    cli(root, "ralph", "start", goal, "--session", SESSION, "--criteria", "custom=node fail.js")
+    const server = await serve(root)
+    const lastLine = (text: string) => text.split("\n").at(-1)
+    const cutShort = (command: string) => `Cut short to fit 3000 tokens; \`${command}\` (Bash) prints it whole.`
+
+    const why = (await server.call("why", { query: "throttle" })).text
+    expect(estimateTokens(why)).toBeLessThanOrEqual(3000)
+    expect(why).toMatch(/\n… \[\d+ characters cut\] …\n/)
+    expect(lastLine(why)).toBe(cutShort(`ralph-mem show ${decision}`))
+    expect(cli(root, "show", decision)).toContain("END-OF-RATIONALE")
+
+    const korean = `${"결제 게이트웨이는 부하가 걸리면 호출을 떨어뜨린다. ".repeat(290)}끝-표시`
+    expect(korean.length).toBeGreaterThan(8000)
+    const saved = await server.call("remember", { kind: "belief", key: "gateway", text: korean })
+    const [belief] = ids(saved.text)
+    const beliefs = (await server.call("beliefs")).text
+    expect(estimateTokens(beliefs)).toBeLessThanOrEqual(3000)
+    expect(beliefs).toMatch(/^2 belief\(s\) about this project:\n- gateway: 결제/)
+    expect(beliefs.split("\n").slice(-2)).toEqual([
+      cutShort(`ralph-mem show ${belief}`),
+      "1 older belief(s) left out to keep this answer within 3000 tokens: `ralph-mem belief list` (Bash) lists all."
+    ])
+    expect(cli(root, "show", belief!)).toContain("끝-표시")
+
+    const status = (await server.call("loop_status")).text
+    expect(estimateTokens(status)).toBeLessThanOrEqual(3000)
+    const loopId = /^Ralph loop (\S+),/.exec(status)![1]!
+    expect(status).toContain("make every checkout path retry once.")
+    expect(lastLine(status)).toBe(cutShort(`ralph-mem ralph status --loop ${loopId} --json`))
+    expect(JSON.parse(cli(root, "ralph", "status", "--loop", loopId, "--json")).goal).toBe(goal)
+  })
+
   it("says an id was forgotten, once a forget by another process erased it", async () => {
     const root = project()
     const server = await serve(root)

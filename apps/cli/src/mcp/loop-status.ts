@@ -4,6 +4,7 @@ import { activeLoopForSession, formatTime, oneLine, openLoops } from "@ralph-mem
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { fitAnswer } from "./budget.ts"
+import { cutShort } from "./render.ts"
 import { tool } from "./tool.ts"
 
 export const loopStatus = tool({
@@ -45,8 +46,19 @@ export const loopStatus = tool({
       }
       const since = formatTime(loop.startedAt)
       const header = `Ralph loop ${loop.loopId}, ${loop.status} since ${since}; what the harness knows now:`
+      // A prompt cut to these characters is still at least the whole budget in tokens: then it is clipped again
+      // below, and `clipped` says so.
       const status = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: budget * 4 })
-      return fitAnswer({ header, items: [{ text: status, ids: [loop.loopId] }], more: () => undefined }, budget)
+      return fitAnswer(
+        {
+          header,
+          items: [{ text: status, ids: [loop.loopId] }],
+          // Its JSON holds the goal, and the last checks with their output, whole.
+          more: ({ clipped }) =>
+            clipped ? cutShort(budget, `ralph-mem ralph status --loop ${loop.loopId} --json`) : undefined
+        },
+        budget
+      )
     })
 })
 

@@ -34,6 +34,10 @@ export const hitLine = (hit: IndexHit, rank: number) =>
 
 export const idList = (ids: ReadonlyArray<string>) => JSON.stringify(ids)
 
+/** The closing line of an answer whose one item was cut to fit: the command that prints it whole, run in Bash. */
+export const cutShort = (budget: number, command: string) =>
+  `Cut short to fit ${budget} tokens; \`${command}\` (Bash) prints it whole.`
+
 /** Unknown and forgotten ids, said apart: a forgotten one is gone for good, an unknown one may be mistyped. */
 export const missingLine = (db: MemoryStore["db"], missing: ReadonlyArray<string>) => {
   if (missing.length === 0) return undefined
