@@ -398,6 +398,32 @@ describe("ralph-mem mcp: the memory tools", () => {
     expect(events(root, "ObservationRecorded").filter((e) => e.payload["sessionId"] === SESSION)).toEqual([])
   })
 
+  it("records a call to a tool it does not have, with its error, under the name as called, cut", async () => {
+    const root = project()
+    const server = await serve(root)
+    const unknown =
+      "Unknown tool \"serch\"; the memory tools are search, timeline, get, why, beliefs, task, remember, " +
+      "loop_status."
+    expect(await server.call("serch", { query: "checkout" }, { "claudecode/toolUseId": "toolu_7" })).toEqual({
+      isError: true,
+      text: unknown
+    })
+    const cut = "n".repeat(100)
+    expect((await server.call("n".repeat(100_000), {})).text).toMatch(new RegExp(`^Unknown tool "${cut}"; `))
+    expect(events(root, "MemoryToolCalled").map((e) => [e.streamId, e.writer, e.payload])).toEqual([
+      [
+        `session:${SESSION}`,
+        "mcp:serch",
+        { tool: "serch", toolUseId: "toolu_7", sessionId: SESSION, returned: [], tokens: 0, error: unknown }
+      ],
+      [
+        `session:${SESSION}`,
+        `mcp:${cut}`,
+        { tool: cut, sessionId: SESSION, returned: [], tokens: 0, error: expect.stringMatching(/^Unknown tool "n+"; /) }
+      ]
+    ])
+  })
+
   it("serves the database --db names, through the command tree (ralph-mem mcp --db <file>)", async () => {
     const root = project()
     const elsewhere = tempFolder()
@@ -421,6 +447,7 @@ describe("ralph-mem mcp: the memory tools", () => {
       text: expect.stringContaining("no memory yet")
     })
     expect(await server.call("search", { limit: 5 })).toMatchObject({ isError: true })
+    expect(await server.call("serch", { query: "anything" })).toMatchObject({ isError: true })
     expect(existsSync(join(root, ".ralph-mem"))).toBe(false)
     expect((await server.call("remember", { kind: "note", text: "the first memory" })).isError).toBe(false)
     expect(events(root, "NoteInjected")).toHaveLength(1)

@@ -99,23 +99,29 @@ const callTool = (
 ): Effect.Effect<CallToolResult> =>
   Effect.gen(function*() {
     const tool = byName.get(request.name)
-    if (tool === undefined) {
-      const named = JSON.stringify(request.name.slice(0, 100))
-      const text = `Unknown tool ${named}; the memory tools are ${[...byName.keys()].join(", ")}.`
-      return { isError: true, content: [{ type: "text", text }] }
-    }
+    // A name no tool has is recorded as it was called, cut: it can be any length.
+    const name = tool?.name ?? request.name.slice(0, 100)
     // A broken config never stops a call: its problems are logged and the valid layers apply.
     const { settings, problems } = loadSettings({ projectRoot: options.project, env: options.env })
-    for (const problem of problems) logProblem(options, tool.name, `config: ${problem}`)
+    for (const problem of problems) logProblem(options, name, `config: ${problem}`)
     const budget = settings.memory.toolResultTokens
-    const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
     let asked: Asked = {}
     let memory: MemoryStore | undefined
+    // Recorded in the memory there is, if any; a call refused unread makes no database.
+    const refusedUnread = (reason: string) =>
+      Effect.map(connection.current({ create: false }), (current): Outcome => {
+        memory = current
+        return { _tag: "refused", reason }
+      })
     const outcome: Outcome = yield* Effect.gen(function*() {
+      if (tool === undefined) {
+        return yield* refusedUnread(
+          `Unknown tool ${JSON.stringify(name)}; the memory tools are ${[...byName.keys()].join(", ")}.`
+        )
+      }
+      const decoded = yield* Effect.result(Schema.decodeUnknownEffect(tool.input)(request.arguments ?? {}))
       if (decoded._tag === "Failure") {
-        // Recorded in the memory there is, if any; a malformed call makes no database.
-        memory = yield* connection.current({ create: false })
-        return { _tag: "refused", reason: `Invalid input for ${tool.name}: ${decoded.failure.message}` } as const
+        return yield* refusedUnread(`Invalid input for ${tool.name}: ${decoded.failure.message}`)
       }
       memory = yield* connection.current({ create: tool.writes })
       asked = tool.asked(decoded.success)
@@ -140,9 +146,9 @@ const callTool = (
         )
       })
     )
-    if (outcome._tag === "failed") logProblem(options, tool.name, outcome.reason)
+    if (outcome._tag === "failed") logProblem(options, name, outcome.reason)
     if (memory !== undefined) {
-      yield* record(memory, options, { tool: tool.name, toolUseId: request.toolUseId, asked, outcome })
+      yield* record(memory, options, { tool: name, toolUseId: request.toolUseId, asked, outcome })
       connection.wrote()
     }
     if (outcome._tag === "answered") return { content: [{ type: "text", text: outcome.answer.text }] }

@@ -25,7 +25,10 @@ export const MemoryForgotten = defineEvent("MemoryForgotten", () => ({
  */
 export const MemoryToolCalled = defineEvent("MemoryToolCalled", () => ({
   sessionId: Schema.optionalKey(Schema.String),
-  /** The tool's name without its MCP prefix: search, timeline, get, why, beliefs, task, remember, loop_status. */
+  /**
+   * The tool's name without its MCP prefix: search, timeline, get, why, beliefs, task, remember, loop_status; for
+   * a call to a tool the server does not have, the name as called, cut to 100 characters.
+   */
   tool: Schema.String,
   /** Claude Code's id of the tool call, which its hooks see too. */
   toolUseId: Schema.optionalKey(Schema.String),
