@@ -151,6 +151,8 @@ describe("ralph-mem mcp: the memory tools", () => {
       "remember",
       "loop_status"
     ])
+    // An empty list of kinds is refused: the schema says so to the model too.
+    expect(tools[0]?.inputSchema.properties).toMatchObject({ types: { type: "array", minItems: 1, maxItems: 4 } })
     for (const tool of tools) {
       expect(tool.inputSchema.type, tool.name).toBe("object")
       expect(tool.description, tool.name).toMatch(/memory/i)
@@ -504,6 +506,11 @@ describe("ralph-mem mcp against hostile input", () => {
       ["search", { query: "token", limit: 2.5 }, /Invalid input for search/],
       ["search", { query: "token", limit: "10" }, /Expected number/],
       ["search", { query: "token", types: ["secret"] }, /"error" \| "success"/],
+      [
+        "search",
+        { query: "token", types: [] },
+        /Invalid input for search: Expected a value with a length of at least 1/
+      ],
       ["search", { query: "token", since: "yesterday-ish" }, /is not a time/],
       ["timeline", {}, /Give one of `around`/],
       ["timeline", { around: "x", session: "y" }, /Give one of `around`/],

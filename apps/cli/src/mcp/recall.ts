@@ -31,9 +31,10 @@ export const search = tool({
   input: Schema.Struct({
     query: described(text(2000), "What to look for: words, an error message, an identifier, a command, a file name"),
     types: optional(
-      Schema.Array(ObservationType).check(Schema.isMaxLength(4)),
-      "Only these kinds: error (failed commands and tools), success (passing test, build, lint or typecheck " +
-        "runs), tool_use (other tool calls), note (notes saved with remember)"
+      // An empty list would match nothing, silently: leaving `types` out is how to ask for every kind.
+      Schema.Array(ObservationType).check(Schema.isMinLength(1), Schema.isMaxLength(4)),
+      "Only these kinds (one or more; leave out for all): error (failed commands and tools), success (passing " +
+        "test, build, lint or typecheck runs), tool_use (other tool calls), note (notes saved with remember)"
     ),
     since: optional(text(40), "Only memories from this time on: ISO 8601 (2026-11-20) or an age (30m, 12h, 7d, 2w)"),
     session: optional(Id, "Only this past session (a session id, as search and timeline show them)"),
