@@ -445,6 +445,16 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     ),
     hint: /secret_?access_?key/i
   },
+  // A default after a sensitive name read from the environment: os.getenv("DB_PASSWORD", "x"), ENV.fetch('TOKEN', 'x').
+  // Before the generic rules: in `password = os.getenv("DB_PASSWORD", "x")` they would mask the call's first
+  // word as the value, and the name this rule needs with it.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\b(?:getenv|get|fetch|env)[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["']`
+      + String.raw`[ \t]*,[ \t]*\\?["'])${VALUE}`,
+    "gi",
+    /(?:getenv|get|fetch|env)[ \t]*\(/i
+  ),
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
   // JS/TS object literals and inline YAML: password: "x".
@@ -481,14 +491,6 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // PHP and Ruby hashes: 'password' => "x", :api_key => 'x', config.password => "x".
   credential(
     String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`
-  ),
-  // A default after a sensitive name read from the environment: os.getenv("DB_PASSWORD", "x"), ENV.fetch('TOKEN', 'x').
-  lazyRule(
-    "credential",
-    String.raw`(?<keep>\b(?:getenv|get|fetch|env)[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["']`
-      + String.raw`[ \t]*,[ \t]*\\?["'])${VALUE}`,
-    "gi",
-    /(?:getenv|get|fetch|env)[ \t]*\(/i
   ),
   // A .pgpass line, host:port:database:user:password (the port may be `*`): the password is the rest of the line.
   lazyRule(

@@ -194,6 +194,12 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "os.getenv(\"DB_PASSWORD\", \"D3faultPwQ7x\") or ENV.fetch('API_TOKEN', 'tok9')",
     "os.getenv(\"DB_PASSWORD\", \"[secret:credential]\") or ENV.fetch('API_TOKEN', '[secret:credential]')"
   ],
+  // Assigned to a sensitive name: the default is masked before the assignment's value is.
+  [
+    "credential",
+    "password = os.getenv(\"DB_PASSWORD\", \"D3faultPwQ7x\")",
+    "password = [secret:credential]\"DB_PASSWORD\", \"[secret:credential]\")"
+  ],
   // Korean names, with a particle or a colon, in prose and as a JSON key.
   [
     "credential",
