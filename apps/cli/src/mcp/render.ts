@@ -38,6 +38,17 @@ export const idList = (ids: ReadonlyArray<string>) => JSON.stringify(ids)
 export const cutShort = (budget: number, command: string) =>
   `Cut short to fit ${budget} tokens; \`${command}\` (Bash) prints it whole.`
 
+/**
+ * The closing lines of an answer whose first item alone may be cut (`fullCommand` prints it whole) and whose later
+ * items may be left out (`leftOut` says how to reach them).
+ */
+export const cutOrLeftOut =
+  (budget: number, fullCommand: string, leftOut: (omitted: number) => string) =>
+  ({ omitted, clipped }: { readonly omitted: number; readonly clipped: boolean }): string =>
+    [clipped ? cutShort(budget, fullCommand) : undefined, omitted === 0 ? undefined : leftOut(omitted)]
+      .filter(Boolean)
+      .join("\n")
+
 /** Unknown and forgotten ids, said apart: a forgotten one is gone for good, an unknown one may be mistyped. */
 export const missingLine = (db: MemoryStore["db"], missing: ReadonlyArray<string>) => {
   if (missing.length === 0) return undefined

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decisionMarkdown, taskMarkdown } from "../markdown.ts"
 import { fitAnswer, plainAnswer } from "./budget.ts"
-import { cutShort, quoted } from "./render.ts"
+import { cutOrLeftOut, cutShort, quoted } from "./render.ts"
 import { described, Id, optional, positive, refuse, text, tool } from "./tool.ts"
 
 export const why = tool({
@@ -42,17 +42,13 @@ export const why = tool({
         {
           header: `${decisions.length} decision(s) from this project's memory, best match first:`,
           items: decisions.map((d) => ({ text: decisionMarkdown(d, 2), ids: [d.id] })),
-          more: ({ omitted, clipped }) =>
-            [
-              // Only the best match is ever cut: it is shown alone.
-              clipped ? cutShort(budget, `ralph-mem show ${decisions[0]!.id}`) : undefined,
-              omitted === 0
-                ? undefined
-                : `${omitted} more decision(s) left out to keep this answer within ${budget} tokens: ` +
-                  "ask with more words."
-            ]
-              .filter(Boolean)
-              .join("\n")
+          // Only the best match is ever cut: it is shown alone.
+          more: cutOrLeftOut(
+            budget,
+            `ralph-mem show ${decisions[0]!.id}`,
+            (omitted) =>
+              `${omitted} more decision(s) left out to keep this answer within ${budget} tokens: ask with more words.`
+          )
         },
         budget
       )
@@ -81,17 +77,14 @@ export const beliefs = tool({
         {
           header: `${all.length} belief(s) about this project:`,
           items: all.map((b) => ({ text: `- ${b.key}: ${b.value}`, ids: [b.eventId] })),
-          more: ({ omitted, clipped }) =>
-            [
-              // Only the most recent is ever cut: it is shown alone.
-              clipped ? cutShort(budget, `ralph-mem show ${all[0]!.eventId}`) : undefined,
-              omitted === 0
-                ? undefined
-                : `${omitted} older belief(s) left out to keep this answer within ${budget} tokens: ` +
-                  "`ralph-mem belief list` (Bash) lists all."
-            ]
-              .filter(Boolean)
-              .join("\n")
+          // Only the most recent is ever cut: it is shown alone.
+          more: cutOrLeftOut(
+            budget,
+            `ralph-mem show ${all[0]!.eventId}`,
+            (omitted) =>
+              `${omitted} older belief(s) left out to keep this answer within ${budget} tokens: ` +
+              "`ralph-mem belief list` (Bash) lists all."
+          )
         },
         budget
       )
