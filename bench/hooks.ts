@@ -82,7 +82,9 @@ const TYPECHECK_FAILURE =
 
 const time = (args: ReadonlyArray<string>, input: string, cwd: string) => {
   const start = process.hrtime.bigint()
-  const result = spawnSync(process.execPath, args, { input, cwd, env: { PATH: process.env["PATH"] ?? "" } })
+  // The hooks find the memory seeded in this process recorded as the user's (memory-origin.ts): the check is timed.
+  const env = { PATH: process.env["PATH"] ?? "", XDG_STATE_HOME: process.env["XDG_STATE_HOME"] ?? "" }
+  const result = spawnSync(process.execPath, args, { input, cwd, env })
   const ms = elapsedMs(start)
   if (result.status !== 0) throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr}`)
   return ms
@@ -104,6 +106,8 @@ export const hooksBench = (runs: number) =>
   withTempFolder((folder) => {
     const project = join(folder, "project")
     mkdirSync(join(project, ".git"), { recursive: true })
+    // The memories this process makes are recorded here, where the hooks it times look (see `time`).
+    process.env["XDG_STATE_HOME"] = join(folder, "state")
     seed(project, 10_000)
     // The same memory with every session packed: the prompt's memories are inflated from their blocks.
     const packed = join(folder, "packed")

@@ -36,8 +36,10 @@ const seed = (project: string, observations: number) => {
  * writing's garbage, whose collection would otherwise land in the timed calls.
  */
 const seedApart = (project: string, observations: number) => {
+  // Its memory is recorded where the server looks (memory-origin.ts): the server's home is the project.
   const seeded = spawnSync(process.execPath, [import.meta.filename, "--seed", project, String(observations)], {
-    stdio: "inherit"
+    stdio: "inherit",
+    env: { ...process.env, HOME: project, XDG_STATE_HOME: "" }
   })
   if (seeded.status !== 0) throw new Error(`seeding the memory failed (exit ${seeded.status})`)
 }

@@ -19,7 +19,7 @@ import { execute, loopConfig, parseCriterion } from "../packages/loop/src/index.
 import { closeIteration } from "../packages/loop/src/iteration.ts"
 import { openMemory } from "../packages/projections/src/index.ts"
 import { loadSettings } from "../packages/settings/src/index.ts"
-import { CLI } from "./support/cli.ts"
+import { CLI, testRunState } from "./support/cli.ts"
 
 const SEED = Number(process.env["RALPH_MEM_CRASH_SEED"] ?? Math.floor(Math.random() * 2 ** 32))
 console.log(`crash.test.ts: seed ${SEED} (set RALPH_MEM_CRASH_SEED=${SEED} to repeat)`)
@@ -110,7 +110,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const cli = (args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}) =>
   started(spawn(process.execPath, [CLI, ...args], {
     cwd,
-    env: { PATH: process.env["PATH"] ?? "", HOME: cwd, NO_COLOR: "1", RALPH_MEM_DB: "", ...env },
+    env: { PATH: process.env["PATH"] ?? "", ...testRunState(), HOME: cwd, NO_COLOR: "1", RALPH_MEM_DB: "", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })).exited
 
@@ -325,7 +325,7 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
           const run = started(
             spawn(process.execPath, [CLI, "replay", "--db", path], {
               cwd: folder,
-              env: { PATH: process.env["PATH"] ?? "" },
+              env: { PATH: process.env["PATH"] ?? "", ...testRunState() },
               stdio: ["ignore", "pipe", "pipe"]
             })
           )
@@ -402,7 +402,7 @@ describe.concurrent("processes killed with SIGKILL at random points", () => {
               String(maxIterations)
             ], {
               cwd: root,
-              env: { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1", RALPH_MEM_DB: "" },
+              env: { PATH: process.env["PATH"] ?? "", ...testRunState(), HOME: root, NO_COLOR: "1", RALPH_MEM_DB: "" },
               stdio: ["ignore", "pipe", "pipe"]
             })
           )

@@ -27,7 +27,7 @@ import {
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { CLI, HOOK } from "./support/cli.ts"
+import { CLI, HOOK, testRunState } from "./support/cli.ts"
 import {
   type CliCase,
   type Expectation,
@@ -203,7 +203,7 @@ const hookHome = join(work, "hook-home")
 const cliHome = join(work, "cli-home")
 mkdirSync(hookHome)
 mkdirSync(cliHome)
-const baseEnv = { PATH: process.env["PATH"] ?? "", GIT_CEILING_DIRECTORIES: work, TZ: "UTC" }
+const baseEnv = { PATH: process.env["PATH"] ?? "", GIT_CEILING_DIRECTORIES: work, TZ: "UTC", ...testRunState() }
 
 afterAll(async () => {
   if (process.env["RALPH_MEM_FUZZ_KEEP"] === "1") return console.log(`fuzz: kept ${work}`)

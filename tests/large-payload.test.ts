@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { HOOK } from "./support/cli.ts"
+import { HOOK, testRunState } from "./support/cli.ts"
 import { payload } from "./support/hook.ts"
 
 const GENEROUS_MS = 20_000
@@ -19,7 +19,7 @@ const runHook = (root: string, stdin: string) => {
   const result = spawnSync(process.execPath, [HOOK, "PostToolUse"], {
     cwd: root,
     input: stdin,
-    env: { PATH: process.env["PATH"] ?? "", HOME: root },
+    env: { PATH: process.env["PATH"] ?? "", ...testRunState(), HOME: root },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     // Far beyond the bound: a run this long has failed anyway, and the test must end.

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { describe, expect, it } from "vitest"
 import { open } from "../packages/projections/test/spec.ts"
-import { CLI } from "./support/cli.ts"
+import { CLI, testRunState } from "./support/cli.ts"
 import { cli, memoryFolder, project } from "./support/memory-project.ts"
 
 /** Enough that copying the database into a backup takes a while, so the runs overlap in it. */
@@ -46,7 +46,13 @@ const maintain = (root: string) => {
   const args = [CLI, "maintain", "--json", "--db", join(memoryFolder(root), "memory.db")]
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { PATH: process.env["PATH"] ?? "", HOME: root, XDG_CONFIG_HOME: join(root, ".config"), NO_COLOR: "1" },
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      ...testRunState(),
+      HOME: root,
+      XDG_CONFIG_HOME: join(root, ".config"),
+      NO_COLOR: "1"
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

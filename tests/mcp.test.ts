@@ -13,7 +13,7 @@ import { basename, join } from "node:path"
 import { crc32 } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { CLI, runCli } from "./support/cli.ts"
+import { CLI, runCli, testRunState } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 import { type McpProcess, startMcp } from "./support/mcp.ts"
 import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
@@ -828,7 +828,11 @@ describe("ralph-mem mcp lifetime", () => {
       setInterval(() => {}, 1000)
     `
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "inherit"], env: { PATH: process.env["PATH"] ?? "", HOME: root } }
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { PATH: process.env["PATH"] ?? "", ...testRunState(), HOME: root }
+      }
     )
     const [serverPid, holderPid] = await new Promise<Array<number>>((resolve) =>
       parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString().trim().split(" ").map(Number)))

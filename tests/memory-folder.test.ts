@@ -2,6 +2,7 @@
  * The memory folder as the real hooks and CLI leave it: everything ralph-mem writes under .ralph-mem is
  * 0700 folders and 0600 files; and a memory folder made read-only still answers every read command.
  */
+import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
 import {
   chmodSync,
@@ -86,7 +87,23 @@ describe("everything ralph-mem writes under .ralph-mem", () => {
 const isRoot = process.getuid?.() === 0
 const NOBODY = 65534
 
+/**
+ * The reader's own state home, where this machine records the memory as theirs (memory-origin.ts): as `nobody`,
+ * the test run's state home (root's, 0700) cannot be read.
+ */
+const readerState = (root: string): string => {
+  const db = new Database(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+  const id = (db.prepare("SELECT id FROM memory_identity").get() as { id: string }).id
+  db.close()
+  const state = tempFolder()
+  mkdirSync(join(state, "ralph-mem", "memories"), { recursive: true })
+  writeFileSync(join(state, "ralph-mem", "memories", id), "")
+  for (const folder of [state, join(state, "ralph-mem"), join(state, "ralph-mem", "memories")]) chmodSync(folder, 0o755)
+  return state
+}
+
 const asReader = (root: string) => {
+  const state = readerState(root)
   let node = process.execPath
   if (isRoot) {
     const bin = tempFolder()
@@ -103,7 +120,7 @@ const asReader = (root: string) => {
     const result = spawnSync(node, args, {
       cwd: root,
       input,
-      env: { PATH: process.env["PATH"] ?? "", HOME: root, NO_COLOR: "1" },
+      env: { PATH: process.env["PATH"] ?? "", XDG_STATE_HOME: state, HOME: root, NO_COLOR: "1" },
       encoding: "utf8",
       ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {})
     })

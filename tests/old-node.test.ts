@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSandbox, findClaudeBinary, hookResponses, runClaude } from "./e2e/claude.ts"
 import { startMockAnthropic } from "./e2e/mock-anthropic.ts"
-import { CLI, HOOK, HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
+import { CLI, HOOK, HOOK_NODE_OPTIONS, runCli, testRunState } from "./support/cli.ts"
 
 const SYSTEM_NODE = "/usr/bin/node"
 const systemNodeVersion = existsSync(SYSTEM_NODE)
@@ -48,6 +48,7 @@ const oldNodeEnv = (extra: Record<string, string> = {}): Record<string, string> 
   PATH: "/usr/bin:/bin",
   HOME: scratch(),
   NODE_COMPILE_CACHE: join(scratch(), "cache"),
+  ...testRunState(),
   ...extra
 })
 
@@ -158,7 +159,7 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
           mock,
           sandbox,
           pluginDir: join(import.meta.dirname, ".."),
-          env: { PATH: "/usr/bin:/bin" },
+          env: { PATH: "/usr/bin:/bin", ...testRunState() },
           timeoutMs: 60_000
         })
         expect(run.code).toBe(0)

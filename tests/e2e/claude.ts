@@ -70,7 +70,11 @@ export const createSandbox = (): Sandbox => {
 }
 
 /** Parent variables worth keeping; everything else (notably ANTHROPIC_*, CLAUDE_*, NODE_OPTIONS) is dropped. */
-const INHERITED = ["LANG", "LC_ALL", "LC_CTYPE", "TZ", "SHELL", "USER", "LOGNAME"] as const
+/**
+ * XDG_STATE_HOME is the test run's (global-setup.ts): the machine's record of the memories its user made, shared
+ * with the CLI a test seeds a memory with.
+ */
+const INHERITED = ["LANG", "LC_ALL", "LC_CTYPE", "TZ", "SHELL", "USER", "LOGNAME", "XDG_STATE_HOME"] as const
 
 /** Where nothing listens: keeps a run that has no mock from ever reaching a real API. */
 const NO_API_URL = "http://127.0.0.1:9"

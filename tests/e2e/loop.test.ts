@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fr
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testRunState } from "../support/cli.ts"
 import { removeWhenSettled } from "../support/remove.ts"
 import {
   type ClaudeRun,
@@ -179,6 +180,7 @@ const expectCleanRun = (run: ClaudeRun, mock: MockAnthropic): void => {
 const cliEnv = (project: string): Record<string, string> => ({
   PATH: [dirname(process.execPath), process.env["PATH"] ?? ""].join(delimiter),
   HOME: project,
+  ...testRunState(),
   NO_COLOR: "1"
 })
 

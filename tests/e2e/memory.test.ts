@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testRunState } from "../support/cli.ts"
 import { removeWhenSettled } from "../support/remove.ts"
 import {
   type ClaudeRun,
@@ -289,7 +290,7 @@ const runHookDirectly = (
     encoding: "utf8",
     timeout: RUN_TIMEOUT_MS,
     // Only what a hook needs: no RALPH_MEM_DB or CLAUDE_PROJECT_DIR from the parent may redirect the database.
-    env: { PATH: [dirname(process.execPath), process.env["PATH"] ?? ""].join(delimiter), HOME: cwd }
+    env: { PATH: [dirname(process.execPath), process.env["PATH"] ?? ""].join(delimiter), HOME: cwd, ...testRunState() }
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }

@@ -18,6 +18,15 @@ export const HOOK_NODE_OPTIONS: ReadonlyArray<string> = (() => {
   return command.slice(0, command.indexOf(" \"")).split(" ").slice(1)
 })()
 
+/**
+ * The test run's state home (global-setup.ts), for processes started with an environment of their own: one machine,
+ * whose record of the memories its user made (memory-origin.ts) every process of a test shares, as a user's do.
+ */
+export const testRunState = (): Record<string, string> => {
+  const state = process.env["XDG_STATE_HOME"]
+  return state === undefined ? {} : { XDG_STATE_HOME: state }
+}
+
 export interface CliResult {
   readonly code: number | null
   readonly stdout: string

@@ -1,6 +1,6 @@
 /** Runs the bundled hook entry as Claude Code does: a fresh process, JSON on stdin. */
 import { spawnSync } from "node:child_process"
-import { HOOK, HOOK_NODE_OPTIONS } from "./cli.ts"
+import { HOOK, HOOK_NODE_OPTIONS, testRunState } from "./cli.ts"
 
 export interface HookRun {
   readonly code: number | null
@@ -16,7 +16,7 @@ export const runHookProcess = (
   const result = spawnSync(process.execPath, [...HOOK_NODE_OPTIONS, HOOK, event], {
     cwd: options.cwd,
     input: stdin,
-    env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...options.env },
+    env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...testRunState(), ...options.env },
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024
   })

@@ -4,7 +4,7 @@
  * well-behaved client would send.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
-import { CLI } from "./cli.ts"
+import { CLI, testRunState } from "./cli.ts"
 
 export interface RpcResponse {
   readonly id: number | string | null
@@ -47,7 +47,7 @@ export const startMcp = async (options: {
 }): Promise<McpProcess> => {
   const child = spawn(process.execPath, [CLI, "mcp", ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...options.env },
+    env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...testRunState(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"]
   })
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -1,10 +1,13 @@
 /** How every command finds and opens the memory: `--db`, then RALPH_MEM_DB, then the project's. */
 import {
+  adoptMemory,
   type DatabaseUnusable,
   findProjectRoot,
   inspectMemoryFolder,
   LATEST_SCHEMA_VERSION,
+  memoryOriginProblem,
   newSqliteDatabase,
+  openDatabase,
   refusedFolder,
   resolveDatabasePath
 } from "@ralph-mem/events"
@@ -109,6 +112,32 @@ export const withExistingStore = <A, E extends { readonly message: string }>(
     )),
     Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message }))
   )
+}
+
+/**
+ * Makes the memory the user's own (`ralph-mem adopt`, memory-origin.ts): a memory copied from another machine, or
+ * one made before ralph-mem kept ids whose sessions Claude Code no longer holds. A folder refused for anything else
+ * (files git tracks, a planted link) stays refused. Says whether it was the user's already.
+ */
+export const adoptStore = (db: Option.Option<string>) => {
+  const { path, refusal } = location(db)
+  if (refusal !== undefined) return refuse(refusal)
+  if (!existsSync(path)) {
+    return Effect.fail(new CliError.UserError({ cause: path, userMessage: `No memory at ${path}: nothing to adopt.` }))
+  }
+  return Effect.acquireUseRelease(
+    openDatabase(path, { anyOrigin: true }),
+    (connection) =>
+      Effect.try({
+        try: () => {
+          // Asked first, so the answer says whether it was the user's already (or its transcripts proved it now).
+          const already = memoryOriginProblem(connection, path) === undefined
+          return { path, id: adoptMemory(connection), already }
+        },
+        catch: (error) => new Error(`cannot adopt ${path}: ${(error as Error).message}`)
+      }),
+    (connection) => Effect.sync(() => connection.close())
+  ).pipe(Effect.mapError((error) => new CliError.UserError({ cause: error, userMessage: error.message })))
 }
 
 /** The schema a database file is at, or undefined for a new or unreadable one (the open will say why). */

@@ -5,6 +5,7 @@ import { useBundledNativeBinding, VERSION } from "@ralph-mem/events"
 import { Command } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { adopt } from "./commands/adopt.ts"
 import { audit } from "./commands/audit.ts"
 import { belief } from "./commands/belief.ts"
 import { config } from "./commands/config.ts"
@@ -57,6 +58,7 @@ const root = Command.make("ralph-mem").pipe(
     compact,
     maintain,
     doctor,
+    adopt,
     mcp
   ])
 )

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import { accessSync, constants, existsSync, linkSync, readdirSync, rmSync, statSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { DatabaseUnusable, type UnsafePath } from "./errors.ts"
+import { isInMemoryFolder, keepMemoryId, memoryOriginProblem, memoryRegistry, recordMemoryId } from "./memory-origin.ts"
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, migrations } from "./migrations.ts"
 import { newSqliteDatabase } from "./native.ts"
 import { isProcessRunning } from "./processes.ts"
@@ -30,6 +31,11 @@ export interface OpenOptions {
    * in hooks/src/run.ts): each commit is then synced to the WAL on its own (synchronous=FULL).
    */
   readonly releasedAtExit?: boolean
+  /**
+   * Opens a project's memory whatever its origin (memory-origin.ts): for `ralph-mem adopt`, which makes it the
+   * user's. Every other opener refuses a memory this machine has no record of.
+   */
+  readonly anyOrigin?: boolean
 }
 
 /** Past this size, the WAL is checkpointed and truncated before a connection closes or is left to the exit. */
@@ -322,6 +328,18 @@ export const removeAbandonedBuilds = (path: string): number => {
   return removed
 }
 
+/** Gives a memory ralph-mem just made its id, recorded on this machine for a project's own (memory-origin.ts). */
+const keepNewMemoryId = (db: SqliteDatabase, path: string): void => {
+  const id = keepMemoryId(db)
+  const registry = isInMemoryFolder(path) ? memoryRegistry() : undefined
+  try {
+    if (registry !== undefined) recordMemoryId(registry, id)
+  } catch {
+    // A state home it cannot write costs no memory: a later open finds the session's transcript (and records
+    // the id then), or refuses it saying where the record should have been.
+  }
+}
+
 /**
  * Makes a new database at `path` whole: built beside it under a name of its own (schema, WAL mode), then
  * linked into place, which fails when another process got there first; its database is then used and this one
@@ -339,6 +357,9 @@ const createDatabase = (path: string): void => {
     try {
       db.pragma("journal_mode = WAL")
       migrate(db, partial)
+      // Recorded before the database is in place: a crash in between leaves an id of no memory, never a memory
+      // its user would be told is not theirs.
+      keepNewMemoryId(db, path)
     } finally {
       // The only connection: closing it moves the schema from the WAL into the file and deletes the WAL.
       db.close()
@@ -378,6 +399,11 @@ export const openDatabase = (
         const header = waitingFairly(db, () => readHeader(db))
         checkOwnership(header, path)
         checkNotNewer(header.version, path)
+        // An empty file holds nothing to inject: it becomes a memory like a new one.
+        if (options.anyOrigin !== true && path !== ":memory:" && header.tables > 0) {
+          const problem = waitingFairly(db, () => memoryOriginProblem(db, path))
+          if (problem !== undefined) throw refusedFolder(path, problem)
+        }
         if (readOnly && header.version !== LATEST_SCHEMA_VERSION) {
           throw new DatabaseUnusable({
             path,
@@ -400,6 +426,7 @@ export const openDatabase = (
         )
         // Nearly every open finds the schema current: no write lock, no DDL.
         if (header.version !== LATEST_SCHEMA_VERSION) migrate(db, path)
+        if (header.tables === 0 && path !== ":memory:") keepNewMemoryId(db, path)
         return db
       } catch (error) {
         db.close()

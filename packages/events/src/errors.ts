@@ -73,7 +73,7 @@ export class DatabaseUnusable extends Schema.TaggedError<DatabaseUnusable>()("Da
  */
 export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
   path: Schema.String,
-  problem: Schema.Literals(["link", "foreign_owner", "wrong_type", "hard_link", "tracked_by_git"]),
+  problem: Schema.Literals(["link", "foreign_owner", "wrong_type", "hard_link", "tracked_by_git", "unknown_origin"]),
   reason: Schema.String,
   fix: Schema.String
 }) {

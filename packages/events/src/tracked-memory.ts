@@ -25,7 +25,7 @@ export interface TrackedMemory {
 }
 
 /** `$XDG_STATE_HOME` (absolute only, as the XDG spec says), else `~/.local/state`. */
-const stateHome = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+export const stateHome = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const xdg = env["XDG_STATE_HOME"]
   if (xdg !== undefined && isAbsolute(xdg)) return xdg
   const home = env["HOME"] || env["USERPROFILE"]

@@ -148,6 +148,10 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
         ? (isCorruption(opened.failure) ? opened.failure.message : undefined)
         : undefined
       if (opened._tag === "Success") opened.success.close()
+      // A memory this machine has no record of making (memory-origin.ts) is refused like a planted folder.
+      if (opened._tag === "Failure" && opened.failure.problem === "unsafe") {
+        return { checks: [{ check: "memory folder", ok: false, detail: opened.failure.reason }], folderRefused: true }
+      }
       const sound = damaged === undefined && (opened._tag === "Failure" || passesIntegrityCheck(path))
       if (opened._tag === "Failure" && damaged === undefined) {
         add({ check: "database", ok: false, detail: opened.failure.message })

@@ -20,7 +20,7 @@ import {
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
+import { DatabaseUnusable, failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
 import type { MemoryStore } from "@ralph-mem/projections"
 import { type Environment, loadSettings } from "@ralph-mem/settings"
@@ -139,10 +139,12 @@ const callTool = (
     }).pipe(
       Effect.catchCause((cause): Effect.Effect<Outcome> => {
         const error = Cause.squash(cause)
+        // A memory folder refused (files git tracks, a memory not made here) is never written to, not even
+        // hooks.log: the refusal says why and what to do.
+        const refused = error instanceof ToolRefused ||
+          (error instanceof DatabaseUnusable && error.problem === "unsafe")
         return Effect.succeed(
-          error instanceof ToolRefused
-            ? { _tag: "refused", reason: error.reason }
-            : { _tag: "failed", reason: describe(error) }
+          refused ? { _tag: "refused", reason: error.reason } : { _tag: "failed", reason: describe(error) }
         )
       })
     )
