@@ -173,6 +173,26 @@ describe("paths as Claude and the user read them", () => {
     expect(cli("show", ...ids, "--json")).toContain(`${root}/src/cart.ts holds the totals`)
   })
 
+  it("prints a belief's or task's stream id naming this project as ., in home or not, whole in --json", () => {
+    const inside = recorded()
+    const outside = { home: tempFolder(), root: project() }
+    for (const { home, root } of [inside, outside]) {
+      const cli = (...args: Array<string>) => printed(root, { HOME: home }, ...args)
+      cli("belief", "set", "stack", "TypeScript")
+      cli("task", "start", "Fix the cart")
+      const positionOf = (type: string) => `@${JSON.parse(cli("audit", "--type", type, "--json"))[0].position}`
+      const ids = [positionOf("BeliefSet"), positionOf("TaskStarted")]
+      const shown = cli("show", ...ids)
+      expect(shown).not.toContain(root)
+      expect(shown).not.toContain(home)
+      expect(shown).toContain(", belief:.#stack, ")
+      expect(shown).toContain(", task:.#fix-the-cart, ")
+      const json = cli("show", ...ids, "--json")
+      expect(json).toContain(`"belief:${root}#stack"`)
+      expect(json).toContain(`"task:${root}#fix-the-cart"`)
+    }
+  })
+
   it("writes them relative in a Markdown export", () => {
     const { home, root, env } = recorded()
     expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code)

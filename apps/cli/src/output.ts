@@ -1,6 +1,6 @@
 /** Printing results: JSON for machines (`--json`), aligned text for people. */
-import { findProjectRoot } from "@ralph-mem/events"
-import { type PathContext, relativeText, relativeValues } from "@ralph-mem/projections"
+import { findProjectRoot, projectStream } from "@ralph-mem/events"
+import { type PathContext, relativePath, relativeText, relativeValues } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
@@ -76,6 +76,17 @@ export const forReading = (text: string): string => relativeText(text, readingCo
 
 /** Every string of plain data for reading (see `forReading`): before a listing cuts its lines short. */
 export const valuesForReading = <T>(value: T): T => relativeValues(value, readingContext())
+
+/**
+ * A stream id for reading: a belief's or task's project as a path for reading (this project: `belief:.#stack`),
+ * any other stream id as `forReading` has it. The log and `--json` keep the id whole.
+ */
+export const streamForReading = (streamId: string): string => {
+  const stream = projectStream(streamId)
+  return stream === undefined
+    ? forReading(streamId)
+    : `${stream.kind}:${relativePath(stream.project, readingContext())}#${stream.name}`
+}
 
 /** Console.log of text for reading (see `forReading`). */
 export const printText = (text: string) => Console.log(forReading(text))

@@ -15,3 +15,14 @@ export const streams = {
   hookFailures: "hooks:failures",
   maintenance: "maintenance"
 } as const
+
+/**
+ * A belief's or task's stream id taken apart (`belief:/home/me/app#stack` -> belief, /home/me/app, stack);
+ * undefined for a stream that names no project. Keys and task ids never hold `#`; a project path may.
+ */
+export const projectStream = (
+  streamId: string
+): { readonly kind: "belief" | "task"; readonly project: string; readonly name: string } | undefined => {
+  const match = /^(belief|task):(.+)#([^#]+)$/.exec(streamId)
+  return match === null ? undefined : { kind: match[1] as "belief" | "task", project: match[2]!, name: match[3]! }
+}

@@ -9,7 +9,7 @@ import { Argument, Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { printJson, printText, valuesForReading } from "../output.ts"
+import { printJson, printText, streamForReading, valuesForReading } from "../output.ts"
 import { printDetail } from "./search.ts"
 
 /** Whether an item answers an id as given: its event id, or its short id in any spelling. */
@@ -18,7 +18,7 @@ const answers = (item: { readonly id: string; readonly ref: string }, id: string
 
 /** An event as recorded (its payload as JSON) or a session's index, for reading: paths relative, home as `~`. */
 const printEvent = (detail: EventDetail) => {
-  const e = valuesForReading(detail)
+  const e = { ...valuesForReading(detail), streamId: streamForReading(detail.streamId) }
   return printText(
     e.session === undefined
       ? [`${e.ref}  ${e.type} (${e.id}, ${e.streamId}, ${formatTime(e.createdAt)})`, JSON.stringify(e.payload, null, 2)]
