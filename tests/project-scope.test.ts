@@ -193,6 +193,23 @@ describe("paths as Claude and the user read them", () => {
     }
   })
 
+  it("prints them relative in belief set and belief list, and keeps them whole in --json", () => {
+    const inside = recorded()
+    const outside = { home: tempFolder(), root: project() }
+    for (const { home, root } of [inside, outside]) {
+      const cli = (...args: Array<string>) => printed(root, { HOME: home }, ...args)
+      const value = `${root}/src/cart.ts holds the totals, ${home}/notes/cart.md the plan`
+      const said = cli("belief", "set", "key-files", value)
+      expect(said).toBe("key-files: src/cart.ts holds the totals, ~/notes/cart.md the plan\n")
+      expect(cli("belief", "set", "key-files", value)).toBe(
+        "key-files: src/cart.ts holds the totals, ~/notes/cart.md the plan (unchanged)\n"
+      )
+      expect(cli("belief", "list")).toBe("key-files  src/cart.ts holds the totals, ~/notes/cart.md the plan\n")
+      expect(JSON.parse(cli("belief", "set", "key-files", value, "--json")).value).toBe(value)
+      expect(JSON.parse(cli("belief", "list", "--json"))).toMatchObject([{ key: "key-files", value }])
+    }
+  })
+
   it("writes them relative in a Markdown export", () => {
     const { home, root, env } = recorded()
     expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code)

@@ -7,7 +7,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { withExistingStore, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { printFields, printJson } from "../output.ts"
+import { forReading, printFields, printJson, printText } from "../output.ts"
 
 const keyArgument = Argument.String("key").pipe(
   Argument.withDescription("What the belief is about: stack, key-files, conventions, focus, blockers, or any word")
@@ -48,7 +48,7 @@ const set = Command.make(
           (projectPath, key) => ({ _tag: "Set", projectPath, key, value: input.value.join(" ") })
         )
         if (input.json) return yield* printJson(result)
-        yield* Console.log(`${result.key}: ${result.value}${result.changed ? "" : " (unchanged)"}`)
+        yield* printText(`${result.key}: ${result.value}${result.changed ? "" : " (unchanged)"}`)
       }))
 ).pipe(Command.withDescription("Set a belief (replacing its value); every new session of this project is told it"))
 
@@ -75,7 +75,7 @@ const list = Command.make(
         if (beliefs.length === 0) {
           return yield* Console.log("No beliefs yet. Record one with: ralph-mem belief set <key> <value>")
         }
-        yield* printFields(beliefs.map((b) => [b.key, b.value]))
+        yield* printFields(beliefs.map((b) => [b.key, forReading(b.value)]))
       }))
 ).pipe(Command.withDescription("List this project's beliefs, the most recently set first"))
 
