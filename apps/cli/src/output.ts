@@ -28,13 +28,36 @@ const WIDE: ReadonlyArray<readonly [number, number]> = [
   [0x20000, 0x3fffd]
 ]
 
-/** How many terminal columns the text takes: two for each wide character (see `WIDE`), one for any other. */
+/**
+ * A grapheme a terminal draws as an emoji, two columns wide: one with emoji presentation by default (✅, 🚀, a
+ * flag's regional indicators, a ZWJ sequence starting with one), or a pictograph or keycap asked for as an
+ * emoji by U+FE0F (❤️, 1️⃣), or pictographs joined by a zero-width joiner.
+ */
+const EMOJI = /\p{Emoji_Presentation}|\p{Emoji}\uFE0F|\p{Emoji}\u20E3|\p{Extended_Pictographic}\u200D/u
+
+/** What a terminal draws no column for: combining marks, variation selectors, joiners and other format marks. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}]$/u
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" })
+
+/** The columns one grapheme takes: an emoji two, else as its first drawn character does (see `WIDE`). */
+const graphemeWidth = (grapheme: string): number => {
+  if (EMOJI.test(grapheme)) return 2
+  for (const char of grapheme) {
+    if (ZERO_WIDTH.test(char)) continue
+    const code = char.codePointAt(0)!
+    return WIDE.some(([low, high]) => code >= low && code <= high) ? 2 : 1
+  }
+  return 0
+}
+
+/**
+ * How many terminal columns the text takes, grapheme by grapheme (what a user sees as one character): two
+ * for a wide character or an emoji, none for a mark that draws nothing of its own, one for any other.
+ */
 export const displayWidth = (text: string): number => {
   let width = 0
-  for (const char of text) {
-    const code = char.codePointAt(0)!
-    width += WIDE.some(([low, high]) => code >= low && code <= high) ? 2 : 1
-  }
+  for (const { segment } of graphemes.segment(text)) width += graphemeWidth(segment)
   return width
 }
 
