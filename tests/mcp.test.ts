@@ -616,8 +616,11 @@ describe("ralph-mem mcp against hostile input", () => {
     const full = await server.call("get", { ids: [first, second] })
     expect(estimateTokens(full.text)).toBeLessThanOrEqual(300)
     expect(full.text).toMatch(/\n… \[\d+ characters cut\] …\n/)
-    expect(full.text).toContain("`ralph-mem show <id>` (Bash) prints it whole")
-    expect(full.text).toContain(`Left out to keep this answer within 300 tokens: get {"ids": ["${second}"]}`)
+    // The closing lines name the observation that was cut, and the one left out.
+    expect(full.text.split("\n").slice(-2)).toEqual([
+      `Cut short to fit 300 tokens; \`ralph-mem show ${first}\` (Bash) prints it whole.`,
+      `Left out to keep this answer within 300 tokens: get {"ids": ["${second}"]}.`
+    ])
     const around = await server.call("timeline", { around: first, before: 50, after: 50 })
     expect(estimateTokens(around.text)).toBeLessThanOrEqual(300)
     expect(around.text).toContain(`> ${first}`)

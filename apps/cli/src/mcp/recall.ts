@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { pointInTime } from "../time.ts"
 import { fitAnswer, plainAnswer } from "./budget.ts"
-import { hitLine, idList, missingLine, observationInFull, observationLine, quoted } from "./render.ts"
+import { cutOrLeftOut, hitLine, idList, missingLine, observationInFull, observationLine, quoted } from "./render.ts"
 import {
   count,
   described,
@@ -255,14 +255,17 @@ export const get = tool({
           {
             header: `${ordered.length} observation(s) from this project's memory:`,
             items: ordered.map((d) => ({ text: observationInFull(d), ids: [d.id] })),
-            more: ({ omitted, clipped }) =>
+            // Only the first asked for is ever cut: it is cut when it alone does not fit.
+            more: (left) =>
               [
                 missing,
-                omitted === 0
-                  ? undefined
-                  : `Left out to keep this answer within ${budget} tokens: ` +
-                    `get {"ids": ${idList(ordered.slice(ordered.length - omitted).map((d) => d.id))}}.`,
-                clipped ? "Cut short to fit; `ralph-mem show <id>` (Bash) prints it whole." : undefined
+                cutOrLeftOut(
+                  budget,
+                  `ralph-mem show ${ordered[0]!.id}`,
+                  (omitted) =>
+                    `Left out to keep this answer within ${budget} tokens: ` +
+                    `get {"ids": ${idList(ordered.slice(ordered.length - omitted).map((d) => d.id))}}.`
+                )(left)
               ]
                 .filter(Boolean)
                 .join("\n")
