@@ -803,6 +803,24 @@ describe("ralph-mem mcp lifetime", () => {
     await second.call("search", { query: "checkout" })
     second.child.kill("SIGINT")
     expect(await second.exited).toEqual({ code: 0, signal: null })
+    // A normal end leaves no trace.
+    expect(exitsLogged(root)).toEqual([])
+  })
+
+  it("exits when writing its answers fails, and says why in hooks.log", async () => {
+    const root = project()
+    const server = await serve(root)
+    // Claude Code's end of the server's stdout is gone; its stdin stays open.
+    server.child.stdout.destroy()
+    server.send(JSON.stringify({ jsonrpc: "2.0", id: "after", method: "tools/list" }))
+    expect(await server.exited).toEqual({ code: 1, signal: null })
+    expect(exitsLogged(root)).toEqual([
+      expect.objectContaining({
+        sessionId: SESSION,
+        reason: expect.stringMatching(/^the memory server exited: writing to Claude Code failed: .*EPIPE/)
+      })
+    ])
+    expect(server.stderr()).toBe("")
   })
 
   it("exits when the process that started it is killed, even while its stdin stays open", async () => {
@@ -851,6 +869,16 @@ describe("ralph-mem mcp lifetime", () => {
     }
   })
 })
+
+/** The entries hooks.log has for the memory server's exits. */
+const exitsLogged = (root: string): Array<Record<string, unknown>> => {
+  const log = join(root, ".ralph-mem", "hooks.log")
+  if (!existsSync(log)) return []
+  return readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) =>
+    JSON.parse(line) as Record<string, unknown>
+  )
+    .filter((entry) => entry["hook"] === "mcp:exit")
+}
 
 const isRunning = (pid: number): boolean => {
   try {

@@ -6,9 +6,10 @@
  *
  * The server lives exactly as long as Claude Code: it exits when its stdin ends (Claude Code closed it,
  * or died, even by SIGKILL), on SIGINT (what Claude Code sends at exit), SIGTERM or SIGHUP, when writing
- * to Claude Code fails, and when its parent process is gone; nothing it starts outlives it. A message too
- * long to read is refused unread (message-lines.ts), never the end of the server. The database is opened at
- * the first call, not at start-up.
+ * to Claude Code fails, and when its parent process is gone; nothing it starts outlives it. An end Claude
+ * Code did not ask for (a broken stdin or stdout, the SDK's transport giving up) is logged to hooks.log with
+ * its reason. A message too long to read is refused unread (message-lines.ts), never the end of the server.
+ * The database is opened at the first call, not at start-up.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
@@ -243,23 +244,34 @@ export const serveMemoryTools = async (options: MemoryServerOptions): Promise<vo
     return result
   })
   let stopping = false
-  const stop = () => {
+  /**
+   * Closes the database and exits: quietly (0) at the ends Claude Code means, and with the reason in hooks.log
+   * (where `doctor` looks) and 1 at any other, so a server gone for a broken line is not gone without a word.
+   */
+  const stop = (failure?: string) => {
     if (stopping) return
     stopping = true
+    if (failure !== undefined) logProblem(options, "exit", `the memory server exited: ${failure}`)
     connection.close()
-    process.exit(0)
+    process.exit(failure === undefined ? 0 : 1)
   }
-  process.stdin.once("end", stop)
-  process.stdin.once("close", stop)
+  const quietly = () => stop()
+  process.stdin.once("end", quietly)
+  process.stdin.once("close", quietly)
   // Unreadable: Claude Code's end is gone. Piped into the line reader, stdin has no other listener for it.
-  process.stdin.once("error", stop)
+  process.stdin.once("error", (error) => stop(`reading from Claude Code failed: ${describe(error)}`))
   // EPIPE: nobody reads our answers any more.
-  process.stdout.once("error", stop)
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop)
+  process.stdout.once("error", (error) => stop(`writing to Claude Code failed: ${describe(error)}`))
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, quietly)
   // Orphaned (the parent died while something else still holds our stdin open): the parent changes.
   setInterval(() => process.ppid !== options.parentPid && stop(), PARENT_CHECK_MS).unref()
   if (process.ppid !== options.parentPid) stop()
-  server.onclose = stop
+  // The SDK reports what it could not read or send and reads on; the last report says why, should it close.
+  let lastError: unknown
+  server.onerror = (error) => (lastError = error)
+  // The transport closes only when it gives up (stdin's end stops the server before): never a normal end.
+  server.onclose = () =>
+    stop(`the MCP transport closed${lastError === undefined ? "" : ` after an error: ${describe(lastError)}`}`)
   // A message too long to read is refused, said to Claude Code (by its request's id, when one end of the line
   // names it) and logged where `doctor` looks; the server reads on.
   const refuseOversized = ({ bytes, id }: OversizedMessage) => {
