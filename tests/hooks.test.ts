@@ -636,4 +636,40 @@ describe("privacy on every write path", () => {
     expect(bytes).toContain("[private]")
     expect(bytes).toContain("[secret:")
   })
+
+  /** [a tool's output, the secrets in it, what around them is kept] */
+  const SHAPES: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
+    [
+      "BlobEndpoint=https://shop.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&srt=sco&sp=rl"
+      + "&sig=PlantedSasConn9xK2%2BmQ7vR4wT8zN3bH6cJ1pL5%3D",
+      ["sv=2022-11-02&ss=b&srt=sco&sp=rl", "PlantedSasConn9xK2"],
+      "BlobEndpoint=https://shop.blob.core.windows.net/;SharedAccessSignature="
+    ],
+    [
+      "GET https://shop.blob.core.windows.net/exports/orders.csv?sv=2021-08-06&sr=b&sp=r"
+      + "&sig=PlantedSasUrl4Zq8%2FWm2Xr7Kc4VbN6Hj2Tg5Yf7Ud9S%3D 200",
+      ["PlantedSasUrl4Zq8"],
+      "exports/orders.csv?sv=2021-08-06&sr=b&sp=r&sig="
+    ]
+  ]
+
+  it("keeps each shape's secret out of the database a hook writes, and what surrounds it in", () => {
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "PostToolUse", "s1", {
+      tool_name: "Bash",
+      tool_input: { command: "cat exported-config.txt" },
+      tool_response: { stdout: SHAPES.map(([output]) => output).join("\n"), stderr: "", interrupted: false },
+      tool_use_id: "t1"
+    })
+    const bytes = ["memory.db", "memory.db-wal"]
+      .map((file) => join(root, ".ralph-mem", file))
+      .filter((file) => existsSync(file))
+      .map((file) => readFileSync(file).toString("latin1"))
+      .join("")
+    for (const [, secrets, kept] of SHAPES) {
+      for (const secret of secrets) expect(bytes, secret).not.toContain(secret)
+      expect(bytes, kept).toContain(kept)
+    }
+  })
 })

@@ -313,6 +313,19 @@ export const opaqueLength = (raw: string): number => {
   return value.length >= 20 && /[a-z]/.test(value) && /[A-Z]/.test(value) && entropy >= 4 ? value.length : 0
 }
 
+/**
+ * How much of a query string's `sig=` value is a signature (0: none). An Azure SAS signs with HMAC-SHA256: 44
+ * characters of base64, URL-encoded (`AbC%2Bdef...%3D`). It is one when it has at least 20 characters, counting an
+ * escape (`%2B`) as the one it stands for, and mixes upper and lower case with a digit or a symbol of base64, or is
+ * at least 32 hex digits; a short or word-like value (`sig=v2`, `sig=the_signature_name`) is not.
+ */
+const signatureLength = (value: string): number => {
+  const decoded = value.replace(/%[\da-f]{2}/gi, "+")
+  if (decoded.length < 20) return 0
+  const base64 = /[A-Z]/.test(decoded) && /[a-z]/.test(decoded) && /[\d+/=]/.test(decoded)
+  return base64 || /^[\da-f]{32,}$/i.test(decoded) ? value.length : 0
+}
+
 /** A PEM private key's label: `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`. */
 const PEM_PRIVATE_KEY = String.raw`(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?`
 
@@ -435,6 +448,29 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     kind: "bearer-token",
     pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi,
     hint: /bearer|basic/i
+  },
+  // An Azure Shared Access Signature named as one: a connection string's SharedAccessSignature=sv=...&sig=..., a
+  // Service Bus token after its scheme (SharedAccessSignature sr=...&sig=...&se=...&skn=...). The whole token is
+  // masked, up to the connection string's next `;` (an XML-escaped `&amp;` is part of it). It must start as a SAS
+  // query does, with a parameter (`sv=`, `?sp=`), so C# names and prose about the scheme are left.
+  {
+    kind: "azure-sas",
+    pattern: new RegExp(
+      String.raw`(?<keep>\bSharedAccessSignature\\?["']?(?:[ \t]*[=:][ \t]*\\?["']?|[ \t]+)(?=\??[a-z]{2,6}=))`
+        + String.raw`(?:[^\s;"'\x60\\&]|&(?:amp;)?)+`,
+      "gi"
+    ),
+    hint: /SharedAccessSignature/i
+  },
+  // A signature in a query string, as a SAS URL or token carries it anywhere else (blob.core.windows.net/c/f?sv=...
+  // &sig=..., az's --sas-token "...&sig=..."): only the signature is masked, and only a value that looks like one
+  // (see signatureLength). The name must start a parameter, after `?`, `&`, `;` (`&amp;`), a quote or a blank, none
+  // of which a value holds, so each value is read once.
+  {
+    kind: "azure-sas",
+    pattern: /(?<keep>(?<=^|[\s?&;"'\x60]|\\u0026)sig=)(?:[\w+/=-]|%[\da-fA-F]{2})+/g,
+    hint: contains("sig="),
+    secretLength: signatureLength
   },
   {
     kind: "aws-secret-key",

@@ -62,7 +62,12 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["Korean names with a particle", fill("비밀번호는 ")],
   ["prose qualifiers", fill("password for the x ")],
   ["URL-encoded names", fill("%22token%22%3A%22")],
-  ["one long YAML block", "password: >-\n" + fill("  a\n\n")]
+  ["one long YAML block", "password: >-\n" + fill("  a\n\n")],
+  ["SharedAccessSignature names", fill("SharedAccessSignature ")],
+  ["one long SharedAccessSignature value", "SharedAccessSignature=sv=" + fill("&amp;")],
+  ["SAS signature parameters", fill("&sig=a%2")],
+  ["escaped SAS signature parameters", fill("\\u0026sig=")],
+  ["one long SAS signature", "?sig=" + fill("%2B")]
 ]
 
 describe("adversarial input", () => {

@@ -87,5 +87,7 @@ Successfully built 0b6f3a1e7c2d
 Successfully tagged ralph-mem:latest`,
   `const risk-assessment-2024-quarterly-report = 1 // task-sk-unrelated-name
 Loaded model sk-learn style pipeline; ask-me-anything-about-this-thread`,
+  `<img src="https://www.gravatar.com/avatar/205e460b479e2e5b48aec07710c08d50?s=80&sig=v2&d=identicon">
+var provider = new SharedAccessSignatureTokenProvider(keyName, key); // SharedAccessSignature auth, no token yet`,
   `[private] and [secret:github-token] are markers the filter itself writes.`
 ]

@@ -117,6 +117,17 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       sensitive: secret
     }
   },
+  "azure-sas": (random) => {
+    // HMAC-SHA256 in base64, URL-encoded as a SAS carries it.
+    const signature = chars(random, ALNUM, 20) + pick(random, ["%2B", "%2F", "+", "/"]) + chars(random, ALNUM, 22)
+      + "%3D"
+    const text = pick(random, [
+      `https://acct.blob.core.windows.net/c/f.txt?sv=2021-08-06&sr=b&sp=r&sig=${signature}`,
+      `BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&sp=rl&sig=${signature}`,
+      `SharedAccessSignature sr=https%3A%2F%2Fns.servicebus.windows.net%2Fq&sig=${signature}&se=1700000000&skn=Root`
+    ])
+    return { text, sensitive: signature }
+  },
   credential: (random) => {
     const name = pick(random, [
       "password",

@@ -17,6 +17,9 @@ const base64Pem = (lead: string): string =>
     "base64"
   )
 
+/** An Azure SAS signature: HMAC-SHA256 in base64, URL-encoded. */
+const SAS_SIG = "AbC%2Bdef0123456789ghijklmnOPQRSTuvw%2Fxyz0%3D"
+
 /** [kind, input, expected output]: each rule masks exactly the sensitive part. */
 const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE here", "key [secret:aws-access-key] here"],
@@ -219,6 +222,36 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "user=alice&password%3DUrlEnc0dedPw9 q=%7B%22password%22%3A%22UrlJs0nPw88%22%7D",
     "user=alice&password%3D[secret:credential] q=%7B%22password%22%3A%22[secret:credential]%22%7D"
   ],
+  // Azure Shared Access Signatures: named, the whole token (a connection string's value, a Service Bus token after
+  // its scheme, XML-escaped); in a URL or a JSON string escaped as Go escapes `&`, only the signature.
+  [
+    "azure-sas",
+    "BlobEndpoint=https://x.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&srt=sco&sp=rl"
+    + `&sig=${SAS_SIG};QueueEndpoint=https://x.queue.core.windows.net/`,
+    "BlobEndpoint=https://x.blob.core.windows.net/;SharedAccessSignature=[secret:azure-sas]"
+    + ";QueueEndpoint=https://x.queue.core.windows.net/"
+  ],
+  [
+    "azure-sas",
+    `SharedAccessSignature sr=https%3A%2F%2Fns.servicebus.windows.net%2Fq&sig=${SAS_SIG}&se=1700000000&skn=Root sent`,
+    "SharedAccessSignature [secret:azure-sas] sent"
+  ],
+  [
+    "azure-sas",
+    `<add value="SharedAccessSignature=sv=2022-11-02&amp;sp=r&amp;sig=${SAS_SIG}" />`,
+    "<add value=\"SharedAccessSignature=[secret:azure-sas]\" />"
+  ],
+  [
+    "azure-sas",
+    `GET https://acct.blob.core.windows.net/c/f.txt?sv=2021-08-06&se=2026-01-01&sr=b&sp=r&sig=${SAS_SIG} 200`,
+    "GET https://acct.blob.core.windows.net/c/f.txt?sv=2021-08-06&se=2026-01-01&sr=b&sp=r&sig=[secret:azure-sas] 200"
+  ],
+  [
+    "azure-sas",
+    `{"url":"https://a.blob.core.windows.net/c?sp=r\\u0026sig=Xy12abcDEFghiJKLmnoPQRstuVWxyz0123456789%2F%3D"}`,
+    "{\"url\":\"https://a.blob.core.windows.net/c?sp=r\\u0026sig=[secret:azure-sas]\"}"
+  ],
+  ["azure-sas", "?sv=2020-10-02&sig=3f1c2b4e5d6a7b8c9d0e1f2a3b4c5d6e", "?sv=2020-10-02&sig=[secret:azure-sas]"],
   // A password holding `/` (base64), up to the `@` before the host.
   [
     "url-password",
@@ -257,6 +290,15 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
   ["credential", "script: |\n  echo $TOKEN\nrun: >-\n  make build\npassword: |\n"],
   ["credential", "암호화 알고리즘은 AES입니다. API 키 발급 문서를 보세요. the password for reset is required"],
+  // A `sig=` whose value is short or a word, and the scheme's name where no SAS follows it.
+  [
+    "azure-sas",
+    "?sig=v2 &sig=the_signature_name_here ?sig=abcdefghijklmnopqrstuvwxyz f(sig=inspect.signature(fn, follow=True))"
+  ],
+  [
+    "azure-sas",
+    "uses SharedAccessSignature auth; new SharedAccessSignatureTokenProvider(); SharedAccessSignature=<sas-token>"
+  ],
   // A public key and a certificate in DER base64 are not a key body.
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
@@ -457,6 +499,10 @@ describe("secret rules", () => {
       "\", ",
       "h:5432:db:u:",
       "=\\\n",
+      "SharedAccessSignature",
+      "sig=",
+      "sv=1&",
+      "AbC%2Bdef0123456789ghij",
       "password: |\n  ",
       ">-\n ",
       "|"
