@@ -182,6 +182,19 @@ describe("a memory this machine has no record of making", () => {
     expect(start.stdout).toContain("this memory was not made here")
   })
 
+  it("an empty file where the memory belongs holds nothing to inject: it becomes the user's memory", () => {
+    const home = tempFolder()
+    const project = tempFolder()
+    mkdirSync(join(project, ".ralph-mem"), { mode: 0o700 })
+    writeFileSync(join(project, ".ralph-mem", "memory.db"), "", { mode: 0o600 })
+    const mine = "the queue worker restarts at midnight"
+    expect(hook("SessionStart", project, home, "s1", { source: "startup" }).stdout).toBe("")
+    expect(runCli(["inject", mine], { cwd: project, env: userEnv(home) }).code).toBe(0)
+    const start = hook("SessionStart", project, home, "s2", { source: "startup" })
+    expect(start.stdout).toContain(mine)
+    expect(start.stdout).not.toContain("not made here")
+  })
+
   it("a database the user names (RALPH_MEM_DB) is theirs by that choice", () => {
     const folder = tempFolder()
     const shared = join(folder, "shared.db")
