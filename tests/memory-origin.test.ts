@@ -6,7 +6,7 @@
  */
 import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -163,6 +163,35 @@ describe("a memory this machine has no record of making", () => {
     // Recorded once: with the transcript gone, it is still the user's.
     rmSync(join(home, ".claude"), { recursive: true })
     expect(hook("SessionStart", project, home, "s4", { source: "startup" }).stdout).toContain(mine)
+  })
+
+  it("a refused older memory is looked up again only when its files or the transcript folders change", () => {
+    const home = tempFolder()
+    const project = tempFolder()
+    const mine = "the cache is warmed by the deploy script"
+    expect(hook("SessionStart", project, home, "5b7e0a1c-session", { source: "startup" }).code).toBe(0)
+    expect(runCli(["inject", mine], { cwd: project, env: userEnv(home) }).code).toBe(0)
+    const db = new Database(join(project, ".ralph-mem", "memory.db"))
+    db.exec("DROP TABLE memory_identity")
+    db.close()
+    const state = join(home, ".local", "state", "ralph-mem")
+    rmSync(join(state, "memories"), { recursive: true })
+    // Times in whole seconds, so the test can put a folder's time back exactly.
+    const transcripts = join(home, ".claude", "projects", "-other-project")
+    mkdirSync(transcripts, { recursive: true })
+    writeFileSync(join(transcripts, "another-session.jsonl"), "{}\n")
+    utimesSync(transcripts, 1_700_000_000, 1_700_000_000)
+
+    expect(hook("SessionStart", project, home, "s2", { source: "startup" }).stdout).toContain("not made here")
+    expect(readdirSync(join(state, "unproven"))).toHaveLength(1)
+    // The transcript appears, yet its folder's time says nothing changed: the refusal kept is believed.
+    writeFileSync(join(transcripts, "5b7e0a1c-session.jsonl"), "{}\n")
+    utimesSync(transcripts, 1_700_000_000, 1_700_000_000)
+    expect(hook("SessionStart", project, home, "s3", { source: "startup" }).stdout).toContain("not made here")
+    // As Claude Code writes it, the folder's time changes: looked up again, proven, and the refusal dropped.
+    utimesSync(transcripts, 1_700_000_001, 1_700_000_001)
+    expect(hook("SessionStart", project, home, "s4", { source: "startup" }).stdout).toContain(mine)
+    expect(readdirSync(join(state, "unproven"))).toHaveLength(0)
   })
 
   it("is not taken for the user's by a session id that names a path, or an id that is no id", () => {

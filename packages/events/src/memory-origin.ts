@@ -17,13 +17,20 @@
  * A database the user names (RALPH_MEM_DB, --db) is theirs by that choice: only the project's own folder, where
  * an archive can put one, is checked.
  *
+ * Looking for transcripts takes a `stat` per session in every project folder of Claude Code's, and a refused memory
+ * would be looked up again at every hook of its project. So a refusal is kept (`<state home>/ralph-mem/unproven/`),
+ * with what it was found on: the database's file and WAL, and the transcript folders' times (a transcript written
+ * into one changes its time). While none of these changed, the memory stays refused for one `stat` per folder. Only
+ * a refusal is kept: nothing kept can make a memory the user's.
+ *
  * The table is created with the id, not by a migration: an older ralph-mem still opens the database.
  */
-import { mkdirSync, readdirSync, statSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join } from "node:path"
 import type { SqliteDatabase } from "./database.ts"
+import { digest53 } from "./digest.ts"
 import { UnsafePath } from "./errors.ts"
-import { createPrivateFile, MEMORY_FOLDER } from "./safe-fs.ts"
+import { createPrivateFile, MEMORY_FOLDER, writePrivateFile } from "./safe-fs.ts"
 import { stateHome } from "./tracked-memory.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -85,8 +92,8 @@ export const recordMemoryId = (registry: string, id: string): void => {
 /** Whether the database is a project's own memory, which an archive can put in place (see above). */
 export const isInMemoryFolder = (path: string): boolean => basename(dirname(path)) === MEMORY_FOLDER
 
-/** Claude Code's transcript folders, one per project, in `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`. */
-const transcriptFolders = (env: Env): ReadonlyArray<string> => {
+/** Claude Code's folder of transcript folders: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`. */
+const transcriptsRoot = (env: Env): string | undefined => {
   const configured = env["CLAUDE_CONFIG_DIR"]
   const home = env["HOME"] || env["USERPROFILE"]
   const root = configured !== undefined && isAbsolute(configured)
@@ -94,32 +101,77 @@ const transcriptFolders = (env: Env): ReadonlyArray<string> => {
     : home === undefined || home === ""
     ? undefined
     : join(home, ".claude")
+  return root === undefined ? undefined : join(root, "projects")
+}
+
+/** Claude Code's transcript folders, one per project. */
+const transcriptFolders = (root: string | undefined): ReadonlyArray<string> => {
   if (root === undefined) return []
-  const projects = join(root, "projects")
   try {
-    return readdirSync(projects, { withFileTypes: true })
+    return readdirSync(root, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
-      .map((entry) => join(projects, entry.name))
+      .map((entry) => join(root, entry.name))
   } catch {
     return []
   }
 }
 
-/** Whether Claude Code on this machine holds the transcript of one of the memory's newest sessions. */
-const sessionsHaveTranscripts = (db: SqliteDatabase, env: Env): boolean => {
-  let names: Array<string>
+/** The memory's newest sessions whose ids can be file names. */
+const newestSessions = (db: SqliteDatabase): ReadonlyArray<string> => {
   try {
-    names = db.prepare("SELECT name FROM streams WHERE name LIKE 'session:%' ORDER BY id DESC LIMIT ?")
+    const names = db.prepare("SELECT name FROM streams WHERE name LIKE 'session:%' ORDER BY id DESC LIMIT ?")
       .pluck()
       .all(SESSIONS_LOOKED_FOR) as Array<string>
+    return names.map((name) => name.slice("session:".length)).filter((id) => SESSION_FILE_NAME.test(id))
+  } catch {
+    return []
+  }
+}
+
+/** Whether Claude Code on this machine holds the transcript of one of `sessions`. */
+const haveTranscripts = (sessions: ReadonlyArray<string>, folders: ReadonlyArray<string>): boolean =>
+  folders.some((folder) =>
+    sessions.some((session) => statSync(join(folder, `${session}.jsonl`), { throwIfNoEntry: false })?.isFile())
+  )
+
+/** A file's identity, size and time of change, or `-` when it is missing. */
+const fileStamp = (path: string): string => {
+  const stats = statSync(path, { throwIfNoEntry: false, bigint: true })
+  return stats === undefined ? "-" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+}
+
+/**
+ * What a refusal was found on: the database, what its WAL holds, and the transcript folders (see above). A refused
+ * memory's connection is closed, which deletes an empty WAL, and the next open makes it again: a WAL is known by its
+ * size alone.
+ */
+const refusalGrounds = (path: string, root: string | undefined, folders: ReadonlyArray<string>): string => {
+  const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
+  return [`${path} ${fileStamp(path)} wal ${wal}`]
+    .concat([...(root === undefined ? [] : [root]), ...folders].map((folder) => `${folder} ${fileStamp(folder)}`))
+    .join("\n")
+}
+
+/** Where the refusal of the memory at `path` is kept, beside the registry. */
+const refusalRecord = (registry: string, path: string): string =>
+  join(dirname(registry), "unproven", `${digest53(path).toString(16).padStart(14, "0")}.txt`)
+
+const isKeptRefusal = (record: string, grounds: string): boolean => {
+  try {
+    return statSync(record, { throwIfNoEntry: false }) !== undefined && readFileSync(record, "utf8") === grounds
   } catch {
     return false
   }
-  const sessions = names.map((name) => name.slice("session:".length)).filter((id) => SESSION_FILE_NAME.test(id))
-  if (sessions.length === 0) return false
-  return transcriptFolders(env).some((folder) =>
-    sessions.some((session) => statSync(join(folder, `${session}.jsonl`), { throwIfNoEntry: false })?.isFile())
-  )
+}
+
+/** Keeps a refusal; best effort: not kept, it is only found again. */
+const keepRefusal = (record: string, grounds: string): void => {
+  try {
+    mkdirSync(dirname(record), { recursive: true, mode: 0o700 })
+    writePrivateFile(record, grounds)
+  } catch {
+    // The state folder is not writable: the next open looks for transcripts again.
+  }
 }
 
 /** The refusal of a memory this machine has no record of making. */
@@ -150,9 +202,20 @@ export const memoryOriginProblem = (
   if (registry === undefined) return undefined
   const id = readMemoryId(db)
   if (id !== undefined && isRecorded(registry, id)) return undefined
-  if (!sessionsHaveTranscripts(db, env)) return unknownMemoryProblem(path, registry)
+  const sessions = newestSessions(db)
+  if (sessions.length === 0) return unknownMemoryProblem(path, registry)
+  const root = transcriptsRoot(env)
+  const folders = transcriptFolders(root)
+  const record = refusalRecord(registry, path)
+  const grounds = refusalGrounds(path, root, folders)
+  if (isKeptRefusal(record, grounds)) return unknownMemoryProblem(path, registry)
+  if (!haveTranscripts(sessions, folders)) {
+    keepRefusal(record, grounds)
+    return unknownMemoryProblem(path, registry)
+  }
   try {
     recordMemoryId(registry, id ?? keepMemoryId(db))
+    rmSync(record, { force: true })
   } catch {
     // Proven all the same (a read-only folder): recorded by a later open.
   }
