@@ -48,6 +48,21 @@ const unpackedArchive = (): string => {
   return project
 }
 
+/**
+ * A memory of the user's made before ids were kept: one session and a note in it, no id in it and none recorded on
+ * this machine. Returns the folder of this machine's records.
+ */
+const olderMemory = (home: string, project: string, session: string, note: string): string => {
+  expect(hook("SessionStart", project, home, session, { source: "startup" }).code).toBe(0)
+  expect(runCli(["inject", note], { cwd: project, env: userEnv(home) }).code).toBe(0)
+  const db = new Database(join(project, ".ralph-mem", "memory.db"))
+  db.exec("DROP TABLE memory_identity")
+  db.close()
+  const state = join(home, ".local", "state", "ralph-mem")
+  rmSync(join(state, "memories"), { recursive: true })
+  return state
+}
+
 const servers: Array<McpProcess> = []
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
@@ -140,13 +155,7 @@ describe("a memory this machine has no record of making", () => {
     const home = tempFolder()
     const project = tempFolder()
     const mine = "deploys go through the blue-green script"
-    expect(hook("SessionStart", project, home, "3f1c2d9e-session", { source: "startup" }).code).toBe(0)
-    expect(runCli(["inject", mine], { cwd: project, env: userEnv(home) }).code).toBe(0)
-    // As a memory made before ids were kept: no id in it, none recorded on this machine.
-    const db = new Database(join(project, ".ralph-mem", "memory.db"))
-    db.exec("DROP TABLE memory_identity")
-    db.close()
-    rmSync(join(home, ".local", "state", "ralph-mem", "memories"), { recursive: true })
+    olderMemory(home, project, "3f1c2d9e-session", mine)
 
     const refused = hook("SessionStart", project, home, "s2", { source: "startup" })
     expect(refused.stdout).not.toContain(mine)
@@ -169,13 +178,7 @@ describe("a memory this machine has no record of making", () => {
     const home = tempFolder()
     const project = tempFolder()
     const mine = "the cache is warmed by the deploy script"
-    expect(hook("SessionStart", project, home, "5b7e0a1c-session", { source: "startup" }).code).toBe(0)
-    expect(runCli(["inject", mine], { cwd: project, env: userEnv(home) }).code).toBe(0)
-    const db = new Database(join(project, ".ralph-mem", "memory.db"))
-    db.exec("DROP TABLE memory_identity")
-    db.close()
-    const state = join(home, ".local", "state", "ralph-mem")
-    rmSync(join(state, "memories"), { recursive: true })
+    const state = olderMemory(home, project, "5b7e0a1c-session", mine)
     // Times in whole seconds, so the test can put a folder's time back exactly.
     const transcripts = join(home, ".claude", "projects", "-other-project")
     mkdirSync(transcripts, { recursive: true })
@@ -192,6 +195,18 @@ describe("a memory this machine has no record of making", () => {
     utimesSync(transcripts, 1_700_000_001, 1_700_000_001)
     expect(hook("SessionStart", project, home, "s4", { source: "startup" }).stdout).toContain(mine)
     expect(readdirSync(join(state, "unproven"))).toHaveLength(0)
+  })
+
+  it("a refused older memory adopted is the user's, and its kept refusal is dropped", () => {
+    const home = tempFolder()
+    const project = tempFolder()
+    const mine = "release notes are written before the tag"
+    const state = olderMemory(home, project, "8d2a4f60-session", mine)
+    expect(hook("SessionStart", project, home, "s2", { source: "startup" }).stdout).toContain("not made here")
+    expect(readdirSync(join(state, "unproven"))).toHaveLength(1)
+    expect(runCli(["adopt"], { cwd: project, env: userEnv(home) }).code).toBe(0)
+    expect(readdirSync(join(state, "unproven"))).toHaveLength(0)
+    expect(hook("SessionStart", project, home, "s3", { source: "startup" }).stdout).toContain(mine)
   })
 
   it("is not taken for the user's by a session id that names a path, or an id that is no id", () => {

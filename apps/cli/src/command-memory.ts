@@ -132,7 +132,7 @@ export const adoptStore = (db: Option.Option<string>) => {
         try: () => {
           // Asked first, so the answer says whether it was the user's already (or its transcripts proved it now).
           const already = memoryOriginProblem(connection, path) === undefined
-          return { path, id: adoptMemory(connection), already }
+          return { path, id: adoptMemory(connection, path), already }
         },
         catch: (error) => new Error(`cannot adopt ${path}: ${(error as Error).message}`)
       }),

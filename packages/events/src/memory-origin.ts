@@ -222,11 +222,15 @@ export const memoryOriginProblem = (
   return undefined
 }
 
-/** Makes the memory this user's: gives it an id if it has none and records it. Returns the id. */
-export const adoptMemory = (db: SqliteDatabase, env: Env = process.env): string => {
+/**
+ * Makes the memory at `path` this user's: gives it an id if it has none, records it, and drops a refusal kept for it.
+ * Returns the id.
+ */
+export const adoptMemory = (db: SqliteDatabase, path: string, env: Env = process.env): string => {
   const registry = memoryRegistry(env)
   if (registry === undefined) throw new Error("no home folder (HOME, XDG_STATE_HOME) to record the memory in")
   const id = keepMemoryId(db)
   recordMemoryId(registry, id)
+  rmSync(refusalRecord(registry, path), { force: true })
   return id
 }
