@@ -5,7 +5,9 @@
  * GitHub token is reported as `github-token`, and a later rule never re-masks an earlier marker.
  *
  * Every pattern must stay linear-time on hostile input: each scan that can fail is bounded
- * (`{0,40}`) or stops at a character it cannot consume, and alternatives inside loops are disjoint.
+ * (`{0,40}`) or stops at a character it cannot consume, alternatives inside loops are disjoint, and no
+ * two unbounded runs that can take the same characters meet (`[ \t]*,?[ \t]*`): a run of blanks they
+ * could split between them costs time quadratic in its length when the match fails.
  */
 
 import { shannonEntropy } from "./entropy.ts"
@@ -93,8 +95,14 @@ const VALUE = NOT_A_PLACEHOLDER
  */
 const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
 
-/** An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`). */
-const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:[ \t]*[\w.<>\[\]|&, ]{1,60}?)?`
+/**
+ * An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`), or a bare colon
+ * (`password: = x`). The type starts with a character that is not a blank: were it allowed to start with the spaces
+ * a type may hold (`A | B`), the blanks before it, the type and the blanks before `=` could split a long run of
+ * blanks after a colon (`password:` and a page of spaces) in quadratically many ways, each tried before the match
+ * fails.
+ */
+const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:(?:[ \t]*[\w.<>\[\]|&,][\w.<>\[\]|&, ]{0,59}?)?)?`
 
 /** Every sensitive name contains one of these words (case-insensitively). */
 const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4/gi
@@ -286,8 +294,12 @@ const PROSE_RULE: SecretRule = lazyRule(
 /** How the filter's own markers start (`[secret:kind]`): a value holding one is already masked. */
 const SECRET_MARKER = "[secret:"
 
-/** Punctuation that ends a sentence or a list item rather than a secret: `the token is Xy9z.` */
-const TRAILING = /[.,;:!?)\]}>]+$/
+/**
+ * Punctuation that ends a sentence or a list item rather than a secret: `the token is Xy9z.` Matched only from the
+ * start of a run: tried from each of its characters, a long run inside the value would be read to its end once per
+ * character.
+ */
+const TRAILING = /(?<![.,;:!?)\]}>])[.,;:!?)\]}>]+$/
 
 /**
  * How much of a loose value is an opaque secret (0: none). It is, when it is at least 8 characters
@@ -503,9 +515,10 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)\\?["']?)${VALUE}`),
-  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
+  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). The blanks after the
+  // name are one run unless a comma splits them.
   credential(
-    String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*,?[ \t]*`
+    String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*(?:,[ \t]*)?`
       + String.raw`(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
   ),
   // A YAML block scalar (password: |, client_secret: >-): the value is every line after the key indented deeper
