@@ -179,8 +179,8 @@ const holdsCredentialName = (text: string): boolean => {
 }
 
 /**
- * The eight credential rules share this hint and ask it in turn about the same text (until one of them
- * masks something): the answer for the last text is kept, so a text is searched once, not eight times.
+ * The credential rules share this hint and ask it in turn about the same text (until one of them masks
+ * something): the answer for the last text is kept, so a text is searched once, not once per rule.
  */
 let lastHinted: { readonly text: string; readonly holds: boolean } | undefined
 
@@ -532,6 +532,24 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(
     String.raw`(?<keep>^[ \t]*(?:[-*][ \t]+)?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*)`
       + String.raw`${NOT_A_PLACEHOLDER}(?!${YAML_BLOCK_INDICATOR})[^\s"'][^\r\n]*`
+  ),
+  // A quoted value alone on the line after its key, as a formatter wraps a long one ("token":\n  "x",
+  // const apiKey =\n  "x";): the key's line ends at its `:` or `=`.
+  credential(
+    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}["']?\]?${TYPE_ANNOTATION}[ \t]*(?::?=|:)[ \t]*`
+      + String.raw`\r?\n[ \t]*(?<quote>["'\x60]))${NOT_A_PLACEHOLDER}(?:(?!\k<quote>)[^\\\r\n]|\\[^\r\n])+`
+      + String.raw`(?=\k<quote>[ \t]*(?:[,;][ \t]*)?$)`
+  ),
+  // A YAML key's plain value on the line below it (password:\n  x), or a note's: one word that looks like a secret
+  // (see opaqueLength), alone on its line. Prose (a docstring), a mapping (`type: string`) or a list below the key
+  // is left, and so is a bare word after `=`, which is code (`token =\n  other`).
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}["']?[ \t]*:[ \t]*\r?\n[ \t]*)${NOT_A_PLACEHOLDER}`
+      + String.raw`[^\s"'\x60,;(){}\[\]<>]+(?<!:)(?=[ \t]*$)`,
+    "gim",
+    CREDENTIAL_HINT,
+    (value) => opaqueLength(value)
   ),
   // A header inside quotes, as curl takes it: -H "X-Api-Key: x", --header 'PRIVATE-TOKEN: x'.
   credential(

@@ -174,6 +174,24 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "- client_secret: |-  # rotated\n\n    CsBlock9x\n- id: 3",
     "- client_secret: |-  # rotated\n\n    [secret:credential]\n- id: 3"
   ],
+  // A value alone on the line after its key: a YAML plain scalar, a quoted string a formatter wrapped (JSON, code),
+  // a note.
+  [
+    "credential",
+    "db:\n  password:\n    hunter2-Sup3r-secret\n  user: app",
+    "db:\n  password:\n    [secret:credential]\n  user: app"
+  ],
+  [
+    "credential",
+    "{\n  \"client_secret\":\n    \"Wr4pped JSON s3cret\",\n  \"id\": 1\n}",
+    "{\n  \"client_secret\":\n    \"[secret:credential]\",\n  \"id\": 1\n}"
+  ],
+  [
+    "credential",
+    "const apiKey =\n  \"Ak9fWrappedS3cret\";\nlet token: string =\n  'tok9WrappedValue'",
+    "const apiKey =\n  \"[secret:credential]\";\nlet token: string =\n  '[secret:credential]'"
+  ],
+  ["credential", "the new password:\r\nN3xtLine-S3cret\r\n", "the new password:\r\n[secret:credential]\r\n"],
   // Azure connection strings, ODBC, .pgpass, short JSON names, a continued shell line, a getenv default.
   [
     "credential",
@@ -289,6 +307,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "mkdir -p build && git log -p && ssh -p 2222 host && docker run -u 1000:1000 img && sort -u"],
   ["credential", "PASS src/auth/token.test.ts (12 tests) and primaryKey = id, sortKey = name, cacheKey: abc123"],
   ["credential", "script: |\n  echo $TOKEN\nrun: >-\n  make build\npassword: |\n"],
+  // Below a key whose line ends at its colon: prose (a docstring), a type, a mapping, a list, a reference, code.
+  ["credential", "Args:\n    password:\n        The user's password.\n    token:\n        str"],
+  ["credential", "password:\n  type: string\ntoken:\n  - a\nsecret:\n  ${API_SECRET}\nauth:\n  mode2:"],
+  ["credential", "if not token:\n    continue\nconst token =\n  process.env.API_TOKEN;\nsecret =\n  \"\""],
+
   ["credential", "암호화 알고리즘은 AES입니다. API 키 발급 문서를 보세요. the password for reset is required"],
   // A `sig=` whose value is short or a word, and the scheme's name where no SAS follows it.
   [
@@ -505,7 +528,9 @@ describe("secret rules", () => {
       "AbC%2Bdef0123456789ghij",
       "password: |\n  ",
       ">-\n ",
-      "|"
+      "|",
+      ":\n  ",
+      "=\n  \""
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
