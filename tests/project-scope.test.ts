@@ -210,6 +210,58 @@ describe("paths as Claude and the user read them", () => {
     }
   })
 
+  it("prints them relative in task show, task list and why (a file elsewhere whole), whole in --json", () => {
+    const inside = recorded()
+    const outside = { home: tempFolder(), root: project() }
+    for (const { home, root } of [inside, outside]) {
+      const elsewhere = tempFolder()
+      const cli = (...args: Array<string>) => printed(root, { HOME: home }, ...args)
+      const title = `Fix ${root}/src/cart.ts`
+      cli("task", "start", title, "--id", "cart")
+      cli("task", "plan", `Round in ${root}/src/cart.ts`)
+      cli("task", "finding", `the totals are in ${root}/src/cart.ts, the plan in ${home}/notes/cart.md`)
+      cli("task", "handoff", `go on in ${root}/src/cart.ts`)
+      const decision = `Keep cents in ${root}/src/cart.ts`
+      cli("decide", decision, "--why", `floats in ${root}/src/money.ts`, "--alternative", `${home}/decimal.js: heavy`)
+      for (const [file, id] of [[`${home}/notes/cart.md`, "r1"], [`${elsewhere}/spec.md`, "r2"]] as const) {
+        hook(root, "PostToolUse", "s9", {
+          tool_name: "Read",
+          tool_input: { file_path: file },
+          tool_response: { file: { filePath: file, numLines: 1 } },
+          tool_use_id: id
+        })
+      }
+      const decisionLines = [
+        "Keep cents in src/cart.ts",
+        "",
+        "- why: floats in src/money.ts",
+        "- rejected: ~/decimal.js (heavy)"
+      ].join("\n")
+      const shown = cli("task", "show")
+      expect(shown).not.toContain(home)
+      expect(shown).not.toContain(root)
+      for (
+        const line of [
+          "# Task cart: Fix src/cart.ts",
+          "- [ ] 1. Round in src/cart.ts",
+          "- the totals are in src/cart.ts, the plan in ~/notes/cart.md",
+          "go on in src/cart.ts",
+          `### ${decisionLines}`
+        ]
+      ) expect(shown).toContain(line)
+      // A file outside the project and the home folder keeps its whole path.
+      const read = /^- read: (.*)$/m.exec(shown)?.[1]?.split(", ")
+      expect(read?.sort()).toEqual([`${elsewhere}/spec.md`, "~/notes/cart.md"].sort())
+      expect(cli("task", "list")).toBe("cart  open  0/1 steps done    Fix src/cart.ts\n")
+      const why = cli("why", "cents")
+      expect(why).not.toContain(home)
+      expect(why).toContain(`## ${decisionLines}`)
+      expect(JSON.parse(cli("task", "show", "--json"))).toMatchObject({ title, decisions: [{ decision }] })
+      expect(JSON.parse(cli("task", "list", "--json"))).toMatchObject([{ title }])
+      expect(JSON.parse(cli("why", "cents", "--json"))).toMatchObject({ decisions: [{ decision }] })
+    }
+  })
+
   it("writes them relative in a Markdown export", () => {
     const { home, root, env } = recorded()
     expect(runCli(["belief", "set", "key-files", `${root}/src/cart.ts holds the totals`], { cwd: root, env }).code)

@@ -21,7 +21,7 @@ import * as Option from "effect/Option"
 import { withExistingStore, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { taskMarkdown } from "../markdown.ts"
-import { displayWidth, padToWidth, printJson } from "../output.ts"
+import { displayWidth, padToWidth, printJson, printText } from "../output.ts"
 
 const project = () => findProjectRoot(process.cwd())
 
@@ -218,7 +218,7 @@ const show = Command.make(
         }
         const decisions = listDecisions(memory.db, { project: root, taskId: task.taskId })
         if (input.json) return yield* printJson({ ...task, decisions })
-        yield* Console.log(taskMarkdown(task, decisions).trimEnd())
+        yield* printText(taskMarkdown(task, decisions).trimEnd())
       }))
 ).pipe(
   Command.withDescription(
@@ -243,7 +243,7 @@ const list = Command.make(
         if (input.json) return yield* printJson(tasks)
         if (tasks.length === 0) return yield* Console.log("No tasks yet. Start one with: ralph-mem task start <title>")
         const idWidth = Math.max(...tasks.map((task) => displayWidth(task.taskId)))
-        for (const task of tasks) yield* Console.log(listLine(task, idWidth))
+        for (const task of tasks) yield* printText(listLine(task, idWidth))
       }))
 ).pipe(Command.withDescription("List this project's tasks, open ones first"))
 

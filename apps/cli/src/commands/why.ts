@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { decisionMarkdown } from "../markdown.ts"
-import { printJson } from "../output.ts"
+import { printJson, printText } from "../output.ts"
 
 export const why = Command.make(
   "why",
@@ -29,7 +29,7 @@ export const why = Command.make(
           const decisions = searchDecisions(db, { query, project: findProjectRoot(process.cwd()), limit })
           if (input.json) return yield* printJson({ query, decisions })
           if (decisions.length === 0) return yield* Console.log(`No decision matches ${JSON.stringify(query)}.`)
-          yield* Console.log(decisions.map((d) => decisionMarkdown(d, 2)).join("\n\n"))
+          yield* printText(decisions.map((d) => decisionMarkdown(d, 2)).join("\n\n"))
         }))
     })
 ).pipe(Command.withDescription("Why did we do this? The matching decisions, with rationale and rejected alternatives"))
