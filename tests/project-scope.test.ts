@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
+import { startMcp } from "./support/mcp.ts"
 
 const project = () => {
   const root = tempFolder()
@@ -259,6 +260,38 @@ describe("paths as Claude and the user read them", () => {
       expect(JSON.parse(cli("task", "show", "--json"))).toMatchObject({ title, decisions: [{ decision }] })
       expect(JSON.parse(cli("task", "list", "--json"))).toMatchObject([{ title }])
       expect(JSON.parse(cli("why", "cents", "--json"))).toMatchObject({ decisions: [{ decision }] })
+    }
+  })
+
+  it("tells Claude them relative in every memory tool's answer", async () => {
+    const { home, root, env } = recorded()
+    const cli = (...args: Array<string>) => printed(root, env, ...args)
+    cli("task", "start", `Fix ${root}/src/cart.ts`, "--id", "cart")
+    cli("task", "finding", `the plan is in ${home}/notes/cart.md`)
+    cli("decide", `Keep cents in ${root}/src/cart.ts`, "--why", `floats in ${root}/src/money.ts`)
+    cli("belief", "set", "key-files", `${root}/src/cart.ts holds the totals`)
+    const [failure] = JSON.parse(cli("search", "CartTotalMismatch", "--type", "error", "--json")).hits
+    const server = await startMcp({ cwd: root, env: { ...env, CLAUDE_PROJECT_DIR: root } })
+    try {
+      const answers = {
+        search: await server.call("search", { query: "CartTotalMismatch cents" }),
+        around: await server.call("timeline", { around: failure.id }),
+        session: await server.call("timeline", { session: "s1" }),
+        get: await server.call("get", { ids: [failure.id] }),
+        why: await server.call("why", { query: "cents" }),
+        beliefs: await server.call("beliefs"),
+        task: await server.call("task", {})
+      }
+      for (const [tool, answer] of Object.entries(answers)) {
+        expect(answer.isError, tool).toBe(false)
+        expect(answer.text, tool).not.toContain(home)
+        expect(answer.text, tool).toContain("src/cart.ts")
+      }
+      expect(answers.get.text).toContain("at total (src/cart.ts:12:5)")
+      expect(answers.why.text).toContain("- why: floats in src/money.ts")
+      expect(answers.task.text).toContain("- the plan is in ~/notes/cart.md")
+    } finally {
+      await server.close()
     }
   })
 

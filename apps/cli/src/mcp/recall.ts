@@ -42,7 +42,7 @@ export const search = tool({
   }),
   writes: false,
   asked: (input) => ({ query: input.query }),
-  run: (input, { memory, project, settings, budget, now }) =>
+  run: (input, { memory, project, forReading, settings, budget, now }) =>
     Effect.suspend(() => {
       const since = input.since === undefined ? undefined : pointInTime(input.since, now)
       if (input.since !== undefined && since === undefined) {
@@ -53,7 +53,7 @@ export const search = tool({
           )
         )
       }
-      const { hits } = searchIndex(memory.db, {
+      const { hits } = forReading(searchIndex(memory.db, {
         query: input.query,
         project,
         ...(input.session === undefined ? {} : { sessionId: input.session }),
@@ -65,7 +65,7 @@ export const search = tool({
           halfLifeDays: settings.memory.search.recencyHalfLifeDays,
           weight: settings.memory.search.recencyWeight
         }
-      })
+      }))
       if (hits.length === 0) {
         return Effect.succeed(
           plainAnswer(
@@ -108,12 +108,12 @@ const DEFAULT_AROUND = 3
 const DEFAULT_SESSION_PAGE = 20
 
 const sessionTimeline = (context: ToolContext, sessionId: string, count: number) => {
-  const { memory, budget } = context
-  const overview = sessionOverview(memory.db, sessionId)
+  const { memory, forReading, budget } = context
+  const overview = forReading(sessionOverview(memory.db, sessionId))
   if (overview === undefined) {
     return Effect.fail(refuse(`No session ${sessionId} in this memory (session ids come from search and timeline).`))
   }
-  const page = sessionDetails(memory.db, sessionId, count)
+  const page = forReading(sessionDetails(memory.db, sessionId, count))
   const end = overview.endedAt === null ? "now (not ended)" : formatTime(overview.endedAt)
   const span = `${formatTime(overview.startedAt)} to ${end}`
   const header = [
@@ -173,7 +173,7 @@ export const timeline = tool({
   asked: (input) => ({ ids: [input.around, input.session].filter((id): id is string => id !== undefined) }),
   run: (input, context) =>
     Effect.suspend(() => {
-      const { memory, budget } = context
+      const { memory, forReading, budget } = context
       if ((input.around === undefined) === (input.session === undefined)) {
         return Effect.fail(refuse("Give one of `around` (an observation id from search) or `session` (a session id)."))
       }
@@ -181,11 +181,8 @@ export const timeline = tool({
         return sessionTimeline(context, input.session, input.after ?? DEFAULT_SESSION_PAGE)
       }
       const around = input.around!
-      const found = observationNeighbours(
-        memory.db,
-        around,
-        input.before ?? DEFAULT_AROUND,
-        input.after ?? DEFAULT_AROUND
+      const found = forReading(
+        observationNeighbours(memory.db, around, input.before ?? DEFAULT_AROUND, input.after ?? DEFAULT_AROUND)
       )
       if (found === undefined) {
         if (sessionOverview(memory.db, around) !== undefined) {
@@ -238,10 +235,10 @@ export const get = tool({
   }),
   writes: false,
   asked: (input) => ({ ids: input.ids }),
-  run: (input, { memory, budget }) =>
+  run: (input, { memory, forReading, budget }) =>
     Effect.suspend(() => {
       const ids = [...new Set(input.ids)]
-      const details = fullDetails(memory.db, ids)
+      const details = forReading(fullDetails(memory.db, ids))
       const found = new Set(details.map((d) => d.id))
       const missing = missingLine(
         memory.db,

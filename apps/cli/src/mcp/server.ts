@@ -23,7 +23,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { DatabaseUnusable, failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
-import type { MemoryStore } from "@ralph-mem/projections"
+import { type MemoryStore, type PathContext, relativeValues } from "@ralph-mem/projections"
 import { type Environment, loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -78,6 +78,12 @@ const describe = (error: unknown): string =>
     ? String((error as { message: unknown }).message)
     : String(error)
 
+/** What Claude is told names paths relative to the project, and the home folder as `~`. */
+const readingPaths = (options: MemoryServerOptions): PathContext => ({
+  project: options.project,
+  home: options.env["HOME"] ?? options.env["USERPROFILE"]
+})
+
 /** Runs reads in one short transaction: one consistent view of the database, never held past the call. */
 const inReadTransaction = <A, E>(memory: MemoryStore, effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Effect.suspend(() => memory.db.transaction(() => Effect.runSyncExit(effect))())
@@ -130,6 +136,7 @@ const callTool = (
       const context: ToolContext = {
         memory,
         project: options.project,
+        forReading: (value) => relativeValues(value, readingPaths(options)),
         sessionId: options.sessionId,
         settings,
         budget,

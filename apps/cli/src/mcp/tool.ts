@@ -14,6 +14,12 @@ export interface ToolContext {
   readonly memory: MemoryStore
   /** The project root: searches and working memory are scoped to it. */
   readonly project: string
+  /**
+   * Memory as Claude reads it: every string of plain data with its paths relative to the project and the home
+   * folder as `~` (display-paths), so the home folder never reaches Claude. Applied before rendering, so no
+   * line cut to fit keeps part of a path.
+   */
+  readonly forReading: <T>(value: T) => T
   /** The Claude Code session the server serves (CLAUDE_CODE_SESSION_ID), when it is known. */
   readonly sessionId: string | undefined
   readonly settings: Settings

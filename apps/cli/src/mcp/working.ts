@@ -27,9 +27,11 @@ export const why = tool({
   }),
   writes: false,
   asked: (input) => ({ query: input.query }),
-  run: (input, { memory, project, budget }) =>
+  run: (input, { memory, project, forReading, budget }) =>
     Effect.sync(() => {
-      const decisions = searchDecisions(memory.db, { query: input.query, project, limit: input.limit ?? 5 })
+      const decisions = forReading(
+        searchDecisions(memory.db, { query: input.query, project, limit: input.limit ?? 5 })
+      )
       if (decisions.length === 0) {
         return plainAnswer(
           `No decision in this project's memory matches ${quoted(input.query)}. ` +
@@ -63,9 +65,9 @@ export const beliefs = tool({
   input: Schema.Struct({}),
   writes: false,
   asked: () => ({}),
-  run: (_, { memory, project, budget }) =>
+  run: (_, { memory, project, forReading, budget }) =>
     Effect.sync(() => {
-      const all = listBeliefs(memory.db, project)
+      const all = forReading(listBeliefs(memory.db, project))
       if (all.length === 0) {
         return plainAnswer(
           "No beliefs recorded for this project yet. " +
@@ -103,7 +105,7 @@ export const task = tool({
   }),
   writes: false,
   asked: (input) => (input.task === undefined ? {} : { ids: [input.task] }),
-  run: (input, { memory, project, budget }) =>
+  run: (input, { memory, project, forReading, budget }) =>
     Effect.suspend(() => {
       const known = taskIds(memory.db, project)
       const taskId = input.task === undefined ? currentTaskId(memory.db, project) : input.task.trim().toLowerCase()
@@ -117,7 +119,7 @@ export const task = tool({
           )
         )
       }
-      const detail = findTask(memory.db, project, taskId)
+      const detail = forReading(findTask(memory.db, project, taskId))
       if (detail === undefined) {
         return Effect.fail(
           refuse(
@@ -132,7 +134,10 @@ export const task = tool({
           {
             header: "",
             items: [
-              { text: taskMarkdown(detail, listDecisions(memory.db, { project, taskId })), ids: [detail.eventId] }
+              {
+                text: taskMarkdown(detail, forReading(listDecisions(memory.db, { project, taskId }))),
+                ids: [detail.eventId]
+              }
             ],
             more: ({ clipped }) =>
               [
