@@ -80,6 +80,26 @@ describe("ralph-mem search and show", () => {
     expect(missing.stderr).toMatch(/no memory item with id NOPE/)
   })
 
+  it("ends the index with commands naming its hits that run: show its observations, timeline its session", () => {
+    const root = project()
+    const lastLine = (...args: Array<string>) => cli(root, ...args).stdout.trimEnd().split("\n").at(-1)
+    const { hits, totalTokens } = json(root, "search", "checkout")
+    const observations = (hits as Array<{ kind: string; id: string }>).filter((h) => h.kind === "observation")
+      .map((h) => h.id)
+    expect(observations).toHaveLength(2)
+    expect(hits).toContainEqual(expect.objectContaining({ kind: "session", id: "s1" }))
+    expect(lastLine("search", "checkout")).toBe(
+      `3 result(s), ~${totalTokens} tokens. More: --layer 2 (timeline); ` +
+        `--layer 3 or ralph-mem show ${observations.join(" ")} (full); ` +
+        "ralph-mem timeline --session s1 (a summarised session)."
+    )
+    expect(json(root, "show", ...observations)).toMatchObject({ details: [{}, {}], unknown: [] })
+    expect(json(root, "timeline", "--session", "s1")).toContainEqual(expect.objectContaining({ kind: "session ended" }))
+    // A summary alone has no observation to show in full.
+    expect(json(root, "search", "make").hits).toMatchObject([{ kind: "session", id: "s1" }])
+    expect(lastLine("search", "make")).toMatch(/More: --layer 2 \(timeline\); ralph-mem timeline --session s1 /)
+  })
+
   it("filters by type, since (an age or a date) and limit, and rejects bad values", () => {
     const root = project()
     expect(json(root, "search", "checkout", "--type", "success").hits.map((h: { type: string }) => h.type)).toEqual([

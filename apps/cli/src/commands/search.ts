@@ -30,6 +30,22 @@ const neighbourLine = (d: ObservationDetail, side: "before" | "after") => {
   return `      ${side.padEnd(6)}  ${formatTime(d.createdAt)}  ${d.type.padEnd(8)} ${what}`
 }
 
+/**
+ * The index's closing hint, naming its own hits: `show` takes several observation ids (a session hit's id is a
+ * session's, which `show` does not know), and `timeline --session` lists a summarised session.
+ */
+const moreLine = (hits: ReadonlyArray<IndexHit>) => {
+  const observations = hits.filter((h) => h.kind === "observation").slice(0, 3).map((h) => h.id)
+  const session = hits.find((h) => h.kind === "session")
+  return `More: ${
+    [
+      "--layer 2 (timeline)",
+      observations.length === 0 ? undefined : `--layer 3 or ralph-mem show ${observations.join(" ")} (full)`,
+      session === undefined ? undefined : `ralph-mem timeline --session ${session.id} (a summarised session)`
+    ].filter(Boolean).join("; ")
+  }.`
+}
+
 export const printDetail = (detail: ObservationDetail) => {
   const d = valuesForReading(detail)
   return printText(
@@ -85,10 +101,7 @@ export const search = Command.make(
             if (input.json) return yield* printJson({ layer: 1, query, hits, totalTokens })
             if (hits.length === 0) return yield* Console.log(`Nothing found for ${JSON.stringify(query)}.`)
             for (const [i, hit] of hits.entries()) yield* printText(hitLine(valuesForReading(hit), i + 1))
-            return yield* Console.log(
-              `${hits.length} result(s), ~${totalTokens} tokens. ` +
-                "More: --layer 2 (timeline), --layer 3 or ralph-mem show <id> (full)."
-            )
+            return yield* Console.log(`${hits.length} result(s), ~${totalTokens} tokens. ${moreLine(hits)}`)
           }
           if (input.layer === "2") {
             const entries = timelineOf(db, hits)
