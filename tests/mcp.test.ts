@@ -236,6 +236,49 @@ describe("ralph-mem mcp: the memory tools", () => {
     )
   })
 
+  it("ends answers with hints naming real ids, which the tools and commands they name take", async () => {
+    const root = project()
+    cli(root, "task", "start", "Speed up the search", "--id", "search")
+    cli(
+      root,
+      "ralph",
+      "start",
+      "make the gateway tests pass",
+      "--session",
+      SESSION,
+      "--criteria",
+      "custom=node fail.js"
+    )
+    const server = await serve(root, { CLAUDE_CODE_SESSION_ID: "someone-else" })
+    const lastLine = (answer: { readonly text: string }) => answer.text.split("\n").at(-1)
+
+    const found = await server.call("search", { query: "checkout timeout" })
+    const observations = hitIds(found.text).filter((id) => id !== "s1")
+    expect(observations.length).toBeGreaterThan(0)
+    expect(lastLine(found)).toBe(
+      `More: get {"ids": ${JSON.stringify(observations.slice(0, 3))}} gives observations in full; ` +
+        `timeline {"around": "${observations[0]}"} shows what came before and after it; ` +
+        `timeline {"session": "s1"} lists a summarised session.`
+    )
+    expect((await server.call("timeline", { around: observations[0] })).text).toContain(`> ${observations[0]}`)
+    // A summary alone: nothing for get or timeline around.
+    const summaryOnly = await server.call("search", { query: "make" })
+    expect(hitIds(summaryOnly.text)).toEqual(["s1"])
+    expect(lastLine(summaryOnly)).toBe(`More: timeline {"session": "s1"} lists a summarised session.`)
+
+    const task = await server.call("task", {})
+    expect(task.text).toMatch(/^# Task search: /)
+    expect(lastLine(task)).toBe(`Other tasks: checkout (task {"task": "checkout"} shows it).`)
+    expect((await server.call("task", { task: "checkout" })).text).toMatch(/^# Task checkout: /)
+
+    const status = await server.call("loop_status")
+    const loopId = /^- loop (\S+) \(session s3\)/m.exec(status.text)![1]!
+    expect(lastLine(status)).toBe(
+      `Running in this project: \`ralph-mem ralph status --loop ${loopId}\` (Bash) shows the first one.`
+    )
+    expect(cli(root, "ralph", "status", "--loop", loopId)).toContain("make the gateway tests pass")
+  })
+
   it("remembers a note through the privacy filter, returns its id, and the next session is told it", async () => {
     const root = project()
     const server = await serve(root)

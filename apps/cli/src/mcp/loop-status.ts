@@ -39,7 +39,8 @@ export const loopStatus = tool({
               others.length === 0
                 ? undefined
                 : `Running in this project${omitted === 0 ? "" : ` (${omitted} more left out)`}: ` +
-                  "`ralph-mem ralph status --loop <id>` (Bash) shows one."
+                  // The first is always shown: it is kept first, and cut rather than left out.
+                  `\`ralph-mem ralph status --loop ${others[0]!.loopId}\` (Bash) shows the first one.`
           },
           budget
         )

@@ -91,9 +91,17 @@ export const search = tool({
                   ? undefined
                   : `${omitted} more hit(s) left out to keep this answer within ${budget} tokens: ` +
                     "search with more words or filters.",
-                `More: get {"ids": ${idList(observations.slice(0, 3))}} gives observations in full; ` +
-                "timeline {\"around\": \"<id>\"} shows what came before and after one" +
-                (session === undefined ? "." : `; timeline {"session": "${session.id}"} lists a summarised session.`)
+                `More: ${
+                  [
+                    ...(observations.length === 0 ? [] : [
+                      `get {"ids": ${idList(observations.slice(0, 3))}} gives observations in full`,
+                      `timeline {"around": "${observations[0]}"} shows what came before and after it`
+                    ]),
+                    ...(session === undefined
+                      ? []
+                      : [`timeline {"session": "${session.id}"} lists a summarised session`])
+                  ].join("; ")
+                }.`
               ]
                 .filter(Boolean)
                 .join("\n")

@@ -144,7 +144,7 @@ export const task = tool({
                 clipped ? cutShort(budget, `ralph-mem task show ${taskId}`) : undefined,
                 others.length === 0
                   ? undefined
-                  : `Other tasks: ${oneLine(others.join(", "), 300)} (task {"task": "<id>"} shows one).`
+                  : `Other tasks: ${oneLine(others.join(", "), 300)} (task {"task": "${others[0]}"} shows it).`
               ]
                 .filter(Boolean)
                 .join("\n")
