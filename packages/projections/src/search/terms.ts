@@ -78,8 +78,11 @@ export const newestHolding = (db: SqliteDatabase, term: string, count: number): 
  */
 const spreadOf = (newest: ReadonlyArray<number>, sample: Sample): number => newest[sample.most] ?? 0
 
-const isCommon = (db: SqliteDatabase, term: string, sample: Sample): boolean =>
-  spreadOf(newestHolding(db, term, sample.most + 1), sample) >= sample.floor
+/** `newestHolding` as a search's statistics keep it (`TermStatistics.newest`). */
+type NewestRows = (match: string, count: number) => ReadonlyArray<number>
+
+const isCommon = (newest: NewestRows, term: string, sample: Sample): boolean =>
+  spreadOf(newest(term, sample.most + 1), sample) >= sample.floor
 
 /**
  * The longer words of a prefix term that more observations hold than the sample's share (only these can be common),
@@ -115,6 +118,7 @@ const plainWord = (term: string): string => wordOf(term).slice(1, -1).replaceAll
  */
 const narrowed = (
   db: SqliteDatabase,
+  newest: NewestRows,
   term: string,
   held: number,
   sample: Sample | undefined,
@@ -129,7 +133,7 @@ const narrowed = (
   if (sample === undefined) return term
   const start = plainWord(term)
   for (const known of common) if (known.startsWith(start)) return word
-  const frequent = frequentExpansions(db, term, sample).find((longer) => isCommon(db, longer, sample))
+  const frequent = frequentExpansions(db, term, sample).find((longer) => isCommon(newest, longer, sample))
   if (frequent === undefined) return term
   common.add(plainWord(frequent))
   return word
@@ -149,18 +153,24 @@ export interface Judged {
  * share of them are in the sample. They are read from the newest end of the word's rows and the read
  * stops there, where counting all its rows would walk every one.
  */
-const judge = (db: SqliteDatabase, term: string, sample: Sample | undefined, common: CommonWords): Judged => {
+const judge = (
+  db: SqliteDatabase,
+  newest: NewestRows,
+  term: string,
+  sample: Sample | undefined,
+  common: CommonWords
+): Judged => {
   // A Hangul stem is always asked as a prefix (its particles follow it), so its rows are the prefix's.
   const counted = isLatinPrefix(term) ? wordOf(term) : term
-  const newest = newestHolding(db, counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
-  const spread = sample === undefined ? 0 : spreadOf(newest, sample)
-  const held = newest.length
+  const rows = newest(counted, Math.max(ENOUGH_ROWS_FOR_A_WORD, (sample?.most ?? 0) + 1))
+  const spread = sample === undefined ? 0 : spreadOf(rows, sample)
+  const held = rows.length
   if (sample !== undefined && spread >= sample.floor) {
     // Only a word: a phrase or words near each other are no index term another term could be a prefix of.
     if (term.startsWith("\"") && !plainWord(term).includes(" ")) common.add(plainWord(term))
     return { use: wordOf(term), common: true, spread, held }
   }
-  return { use: narrowed(db, term, held, sample, common), common: false, spread, held }
+  return { use: narrowed(db, newest, term, held, sample, common), common: false, spread, held }
 }
 
 /** A term of the query as it is asked, with how many observations hold its word (counted up to 100 or more). */
@@ -173,8 +183,11 @@ export interface Selected {
 export interface TermStatistics {
   readonly corpus: Corpus
   readonly judgeTerm: (term: string) => Judged
-  /** `newestHolding`, kept like the judged terms: which rows hold a concept, how many rows a prefix holds. */
-  readonly newest: (match: string, count: number) => ReadonlyArray<number>
+  /**
+   * `newestHolding`, kept like the judged terms: which rows hold a term (to judge it) or a concept, how many rows a
+   * prefix holds.
+   */
+  readonly newest: NewestRows
 }
 
 /**
@@ -188,6 +201,15 @@ interface Kept {
   readonly statistics: TermStatistics
   readonly judged: Map<string, Judged>
   readonly rows: Map<string, ReadonlyArray<number>>
+}
+
+/**
+ * A match's newest rows as far as they were read: its newest `count` are the first `count` of a longer read, and all
+ * of it when that read found fewer than it asked for.
+ */
+interface ReadRows {
+  readonly asked: number
+  readonly rows: ReadonlyArray<number>
 }
 
 const kept = new WeakMap<SqliteDatabase, Kept>()
@@ -217,14 +239,25 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
   const common: CommonWords = new Set()
   const judgeTerm = (term: string): Judged => {
     let one = judged.get(term)
-    if (one === undefined) judged.set(term, one = judge(db, term, corpus.sample, common))
+    if (one === undefined) judged.set(term, one = judge(db, newest, term, corpus.sample, common))
     return one
   }
   const rows = new Map<string, ReadonlyArray<number>>()
+  // A word's rows read to judge it hold the rows a concept of that word alone is asked for: the index is read once.
+  const widest = new Map<string, ReadRows>()
   const newest = (match: string, count: number): ReadonlyArray<number> => {
     const key = `${count} ${match}`
     let found = rows.get(key)
-    if (found === undefined) rows.set(key, found = newestHolding(db, match, count))
+    if (found === undefined) {
+      const read = widest.get(match)
+      if (read !== undefined && (read.asked >= count || read.rows.length < read.asked)) {
+        found = read.rows.slice(0, count)
+      } else {
+        found = newestHolding(db, match, count)
+        widest.set(match, { asked: count, rows: found })
+      }
+      rows.set(key, found)
+    }
     return found
   }
   const statistics = { corpus, judgeTerm, newest }
