@@ -80,20 +80,36 @@ const rowsHolding = (newestHolding: TermStatistics["newest"], concept: Concept):
 }
 
 /**
- * Each row's share of the query's concepts, by weight, for the rows found holding one; `lightest`: the share
- * of a row found holding none. Undefined on queries of one concept or more than 8: bm25 orders those.
+ * Each concept's rows as a set, kept with the statistics they were read by: a search asks of its few dozen hits
+ * which concepts hold them, where a map of every row holding a concept would be built anew for each search.
+ */
+const keptRows = new WeakMap<TermStatistics, Map<string, ReadonlySet<number>>>()
+
+const rowSetHolding = (statistics: TermStatistics, concept: Concept): ReadonlySet<number> => {
+  let sets = keptRows.get(statistics)
+  if (sets === undefined) keptRows.set(statistics, sets = new Map())
+  const key = concept.terms.map((t) => t.use).join(" OR ")
+  let rows = sets.get(key)
+  if (rows === undefined) sets.set(key, rows = new Set(rowsHolding(statistics.newest, concept)))
+  return rows
+}
+
+/**
+ * A row's share of the query's concepts, by weight, or the lightest concept's share for a row found holding
+ * none. Undefined on queries of one concept or more than 8: bm25 orders those.
  */
 export const coverageOf = (
   statistics: TermStatistics,
   concepts: ReadonlyArray<Concept>
-): { readonly shares: Map<number, number>; readonly lightest: number } | undefined => {
+): ((id: number) => number) | undefined => {
   if (concepts.length < 2 || concepts.length > MAX_CONCEPTS) return undefined
   const total = concepts.reduce((sum, c) => sum + c.weight, 0)
-  const shares = new Map<number, number>()
-  for (const concept of concepts) {
-    for (const id of new Set(rowsHolding(statistics.newest, concept))) {
-      shares.set(id, (shares.get(id) ?? 0) + concept.weight / total)
-    }
+  const held = concepts.map((concept) => ({ rows: rowSetHolding(statistics, concept), share: concept.weight / total }))
+  const lightest = Math.min(...concepts.map((c) => c.weight)) / total
+  return (id) => {
+    let share = 0
+    for (const concept of held) if (concept.rows.has(id)) share += concept.share
+    // Every concept weighs more than nothing: no share is a row holding none.
+    return share === 0 ? lightest : share
   }
-  return { shares, lightest: Math.min(...concepts.map((c) => c.weight)) / total }
 }

@@ -189,7 +189,7 @@ const rankedHits = (
   const coverage = coverageOf(statistics, concepts)
   if (coverage !== undefined) {
     for (const [id, row] of best) {
-      best.set(id, { ...row, relevance: row.relevance * (coverage.shares.get(id) ?? coverage.lightest) })
+      best.set(id, { ...row, relevance: row.relevance * coverage(id) })
     }
   }
   const ranked: Array<RankedHit> = [...best.values()].map((c) => ({
