@@ -85,21 +85,26 @@ interface Scorer {
   readonly scored: number
 }
 
+/**
+ * The bm25 (lower is better) of a full-text index's newest matches, best first; ties go to the newer. SQLite
+ * sorts them: sorted in JavaScript, they cost a copy of the rows and a call of the comparison per step.
+ */
+const scorerSql = (table: string, bm25: string): string =>
+  `SELECT rowid, score FROM (SELECT rowid, ${bm25} AS score FROM ${table} WHERE ${table} MATCH ?
+                             ORDER BY rowid DESC LIMIT ?)
+   ORDER BY score, rowid DESC`
+
 export const observationScorer: Scorer = {
-  sql: "SELECT rowid, bm25(observations_fts, 1.0, 3.0, 0.5) FROM observations_fts WHERE observations_fts MATCH ?"
-    + " ORDER BY rowid DESC LIMIT ?",
+  sql: scorerSql("observations_fts", "bm25(observations_fts, 1.0, 3.0, 0.5)"),
   scored: SCORED_OBSERVATIONS
 }
-export const summaryScorer: Scorer = {
-  sql: "SELECT rowid, bm25(sessions_fts) FROM sessions_fts WHERE sessions_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
-  scored: SCORED_SUMMARIES
-}
+export const summaryScorer: Scorer = { sql: scorerSql("sessions_fts", "bm25(sessions_fts)"), scored: SCORED_SUMMARIES }
 
 type Ranked = Array<[id: number, rank: number]>
 
-/** The bm25 (lower is better) of the newest `count` matches, best first; ties go to the newer. */
+/** The newest `count` matches, best first (`scorerSql`). */
 const scoredMatches = (db: SqliteDatabase, scorer: Scorer, match: string, count: number): Ranked =>
-  (statement(db, scorer.sql).raw().all(match, count) as Ranked).sort((a, b) => a[1] - b[1])
+  statement(db, scorer.sql).raw().all(match, count) as Ranked
 
 /**
  * The best `wanted` of `ranked` that pass the filters, with their rank. `passing` reads the rows of the
