@@ -4,7 +4,7 @@
  * takes the project from its payload's `cwd`.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { mkdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -290,6 +290,43 @@ describe("paths as Claude and the user read them", () => {
       expect(answers.get.text).toContain("at total (src/cart.ts:12:5)")
       expect(answers.why.text).toContain("- why: floats in src/money.ts")
       expect(answers.task.text).toContain("- the plan is in ~/notes/cart.md")
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("tells a Ralph loop's next iteration them relative: the Stop hook's prompt and loop_status", async () => {
+    const { home, root, env, run } = recorded()
+    const cli = (...args: Array<string>) => printed(root, env, ...args)
+    // The check fails naming a file of the project and one under the home folder, as a stack trace would.
+    const said = `CartTotalMismatch at ${root}/src/cart.ts:12:5, see ${home}/notes/cart.md`
+    writeFileSync(join(root, "check.js"), `console.error(${JSON.stringify(said)}); process.exit(1)\n`)
+    cli(
+      "ralph",
+      "start",
+      `make ${root}/src/cart.ts add in cents`,
+      "--session",
+      "s2",
+      "--criteria",
+      "custom=node check.js"
+    )
+    run("SessionStart", "s2", { source: "startup" })
+    const stop = JSON.parse(run("Stop", "s2", { stop_hook_active: false, last_assistant_message: "Tried." }).stdout)
+    const prompt = stop.hookSpecificOutput.additionalContext as string
+    readable(prompt, home)
+    expect(prompt).not.toContain(root)
+    expect(prompt).toContain("Goal: make src/cart.ts add in cents")
+    expect(prompt).toContain("CartTotalMismatch at src/cart.ts:12:5, see ~/notes/cart.md")
+    const server = await startMcp({
+      cwd: root,
+      env: { ...env, CLAUDE_PROJECT_DIR: root, CLAUDE_CODE_SESSION_ID: "s2" }
+    })
+    try {
+      const status = await server.call("loop_status")
+      expect(status.isError).toBe(false)
+      readable(status.text, home)
+      expect(status.text).not.toContain(root)
+      expect(status.text).toContain("CartTotalMismatch at src/cart.ts:12:5, see ~/notes/cart.md")
     } finally {
       await server.close()
     }

@@ -169,7 +169,8 @@ export const driveExternally = (memory: MemoryStore, loopId: string, options: Ex
     const iteration = loop.iterations.at(-1)!.iteration
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
-      maxChars: promptChars(loop, options.injectionBudgetTokens)
+      maxChars: promptChars(loop, options.injectionBudgetTokens),
+      home: options.env["HOME"] ?? options.env["USERPROFILE"]
     })
     const outcome = yield* runCommand([...agent, prompt], {
       cwd: loop.projectPath,

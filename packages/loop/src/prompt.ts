@@ -4,6 +4,7 @@
  * character budget so a noisy test run cannot flood the context.
  */
 import type { CriterionResult, PrdStory } from "@ralph-mem/events"
+import { relativeValues } from "@ralph-mem/projections"
 import { DEFAULT_MIN_PLAN_ITERATIONS, DEFAULT_PLAN_MARKER, DEFAULT_PLAN_SECTIONS } from "./criteria/index.ts"
 import { type Loop, storyOf } from "./state.ts"
 
@@ -31,6 +32,8 @@ export interface PromptContext {
   readonly memoryLines?: ReadonlyArray<string>
   /** Upper bound on the prompt's length. */
   readonly maxChars: number
+  /** The user's home folder, written `~` in the prompt. */
+  readonly home?: string | undefined
 }
 
 /** A PRD loop: the story to work on now, and where the others stand. */
@@ -69,7 +72,20 @@ const planSection = (loop: Loop, iteration: number): string => {
   ].join("\n")
 }
 
+/**
+ * What Claude is told at the start of an iteration. Paths are named as Claude reads them everywhere else: relative to
+ * the loop's project, the home folder as `~` (the log keeps them whole). The loop and the memory lines are made
+ * relative before the prompt is put together, so cutting it to length never leaves part of a path.
+ */
 export const iterationPrompt = (loop: Loop, context: PromptContext): string => {
+  const paths = { project: loop.projectPath, home: context.home }
+  return promptOf(relativeValues(loop, paths), {
+    ...context,
+    memoryLines: relativeValues(context.memoryLines ?? [], paths)
+  })
+}
+
+const promptOf = (loop: Loop, context: PromptContext): string => {
   const current = loop.iterations.at(-1)
   const completed = loop.iterations.filter((it) => it.completedAt !== undefined)
   const last = completed.at(-1)

@@ -108,7 +108,8 @@ export const continueAtStop = (
     loop = yield* run({ _tag: "BeginIteration" })
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
-      maxChars: promptChars(loop, input.injectionBudgetTokens)
+      maxChars: promptChars(loop, input.injectionBudgetTokens),
+      home: input.env["HOME"] ?? input.env["USERPROFILE"]
     })
     const used = usage === undefined ? "" : `; iteration ${iteration} used ${totalTokens(usage)} tokens`
     return {

@@ -17,12 +17,12 @@ export const loopStatus = tool({
   input: Schema.Struct({}),
   writes: false,
   asked: () => ({}),
-  run: (_, { memory, project, sessionId, budget }) =>
+  run: (_, { memory, project, sessionId, budget, home, forReading }) =>
     Effect.sync(() => {
       const loopId = sessionId === undefined ? undefined : activeLoopForSession(memory.db, sessionId)
       const loop = loopId === undefined ? undefined : loadLoop(memory, loopId).state
       if (loop === undefined) {
-        const others = openLoops(memory.db, project)
+        const others = forReading(openLoops(memory.db, project))
         return fitAnswer(
           {
             header: sessionId === undefined
@@ -49,7 +49,7 @@ export const loopStatus = tool({
       const header = `Ralph loop ${loop.loopId}, ${loop.status} since ${since}; what the harness knows now:`
       // A prompt cut to these characters is still at least the whole budget in tokens: then it is clipped again
       // below, and `clipped` says so.
-      const status = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: budget * 4 })
+      const status = iterationPrompt(loop, { memoryLines: loopMemory(memory, loop), maxChars: budget * 4, home })
       return fitAnswer(
         {
           header,

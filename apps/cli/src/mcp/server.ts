@@ -137,6 +137,7 @@ const callTool = (
         memory,
         project: options.project,
         forReading: (value) => relativeValues(value, readingPaths(options)),
+        home: readingPaths(options).home,
         sessionId: options.sessionId,
         settings,
         budget,

@@ -20,6 +20,8 @@ export interface ToolContext {
    * line cut to fit keeps part of a path.
    */
   readonly forReading: <T>(value: T) => T
+  /** The user's home folder, which `forReading` writes as `~`. */
+  readonly home: string | undefined
   /** The Claude Code session the server serves (CLAUDE_CODE_SESSION_ID), when it is known. */
   readonly sessionId: string | undefined
   readonly settings: Settings
