@@ -11,6 +11,7 @@ import { eventLogBench } from "./event-log.ts"
 import { hooksBench } from "./hooks.ts"
 import { mcpBench } from "./mcp.ts"
 import { machine } from "./measure.ts"
+import { refusedMemoryBench } from "./refused-memory.ts"
 import { replayBench } from "./replay.ts"
 import { searchBench } from "./search.ts"
 
@@ -22,6 +23,7 @@ const stages = {
     ),
   hooks: () => hooksBench(quick ? 10 : 30),
   search: () => searchBench(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000], quick ? 50 : 200),
+  refusedMemory: () => refusedMemoryBench(quick ? 50 : 400, quick ? 5 : 30),
   replay: () => replayBench(quick ? [10_000, 50_000] : [100_000, 1_000_000]),
   mcp: () =>
     mcpBench(
