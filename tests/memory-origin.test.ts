@@ -6,7 +6,7 @@
  */
 import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -195,6 +195,29 @@ describe("a memory this machine has no record of making", () => {
     utimesSync(transcripts, 1_700_000_001, 1_700_000_001)
     expect(hook("SessionStart", project, home, "s4", { source: "startup" }).stdout).toContain(mine)
     expect(readdirSync(join(state, "unproven"))).toHaveLength(0)
+  })
+
+  it("a transcript that cannot be looked up proves nothing, stops no other proof, and keeps no refusal", () => {
+    const home = tempFolder()
+    const project = tempFolder()
+    expect(hook("SessionStart", project, home, "0a9c1e7b-session", { source: "startup" }).code).toBe(0)
+    const mine = "the staging database is reset every night"
+    const state = olderMemory(home, project, "6e4d2b1f-session", mine)
+    // The newest session's transcript is a link that loops (as a folder made by `sudo claude` cannot be searched):
+    // looking it up fails with an error, not with "no such file".
+    const transcripts = join(home, ".claude", "projects", "-work-project")
+    mkdirSync(transcripts, { recursive: true })
+    symlinkSync("6e4d2b1f-session.jsonl", join(transcripts, "6e4d2b1f-session.jsonl"))
+
+    const refused = hook("SessionStart", project, home, "s2", { source: "startup" })
+    expect(refused.code).toBe(0)
+    expect(refused.stdout).toContain("this memory was not made here")
+    // Unsure is not refused for good: the next open looks again.
+    expect(existsSync(join(state, "unproven"))).toBe(false)
+
+    // The older session's transcript proves it all the same.
+    writeFileSync(join(transcripts, "0a9c1e7b-session.jsonl"), "{}\n")
+    expect(hook("SessionStart", project, home, "s3", { source: "startup" }).stdout).toContain(mine)
   })
 
   it("a refused older memory adopted is the user's, and its kept refusal is dropped", () => {

@@ -21,7 +21,7 @@
  * would be looked up again at every hook of its project. So a refusal is kept (`<state home>/ralph-mem/unproven/`),
  * with what it was found on: the database's file and WAL, and the transcript folders' times (a transcript written
  * into one changes its time). While none of these changed, the memory stays refused for one `stat` per folder. Only
- * a refusal is kept: nothing kept can make a memory the user's.
+ * a refusal is kept: nothing kept can make a memory the user's; and only when every transcript could be looked up.
  *
  * The table is created with the id, not by a migration: an older ralph-mem still opens the database.
  */
@@ -128,16 +128,36 @@ const newestSessions = (db: SqliteDatabase): ReadonlyArray<string> => {
   }
 }
 
-/** Whether Claude Code on this machine holds the transcript of one of `sessions`. */
-const haveTranscripts = (sessions: ReadonlyArray<string>, folders: ReadonlyArray<string>): boolean =>
-  folders.some((folder) =>
-    sessions.some((session) => statSync(join(folder, `${session}.jsonl`), { throwIfNoEntry: false })?.isFile())
-  )
+/**
+ * Whether Claude Code on this machine holds the transcript of one of `sessions`: `unsure` when none was found and some
+ * could not be looked up (a folder the user may list but not search, as `sudo claude` leaves one; a link that loops).
+ * Such a lookup proves nothing, and stops no other folder from proving it.
+ */
+const transcriptsHeld = (
+  sessions: ReadonlyArray<string>,
+  folders: ReadonlyArray<string>
+): "found" | "absent" | "unsure" => {
+  let unsure = false
+  for (const folder of folders) {
+    for (const session of sessions) {
+      try {
+        if (statSync(join(folder, `${session}.jsonl`), { throwIfNoEntry: false })?.isFile() === true) return "found"
+      } catch {
+        unsure = true
+      }
+    }
+  }
+  return unsure ? "unsure" : "absent"
+}
 
-/** A file's identity, size and time of change, or `-` when it is missing. */
+/** A file's identity, size and time of change, `-` when it is missing, `?` when it cannot be looked up. */
 const fileStamp = (path: string): string => {
-  const stats = statSync(path, { throwIfNoEntry: false, bigint: true })
-  return stats === undefined ? "-" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false, bigint: true })
+    return stats === undefined ? "-" : `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+  } catch {
+    return "?"
+  }
 }
 
 /**
@@ -209,8 +229,10 @@ export const memoryOriginProblem = (
   const record = refusalRecord(registry, path)
   const grounds = refusalGrounds(path, root, folders)
   if (isKeptRefusal(record, grounds)) return unknownMemoryProblem(path, registry)
-  if (!haveTranscripts(sessions, folders)) {
-    keepRefusal(record, grounds)
+  const held = transcriptsHeld(sessions, folders)
+  if (held !== "found") {
+    // A refusal is kept only when every transcript could be looked up: unsure, the next open looks again.
+    if (held === "absent") keepRefusal(record, grounds)
     return unknownMemoryProblem(path, registry)
   }
   try {
