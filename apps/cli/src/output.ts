@@ -1,5 +1,5 @@
 /** Printing results: JSON for machines (`--json`), aligned text for people. */
-import { findProjectRoot, projectStream } from "@ralph-mem/events"
+import { findProjectRoot, homeFolder, projectStream } from "@ralph-mem/events"
 import { type PathContext, relativePath, relativeText, relativeValues } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -92,7 +92,7 @@ let pathContext: PathContext | undefined
  */
 const readingContext = () => (pathContext ??= {
   project: findProjectRoot(process.cwd()),
-  home: process.env["HOME"] ?? process.env["USERPROFILE"]
+  home: homeFolder(process.env)
 })
 
 export const forReading = (text: string): string => relativeText(text, readingContext())

@@ -1,4 +1,4 @@
-/** Where a project's memory lives. */
+/** Where a project's memory lives, and the user's home folder. */
 import { existsSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 
@@ -34,3 +34,7 @@ export const projectDatabasePath = (projectRoot: string, env: Readonly<Record<st
  */
 export const isProjectDatabase = (path: string, projectRoot: string): boolean =>
   resolve(path) === projectDatabasePath(resolve(projectRoot), {})
+
+/** The user's home folder (`HOME`, else Windows' `USERPROFILE`), or undefined when neither names one. */
+export const homeFolder = (env: Readonly<Record<string, string | undefined>>): string | undefined =>
+  env["HOME"] || env["USERPROFILE"] || undefined

@@ -30,6 +30,7 @@ import { basename, dirname, isAbsolute, join } from "node:path"
 import type { SqliteDatabase } from "./database.ts"
 import { digest53 } from "./digest.ts"
 import { UnsafePath } from "./errors.ts"
+import { homeFolder } from "./location.ts"
 import { createPrivateFile, MEMORY_FOLDER, writePrivateFile } from "./safe-fs.ts"
 import { stateHome } from "./tracked-memory.ts"
 
@@ -95,10 +96,10 @@ export const isInMemoryFolder = (path: string): boolean => basename(dirname(path
 /** Claude Code's folder of transcript folders: `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`. */
 const transcriptsRoot = (env: Env): string | undefined => {
   const configured = env["CLAUDE_CONFIG_DIR"]
-  const home = env["HOME"] || env["USERPROFILE"]
+  const home = homeFolder(env)
   const root = configured !== undefined && isAbsolute(configured)
     ? configured
-    : home === undefined || home === ""
+    : home === undefined
     ? undefined
     : join(home, ".claude")
   return root === undefined ? undefined : join(root, "projects")

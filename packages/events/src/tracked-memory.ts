@@ -13,6 +13,7 @@ import { readFileSync, statSync } from "node:fs"
 import { isAbsolute, join } from "node:path"
 import { digest53 } from "./digest.ts"
 import { UnsafePath } from "./errors.ts"
+import { homeFolder } from "./location.ts"
 
 /** What is kept about a memory folder git tracks files in. */
 export interface TrackedMemory {
@@ -28,8 +29,8 @@ export interface TrackedMemory {
 export const stateHome = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const xdg = env["XDG_STATE_HOME"]
   if (xdg !== undefined && isAbsolute(xdg)) return xdg
-  const home = env["HOME"] || env["USERPROFILE"]
-  return home === undefined || home === "" ? undefined : join(home, ".local", "state")
+  const home = homeFolder(env)
+  return home === undefined ? undefined : join(home, ".local", "state")
 }
 
 /** The name of a folder's record: a digest of its path (the record holds the path, checked on read). */

@@ -8,6 +8,7 @@ import {
   checkpointLargeWal,
   DatabaseUnusable,
   findProjectRoot,
+  homeFolder,
   LATEST_SCHEMA_VERSION,
   openDatabase,
   removeAbandonedBuilds,
@@ -257,5 +258,12 @@ describe("where the database lives", () => {
   it("falls back to the directory itself outside git", () => {
     const plain = tempFolder()
     expect(resolveDatabasePath({ cwd: plain, env: { RALPH_MEM_DB: "" } })).toBe(join(plain, ".ralph-mem", "memory.db"))
+  })
+
+  it("the home folder is HOME, else USERPROFILE; an empty one names none", () => {
+    expect(homeFolder({ HOME: "/home/me", USERPROFILE: "C:\\Users\\me" })).toBe("/home/me")
+    expect(homeFolder({ HOME: "", USERPROFILE: "C:\\Users\\me" })).toBe("C:\\Users\\me")
+    expect(homeFolder({ HOME: "", USERPROFILE: "" })).toBeUndefined()
+    expect(homeFolder({})).toBeUndefined()
   })
 })

@@ -10,6 +10,7 @@ import {
   DatabaseUnusable,
   failureLogPath,
   findProjectRoot,
+  homeFolder,
   monotonicUlid,
   projectDatabasePath,
   QUEUE_WAIT_MS,
@@ -239,7 +240,7 @@ export const runHookWith = (
     if (received === undefined || withoutMemory === undefined) return undefined
     try {
       const { settings } = loadSettings({ projectRoot: received.project, env: environment.env })
-      const home = environment.env["HOME"] ?? environment.env["USERPROFILE"]
+      const home = homeFolder(environment.env)
       const decision = withoutMemory(received.input as never, { project: received.project, settings, home })
       return decision.events.length === 0 ? undefined : appendOf(received.input, decision)
     } catch {
@@ -270,7 +271,7 @@ export const runHookWith = (
           reason: `config: ${problem}`
         })
       }
-      const context = { memory, project, settings, home: environment.env["HOME"] ?? environment.env["USERPROFILE"] }
+      const context = { memory, project, settings, home: homeFolder(environment.env) }
       const handler = table[hook] as Handler<HookName> | undefined
       if (handler === undefined) return yield* Effect.die(new Error(`this hook program has no handler for ${hook}`))
       const decision = handler(input as never, context)

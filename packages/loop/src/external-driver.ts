@@ -6,7 +6,7 @@
  * and what it learned is recorded for the iterations after it (the role progress.txt plays elsewhere).
  */
 import type { CriterionResult, IterationUsage, RalphMemEvent } from "@ralph-mem/events"
-import { streams } from "@ralph-mem/events"
+import { homeFolder, streams } from "@ralph-mem/events"
 import { estimateTokens, type MemoryStore } from "@ralph-mem/projections"
 import * as Effect from "effect/Effect"
 import { type AgentReport, limitBackoffMs, readAgentReport, withMachineReadableOutput } from "./agent-report.ts"
@@ -170,7 +170,7 @@ export const driveExternally = (memory: MemoryStore, loopId: string, options: Ex
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
       maxChars: promptChars(loop, options.injectionBudgetTokens),
-      home: options.env["HOME"] ?? options.env["USERPROFILE"]
+      home: homeFolder(options.env)
     })
     const outcome = yield* runCommand([...agent, prompt], {
       cwd: loop.projectPath,

@@ -9,7 +9,7 @@
  *     reason is put in twice and shows the user a "stop hook problem". Both count against the block cap.)
  * A stop issued from another process ends the loop first, and the driver then lets Claude stop.
  */
-import type { CriterionResult, StopOutput } from "@ralph-mem/events"
+import { type CriterionResult, homeFolder, type StopOutput } from "@ralph-mem/events"
 import {
   activeLoopForSession,
   estimateTokens,
@@ -109,7 +109,7 @@ export const continueAtStop = (
     const prompt = iterationPrompt(loop, {
       memoryLines: loopMemory(memory, loop),
       maxChars: promptChars(loop, input.injectionBudgetTokens),
-      home: input.env["HOME"] ?? input.env["USERPROFILE"]
+      home: homeFolder(input.env)
     })
     const used = usage === undefined ? "" : `; iteration ${iteration} used ${totalTokens(usage)} tokens`
     return {

@@ -21,7 +21,7 @@ import {
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { DatabaseUnusable, failureLogPath, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
+import { DatabaseUnusable, failureLogPath, homeFolder, type RalphMemEvent, streams, VERSION } from "@ralph-mem/events"
 import { logFailure } from "@ralph-mem/hooks"
 import { type MemoryStore, type PathContext, relativeValues } from "@ralph-mem/projections"
 import { type Environment, loadSettings } from "@ralph-mem/settings"
@@ -81,7 +81,7 @@ const describe = (error: unknown): string =>
 /** What Claude is told names paths relative to the project, and the home folder as `~`. */
 const readingPaths = (options: MemoryServerOptions): PathContext => ({
   project: options.project,
-  home: options.env["HOME"] ?? options.env["USERPROFILE"]
+  home: homeFolder(options.env)
 })
 
 /** Runs reads in one short transaction: one consistent view of the database, never held past the call. */
