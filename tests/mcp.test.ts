@@ -9,6 +9,7 @@ import { newSqliteDatabase } from "@ralph-mem/events"
 import { estimateTokens, restoreFromBackup } from "@ralph-mem/projections"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { basename, join } from "node:path"
 import { crc32 } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
@@ -864,6 +865,50 @@ describe("ralph-mem mcp lifetime", () => {
       })
     ])
     expect(server.stderr()).toBe("")
+  })
+
+  it("exits when reading from Claude Code fails, and says why in hooks.log", async () => {
+    const root = project()
+    // The server's stdin is a socket whose other end is reset: its next read fails (ECONNRESET), where a
+    // closed pipe would only end.
+    const listener = createServer()
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
+    const { port } = listener.address() as AddressInfo
+    const accepted = new Promise<Socket>((resolve) => listener.once("connection", resolve))
+    const claudeEnd = connect(port, "127.0.0.1")
+    const serverEnd = await accepted
+    serverEnd.pause()
+    const child = spawn(process.execPath, [CLI, "mcp"], {
+      cwd: root,
+      stdio: [serverEnd, "pipe", "pipe"],
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        HOME: root,
+        ...testRunState(),
+        CLAUDE_CODE_SESSION_ID: SESSION,
+        CLAUDE_PROJECT_DIR: root
+      }
+    })
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal }))
+    )
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    // Once the server answers, it is reading its stdin: only then is the connection reset.
+    const answered = new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
+    claudeEnd.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })}\n`)
+    await answered
+    serverEnd.destroy()
+    listener.close()
+    claudeEnd.resetAndDestroy()
+    expect(await exited).toEqual({ code: 1, signal: null })
+    expect(exitsLogged(root)).toEqual([
+      expect.objectContaining({
+        sessionId: SESSION,
+        reason: expect.stringMatching(/^the memory server exited: reading from Claude Code failed: .*ECONNRESET/)
+      })
+    ])
+    expect(stderr).toBe("")
   })
 
   it("exits when the process that started it is killed, even while its stdin stays open", async () => {
