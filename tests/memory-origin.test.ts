@@ -220,6 +220,26 @@ describe("a memory this machine has no record of making", () => {
     expect(hook("SessionStart", project, home, "s3", { source: "startup" }).stdout).toContain(mine)
   })
 
+  it("transcript folders that cannot be listed keep no refusal: once they can, a transcript proves the memory", () => {
+    const home = tempFolder()
+    const project = tempFolder()
+    const mine = "feature flags live in config/flags.yaml"
+    const state = olderMemory(home, project, "1c5a9e3d-session", mine)
+    // Where Claude Code keeps its transcript folders, a link that loops: listing it fails, as it does for a folder
+    // `sudo claude` made that the user may not read.
+    const projects = join(home, ".claude", "projects")
+    mkdirSync(join(home, ".claude"))
+    symlinkSync("projects", projects)
+
+    expect(hook("SessionStart", project, home, "s2", { source: "startup" }).stdout).toContain("not made here")
+    expect(existsSync(join(state, "unproven"))).toBe(false)
+
+    rmSync(projects)
+    mkdirSync(join(projects, "-work-project"), { recursive: true })
+    writeFileSync(join(projects, "-work-project", "1c5a9e3d-session.jsonl"), "{}\n")
+    expect(hook("SessionStart", project, home, "s3", { source: "startup" }).stdout).toContain(mine)
+  })
+
   it("a refused older memory adopted is the user's, and its kept refusal is dropped", () => {
     const home = tempFolder()
     const project = tempFolder()

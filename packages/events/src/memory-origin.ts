@@ -105,15 +105,19 @@ const transcriptsRoot = (env: Env): string | undefined => {
   return root === undefined ? undefined : join(root, "projects")
 }
 
-/** Claude Code's transcript folders, one per project. */
-const transcriptFolders = (root: string | undefined): ReadonlyArray<string> => {
+/**
+ * Claude Code's transcript folders, one per project; none when it has none, undefined when they cannot be listed (a
+ * folder `sudo claude` made that the user may not read).
+ */
+const transcriptFolders = (root: string | undefined): ReadonlyArray<string> | undefined => {
   if (root === undefined) return []
   try {
     return readdirSync(root, { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join(root, entry.name))
-  } catch {
-    return []
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : undefined
   }
 }
 
@@ -131,13 +135,14 @@ const newestSessions = (db: SqliteDatabase): ReadonlyArray<string> => {
 
 /**
  * Whether Claude Code on this machine holds the transcript of one of `sessions`: `unsure` when none was found and some
- * could not be looked up (a folder the user may list but not search, as `sudo claude` leaves one; a link that loops).
+ * could not be looked up (folders the user may not list or search, as `sudo claude` leaves them; a link that loops).
  * Such a lookup proves nothing, and stops no other folder from proving it.
  */
 const transcriptsHeld = (
   sessions: ReadonlyArray<string>,
-  folders: ReadonlyArray<string>
+  folders: ReadonlyArray<string> | undefined
 ): "found" | "absent" | "unsure" => {
+  if (folders === undefined) return "unsure"
   let unsure = false
   for (const folder of folders) {
     for (const session of sessions) {
@@ -166,10 +171,12 @@ const fileStamp = (path: string): string => {
  * memory's connection is closed, which deletes an empty WAL, and the next open makes it again: a WAL is known by its
  * size alone.
  */
-const refusalGrounds = (path: string, root: string | undefined, folders: ReadonlyArray<string>): string => {
+const refusalGrounds = (path: string, root: string | undefined, folders: ReadonlyArray<string> | undefined): string => {
   const wal = statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0
   return [`${path} ${fileStamp(path)} wal ${wal}`]
-    .concat([...(root === undefined ? [] : [root]), ...folders].map((folder) => `${folder} ${fileStamp(folder)}`))
+    .concat(
+      [...(root === undefined ? [] : [root]), ...(folders ?? [])].map((folder) => `${folder} ${fileStamp(folder)}`)
+    )
     .join("\n")
 }
 
