@@ -506,6 +506,21 @@ describe("a loop that respects the user's money and limits", () => {
     })
   })
 
+  it("in a session: a transcript_path that names a FIFO or a device neither holds the Stop hook nor counts", () => {
+    const root = project({ fixAt: 99 })
+    json(root, "start", "read no pipe", "--session", "s1", ...fast)
+    const fifo = join(root, "transcript.fifo")
+    execFileSync("mkfifo", [fifo])
+    for (const [i, transcript] of [fifo, "/dev/zero"].entries()) {
+      const fields = { transcript_path: transcript, stop_hook_active: i > 0, last_assistant_message: "tried" }
+      // Bounded only so that a hook waiting for a writer that never comes fails the test instead of hanging it.
+      const stop = runHookProcess("Stop", payload("Stop", "s1", root, fields), { cwd: root, timeoutMs: 60_000 })
+      expect(stop.code).toBe(0)
+      expect(continuation(JSON.parse(stop.stdout))).toMatch(new RegExp(`Goal: read no pipe[\\s\\S]*iteration ${i + 2}`))
+    }
+    expect(json(root, "status").iterations[0].usage).toBeNull()
+  })
+
   it("in a session: a turn cut off by a rate limit (StopFailure) is recorded, the next Stop goes on with it", () => {
     const root = project({ fixAt: 99 })
     json(root, "start", "survive a 429", "--session", "s1", ...fast)

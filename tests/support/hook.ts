@@ -11,14 +11,20 @@ export interface HookRun {
 export const runHookProcess = (
   event: string,
   stdin: string | Buffer,
-  options: { readonly cwd: string; readonly env?: Record<string, string> }
+  options: {
+    readonly cwd: string
+    readonly env?: Record<string, string>
+    /** For a hook that would wait forever if it did not refuse (a FIFO where a file belongs): killed past this. */
+    readonly timeoutMs?: number
+  }
 ): HookRun => {
   const result = spawnSync(process.execPath, [...HOOK_NODE_OPTIONS, HOOK, event], {
     cwd: options.cwd,
     input: stdin,
     env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...testRunState(), ...options.env },
     encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024
+    maxBuffer: 64 * 1024 * 1024,
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs })
   })
   return { code: result.status, stdout: result.stdout, stderr: result.stderr }
 }

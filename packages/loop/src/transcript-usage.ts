@@ -21,8 +21,12 @@ const readTail = (path: string): string | undefined => {
   const fs = process.getBuiltinModule("node:fs")
   let fd: number | undefined
   try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0))
-    const size = fs.fstatSync(fd).size
+    // Non-blocking: a FIFO named as the transcript would otherwise hold the Stop hook until a writer came.
+    fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0))
+    const stats = fs.fstatSync(fd)
+    // Only a regular file is a transcript: a FIFO or a device has no end to read the tail of.
+    if (!stats.isFile()) return undefined
+    const size = stats.size
     const length = Math.min(size, MAX_READ_BYTES)
     const buffer = Buffer.alloc(length)
     fs.readSync(fd, buffer, 0, length, size - length)
