@@ -25,6 +25,7 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
+  readSync,
   renameSync,
   rmSync,
   type Stats,
@@ -185,6 +186,37 @@ export const inspectMemoryFolder = (databasePath: string): MemoryFolderInspectio
   // Ready as it is: ours and private, with its .gitignore; or a folder the user chose, which is theirs.
   const ready = !ours || ((stats.mode & 0o077) === 0 && names.has(".gitignore"))
   return database === undefined ? { ready } : { ready, database }
+}
+
+/**
+ * The whole lines in the last `maxBytes` of a log ralph-mem appends to (hooks.log), or undefined when there is no
+ * regular file there. A log can come with a project's files (an archive) at any size, or as a FIFO: read whole, a
+ * large one took the reader's memory and then failed it (a string has a size limit), and a FIFO held it forever.
+ */
+export const readLogTail = (path: string, maxBytes: number): string | undefined => {
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_RDONLY | NO_FOLLOW | NO_BLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) return undefined
+    const length = Math.min(stats.size, maxBytes)
+    const buffer = Buffer.alloc(length)
+    let read = 0
+    while (read < length) {
+      const got = readSync(fd, buffer, read, length - read, stats.size - length + read)
+      if (got === 0) break
+      read += got
+    }
+    const text = buffer.subarray(0, read).toString("utf8")
+    // Cut inside a line: the part before the first line break is a piece of a line, not a line.
+    return length < stats.size ? text.slice(text.indexOf("\n") + 1) : text
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Opens with O_NOFOLLOW and checks what was opened is this user's regular file; a link is an UnsafePath. */

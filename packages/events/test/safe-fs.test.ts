@@ -3,8 +3,11 @@ import { execFileSync } from "node:child_process"
 import {
   chmodSync,
   chownSync,
+  closeSync,
+  ftruncateSync,
   linkSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -18,6 +21,7 @@ import {
   createPrivateFile,
   ensureMemorySubfolder,
   inspectMemoryFolder,
+  readLogTail,
   tightenFile,
   UnsafePath,
   writePrivateFile
@@ -145,5 +149,30 @@ describe("inspecting a memory folder", () => {
     expect(inspectMemoryFolder(join(chosen, "mine.db")).problem).toBeUndefined()
     symlinkSync("/etc/hostname", join(real, "mine.db-wal"))
     expect(inspectMemoryFolder(join(chosen, "mine.db")).problem).toMatchObject({ problem: "link" })
+  })
+})
+
+describe("reading the end of a log", () => {
+  it("reads only whole lines of the end of a large log, and nothing from a FIFO, a device or a link", () => {
+    const folder = tempFolder()
+    const log = join(folder, "hooks.log")
+    // A sparse gigabyte of zeros, then two lines: read whole, it took a gigabyte and then failed the reader.
+    const fd = openSync(log, "w")
+    ftruncateSync(fd, 1024 ** 3)
+    closeSync(fd)
+    appendPrivateFile(log, "\nfirst\nsecond\n")
+    expect(readLogTail(log, 10)).toBe("second\n")
+    expect(readLogTail(log, 1024)).toBe("first\nsecond\n")
+    const small = join(folder, "small.log")
+    writeFileSync(small, "only\n")
+    expect(readLogTail(small, 1024)).toBe("only\n")
+    const fifo = join(folder, "fifo.log")
+    execFileSync("mkfifo", [fifo])
+    expect(readLogTail(fifo, 1024)).toBeUndefined()
+    const link = join(folder, "link.log")
+    symlinkSync(small, link)
+    expect(readLogTail(link, 1024)).toBeUndefined()
+    expect(readLogTail("/dev/zero", 1024)).toBeUndefined()
+    expect(readLogTail(join(folder, "missing.log"), 1024)).toBeUndefined()
   })
 })

@@ -3,8 +3,8 @@
  * `hooks.log` beside the database. Only the reason is written, never the payload (it may be private).
  * The log is never written through a link nor into a memory folder ralph-mem refuses (safe-fs.ts).
  */
-import { appendPrivateFile, ensureFolder, failureLogPath, inspectMemoryFolder } from "@ralph-mem/events"
-import { existsSync, lstatSync, readFileSync } from "node:fs"
+import { appendPrivateFile, ensureFolder, failureLogPath, inspectMemoryFolder, readLogTail } from "@ralph-mem/events"
+import { lstatSync } from "node:fs"
 import { dirname, join } from "node:path"
 
 export interface FailureEntry {
@@ -32,13 +32,18 @@ export const logFailure = (path: string, entry: FailureEntry): void => {
 
 /**
  * Hook failures of the last day, as a `doctor` finding. History, not a current problem: every one was
- * handled (failed open, or recovered), so the check is always ok; it says where to look.
+ * handled (failed open, or recovered), so the check is ok; it says where to look. Unless the log is past
+ * what `logFailure` appends to (it came that large with the project's files, or failures filled it): then
+ * failures go unlogged, which the user is told, with the fix.
  */
 export const recentHookFailures = (databasePath: string, now = Date.now()) => {
   const log = failureLogPath(databasePath)
   const since = now - 86_400_000
-  const recent = existsSync(log)
-    ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((line) => {
+  // The newest entries are at the end, and ralph-mem stops appending past MAX_LOG_BYTES: a larger log came with the
+  // project's files, and only its end is read.
+  const text = readLogTail(log, MAX_LOG_BYTES)
+  const recent = text !== undefined
+    ? text.split("\n").filter(Boolean).map((line) => {
       try {
         return JSON.parse(line) as { time: string; reason: string }
       } catch {
@@ -46,9 +51,13 @@ export const recentHookFailures = (databasePath: string, now = Date.now()) => {
       }
     }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
     : []
+  const detail = recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}`
+  const size = text === undefined ? 0 : lstatSync(log, { throwIfNoEntry: false })?.size ?? 0
+  if (size <= MAX_LOG_BYTES) return { check: "hook failures (24 h)", ok: true, detail }
   return {
     check: "hook failures (24 h)",
-    ok: true,
-    detail: recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}`
+    ok: false,
+    detail: `${detail}; ${log} holds ${size} bytes, past the ${MAX_LOG_BYTES} ralph-mem writes to, so no hook ` +
+      `failure is logged there any more: remove it (rm ${JSON.stringify(log)}) and the next one starts a new log`
   }
 }

@@ -14,7 +14,14 @@
  * browser's few connections to the viewer.
  */
 import { serve, type ServerType } from "@hono/node-server"
-import { catalog, failureLogPath, makeEventLog, openReadOnly, type SqliteDatabase } from "@ralph-mem/events"
+import {
+  catalog,
+  failureLogPath,
+  makeEventLog,
+  openReadOnly,
+  readLogTail,
+  type SqliteDatabase
+} from "@ralph-mem/events"
 import { loadLoop } from "@ralph-mem/loop"
 import {
   findSession,
@@ -85,10 +92,7 @@ const sameToken = (given: string | undefined, token: string) => {
 
 /** The last lines of hooks.log (reasons only: the log never holds payloads). */
 const recentFailures = (databasePath: string, lines = 30): Array<string> => {
-  const path = failureLogPath(databasePath)
-  if (!existsSync(path)) return []
-  const size = statSync(path).size
-  const text = readFileSync(path, "utf8").slice(size > 256 * 1024 ? -256 * 1024 : 0)
+  const text = readLogTail(failureLogPath(databasePath), 256 * 1024) ?? ""
   return text.trimEnd().split("\n").filter((line) => line !== "").slice(-lines).reverse()
 }
 
