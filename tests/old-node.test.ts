@@ -4,7 +4,17 @@
  * session, and leaves the reason where `doctor` finds it. Run for real with the system Node (/usr/bin/node).
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -52,8 +62,9 @@ const oldNodeEnv = (extra: Record<string, string> = {}): Record<string, string> 
   ...extra
 })
 
-const hook = (event: string, project: string, env: Record<string, string>) =>
+const hook = (event: string, project: string, env: Record<string, string>, timeoutMs?: number) =>
   spawnSync(SYSTEM_NODE, [...HOOK_NODE_OPTIONS, HOOK, event], {
+    ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
     cwd: project,
     env,
     input: JSON.stringify({
@@ -119,6 +130,23 @@ describe.skipIf(!oldSystemNode)(`on the system Node ${systemNodeVersion}`, () =>
     symlinkSync(elsewhere, join(project, ".ralph-mem"))
     expect(hook("SessionStart", project, oldNodeEnv()).status).toBe(0)
     expect(existsSync(join(elsewhere, "hooks.log"))).toBe(false)
+  })
+
+  it("neither waits on a FIFO planted where hooks.log belongs nor appends to a file it is a second name of", () => {
+    const fifoProject = gitProject()
+    mkdirSync(join(fifoProject, ".ralph-mem"))
+    execFileSync("mkfifo", [join(fifoProject, ".ralph-mem", "hooks.log")])
+    // Bounded only so that a hook waiting for a reader that never comes fails the test instead of hanging it.
+    const held = hook("SessionStart", fifoProject, oldNodeEnv(), 60_000)
+    expect(held.status).toBe(0)
+    expect(JSON.parse(held.stdout).systemMessage).toContain("ralph-mem: memory is off")
+
+    const linked = gitProject()
+    writeFileSync(join(linked, "README"), "the project's own file\n")
+    mkdirSync(join(linked, ".ralph-mem"))
+    linkSync(join(linked, "README"), join(linked, ".ralph-mem", "hooks.log"))
+    expect(hook("SessionStart", linked, oldNodeEnv(), 60_000).status).toBe(0)
+    expect(readFileSync(join(linked, "README"), "utf8")).toBe("the project's own file\n")
   })
 
   it("runs the hook under the Node set-up provisioned, which records it", () => {

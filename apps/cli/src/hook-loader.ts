@@ -100,10 +100,18 @@ const logOldNode = async (hook: string, reason: string, sessionId: string | unde
       fs.mkdirSync(folder, { mode: 0o700 })
       if (explicit === "") fs.writeFileSync(path.join(folder, ".gitignore"), "*\n", { flag: "wx", mode: 0o600 })
     } else if (!existing.isDirectory()) return
-    const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0 } = fs.constants
-    // The events package's failureLogPath, spelled out: nothing of the packages is loaded yet.
-    const fd = fs.openSync(path.join(folder, "hooks.log"), O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW, 0o600)
+    const { O_APPEND, O_CREAT, O_WRONLY, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
+    // The events package's failureLogPath, spelled out: nothing of the packages is loaded yet. Non-blocking, as
+    // appendPrivateFile opens it: a FIFO planted there would otherwise hold SessionStart until a reader came.
+    const fd = fs.openSync(
+      path.join(folder, "hooks.log"),
+      O_APPEND | O_CREAT | O_WRONLY | O_NOFOLLOW | O_NONBLOCK,
+      0o600
+    )
     try {
+      // Only a regular file of one name is a log: a device or another file's second name is left alone.
+      const stats = fs.fstatSync(fd)
+      if (!stats.isFile() || stats.nlink > 1) return
       const entry = { time: new Date().toISOString(), hook, reason, ...(sessionId === undefined ? {} : { sessionId }) }
       fs.writeSync(fd, `${JSON.stringify(entry)}\n`)
     } finally {
