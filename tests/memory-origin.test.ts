@@ -269,6 +269,39 @@ describe("a memory this machine has no record of making", () => {
     expect(start.stdout).toContain("this memory was not made here")
   })
 
+  it("whose id and sessions are views that never return a row holds no hook or command: it is refused at once", () => {
+    const project = unpackedArchive()
+    const home = tempFolder()
+    const db = new Database(join(project, ".ralph-mem", "memory.db"))
+    // A query that counts forever and returns nothing, where the check reads the id and the newest sessions.
+    const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x AS id, x AS name " +
+      "FROM c WHERE x < 0"
+    db.exec(`DROP TABLE memory_identity; CREATE VIEW memory_identity AS ${endless}`)
+    db.exec(
+      `PRAGMA legacy_alter_table = ON; ALTER TABLE streams RENAME TO streams_kept; CREATE VIEW streams AS ${endless}`
+    )
+    db.close()
+    // Bounded only so that a check that runs the views fails the test instead of hanging it.
+    const env = userEnv(home)
+    const start = runHookProcess(
+      "SessionStart",
+      payload("SessionStart", "s1", project, { source: "startup" }),
+      { cwd: project, env, timeoutMs: 60_000 }
+    )
+    expect(start.code).toBe(0)
+    expect(start.stdout).toContain("this memory was not made here")
+    const fields = { tool_name: "Bash", tool_input: { command: "ls" }, tool_response: { stdout: "x" } }
+    const tool = runHookProcess("PostToolUse", payload("PostToolUse", "s1", project, fields), {
+      cwd: project,
+      env,
+      timeoutMs: 60_000
+    })
+    expect([tool.code, tool.stdout]).toEqual([0, ""])
+    const status = runCli(["status"], { cwd: project, env, timeoutMs: 60_000 })
+    expect(status.code).toBe(1)
+    expect(status.stderr).toContain("this memory was not made here")
+  })
+
   it("an empty file where the memory belongs holds nothing to inject: it becomes the user's memory", () => {
     const home = tempFolder()
     const project = tempFolder()

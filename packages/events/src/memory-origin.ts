@@ -52,10 +52,23 @@ export const newMemoryId = (): string => {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
 }
 
+/**
+ * Whether `name` is an ordinary table of the database. The memory being checked may be anyone's file: a view of that
+ * name runs the query its maker wrote (a recursive one that never returns a row held every hook until Claude Code
+ * killed it), and a virtual table runs its module's code; reading an ordinary table's first rows is bounded.
+ */
+const isOrdinaryTable = (db: SqliteDatabase, name: string): boolean => {
+  const row = db.prepare("SELECT type, sql FROM sqlite_schema WHERE name = ?").get(name) as
+    | { type?: unknown; sql?: unknown }
+    | undefined
+  return row?.type === "table" && typeof row.sql === "string" && /^CREATE\s+TABLE\b/i.test(row.sql)
+}
+
 /** The id kept in the database, if it holds one. */
 export const readMemoryId = (db: SqliteDatabase): string | undefined => {
   let row: { id?: unknown } | undefined
   try {
+    if (!isOrdinaryTable(db, "memory_identity")) return undefined
     row = db.prepare("SELECT id FROM memory_identity").get() as { id?: unknown } | undefined
   } catch {
     // No such table: a memory made before ids were kept (or another program's table of that name).
@@ -124,6 +137,7 @@ const transcriptFolders = (root: string | undefined): ReadonlyArray<string> | un
 /** The memory's newest sessions whose ids can be file names. */
 const newestSessions = (db: SqliteDatabase): ReadonlyArray<string> => {
   try {
+    if (!isOrdinaryTable(db, "streams")) return []
     const names = db.prepare("SELECT name FROM streams WHERE name LIKE 'session:%' ORDER BY id DESC LIMIT ?")
       .pluck()
       .all(SESSIONS_LOOKED_FOR) as Array<string>
