@@ -6,7 +6,17 @@
  */
 import Database from "better-sqlite3"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -300,6 +310,32 @@ describe("a memory this machine has no record of making", () => {
     const status = runCli(["status"], { cwd: project, env, timeoutMs: 60_000 })
     expect(status.code).toBe(1)
     expect(status.stderr).toContain("this memory was not made here")
+  })
+
+  it("damaged on purpose: set aside, and its notes are not read back into the new memory; the user's own are", () => {
+    // The first page's b-tree header overwritten: SQLite opens nothing in it, and the hook restores.
+    const damage = (project: string): void => {
+      const path = join(project, ".ralph-mem", "memory.db")
+      const bytes = readFileSync(path)
+      bytes[100] = 0xff
+      writeFileSync(path, bytes)
+    }
+    const project = unpackedArchive()
+    const home = tempFolder()
+    damage(project)
+    const first = hook("SessionStart", project, home, "s1", { source: "startup" })
+    expect(first.stdout).not.toContain("curl")
+    expect(first.stdout).toContain("the memory database was damaged")
+    expect(first.stdout).toContain("Nothing was read back from the damaged file: nothing in it shows it was made here")
+    expect(hook("SessionStart", project, home, "s2", { source: "startup" }).stdout).not.toContain("curl")
+
+    const own = tempFolder()
+    const mine = "the queue worker restarts at midnight"
+    expect(runCli(["inject", mine], { cwd: own, env: userEnv(home) }).code).toBe(0)
+    damage(own)
+    const restored = hook("SessionStart", own, home, "s3", { source: "startup" })
+    expect(restored.stdout).toContain("1 event(s) written after it were read back from the damaged file")
+    expect(restored.stdout).toContain(mine)
   })
 
   it("an empty file where the memory belongs holds nothing to inject: it becomes the user's memory", () => {

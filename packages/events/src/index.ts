@@ -8,7 +8,13 @@ export * from "./ids.ts"
 export { nameReader } from "./interned-names.ts"
 export * from "./location.ts"
 export * from "./log.ts"
-export { adoptMemory, memoryOriginProblem, memoryRegistry, readMemoryId } from "./memory-origin.ts"
+export {
+  adoptMemory,
+  damagedMemoryOriginProblem,
+  memoryOriginProblem,
+  memoryRegistry,
+  readMemoryId
+} from "./memory-origin.ts"
 export { APPLICATION_ID, LATEST_SCHEMA_VERSION, REDACTED_PAYLOAD } from "./migrations.ts"
 export * from "./native.ts"
 export { blockReader, decodeBlock, encodeBlock, unpackBlock } from "./payload-blocks.ts"

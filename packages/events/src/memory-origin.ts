@@ -25,7 +25,7 @@
  *
  * The table is created with the id, not by a migration: an older ralph-mem still opens the database.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { basename, dirname, isAbsolute, join } from "node:path"
 import type { SqliteDatabase } from "./database.ts"
 import { digest53 } from "./digest.ts"
@@ -264,6 +264,64 @@ export const memoryOriginProblem = (
     // Proven all the same (a read-only folder): recorded by a later open.
   }
   return undefined
+}
+
+/** Bytes read at a time when looking for an id in a damaged file. */
+const SCAN_CHUNK_BYTES = 1024 * 1024
+
+/** Whether any of `files` holds, anywhere in its bytes, one of `ids`. */
+const holdsAnyId = (files: ReadonlyArray<string>, ids: ReadonlySet<string>): boolean => {
+  const buffer = Buffer.alloc(SCAN_CHUNK_BYTES)
+  for (const file of files) {
+    let fd: number
+    try {
+      fd = openSync(file, "r")
+    } catch {
+      continue
+    }
+    try {
+      // Each chunk keeps the end of the one before, so an id read across two chunks is found whole.
+      let carry = ""
+      for (let position = 0;;) {
+        const read = readSync(fd, buffer, 0, buffer.length, position)
+        if (read === 0) break
+        position += read
+        const text = carry + buffer.toString("latin1", 0, read)
+        for (const run of text.matchAll(/[0-9a-f]{32,}/g)) {
+          for (let at = 0; at + 32 <= run[0].length; at++) if (ids.has(run[0].slice(at, at + 32))) return true
+        }
+        carry = text.slice(-31)
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return false
+}
+
+/**
+ * Why the events of a damaged database that was a project's own memory may not be read back into the new one, if they
+ * may not. They would otherwise become the user's memory without the check above: an archive's memory damaged on
+ * purpose was set aside, a new memory made with the user's id, and the archive's notes read back into it and injected.
+ * Its id is looked for in its bytes (a damaged file may not open): one recorded on this machine makes it the user's.
+ */
+export const damagedMemoryOriginProblem = (
+  path: string,
+  files: ReadonlyArray<string>,
+  env: Env = process.env
+): string | undefined => {
+  if (!isInMemoryFolder(path)) return undefined
+  const registry = memoryRegistry(env)
+  if (registry === undefined) return undefined
+  let recorded: Set<string>
+  try {
+    recorded = new Set(readdirSync(registry).filter((name) => MEMORY_ID.test(name)))
+  } catch {
+    recorded = new Set()
+  }
+  if (recorded.size > 0 && holdsAnyId(files, recorded)) return undefined
+  return `nothing in it shows it was made here (it holds none of the ids recorded in ${registry}): it may have come ` +
+    "with the project's files, and its notes are not taken as yours; if it was yours, its file is kept for a rescue"
 }
 
 /**

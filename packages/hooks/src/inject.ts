@@ -117,7 +117,9 @@ const restoreItem = (notice: RestoreNotice): InjectionItem => {
   const what = notice.backup === null
     ? "no backup existed, so memory starts afresh"
     : `the newest good backup was restored (${notice.backup})`
-  const salvage = notice.salvaged === null || notice.salvaged === undefined
+  const salvage = typeof notice.notSalvaged === "string"
+    ? ` Nothing was read back from the damaged file: ${oneLine(notice.notSalvaged, 300)}.`
+    : notice.salvaged === null || notice.salvaged === undefined
     ? ""
     : ` ${notice.salvaged} event(s) written after it were read back from the damaged file` +
       `${notice.unreadable ? `; ${notice.unreadable} could not be read and are lost` : ""}.`

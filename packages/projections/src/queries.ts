@@ -162,6 +162,8 @@ export interface RestoreNotice {
   /** Events read back from the damaged file, and those that could not be (null before salvage was recorded). */
   readonly salvaged?: number | null
   readonly unreadable?: number | null
+  /** Why the damaged file's events were not read back, when they were not. */
+  readonly notSalvaged?: string | null
 }
 
 /**
@@ -173,7 +175,8 @@ export const unannouncedRestores = (db: SqliteDatabase): Array<RestoreNotice> =>
     .prepare(
       `SELECT occurred_at AS at, json_extract(payload, '$.reason') AS reason,
               json_extract(payload, '$.backup') AS backup, json_extract(payload, '$.damagedCopy') AS damagedCopy,
-              json_extract(payload, '$.salvaged') AS salvaged, json_extract(payload, '$.unreadable') AS unreadable
+              json_extract(payload, '$.salvaged') AS salvaged, json_extract(payload, '$.unreadable') AS unreadable,
+              json_extract(payload, '$.notSalvaged') AS notSalvaged
        FROM events WHERE type = 'DatabaseRestored' AND redacted_by IS NULL AND position > coalesce(
          (SELECT max(position) FROM events
           WHERE type = 'ContextInjected' AND json_extract(payload, '$.hookEvent') = 'SessionStart'), 0)

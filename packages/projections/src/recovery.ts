@@ -6,6 +6,7 @@
  */
 import {
   copyToPrivateFile,
+  damagedMemoryOriginProblem,
   ensureMemorySubfolder,
   MEMORY_FOLDER,
   openSideFileToRead,
@@ -115,14 +116,22 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
     const memory = yield* openMemory({ path: databasePath })
     try {
       const backupHead = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
-      const salvage = salvageEvents(memory.db, recovery.damagedCopy, backupHead, lastKnown)
+      // A backup that opened passed the origin check (openMemory): the folder is the user's. Without one, the damaged
+      // file must show it was theirs before its events join their memory.
+      const notSalvaged = recovery.backup === undefined
+        ? damagedMemoryOriginProblem(databasePath, [recovery.damagedCopy, `${recovery.damagedCopy}-wal`])
+        : undefined
+      const salvage = notSalvaged === undefined
+        ? salvageEvents(memory.db, recovery.damagedCopy, backupHead, lastKnown)
+        : { salvaged: 0, unreadable: 0, unreadableRanges: "" }
       yield* replay(memory)
       const restored = {
         _tag: "DatabaseRestored" as const,
         reason: (reason.trim() === "" ? "damaged (SQLite gave no reason)" : reason).slice(0, 500),
         damagedCopy: recovery.damagedCopy,
-        salvaged: salvage.salvaged,
-        unreadable: salvage.unreadable,
+        ...(notSalvaged === undefined
+          ? { salvaged: salvage.salvaged, unreadable: salvage.unreadable }
+          : { notSalvaged }),
         ...(recovery.backup === undefined ? {} : { backup: recovery.backup })
       }
       const lost = salvage.unreadable === 0 ? [] : [{

@@ -12,7 +12,9 @@ export const DatabaseRestored = defineEvent("DatabaseRestored", () => ({
   /** Events of the damaged file past the backup's head that were read back into the log. */
   salvaged: Schema.optionalKey(Schema.Int),
   /** Events past the backup's head that could not be read (an EventsLost event says which). */
-  unreadable: Schema.optionalKey(Schema.Int)
+  unreadable: Schema.optionalKey(Schema.Int),
+  /** Why the damaged file's events were not read back (it was not shown to be the user's memory), if they were not. */
+  notSalvaged: Schema.optionalKey(Schema.String)
 }))
 
 /**
