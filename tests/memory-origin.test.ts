@@ -20,6 +20,7 @@ import {
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
+import { spill } from "../packages/hooks/src/spill.ts"
 import { runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 import { type McpProcess, startMcp } from "./support/mcp.ts"
@@ -71,6 +72,23 @@ const olderMemory = (home: string, project: string, session: string, note: strin
   const state = join(home, ".local", "state", "ralph-mem")
   rmSync(join(state, "memories"), { recursive: true })
   return state
+}
+
+/** What a hook that could not write leaves, written by the hooks' own code: a note "recorded" for the project. */
+const plantSpill = (project: string) => {
+  const noteId = "01M8JMP9XD37FX1NM2MEVMY72C"
+  return spill(join(project, ".ralph-mem", "memory.db"), {
+    id: "01M8JMP9XGM4RNFVGJSJYYGMC9",
+    time: new Date().toISOString(),
+    hook: "PostToolUse",
+    reason: "database is locked",
+    append: {
+      stream: `note:${noteId}`,
+      writer: "cli:inject",
+      correlationId: "01M8JMP9XGM4RNFVGJSJYYGMCA",
+      events: [{ _tag: "NoteInjected", noteId, projectPath: project, noteType: "convention", text: PLANTED }]
+    }
+  })
 }
 
 const servers: Array<McpProcess> = []
@@ -323,6 +341,7 @@ describe("a memory this machine has no record of making", () => {
     const project = unpackedArchive()
     const home = tempFolder()
     damage(project)
+    expect(plantSpill(project)).toBe("kept")
     const first = hook("SessionStart", project, home, "s1", { source: "startup" })
     expect(first.stdout).not.toContain("curl")
     expect(first.stdout).toContain("the memory database was damaged")
@@ -336,6 +355,19 @@ describe("a memory this machine has no record of making", () => {
     const restored = hook("SessionStart", own, home, "s3", { source: "startup" })
     expect(restored.stdout).toContain("1 event(s) written after it were read back from the damaged file")
     expect(restored.stdout).toContain(mine)
+  })
+
+  it("a spill file that came without the memory: its events are not folded into the user's new memory", () => {
+    const project = tempFolder()
+    mkdirSync(join(project, ".ralph-mem"), { mode: 0o700 })
+    expect(plantSpill(project)).toBe("kept")
+    const home = tempFolder()
+    for (const session of ["s1", "s2"]) {
+      const start = hook("SessionStart", project, home, session, { source: "startup" })
+      expect(start.code).toBe(0)
+      expect(start.stdout).not.toContain("curl")
+    }
+    expect(runCli(["search", "evil"], { cwd: project, env: userEnv(home) }).stdout).not.toContain("curl")
   })
 
   it("an empty file where the memory belongs holds nothing to inject: it becomes the user's memory", () => {

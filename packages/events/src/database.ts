@@ -36,6 +36,11 @@ export interface OpenOptions {
    * user's. Every other opener refuses a memory this machine has no record of.
    */
   readonly anyOrigin?: boolean
+  /**
+   * A project's memory made anew keeps the spill file found beside it: for a restore, which decides itself whether
+   * the damaged memory's spill was the user's. Every other opener drops it (see `createDatabase`).
+   */
+  readonly keepsOlderSpill?: boolean
 }
 
 /** Past this size, the WAL is checkpointed and truncated before a connection closes or is left to the exit. */
@@ -347,7 +352,7 @@ const keepNewMemoryId = (db: SqliteDatabase, path: string): void => {
  * WAL, where readers and the writer block each other, each waited for the schema to be made, then took the
  * write lock in turn to find it made, and under sixteen at once one waited past its budget now and then.
  */
-const createDatabase = (path: string): void => {
+const createDatabase = (path: string, dropOlderSpill: boolean): void => {
   // Unique among live processes, and among the ones before (a name left by one that died is not reused):
   // node:crypto is not loaded for it, hooks start without it.
   const partial = `${path}.new-${process.pid}-${Math.random().toString(36).slice(2, 10)}`
@@ -365,11 +370,16 @@ const createDatabase = (path: string): void => {
       db.close()
     }
     if (existsSync(`${partial}-wal`)) throw new Error(`cannot create the database: ${partial}-wal was left behind`)
+    let made = false
     try {
       linkSync(partial, path)
+      made = true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
     }
+    // A spill file older than the memory was not written for it: one that came with the project's files (an
+    // archive) had its events folded into the user's new memory by the next hook, and injected as theirs.
+    if (made && dropOlderSpill && isInMemoryFolder(path)) rmSync(`${path}.spill`, { force: true })
   } finally {
     for (const file of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(file, { force: true })
   }
@@ -390,7 +400,7 @@ export const openDatabase = (
       if (path !== ":memory:" && !readOnly) {
         // Nearly every open finds the folder ready (inspected just now): no more system calls for it.
         if (folder.ready !== true) ensureFolder(dirname(path))
-        if (existing === undefined) createDatabase(path)
+        if (existing === undefined) createDatabase(path, options.keepsOlderSpill !== true)
       }
       const timeout = options.busyTimeoutMs ?? 5000
       const db = readOnly ? readOnlyConnection(path, timeout) : newSqliteDatabase(path, { timeout })

@@ -18,7 +18,7 @@ import {
 } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { closeSync, existsSync, renameSync } from "node:fs"
+import { closeSync, existsSync, renameSync, rmSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { listBackups } from "./backup.ts"
 import { openMemory } from "./memory-store.ts"
@@ -113,7 +113,7 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
     // Read before the restore: the head mark says how far the damaged log had got.
     const lastKnown = readHeadMark(databasePath)?.position
     const recovery = restoreFromBackup(databasePath)
-    const memory = yield* openMemory({ path: databasePath })
+    const memory = yield* openMemory({ path: databasePath, keepsOlderSpill: true })
     try {
       const backupHead = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
       // A backup that opened passed the origin check (openMemory): the folder is the user's. Without one, the damaged
@@ -124,6 +124,8 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
       const salvage = notSalvaged === undefined
         ? salvageEvents(memory.db, recovery.damagedCopy, backupHead, lastKnown)
         : { salvaged: 0, unreadable: 0, unreadableRanges: "" }
+      // What hooks could not record beside a memory not shown to be the user's is no more theirs than its log.
+      if (notSalvaged !== undefined) rmSync(`${databasePath}.spill`, { force: true })
       yield* replay(memory)
       const restored = {
         _tag: "DatabaseRestored" as const,
