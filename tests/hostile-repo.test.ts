@@ -3,6 +3,7 @@
  * start-up, to a folder of theirs) and a config file holding shell text. Real hook processes and the real
  * CLI run in such a project; nothing outside it may change, and no planted text may reach a log.
  */
+import { spawnSync } from "node:child_process"
 import {
   chmodSync,
   chownSync,
@@ -20,7 +21,7 @@ import {
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { runCli } from "./support/cli.ts"
+import { CLI, HOOK, HOOK_NODE_OPTIONS, runCli, testRunState } from "./support/cli.ts"
 import { writeFigures } from "./support/figures.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 
@@ -281,6 +282,37 @@ describe("a hooks.log that came with the project's files (an archive, not git)",
     expect(doctor.stdout).toContain(`FAIL  hook failures (24 h): none; ${log} holds ${600 * 1024 * 1024} bytes`)
     expect(doctor.stdout).toContain(`remove it (rm ${JSON.stringify(log)})`)
     expect(runCli(["status"], { cwd: project.root, env }).code).toBe(0)
+    tried++
+  })
+})
+
+describe("a project folder whose name is not UTF-8", () => {
+  it("gets no phantom folder beside it from a hook or the CLI", () => {
+    const home = makeHome()
+    const parent = tempFolder()
+    // `café` as Latin-1 names it (an old archive's folder): Node reads the name with U+FFFD for the last byte.
+    const real = Buffer.concat([Buffer.from(`${parent}/caf`), Buffer.from([0xe9])])
+    mkdirSync(real)
+    mkdirSync(Buffer.concat([real, Buffer.from("/.git")]))
+    const seen = `${parent}/caf\uFFFD`
+    // Node cannot name the folder as a process's cwd: a shell changes into it by its bytes.
+    const inProject = (args: ReadonlyArray<string>, input = "") =>
+      spawnSync("/bin/sh", ["-c", `cd "$1/$(printf 'caf\\351')" && shift && exec "$@"`, "sh", parent, ...args], {
+        input,
+        env: { PATH: process.env["PATH"] ?? "", HOME: home.root, ...testRunState() },
+        encoding: "utf8"
+      })
+    hookRuns++
+    const start = inProject(
+      [process.execPath, ...HOOK_NODE_OPTIONS, HOOK, "SessionStart"],
+      payload("SessionStart", "latin1", seen, { source: "startup" })
+    )
+    expect(start.status).toBe(0)
+    cliRuns++
+    const inject = inProject([process.execPath, CLI, "inject", "a note"])
+    expect(inject.status).not.toBe(0)
+    expect(inject.stderr).toContain("does not exist")
+    expect(readdirSync(parent, { encoding: "buffer" })).toEqual([real.subarray(parent.length + 1)])
     tried++
   })
 })

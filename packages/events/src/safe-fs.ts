@@ -347,11 +347,31 @@ const checkFolder = (folder: string, tighten: boolean): void => {
 }
 
 /**
+ * A memory folder is made in its project, never with it: a project folder that is missing was named by a path that
+ * is not the project's. A folder whose name is not UTF-8 (`caf\xe9`, from an old archive) reaches Node as a name with
+ * U+FFFD in its place, and its memory folder was made, with that phantom project folder, beside the real one.
+ */
+const assertProjectExists = (folder: string): void => {
+  const parts = folder.split(sep)
+  const at = parts.indexOf(MEMORY_FOLDER)
+  if (at < 0) return
+  const project = parts.slice(0, at).join(sep) || sep
+  if (statSync(project, { throwIfNoEntry: false })?.isDirectory() === true) return
+  throw new Error(
+    `the project folder ${
+      JSON.stringify(project)
+    } does not exist (a name that is not UTF-8 cannot be named exactly): ` +
+      "no memory folder is made for it"
+  )
+}
+
+/**
  * Makes sure `folder` is a folder of this user's that no link leads to, creating it (and missing parents)
  * 0700. A folder ralph-mem owns (a `.ralph-mem` folder and everything in it) is tightened to 0700 when it
  * exists already; a folder the user chose (RALPH_MEM_DB's, an --out) is left as it is.
  */
 export const ensurePrivateFolder = (folder: string): void => {
+  assertProjectExists(folder)
   const missing: Array<string> = []
   for (let dir = folder; lstatSync(dir, { throwIfNoEntry: false }) === undefined; dir = dirname(dir)) {
     missing.unshift(dir)
