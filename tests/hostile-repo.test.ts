@@ -317,6 +317,48 @@ describe("a project folder whose name is not UTF-8", () => {
   })
 })
 
+describe("a file name or tool output that holds terminal control sequences", () => {
+  it("is printed inert by the CLI (\\x1b, not ESC), and kept whole in --json", () => {
+    const home = makeHome()
+    const root = tempFolder()
+    mkdirSync(join(root, ".git"))
+    // A repository can name a file so: OSC 52 writes the clipboard, ESC[2J clears the screen, CR rewrites the line.
+    const name = "src/\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b[2Jwidget.ts"
+    const env = { HOME: home.root }
+    const tools = [
+      { tool_name: "Read", tool_input: { file_path: join(root, name) }, tool_response: { type: "text" } },
+      {
+        tool_name: "Bash",
+        tool_input: { command: "cat notes.txt" },
+        tool_response: { stdout: "gadget frobnicator\rall tests passed\u009b31m", stderr: "" }
+      }
+    ]
+    for (const fields of tools) {
+      hookRuns++
+      const run = runHookProcess("PostToolUse", payload("PostToolUse", "esc", root, fields), { cwd: root, env })
+      expect(run.code).toBe(0)
+    }
+    const cli = (...args: Array<string>) => {
+      cliRuns++
+      const result = runCli(args, { cwd: root, env })
+      expect(result.code, result.stderr).toBe(0)
+      return result.stdout
+    }
+    const id = (JSON.parse(cli("search", "frobnicator", "--json")) as { hits: Array<{ id: string }> }).hits[0]!.id
+    const printed = [
+      cli("timeline"),
+      cli("search", "read"),
+      cli("search", "frobnicator", "--layer", "3"),
+      cli("show", id)
+    ].join("\n")
+    expect(printed).toContain("\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b[2Jwidget.ts")
+    expect(printed).toContain("gadget frobnicator\\x0dall tests passed\\x9b31m")
+    expect(printed).not.toMatch(/[\u001b\u0007\u009b\r]/)
+    expect(cli("timeline", "--json")).toContain(JSON.stringify(name).slice(1, -1))
+    tried++
+  })
+})
+
 describe("a project's config file that came with the clone", () => {
   it("records, logs the file and key of a bad value (never its text), runs no command until accepted", () => {
     const home = makeHome()

@@ -95,10 +95,30 @@ const readingContext = () => (pathContext ??= {
   home: homeFolder(process.env)
 })
 
-export const forReading = (text: string): string => relativeText(text, readingContext())
+/**
+ * C0 and C1 control characters but the tab and the line break, and DEL. Recorded text holds what a repository named
+ * (a file called `\x1b]52;c;...\x07`, a tool's output): printed as it is, a terminal ran it as a command, writing
+ * the clipboard, clearing the screen or retitling the window.
+ */
+const CONTROL = /\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g
+
+/** The text with each control character a terminal would act on shown as `\xNN` instead (see `CONTROL`). */
+export const inert = (text: string): string =>
+  text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+
+export const forReading = (text: string): string => inert(relativeText(text, readingContext()))
 
 /** Every string of plain data for reading (see `forReading`): before a listing cuts its lines short. */
-export const valuesForReading = <T>(value: T): T => relativeValues(value, readingContext())
+export const valuesForReading = <T>(value: T): T => inertValues(relativeValues(value, readingContext()))
+
+const inertValues = <T>(value: T): T => {
+  if (typeof value === "string") return inert(value) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => inertValues(item)) as T
+  if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inertValues(item)])) as T
+  }
+  return value
+}
 
 /**
  * A stream id for reading: a belief's or task's project as a path for reading (this project: `belief:.#stack`),
