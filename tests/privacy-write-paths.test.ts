@@ -3,11 +3,12 @@
  * secret in one of the shapes the filter masks; afterwards no byte of any of them is in the database file
  * or its WAL, and the parts that are not secret are still there.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { runCli } from "./support/cli.ts"
+import { payload, runHookProcess } from "./support/hook.ts"
 
 const project = () => {
   const root = tempFolder()
@@ -101,5 +102,54 @@ describe("every CLI write path masks secrets before they reach the disk", () => 
     expect(run.code).not.toBe(0)
     expect(run.stderr + run.stdout).toContain("holds a password or token")
     expect(bytesOnDisk(root).includes("CritPw-31x")).toBe(false)
+  })
+})
+
+/** Every byte of every file under `.ralph-mem`: the database, its WAL, the spill file, the log, backups. */
+const folderBytes = (root: string): string => {
+  const walk = (dir: string): Array<string> =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name)
+      const stat = lstatSync(path)
+      return stat.isDirectory() ? walk(path) : stat.isFile() ? [path] : []
+    })
+  return walk(join(root, ".ralph-mem")).map((file) => readFileSync(file).toString("latin1")).join("")
+}
+
+const hook = (root: string, event: string, fields: Record<string, unknown>) => {
+  const run = runHookProcess(event, payload(event, "s1", root, fields), { cwd: root })
+  expect(run.stderr, event).toBe("")
+  expect(run.code, event).toBe(0)
+}
+
+const bash = (root: string, id: string, command: string, stdout: string) =>
+  hook(root, "PostToolUse", {
+    tool_name: "Bash",
+    tool_use_id: id,
+    tool_input: { command },
+    tool_response: { stdout, stderr: "", interrupted: false }
+  })
+
+describe("every hook write path masks secrets before they reach the disk", () => {
+  it("removes <private> blocks a tool printed escaped, as Go's JSON and HTML write them", () => {
+    const root = project()
+    const planted = { json: "GhBodyPriv-93x", html: "HtmlPriv-55q" }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "gh issue view 12 --json body",
+      String.raw`{"body":"Repro: \u003cprivate\u003estaging admin ${planted.json}\u003c/private\u003e then run"}`
+    )
+    hook(root, "PostToolUse", {
+      tool_name: "WebFetch",
+      tool_use_id: "t2",
+      tool_input: { url: "https://wiki.example.com/deploy" },
+      tool_response: `<p>Notes &lt;private&gt;${planted.html}&lt;/private&gt; end</p>`
+    })
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("gh issue view 12")
+    expect(bytes).toContain("then run")
   })
 })

@@ -14,8 +14,17 @@ export const PRIVATE_MARKER = "[private]"
  * `>` or `/>` (`<private note="a/>b">` opens a block). Linear: each run of whitespace follows one `<`, and
  * an attribute scan stops at the next `<` or `>` outside quotes (or at the end of a quote), where the
  * next try starts.
+ *
+ * The same tags escaped, without attributes: as JSON writes `<` and `>` when Go encodes it (`\u003cprivate\u003e`:
+ * gh, kubectl, docker print bodies so) and as HTML and XML write them (`&lt;private&gt;`). The user's block is no
+ * less private for being printed by a tool that escapes it. An escaped tag with attributes is not read as one: its
+ * close then hides all before it, as a stray close does.
  */
-const PRIVATE_TAG = /<\s*(?<closing>\/\s*)?private(?=[\s/>])(?:[^<>"']|"[^"]*"|'[^']*')*>/gi
+const PRIVATE_TAG = new RegExp(
+  String.raw`<\s*(?<closing>\/\s*)?private(?=[\s/>])(?:[^<>"']|"[^"]*"|'[^']*')*>`
+    + String.raw`|(?:\\u003c|&lt;)\s*(?<escapedClosing>\/\s*)?private\s*(?<escapedEmpty>\/\s*)?(?:\\u003e|&gt;)`,
+  "gi"
+)
 
 export interface StrippedText {
   readonly text: string
@@ -76,6 +85,6 @@ function keptBeforeStrayBlock(shown: string, afterBlock: boolean): string {
 }
 
 function tagRole(tag: RegExpExecArray): "open" | "close" | "empty" {
-  if (tag.groups?.["closing"] !== undefined) return "close"
-  return tag[0].endsWith("/>") ? "empty" : "open"
+  if (tag.groups?.["closing"] !== undefined || tag.groups?.["escapedClosing"] !== undefined) return "close"
+  return tag[0].endsWith("/>") || tag.groups?.["escapedEmpty"] !== undefined ? "empty" : "open"
 }

@@ -57,6 +57,28 @@ describe("<private> blocks", () => {
     expect(text).toMatch(/^\[private\]x{99980}[\s\S]*cut before scanning\] …\n\[private\] done$/)
   })
 
+  // Go's JSON encoder writes < and > as \u003c and \u003e (gh, kubectl, docker print a body so), and a web page or
+  // an XML file holds them as &lt; and &gt;: the block is the user's all the same.
+  it.each([
+    ["JSON-escaped by Go", String.raw`{"body":"see \u003cprivate\u003eEscPriv-41zz\u003c/private\u003e done"}`],
+    ["JSON-escaped in upper case", String.raw`see \u003Cprivate\u003EEscPriv-41zz\u003C/private\u003E done`],
+    ["HTML-escaped", "<p>see &lt;private&gt;EscPriv-41zz&lt;/private&gt; done</p>"],
+    ["HTML-escaped, unclosed", "<p>see &lt;private&gt;EscPriv-41zz and the rest</p>"],
+    ["HTML-escaped close in another field", "EscPriv-41zz &lt;/private&gt; done"]
+  ])("removes a block whose tags are %s", (_, input) => {
+    const { text } = redactText(input)
+    expect(text).not.toContain("EscPriv-41zz")
+    expect(text).toContain(PRIVATE_MARKER)
+  })
+
+  it("keeps what surrounds an escaped block", () => {
+    expect(redactText(String.raw`a \u003cprivate\u003ex\u003c/private\u003e b`).text).toBe("a [private] b")
+    expect(redactText("a &lt;private&gt;x&lt;/private&gt; b").text).toBe("a [private] b")
+    expect(redactText("a &lt;private-notes&gt; b &lt;privateKey&gt;").text).toBe(
+      "a &lt;private-notes&gt; b &lt;privateKey&gt;"
+    )
+  })
+
   it("removes private blocks before looking for secrets, so no secret inside survives in any shape", () => {
     const result = redactText("<private>password: hunter2 AKIAIOSFODNN7EXAMPLE</private>")
     expect(result).toEqual({ text: PRIVATE_MARKER, redactions: 1 })
