@@ -152,4 +152,22 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("gh issue view 12")
     expect(bytes).toContain("then run")
   })
+
+  it("masks a Kubernetes Secret's values, base64 under any key, as kubectl prints them", () => {
+    const root = project()
+    const b64 = (text: string) => Buffer.from(text).toString("base64")
+    const planted = { url: b64("postgres://app:K8sHookPw-81@db/app"), admin: b64("K8sHookAdmin-82") }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "kubectl get secret db -o yaml",
+      `apiVersion: v1\ndata:\n  DATABASE_URL: ${planted.url}\n  admin: ${planted.admin}\nkind: Secret\n`
+    )
+    bash(root, "t2", "kubectl get secret db -o json", JSON.stringify({ data: planted, kind: "Secret" }, null, 2))
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("kubectl get secret db -o yaml")
+    expect(bytes).toContain("DATABASE_URL")
+  })
 })

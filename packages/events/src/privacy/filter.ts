@@ -4,6 +4,7 @@
  * masks secrets, in strings (`redactText`) and in any JSON-like value (`redactValue`).
  */
 import { catalogueMatches } from "./catalogue.ts"
+import { maskKubernetesSecrets } from "./kubernetes.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
 import { SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
 
@@ -30,8 +31,10 @@ export const secretMarker = (kind: string): string => `${SECRET_MARKER_PREFIX}${
  */
 export function redactText(text: string): RedactedText {
   const stripped = stripPrivateBlocks(text)
-  let current = stripped.text
-  let redactions = stripped.redactions
+  // Before the rules: a Secret's values are masked by where they are, whatever their key (kubernetes.ts).
+  const kubernetes = maskKubernetesSecrets(stripped.text)
+  let current = kubernetes.text
+  let redactions = stripped.redactions + kubernetes.redactions
   for (const rule of SECRET_RULES) {
     const masked = applyRule(current, rule)
     current = masked.text

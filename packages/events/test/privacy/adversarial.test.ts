@@ -28,6 +28,12 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["HTML-escaped closing tags", fill("&lt;/private&gt;")],
   ["escaped < with no tag", fill("&lt;\\u003c")],
   ["spaces after an escaped <", "&lt;" + fill(" ")],
+  ["Kubernetes data maps", "kind: Secret\n" + fill("data:\n")],
+  ["Kubernetes data entries", "kind: Secret\ndata:\n" + fill("  a: b\n")],
+  ["one long Kubernetes block", "kind: Secret\nstringData:\n  a: |\n" + fill("    x\n")],
+  ["JSON data maps", "\"kind\": \"Secret\"" + fill("\"data\": {")],
+  ["JSON data keys without values", "\"kind\": \"Secret\", \"data\": {" + fill("\"a\":\"")],
+  ["kind labels", fill("kind: ")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -112,6 +118,16 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ["commas before a value in prose", `the password is ${COMMAS}Zq9`, "the password is [secret:credential]"],
   ["a name and a colon, repeated", "password: ".repeat(MEGABYTE / 10), "password: [secret:credential]"],
   ["blanks inside an escaped tag", `a \\u003c${SPACES}/${SPACES}private${SPACES}/ b`, "a \\u003c…/…private…/ b"],
+  [
+    "blanks in a Kubernetes Secret",
+    `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,
+    "kind:…Secret\ndata:…\n  a:…[secret:kubernetes-secret]"
+  ],
+  [
+    "blanks in a JSON Secret",
+    `"kind":${SPACES}"Secret", "data"${SPACES}:${SPACES}{"a"${SPACES}:${SPACES}"b"}`,
+    `"kind":…"Secret", "data"…:…{"a"…:…"[secret:kubernetes-secret]"}`
+  ],
   ["blanks inside escaped tags", `&lt;private${SPACES}&gt;x&lt;/${SPACES}private${TABS}&gt; y`, "[private] y"],
   [
     "lines of a name, a colon and blanks",

@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest"
+import { redactText } from "../../src/privacy/index.ts"
+
+const b64 = (text: string): string => Buffer.from(text).toString("base64")
+
+/** What `kubectl get secret db -o yaml` prints: the values are base64, their keys any name. */
+const SECRET_YAML = [
+  "apiVersion: v1",
+  "data:",
+  `  DATABASE_URL: ${b64("postgres://app:K8sUrlPw-71@db/app")}`,
+  `  admin: ${b64("K8sAdminPw-72")}`,
+  `  tls.key: ${b64("K8sTlsKey-73")}`,
+  "kind: Secret",
+  "metadata:",
+  "  name: db",
+  "type: Opaque"
+].join("\n")
+
+const PLANTED = ["K8sUrlPw-71", "K8sAdminPw-72", "K8sTlsKey-73"].map(b64)
+
+describe("a Kubernetes Secret", () => {
+  it("has every value of its data masked, its keys kept", () => {
+    const { text } = redactText(SECRET_YAML)
+    for (const value of PLANTED) expect(text).not.toContain(value)
+    expect(text).toContain("  DATABASE_URL: [secret:kubernetes-secret]\n  admin: [secret:kubernetes-secret]\n")
+    expect(text).toContain("kind: Secret\nmetadata:\n  name: db\ntype: Opaque")
+  })
+
+  it("in a list (kubectl get secrets -o yaml), with CRLF line ends", () => {
+    const list = `apiVersion: v1\nitems:\n- ${SECRET_YAML.replaceAll("\n", "\n  ")}\nkind: List\n`.replaceAll(
+      "\n",
+      "\r\n"
+    )
+    const { text } = redactText(list)
+    for (const value of PLANTED) expect(text).not.toContain(value)
+    expect(text).toContain("    admin: [secret:kubernetes-secret]\r\n")
+  })
+
+  it("has its stringData masked, block scalars too", () => {
+    const manifest = [
+      "apiVersion: v1",
+      "kind: Secret",
+      "metadata:",
+      "  name: app",
+      "stringData:",
+      "  admin: K8sPlainPw-74",
+      "  config.yaml: |",
+      "    db:",
+      "      user: app",
+      "      pass: K8sBlockPw-75",
+      "type: Opaque"
+    ].join("\n")
+    const { text } = redactText(manifest)
+    expect(text).not.toContain("K8sPlainPw-74")
+    expect(text).not.toContain("K8sBlockPw-75")
+    expect(text).toContain("  config.yaml: |\n    [secret:kubernetes-secret]\n")
+    expect(text).toContain("type: Opaque")
+  })
+
+  it("as JSON (kubectl get secret -o json), and in the last-applied annotation that repeats it escaped", () => {
+    const json = JSON.stringify(
+      {
+        apiVersion: "v1",
+        data: { DATABASE_URL: PLANTED[0], admin: PLANTED[1] },
+        kind: "Secret",
+        metadata: {
+          annotations: {
+            "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify({
+              kind: "Secret",
+              stringData: { admin: "K8sAnnotPw-76", "tls.key": "K8sAnnotKey-77" }
+            })
+          }
+        }
+      },
+      null,
+      2
+    )
+    const { text } = redactText(json)
+    for (const secret of [PLANTED[0]!, PLANTED[1]!, "K8sAnnotPw-76", "K8sAnnotKey-77"]) {
+      expect(text).not.toContain(secret)
+    }
+    expect(text).toContain(`"DATABASE_URL": "[secret:kubernetes-secret]"`)
+    expect(text).toContain(String.raw`\"admin\":\"[secret:kubernetes-secret]\"`)
+  })
+
+  it.each([
+    ["a ConfigMap", "apiVersion: v1\ndata:\n  LOG_LEVEL: debug\nkind: ConfigMap"],
+    ["another kind named like it", "kind: SecretProviderClass\nspec:\n  data:\n    objectName: db-url"],
+    ["a JSON API response", `{"data": {"id": "e3b0c44298fc1c149afbf4c8996fb924", "kind": "Release"}}`],
+    ["prose", "the Secret kind holds data: base64 values"]
+  ])("leaves %s alone", (_, text) => {
+    expect(redactText(text)).toEqual({ text, redactions: 0 })
+  })
+})
