@@ -170,4 +170,21 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("kubectl get secret db -o yaml")
     expect(bytes).toContain("DATABASE_URL")
   })
+
+  it("masks passwords in XML settings and in SQL, as a tool prints them or Claude runs them", () => {
+    const root = project()
+    const planted = { maven: "MvnHookPw-91", nuget: "NuGetHookPw-92", sql: "SqlHookPw-93" }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "cat ~/.m2/settings.xml ~/.nuget/NuGet/NuGet.Config",
+      `<server>\n  <id>corp</id>\n  <password>${planted.maven}</password>\n</server>\n`
+        + `<add key="ClearTextPassword" value="${planted.nuget}" />`
+    )
+    bash(root, "t2", `mysql -e "CREATE USER 'app'@'%' IDENTIFIED BY '${planted.sql}'"`, "")
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("<id>corp</id>")
+  })
 })

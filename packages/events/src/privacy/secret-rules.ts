@@ -215,6 +215,15 @@ const lazyRule = (
 
 const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
 
+/** A template or a reference in place of a value (`${env.TOKEN}`, `{{ form.password }}`, `<%= @password %>`). */
+const NOT_A_TEMPLATE = String.raw`(?!\$\{|\{\{|<%)`
+
+/** `</password>`: a closing tag whose name holds a sensitive word, as every match of the XML element rule has. */
+const XML_ELEMENT_HINT: Hint = {
+  test: (text) =>
+    text.includes("</") && /<\/[\w.-]{0,40}?(?:pass|pw|secret|token|key|auth|credential|cookie)/i.test(text)
+}
+
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli and a
@@ -573,6 +582,44 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`(?:[^\s&"'%]|%(?!22)[\da-f]{2})+`,
     "gi",
     contains("%3D", "%3d", "%3A", "%3a")
+  ),
+  // An XML element named as a credential: Maven's settings.xml and NuGet's <password>x</password>, web.config's
+  // <ConnectionPassword>. The value is the element's text on its line, up to the matching closing tag; a reference
+  // to a property (`${env.DB_PASSWORD}`) is left.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep><(?<tag>${NAME_PREFIX}${SENSITIVE_NAME})[ \t]*>)${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}[^<\r\n]+`
+      + String.raw`(?=</\k<tag>[ \t]*>)`,
+    "gi",
+    XML_ELEMENT_HINT
+  ),
+  // A setting as attributes name it: .NET's <add key="ApiKey" value="x" />, NuGet's key="ClearTextPassword", Spring's
+  // and Ant's <property name="db.password" value="x"/>. Only a quoted value that closes: an HTML form's empty
+  // <input name="password" value=""> is left, and so is a template's value="{{ form.password }}".
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\b(?:key|name)[ \t]*=[ \t]*\\?(?<quote>["'])${NAME_PREFIX}${SENSITIVE_NAME}\\?\k<quote>`
+      + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*\\?(?<valueQuote>["']))${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
+      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\k<valueQuote>))+(?=\\?\k<valueQuote>)`,
+    "gi",
+    /value[ \t]*=/i
+  ),
+  // SQL that sets a password, quoted: MySQL's CREATE USER ... IDENTIFIED BY 'x' (IDENTIFIED WITH plugin BY 'x'),
+  // SET PASSWORD FOR 'u'@'h' = 'x'.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bIDENTIFIED(?:[ \t]+WITH[ \t]+\w+)?[ \t]+BY[ \t]+\\?["']`
+      + String.raw`|\bSET[ \t]+PASSWORD\b[^=\r\n;]{0,200}=[ \t]*(?:PASSWORD[ \t]*\([ \t]*)?\\?["'])${VALUE}`,
+    "gi",
+    /identified|set[ \t]+password/i
+  ),
+  // Oracle's unquoted IDENTIFIED BY x, in capitals as SQL is written: in lower case it is prose ("identified by
+  // their email").
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bIDENTIFIED[ \t]+BY[ \t]+)(?!VALUES\b|PASSWORD\b)[^\s"'\x60;]+`,
+    "g",
+    contains("IDENTIFIED")
   ),
   ...SHELL_RULES,
   PROSE_RULE

@@ -34,6 +34,13 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["JSON data maps", "\"kind\": \"Secret\"" + fill("\"data\": {")],
   ["JSON data keys without values", "\"kind\": \"Secret\", \"data\": {" + fill("\"a\":\"")],
   ["kind labels", fill("kind: ")],
+  ["XML credential elements", fill("<password>")],
+  ["one unclosed XML credential element", "<password>" + fill("a")],
+  ["XML closing tags", "</pw" + fill("</password")],
+  ["credential attributes", fill("<add key=\"ApiKey\" value=\"")],
+  ["one unclosed credential attribute", "<add key='pwd' value='" + fill("\\a")],
+  ["SQL passwords", fill("IDENTIFIED BY '")],
+  ["SET PASSWORD statements", fill("SET PASSWORD FOR ")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -118,6 +125,21 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ["commas before a value in prose", `the password is ${COMMAS}Zq9`, "the password is [secret:credential]"],
   ["a name and a colon, repeated", "password: ".repeat(MEGABYTE / 10), "password: [secret:credential]"],
   ["blanks inside an escaped tag", `a \\u003c${SPACES}/${SPACES}private${SPACES}/ b`, "a \\u003c…/…private…/ b"],
+  [
+    "blanks in an XML element",
+    `<password${SPACES}>x1${SPACES}</password${TABS}>`,
+    "<password…>[secret:credential]</password…>"
+  ],
+  [
+    "blanks between credential attributes",
+    `key="pwd"${SPACES}value${SPACES}=${SPACES}"x1"`,
+    `key="pwd"…value…=…"[secret:credential]"`
+  ],
+  [
+    "blanks in SQL",
+    `IDENTIFIED${SPACES}WITH x${SPACES}BY${SPACES}'x1' SET PASSWORD${SPACES}`,
+    "IDENTIFIED…WITH x…BY…'[secret:credential]' SET PASSWORD…"
+  ],
   [
     "blanks in a Kubernetes Secret",
     `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,

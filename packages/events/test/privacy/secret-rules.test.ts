@@ -275,7 +275,46 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "url-password",
     "redis://:Ab3/Cd9+Ef==@cache and postgres://app:k9/Lm2+Qx@db/x",
     "redis://:[secret:url-password]@cache and postgres://app:[secret:url-password]@db/x"
-  ]
+  ],
+  // Maven's settings.xml, NuGet.config and web.config, Spring's XML.
+  [
+    "credential",
+    "<server><password>MvnPw-4471</password></server>",
+    "<server><password>[secret:credential]</password></server>"
+  ],
+  [
+    "credential",
+    "<ConnectionPassword >Pw-4472x</ConnectionPassword>",
+    "<ConnectionPassword >[secret:credential]</ConnectionPassword>"
+  ],
+  [
+    "credential",
+    `<add key="ClearTextPassword" value="NuGetPw-4473" />`,
+    `<add key="ClearTextPassword" value="[secret:credential]" />`
+  ],
+  [
+    "credential",
+    `<add key='StripeApiKey'\n  value='Pw-4474x'/>`,
+    `<add key='StripeApiKey'\n  value='[secret:credential]'/>`
+  ],
+  [
+    "credential",
+    `<property name="db.password" value="Spr'ngPw-4475" />`,
+    `<property name="db.password" value="[secret:credential]" />`
+  ],
+  // SQL: MySQL's and PostgreSQL's quoted passwords, Oracle's unquoted one in capitals.
+  [
+    "credential",
+    "CREATE USER 'app'@'%' IDENTIFIED BY 'SqlPw-4476';",
+    "CREATE USER 'app'@'%' IDENTIFIED BY '[secret:credential]';"
+  ],
+  [
+    "credential",
+    "alter user app identified with caching_sha2_password by \"SqlPw-4477\"",
+    "alter user app identified with caching_sha2_password by \"[secret:credential]\""
+  ],
+  ["credential", "SET PASSWORD FOR 'app'@'%' = 'SqlPw-4478'", "SET PASSWORD FOR 'app'@'%' = '[secret:credential]'"],
+  ["credential", "CREATE USER app IDENTIFIED BY SqlPw4479;", "CREATE USER app IDENTIFIED BY [secret:credential];"]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -325,7 +364,16 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   // A public key and a certificate in DER base64 are not a key body.
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
-  ["sendgrid-key", "SG.short.x and SG. done"]
+  ["sendgrid-key", "SG.short.x and SG. done"],
+  // Elements and attributes that hold no secret: empty, a reference, a template, another name, prose.
+  [
+    "credential",
+    `<password></password> <token>\${env.TOKEN}</token> <passwordEncoder>bcrypt</passwordEncoder>`
+    + " <keyStore>ks</keyStore>"
+  ],
+  ["credential", `<input type="password" name="password" value=""> <input name="token" value="{{ csrf_token }}">`],
+  ["credential", `<add key="ApiUrl" value="https://api.example.com" /> <param name="passwordLength" value="12"/>`],
+  ["credential", "the user is identified by their email; IDENTIFIED BY VALUES and set password policy = strict"]
 ]
 
 /** Names a key or a prose credential may end with, and words beside them that must not count. */
@@ -530,7 +578,22 @@ describe("secret rules", () => {
       ">-\n ",
       "|",
       ":\n  ",
-      "=\n  \""
+      "=\n  \"",
+      "<password>",
+      "</password>",
+      "<ApiKey>",
+      "</ApiKey>",
+      "<add key=\"ApiKey\" value=\"",
+      "name='db.password'",
+      "name='pwd' value='",
+      "Value  = ",
+      "value=\"",
+      "value='",
+      "\" ",
+      "IDENTIFIED BY ",
+      "identified with x by '",
+      "SET PASSWORD FOR x = '",
+      "${"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
