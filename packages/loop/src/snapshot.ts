@@ -84,8 +84,16 @@ interface Manifest {
 const MANIFEST = "manifest.json"
 const FILES = "files"
 
-/** `.env`, `.env.local`, ...: files of secrets by name, whatever they hold. */
-const SECRET_FILE = /^\.env(?:\..+)?$/
+/**
+ * Files of secrets by name, whatever they hold: `.env`, `.env.local`, `prod.env`; key stores and password
+ * databases (`.p12`, `.pfx`, `.jks`, `.keystore`, `.kdbx`, PuTTY's `.ppk`), which are binary, so the filter never
+ * reads what they hold; key files (`.pem`, `.key`, `id_rsa`) and credential files (`.netrc`, `.pgpass`).
+ */
+const SECRET_FILE = new RegExp(
+  String.raw`^(?:\.env(?:[._-].+)?|.+\.env|.+\.(?:p12|pfx|jks|jceks|bks|keystore|kdbx|kdb|ppk|pem|key)`
+    + String.raw`|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|[._]netrc|\.pgpass)$`,
+  "i"
+)
 
 /**
  * Would the privacy filter change this file (a `<private>` block, a secret in any shape it knows)? A binary

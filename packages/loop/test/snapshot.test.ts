@@ -107,4 +107,25 @@ describe("a file-copy snapshot", () => {
     expect(() => takeSnapshot(root, "loop-1", "start")).toThrow(/symbolic link/)
     expect(readdirSync(elsewhere)).toEqual([])
   })
+
+  it("leaves out key stores and files of secrets by name, binary ones too, which the filter cannot read", () => {
+    const root = tempProject({ "src/app.ts": "export const answer = 42\n", "deploy/prod.env": "FEATURE=1\n" })
+    // A PKCS#12 bundle and a KeePass database: binary (a NUL early on), the private key and the passwords inside.
+    const p12 = Buffer.concat([Buffer.from([0x30, 0x82, 0x0a, 0x00, 0x02]), Buffer.from("P12KeyBytes-5521")])
+    const kdbx = Buffer.concat([Buffer.from([0x03, 0xd9, 0xa2, 0x9a, 0x00]), Buffer.from("KdbxBytes-5522")])
+    writeFileSync(join(root, "src", "keystore.p12"), p12)
+    writeFileSync(join(root, "vault.kdbx"), kdbx)
+    writeFileSync(join(root, "release.jks"), p12)
+    const ref = takeSnapshot(root, "loop-1", "start")
+    const copied = walk(join(root, ".ralph-mem", "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder)
+    expect(copied.map((e) => e.path.split("/files/")[1])).toEqual(["src/app.ts"])
+    for (const entry of walk(join(root, ".ralph-mem")).filter((e) => !e.folder)) {
+      const bytes = readFileSync(entry.path).toString("latin1")
+      for (const secret of ["P12KeyBytes-5521", "KdbxBytes-5522"]) expect(bytes).not.toContain(secret)
+    }
+    // A rollback leaves them as they are.
+    writeFileSync(join(root, "vault.kdbx"), "changed since")
+    restoreSnapshot(root, ref)
+    expect(readFileSync(join(root, "vault.kdbx"), "utf8")).toBe("changed since")
+  })
 })
