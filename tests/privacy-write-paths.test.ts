@@ -187,4 +187,17 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     expect(bytes).toContain("<id>corp</id>")
   })
+
+  it("masks the passwords of mongo, ldapsearch, smbclient and htpasswd command lines, in a tool's input", () => {
+    const root = project()
+    const planted = { mongo: "MongoHookPw-95", ldap: "LdapHookPw-96", smb: "SmbHookPw-97", htpasswd: "HtHookPw-98" }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(root, "t1", `mongosh -u admin -p ${planted.mongo} --eval 'db.stats()'`, "{ ok: 1 }")
+    bash(root, "t2", `ldapsearch -x -D cn=admin,dc=example -w ${planted.ldap} -b dc=example`, "# numEntries: 3")
+    bash(root, "t3", `smbclient //nas/backup -U admin%${planted.smb} -c ls`, "  .   D   0")
+    bash(root, "t4", `htpasswd -b .htpasswd admin ${planted.htpasswd}`, "Adding password for user admin")
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("ldapsearch -x -D cn=admin,dc=example -w")
+  })
 })

@@ -226,15 +226,22 @@ const XML_ELEMENT_HINT: Hint = {
 
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
-  // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli and a
-  // registry login (`docker login -u me -p X`) take the next word.
+  // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli, a
+  // registry login (`docker login -u me -p X`), MongoDB's shell and tools (`mongo -u admin -p X`), OpenLDAP's
+  // clients (`ldapsearch -D cn=admin -w X`) take the next word; smbclient and rpcclient the rest of
+  // `-U user%X`; htpasswd's batch mode the word after the file and the user (`htpasswd -b .htpasswd admin X`).
   lazyRule(
     "credential",
     String.raw`(?<keep>(?:\b(?:mysql|mariadb)[\w-]*[^\r\n|;&]{0,200}?[ \t]-p|\bsshpass[ \t]+-p[ \t]*`
-      + String.raw`|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+)`
+      + String.raw`|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+`
+      + String.raw`|\bmongo(?:sh|dump|restore|import|export|stat|top|files)?\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+`
+      + String.raw`|\bldap[a-z]{3,8}\b[^\r\n|;&]{0,200}?[ \t]-w[ \t]+`
+      + String.raw`|\b(?:smb|rpc)client\b[^\r\n|;&]{0,200}?[ \t](?:-U|--user)(?:[ \t]+|=)\\?["']?[^\s%"']{1,128}%`
+      + String
+        .raw`|\bhtpasswd[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+){0,3}[ \t]+[^\s-]\S{0,255}[ \t]+\S{1,255}[ \t]+)`
       + String.raw`\\?["']?)${VALUE}`,
     "g",
-    contains("mysql", "mariadb", "sshpass", "redis-cli", "login")
+    contains("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo", "ldap", "client", "htpasswd")
   ),
   {
     // user:password after curl's or wget's -u/--user, kept as `user:`.

@@ -41,6 +41,11 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one unclosed credential attribute", "<add key='pwd' value='" + fill("\\a")],
   ["SQL passwords", fill("IDENTIFIED BY '")],
   ["SET PASSWORD statements", fill("SET PASSWORD FOR ")],
+  ["mongo commands", fill("mongo -u a -p ")],
+  ["ldap commands", fill("ldapsearch -w")],
+  ["smbclient users", fill("smbclient -U a")],
+  ["htpasswd commands", fill("htpasswd -b a ")],
+  ["one long htpasswd file name", "htpasswd -b " + fill("a") + " u p"],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -140,6 +145,7 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `IDENTIFIED${SPACES}WITH x${SPACES}BY${SPACES}'x1' SET PASSWORD${SPACES}`,
     "IDENTIFIED…WITH x…BY…'[secret:credential]' SET PASSWORD…"
   ],
+  ["blanks in htpasswd", `htpasswd -b${SPACES}f${SPACES}u${SPACES}pw9`, "htpasswd -b…f…u…[secret:credential]"],
   [
     "blanks in a Kubernetes Secret",
     `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,
@@ -240,7 +246,8 @@ describe("adversarial input", () => {
     const child = spawnSync(process.execPath, [REDACT], {
       input: JSON.stringify(BLANK_RUNS.map(([, input]) => input)),
       encoding: "utf8",
-      maxBuffer: 2 * BLANK_RUNS.length * MEGABYTE,
+      // Room for the shapes with several runs, each kept in the output.
+      maxBuffer: 6 * BLANK_RUNS.length * MEGABYTE,
       timeout: LINEAR_MS
     })
     expect(child.error?.message, "a rule backtracks over the blanks").toBeUndefined()

@@ -276,6 +276,27 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "redis://:Ab3/Cd9+Ef==@cache and postgres://app:k9/Lm2+Qx@db/x",
     "redis://:[secret:url-password]@cache and postgres://app:[secret:url-password]@db/x"
   ],
+  // MongoDB's shell and tools, OpenLDAP's clients, smbclient's user%password, htpasswd's batch mode.
+  [
+    "credential",
+    "mongosh -u admin -p MongoPw-61 --authenticationDatabase admin",
+    "mongosh -u admin -p [secret:credential] --authenticationDatabase admin"
+  ],
+  [
+    "credential",
+    "ldapsearch -x -D cn=admin,dc=ex -w 'LdapPw-62' -b dc=ex",
+    "ldapsearch -x -D cn=admin,dc=ex -w '[secret:credential]' -b dc=ex"
+  ],
+  [
+    "credential",
+    "smbclient //srv/share -U CORP\\admin%SmbPw-63",
+    "smbclient //srv/share -U CORP\\admin%[secret:credential]"
+  ],
+  [
+    "credential",
+    "htpasswd -cbB /etc/nginx/.htpasswd admin HtPw-64",
+    "htpasswd -cbB /etc/nginx/.htpasswd admin [secret:credential]"
+  ],
   // Maven's settings.xml, NuGet.config and web.config, Spring's XML.
   [
     "credential",
@@ -365,6 +386,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
   ["sendgrid-key", "SG.short.x and SG. done"],
+  // The same programs' other flags, and names that only start like them.
+  [
+    "credential",
+    "git log -p && ls -w 80 && smbclient -L srv -U admin && htpasswd -c .htpasswd admin && mongoose -p 3000"
+  ],
   // Elements and attributes that hold no secret: empty, a reference, a template, another name, prose.
   [
     "credential",
