@@ -200,4 +200,31 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     expect(bytes).toContain("ldapsearch -x -D cn=admin,dc=example -w")
   })
+
+  it("masks the secret a secret manager's CLI printed: AWS Secrets Manager and SSM, Azure Key Vault", () => {
+    const root = project()
+    const planted = { aws: "AwsSmHookPw-41", ssm: "SsmHookPw-42", azure: "AzKvHookPw-43" }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "aws secretsmanager get-secret-value --secret-id prod/db",
+      JSON.stringify({ Name: "prod/db", SecretString: JSON.stringify({ master: planted.aws }) }, null, 4)
+    )
+    bash(
+      root,
+      "t2",
+      "aws ssm get-parameter --name /prod/db/master --with-decryption",
+      JSON.stringify({ Parameter: { Name: "/prod/db/master", Type: "SecureString", Value: planted.ssm } }, null, 4)
+    )
+    bash(
+      root,
+      "t3",
+      "az keyvault secret show --vault-name kv --name prod-db",
+      JSON.stringify({ id: "https://kv.vault.azure.net/secrets/prod-db/1", name: "prod-db", value: planted.azure })
+    )
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("/prod/db/master")
+  })
 })

@@ -7,6 +7,7 @@ import { catalogueMatches } from "./catalogue.ts"
 import { maskKubernetesSecrets } from "./kubernetes.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
 import { SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
+import { maskSecretStores } from "./secret-stores.ts"
 
 export interface RedactedText {
   readonly text: string
@@ -33,8 +34,10 @@ export function redactText(text: string): RedactedText {
   const stripped = stripPrivateBlocks(text)
   // Before the rules: a Secret's values are masked by where they are, whatever their key (kubernetes.ts).
   const kubernetes = maskKubernetesSecrets(stripped.text)
-  let current = kubernetes.text
-  let redactions = stripped.redactions + kubernetes.redactions
+  // So are a secret manager's: the value of a field named `value` or `SecretString` (secret-stores.ts).
+  const stores = maskSecretStores(kubernetes.text)
+  let current = stores.text
+  let redactions = stripped.redactions + kubernetes.redactions + stores.redactions
   for (const rule of SECRET_RULES) {
     const masked = applyRule(current, rule)
     current = masked.text

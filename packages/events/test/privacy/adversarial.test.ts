@@ -41,6 +41,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one unclosed credential attribute", "<add key='pwd' value='" + fill("\\a")],
   ["SQL passwords", fill("IDENTIFIED BY '")],
   ["SET PASSWORD statements", fill("SET PASSWORD FOR ")],
+  ["SecretString fields", fill("\"SecretString\": \"")],
+  ["one long SecretString with escapes", "\"SecretString\": \"" + fill("\\\"")],
+  ["value fields beside a SecureString", "SecureString" + fill("\"Value\":\"a")],
+  ["YAML value lines beside a vault secret", ".vault.azure.net/secrets/" + fill("value: a\n")],
   ["mongo commands", fill("mongo -u a -p ")],
   ["ldap commands", fill("ldapsearch -w")],
   ["smbclient users", fill("smbclient -U a")],
@@ -146,6 +150,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "IDENTIFIED…WITH x…BY…'[secret:credential]' SET PASSWORD…"
   ],
   ["blanks in htpasswd", `htpasswd -b${SPACES}f${SPACES}u${SPACES}pw9`, "htpasswd -b…f…u…[secret:credential]"],
+  [
+    "blanks in a secret manager's output",
+    `SecureString "Value"${SPACES}:${SPACES}"x" "SecretString":${TABS}"y"`,
+    `SecureString "Value"…:…"[secret:secret-manager]" "SecretString":…"[secret:secret-manager]"`
+  ],
   [
     "blanks in a Kubernetes Secret",
     `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,

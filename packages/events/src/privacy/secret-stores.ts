@@ -1,0 +1,63 @@
+/**
+ * What a secret manager's CLI prints when asked for a secret: the secret is the value of a field whose name says
+ * nothing (`value`, `Value`) or names the field, not a credential (`SecretString`).
+ * - AWS Secrets Manager (`aws secretsmanager get-secret-value`): `"SecretString": "{\"password\":...}"` and
+ *   `SecretBinary`, masked whole (the JSON inside holds any keys: `"master": "x"`).
+ * - AWS Systems Manager (`aws ssm get-parameter --with-decryption`): a `SecureString` parameter's `"Value"`.
+ * - Azure Key Vault (`az keyvault secret show`): the `"value"` of a secret whose `"id"` is
+ *   `https://<vault>.vault.azure.net/secrets/...`.
+ * The last two are masked in a text that shows that context (a `SecureString`, a vault secret's id): every
+ * `value` in it, so a plain `String` parameter listed beside a SecureString one is masked too.
+ *
+ * Linear: each pattern is tried where its name starts and stops at the value's closing quote or line end.
+ */
+
+const marker = "[secret:secret-manager]"
+
+/** A JSON string's content after its opening quote, escapes included, up to its closing quote. */
+const JSON_STRING = String.raw`(?:[^"\\\r\n]|\\[^\r\n])+`
+
+/** `"SecretString": "...",` as JSON (the value escaped), or a YAML line `SecretString: '...'` (the rest of it). */
+const SECRET_STRING = [
+  new RegExp(String.raw`(?<keep>\\?"Secret(?:String|Binary)\\?"[ \t]*:[ \t]*\\?")${JSON_STRING}`, "g"),
+  /(?<keep>^[ \t]*Secret(?:String|Binary):[ \t]*)[^\s][^\r\n]*/gm
+]
+
+/** A parameter's or a secret's value: `"Value": "x"`, `"value": "x"`, a YAML line `value: x`. */
+const VALUE_FIELD = [
+  new RegExp(String.raw`(?<keep>\\?"[Vv]alue\\?"[ \t]*:[ \t]*\\?")${JSON_STRING}`, "g"),
+  /(?<keep>^[ \t]*[Vv]alue:[ \t]*)[^\s][^\r\n]*/gm
+]
+
+const replaceAll = (
+  text: string,
+  patterns: ReadonlyArray<RegExp>
+): { readonly text: string; readonly redactions: number } => {
+  let redactions = 0
+  let masked = text
+  for (const pattern of patterns) {
+    masked = masked.replace(pattern, (...args) => {
+      const groups = args.at(-1) as { readonly keep: string }
+      redactions++
+      return groups.keep + marker
+    })
+  }
+  return { text: redactions === 0 ? text : masked, redactions }
+}
+
+/** Masks the secrets a secret manager's CLI printed (see the file's comment). */
+export function maskSecretStores(text: string): { readonly text: string; readonly redactions: number } {
+  let current = text
+  let redactions = 0
+  if (current.includes("SecretString") || current.includes("SecretBinary")) {
+    const masked = replaceAll(current, SECRET_STRING)
+    current = masked.text
+    redactions += masked.redactions
+  }
+  if (current.includes("SecureString") || current.includes(".vault.azure.net/secrets/")) {
+    const masked = replaceAll(current, VALUE_FIELD)
+    current = masked.text
+    redactions += masked.redactions
+  }
+  return { text: current, redactions }
+}
