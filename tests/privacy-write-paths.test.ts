@@ -227,4 +227,20 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     expect(bytes).toContain("/prod/db/master")
   })
+
+  it("masks a presigned URL's signature, as aws s3 presign prints it", () => {
+    const root = project()
+    const signature = "5d41402abc4b2a76b9719d911017c592".repeat(2)
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "aws s3 presign s3://reports/q3.pdf --expires-in 604800",
+      "https://reports.s3.amazonaws.com/q3.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20261129T000000Z"
+        + `&X-Amz-Expires=604800&X-Amz-SignedHeaders=host&X-Amz-Signature=${signature}`
+    )
+    const bytes = folderBytes(root)
+    expect(bytes.includes(signature)).toBe(false)
+    expect(bytes).toContain("X-Amz-Expires=604800")
+  })
 })

@@ -500,6 +500,13 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     hint: contains("sig="),
     secretLength: signatureLength
   },
+  // A presigned URL's signature (S3's X-Amz-Signature, Cloud Storage's X-Goog-Signature): anyone holding the URL
+  // reads or writes the object until it expires, as a bearer token allows. Hex, as SigV4 and GOOG4 write it.
+  {
+    kind: "url-signature",
+    pattern: /(?<keep>(?:[?&;]|\\u0026)X-(?:Amz|Goog)-Signature=)[\da-fA-F]{32,}(?![\da-fA-F])/gi,
+    hint: /-Signature=/i
+  },
   {
     kind: "aws-secret-key",
     pattern: new RegExp(

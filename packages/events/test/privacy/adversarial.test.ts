@@ -45,6 +45,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one long SecretString with escapes", "\"SecretString\": \"" + fill("\\\"")],
   ["value fields beside a SecureString", "SecureString" + fill("\"Value\":\"a")],
   ["YAML value lines beside a vault secret", ".vault.azure.net/secrets/" + fill("value: a\n")],
+  ["presigned URL signatures", fill("&X-Amz-Signature=0")],
+  ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
   ["mongo commands", fill("mongo -u a -p ")],
   ["ldap commands", fill("ldapsearch -w")],
   ["smbclient users", fill("smbclient -U a")],

@@ -117,6 +117,14 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       sensitive: secret
     }
   },
+  "url-signature": (random) => {
+    const signature = chars(random, "0123456789abcdef", 64)
+    const provider = pick(random, ["Amz", "Goog"])
+    return {
+      text: `https://b.example.com/o?X-${provider}-Expires=3600&X-${provider}-Signature=${signature}`,
+      sensitive: signature
+    }
+  },
   "azure-sas": (random) => {
     // HMAC-SHA256 in base64, URL-encoded as a SAS carries it.
     const signature = chars(random, ALNUM, 20) + pick(random, ["%2B", "%2F", "+", "/"]) + chars(random, ALNUM, 22)

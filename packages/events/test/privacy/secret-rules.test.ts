@@ -276,6 +276,17 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "redis://:Ab3/Cd9+Ef==@cache and postgres://app:k9/Lm2+Qx@db/x",
     "redis://:[secret:url-password]@cache and postgres://app:[secret:url-password]@db/x"
   ],
+  // Presigned URLs: S3's and Cloud Storage's signatures, in a URL and JSON-escaped.
+  [
+    "url-signature",
+    "https://b.s3.amazonaws.com/k?X-Amz-Date=20261129T000000Z&X-Amz-Signature=" + "0a1b2c3d".repeat(8) + "&x=1",
+    "https://b.s3.amazonaws.com/k?X-Amz-Date=20261129T000000Z&X-Amz-Signature=[secret:url-signature]&x=1"
+  ],
+  [
+    "url-signature",
+    String.raw`{"url":"https://storage.googleapis.com/b/o?x=1\u0026X-Goog-Signature=` + "9f8e".repeat(16) + `"}`,
+    String.raw`{"url":"https://storage.googleapis.com/b/o?x=1\u0026X-Goog-Signature=[secret:url-signature]"}`
+  ],
   // MongoDB's shell and tools, OpenLDAP's clients, smbclient's user%password, htpasswd's batch mode.
   [
     "credential",
@@ -386,6 +397,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
   ["sendgrid-key", "SG.short.x and SG. done"],
+  // A signature named so outside a query, or not hex.
+  ["url-signature", "set X-Amz-Signature=<sig> in the request; ?X-Amz-Signature=pending&X-Goog-Signature=abc"],
   // The same programs' other flags, and names that only start like them.
   [
     "credential",
@@ -619,7 +632,9 @@ describe("secret rules", () => {
       "IDENTIFIED BY ",
       "identified with x by '",
       "SET PASSWORD FOR x = '",
-      "${"
+      "${",
+      "?X-Amz-Signature=",
+      "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
