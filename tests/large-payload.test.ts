@@ -96,4 +96,23 @@ describe("a 60 MB tool response", () => {
     expect(row!.content).toContain("row 0: token=[secret:credential]")
     expect(row!.content).not.toContain("abc0 ")
   })
+
+  it("as lists that hold no string, ten million side by side or eight million deep, is recorded in time too", () => {
+    const wide = `[${"[],".repeat(10_000_000)}[]]`
+    const deep = `${"[".repeat(8_000_000)}${"]".repeat(8_000_000)}`
+    for (const [i, response] of [wide, deep].entries()) {
+      const root = tempFolder()
+      mkdirSync(join(root, ".git"))
+      const fields = { tool_name: "mcp__db__query", tool_input: { sql: "select *" }, tool_use_id: `t${i}` }
+      const stdin = payload("PostToolUse", "s1", root, fields).replace(/}$/, `,"tool_response":${response}}`)
+      const run = runHook(root, stdin)
+      expect(run.code).toBe(0)
+      expect(run.stderr).toBe("")
+      expect(run.elapsed).toBeLessThan(GENEROUS_MS)
+      const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+      const rows = db.prepare("SELECT content FROM observations").all() as Array<{ content: string }>
+      db.close()
+      expect(rows).toHaveLength(1)
+    }
+  })
 })

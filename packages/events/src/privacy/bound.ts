@@ -3,8 +3,8 @@
  * and the tail of a tool's output, a prompt or a reply (their size limits), so each long string keeps
  * its first and last SCAN_EDGE characters around a cut, and once SCAN_BUDGET characters have been kept
  * the nested strings, items and fields met after them are cut (one marker for the rest of each
- * list). What a hook stores then lies inside what was scanned in full, and a 60 MB tool response costs
- * the filter what a 200 KB one does.
+ * list); a nested list or object counts as its two brackets. What a hook stores then lies inside what
+ * was scanned in full, and a 60 MB tool response costs the filter what a 200 KB one does.
  */
 
 /** Characters kept at each end of a long string: more than any stored head or tail needs. */
@@ -63,6 +63,9 @@ export function boundForScan(value: unknown): unknown {
       let copied: unknown = child
       if (typeof child === "string") copied = bound(child, depth)
       else if (typeof child === "object" && child !== null) {
+        // A list or object costs its two brackets: ten million empty ones (or one list nested ten million deep)
+        // hold no string, and copied whole they took a hook past its timeout and gigabytes of memory.
+        kept += 2
         copied = Array.isArray(child) ? [] : {}
         children.push({ source: child as Container, copy: copied as Container, depth: depth + 1 })
       }
