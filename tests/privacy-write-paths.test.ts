@@ -243,4 +243,33 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes.includes(signature)).toBe(false)
     expect(bytes).toContain("X-Amz-Expires=604800")
   })
+
+  it("masks a password an edit sets by a call: wp-config.php's define, a Java setter", () => {
+    const root = project()
+    const planted = { php: "WpHookPw-51", java: "JavaHookPw-52" }
+    hook(root, "SessionStart", { source: "startup" })
+    hook(root, "PostToolUse", {
+      tool_name: "Edit",
+      tool_use_id: "t1",
+      tool_input: {
+        file_path: `${root}/wp-config.php`,
+        old_string: "define( 'DB_PASSWORD', 'password_here' );",
+        new_string: `define( 'DB_PASSWORD', '${planted.php}' );`
+      },
+      tool_response: { filePath: `${root}/wp-config.php` }
+    })
+    hook(root, "PostToolUse", {
+      tool_name: "Edit",
+      tool_use_id: "t2",
+      tool_input: {
+        file_path: `${root}/src/Db.java`,
+        old_string: "ds.setUser(\"app\");",
+        new_string: `ds.setUser("app");\nds.setPassword("${planted.java}");`
+      },
+      tool_response: { filePath: `${root}/src/Db.java` }
+    })
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("wp-config.php")
+  })
 })

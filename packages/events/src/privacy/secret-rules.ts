@@ -215,6 +215,9 @@ const lazyRule = (
 
 const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
 
+/** Not an empty string literal (`""`): a value that closes at once holds nothing, and the rest of its line is code. */
+const NOT_EMPTY = String.raw`(?!\\?["'])`
+
 /** A template or a reference in place of a value (`${env.TOKEN}`, `{{ form.password }}`, `<%= @password %>`). */
 const NOT_A_TEMPLATE = String.raw`(?!\$\{|\{\{|<%)`
 
@@ -516,15 +519,26 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     ),
     hint: /secret_?access_?key/i
   },
-  // A default after a sensitive name read from the environment: os.getenv("DB_PASSWORD", "x"), ENV.fetch('TOKEN', 'x').
+  // A default after a sensitive name read from the environment: os.getenv("DB_PASSWORD", "x"), ENV.fetch('TOKEN', 'x'),
+  // and a value set under one: PHP's define('DB_PASSWORD', 'x') (wp-config.php), Java's
+  // setProperty("javax.net.ssl.keyStorePassword", "x") and props.put("password", "x"), Go's os.Setenv("TOKEN", "x"),
+  // localStorage.setItem('token', 'x').
   // Before the generic rules: in `password = os.getenv("DB_PASSWORD", "x")` they would mask the call's first
   // word as the value, and the name this rule needs with it.
   lazyRule(
     "credential",
-    String.raw`(?<keep>\b(?:getenv|get|fetch|env)[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["']`
-      + String.raw`[ \t]*,[ \t]*\\?["'])${VALUE}`,
+    String.raw`(?<keep>\b(?:getenv|get|fetch|env|define|setProperty|put|set|setenv|putenv|setdefault|setItem)`
+      + String
+        .raw`[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*,[ \t]*\\?["'])${NOT_EMPTY}${VALUE}`,
     "gi",
-    /(?:getenv|get|fetch|env)[ \t]*\(/i
+    /(?:get|fetch|env|define|setproperty|put|set|setdefault|setitem)[ \t]*\(/i
+  ),
+  // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x").
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*\\?["'])${NOT_EMPTY}${VALUE}`,
+    "gi",
+    /set/i
   ),
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
   credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),

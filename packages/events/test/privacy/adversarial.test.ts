@@ -46,6 +46,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["value fields beside a SecureString", "SecureString" + fill("\"Value\":\"a")],
   ["YAML value lines beside a vault secret", ".vault.azure.net/secrets/" + fill("value: a\n")],
   ["presigned URL signatures", fill("&X-Amz-Signature=0")],
+  ["define calls", fill("define('DB_PASSWORD', ")],
+  ["setter calls", fill("setPassword(\"")],
   ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
   ["mongo commands", fill("mongo -u a -p ")],
   ["ldap commands", fill("ldapsearch -w")],
@@ -156,6 +158,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in a secret manager's output",
     `SecureString "Value"${SPACES}:${SPACES}"x" "SecretString":${TABS}"y"`,
     `SecureString "Value"…:…"[secret:secret-manager]" "SecretString":…"[secret:secret-manager]"`
+  ],
+  [
+    "blanks in a define call",
+    `define(${SPACES}'pw'${SPACES},${TABS}'x1') setPassword(${SPACES}"y2")`,
+    "define(…'pw'…'[secret:credential]') setPassword(…\"[secret:credential]\")"
   ],
   [
     "blanks in a Kubernetes Secret",

@@ -276,6 +276,20 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "redis://:Ab3/Cd9+Ef==@cache and postgres://app:k9/Lm2+Qx@db/x",
     "redis://:[secret:url-password]@cache and postgres://app:[secret:url-password]@db/x"
   ],
+  // A value set under a sensitive name by a call, and a setter named for one.
+  ["credential", "define( 'DB_PASSWORD', 'WpPw-4481' );", "define( 'DB_PASSWORD', '[secret:credential]' );"],
+  [
+    "credential",
+    `System.setProperty("javax.net.ssl.keyStorePassword", "JksPw-4482"); props.put("password", "Pw-4483x");`,
+    `System.setProperty("javax.net.ssl.keyStorePassword", "[secret:credential]");`
+    + ` props.put("password", "[secret:credential]");`
+  ],
+  ["credential", `os.Setenv("API_TOKEN", "GoPw-4484")`, `os.Setenv("API_TOKEN", "[secret:credential]")`],
+  [
+    "credential",
+    `ds.setPassword("Pw-4485x"); c.set_api_key('Pw-4486x')`,
+    `ds.setPassword("[secret:credential]"); c.set_api_key('[secret:credential]')`
+  ],
   // Presigned URLs: S3's and Cloud Storage's signatures, in a URL and JSON-escaped.
   [
     "url-signature",
@@ -397,6 +411,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
   ["sendgrid-key", "SG.short.x and SG. done"],
+  // Calls that set no literal, or an empty one, or under another name.
+  [
+    "credential",
+    `setPassword(password); setToken(null); set_password(""); define('DB_PASSWORD', ''); map.put("tokenCount", "5")`
+    + "; setPasswordVisible(true)"
+  ],
   // A signature named so outside a query, or not hex.
   ["url-signature", "set X-Amz-Signature=<sig> in the request; ?X-Amz-Signature=pending&X-Goog-Signature=abc"],
   // The same programs' other flags, and names that only start like them.
@@ -633,6 +653,8 @@ describe("secret rules", () => {
       "identified with x by '",
       "SET PASSWORD FOR x = '",
       "${",
+      "define('pw', ",
+      "setPassword(",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
     ]
