@@ -272,4 +272,19 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     expect(bytes).toContain("wp-config.php")
   })
+
+  it("masks Rails' secret_key_base, as heroku config prints it", () => {
+    const root = project()
+    const secret = "8f14e45fceea167a5a36dedd4bea2543"
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "heroku config -a shop",
+      `=== shop Config Vars\nRAILS_ENV:       production\nSECRET_KEY_BASE: ${secret}`
+    )
+    const bytes = folderBytes(root)
+    expect(bytes.includes(secret)).toBe(false)
+    expect(bytes).toContain("RAILS_ENV:       production")
+  })
 })

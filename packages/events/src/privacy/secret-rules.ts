@@ -533,6 +533,15 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     "gi",
     /(?:get|fetch|env|define|setproperty|put|set|setdefault|setitem)[ \t]*\(/i
   ),
+  // Rails' and Phoenix's secret_key_base (SECRET_KEY_BASE=x, secret_key_base: "x", heroku config's padded
+  // `SECRET_KEY_BASE:   x`): it signs and encrypts every session, though its name ends in neither `secret` nor `key`.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])[\w.-]{0,40}?secret_key_base\\?["']?[ \t]*(?::|=>|:?=)[ \t]*\\?["']?)`
+      + String.raw`${NOT_EMPTY}${NOT_A_TEMPLATE}${VALUE}`,
+    "gi",
+    /secret_key_base/i
+  ),
   // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x").
   lazyRule(
     "credential",

@@ -48,6 +48,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["presigned URL signatures", fill("&X-Amz-Signature=0")],
   ["define calls", fill("define('DB_PASSWORD', ")],
   ["setter calls", fill("setPassword(\"")],
+  ["secret_key_base names", fill("a.secret_key_base")],
+  ["secret_key_base assignments", fill("SECRET_KEY_BASE:")],
   ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
   ["mongo commands", fill("mongo -u a -p ")],
   ["ldap commands", fill("ldapsearch -w")],
@@ -164,6 +166,7 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `define(${SPACES}'pw'${SPACES},${TABS}'x1') setPassword(${SPACES}"y2")`,
     "define(…'pw'…'[secret:credential]') setPassword(…\"[secret:credential]\")"
   ],
+  ["blanks after secret_key_base", `secret_key_base${SPACES}:${SPACES}x1`, "secret_key_base…:…[secret:credential]"],
   [
     "blanks in a Kubernetes Secret",
     `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,

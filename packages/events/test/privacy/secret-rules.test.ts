@@ -290,6 +290,15 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     `ds.setPassword("Pw-4485x"); c.set_api_key('Pw-4486x')`,
     `ds.setPassword("[secret:credential]"); c.set_api_key('[secret:credential]')`
   ],
+  // Rails' and Phoenix's secret_key_base, in an env file, YAML, Elixir config and heroku config's padded output.
+  ["credential", "SECRET_KEY_BASE=9f8e7d6c5b4a3928", "SECRET_KEY_BASE=[secret:credential]"],
+  [
+    "credential",
+    `production:\n  secret_key_base: "Skb-4491x"\nconfig :app, App.Endpoint, secret_key_base: "Skb-4492x"`,
+    `production:\n  secret_key_base: "[secret:credential]"\n`
+    + `config :app, App.Endpoint, secret_key_base: "[secret:credential]"`
+  ],
+  ["credential", "SECRET_KEY_BASE:     9f8e7d6c5b4a3928", "SECRET_KEY_BASE:     [secret:credential]"],
   // Presigned URLs: S3's and Cloud Storage's signatures, in a URL and JSON-escaped.
   [
     "url-signature",
@@ -416,6 +425,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     `setPassword(password); setToken(null); set_password(""); define('DB_PASSWORD', ''); map.put("tokenCount", "5")`
     + "; setPasswordVisible(true)"
+  ],
+  // secret_key_base read, not written.
+  [
+    "credential",
+    `Rails.application.secret_key_base and secret_key_base: <%= ENV.fetch("X") %> and secret_key_base = ""`
   ],
   // A signature named so outside a query, or not hex.
   ["url-signature", "set X-Amz-Signature=<sig> in the request; ?X-Amz-Signature=pending&X-Goog-Signature=abc"],
@@ -655,6 +669,7 @@ describe("secret rules", () => {
       "${",
       "define('pw', ",
       "setPassword(",
+      "secret_key_base: ",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
     ]
