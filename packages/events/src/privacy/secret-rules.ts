@@ -550,7 +550,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     /set/i
   ),
   // Generic credentials, masking only the value. JSON/dict: "password": "x", or 'token': 123.
-  credential(String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}`),
+  // A quoted value followed by a colon is the next key (`'password': "DB_PASSWORD": "x"`): not taken as the value,
+  // which would hide that key's name from the rule and leave its value.
+  credential(
+    String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}(?!\\?["'][ \t]*:)`
+  ),
   // JS/TS object literals and inline YAML: password: "x".
   credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*\\?["'])${VALUE}`),
   // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x",

@@ -299,6 +299,12 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + `config :app, App.Endpoint, secret_key_base: "[secret:credential]"`
   ],
   ["credential", "SECRET_KEY_BASE:     9f8e7d6c5b4a3928", "SECRET_KEY_BASE:     [secret:credential]"],
+  // A key quoted after another key's colon is a name, not that key's value (found by properties.test.ts).
+  [
+    "credential",
+    `KeyError: 'password': "DB_PASSWORD": "ChainPw-4493x") in auth.py`,
+    `KeyError: 'password': "[secret:credential]`
+  ],
   // Presigned URLs: S3's and Cloud Storage's signatures, in a URL and JSON-escaped.
   [
     "url-signature",
