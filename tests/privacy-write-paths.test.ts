@@ -287,4 +287,14 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes.includes(secret)).toBe(false)
     expect(bytes).toContain("RAILS_ENV:       production")
   })
+
+  it("masks a vendor's key a tool printed alone, as echo $GROQ_API_KEY does", () => {
+    const root = project()
+    const key = "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"
+    hook(root, "SessionStart", { source: "startup" })
+    bash(root, "t1", "echo $GROQ_API_KEY", `${key}\n`)
+    const bytes = folderBytes(root)
+    expect(bytes.includes(key)).toBe(false)
+    expect(bytes).toContain("echo $GROQ_API_KEY")
+  })
 })

@@ -424,6 +424,17 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g,
     hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
   },
+  // Vendors' keys the catalogue does not know, alone (`echo $GROQ_API_KEY` prints nothing else): Groq, Replicate, xAI,
+  // a Google OAuth client secret, a Stripe webhook signing secret, an Atlassian API token.
+  {
+    kind: "vendor-token",
+    pattern: new RegExp(
+      String.raw`(?<![A-Za-z0-9_-])(?:gsk_[A-Za-z0-9]{52}|r8_[A-Za-z0-9]{37}|xai-[A-Za-z0-9]{80}|GOCSPX-[\w-]{28}`
+        + String.raw`|whsec_[A-Za-z0-9+/]{32,}={0,2}|ATATT3[\w=-]{150,})(?![A-Za-z0-9_-])`,
+      "g"
+    ),
+    hint: contains("gsk_", "r8_", "xai-", "GOCSPX-", "whsec_", "ATATT3")
+  },
   { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
   {
     kind: "slack-token",

@@ -117,6 +117,16 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       sensitive: secret
     }
   },
+  "vendor-token": (random) =>
+    whole(
+      pick(random, [
+        `gsk_${chars(random, ALNUM, 52)}`,
+        `r8_${chars(random, ALNUM, 37)}`,
+        `xai-${chars(random, ALNUM, 80)}`,
+        `GOCSPX-${chars(random, BASE64URL, 28)}`,
+        `whsec_${chars(random, ALNUM, 32)}`
+      ])
+    ),
   "url-signature": (random) => {
     const signature = chars(random, "0123456789abcdef", 64)
     const provider = pick(random, ["Amz", "Goog"])

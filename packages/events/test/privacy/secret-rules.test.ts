@@ -299,6 +299,25 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + `config :app, App.Endpoint, secret_key_base: "[secret:credential]"`
   ],
   ["credential", "SECRET_KEY_BASE:     9f8e7d6c5b4a3928", "SECRET_KEY_BASE:     [secret:credential]"],
+  // Vendors' keys alone: Groq, Replicate, a Google OAuth client secret, a Stripe webhook secret, xAI.
+  [
+    "vendor-token",
+    "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\nr8_XDuCL1mHoOsFaQfDPrAJ71fTquWoGsbeKXgzg",
+    "[secret:vendor-token]\n[secret:vendor-token]"
+  ],
+  [
+    "vendor-token",
+    `["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", "whsec_tva9AW7hipTgadDZFlRJmCGmUXiAPyhz"]`,
+    `["[secret:vendor-token]", "[secret:vendor-token]"]`
+  ],
+  [
+    "vendor-token",
+    "key xai-Anar3ZLt4bnlz2MPKgcjnCqaXNv1syeefnLOpaMxxNDi9LE1Ki3ylOjt6o0NpUmkVO8JmR8y4EMfAdgg end".replace(
+      "key ",
+      "- "
+    ),
+    "- [secret:vendor-token] end"
+  ],
   // A key quoted after another key's colon is a name, not that key's value (found by properties.test.ts).
   [
     "credential",
@@ -437,6 +456,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     `Rails.application.secret_key_base and secret_key_base: <%= ENV.fetch("X") %> and secret_key_base = ""`
   ],
+  // The prefixes in names and short words.
+  ["vendor-token", "the r8_model, gsk_short, xai-grok-2 and whsec_ prefixes; GOCSPX-tooShort"],
   // A signature named so outside a query, or not hex.
   ["url-signature", "set X-Amz-Signature=<sig> in the request; ?X-Amz-Signature=pending&X-Goog-Signature=abc"],
   // The same programs' other flags, and names that only start like them.
