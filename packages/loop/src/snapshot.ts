@@ -13,13 +13,19 @@ import { basename, dirname, join, relative } from "node:path"
 /** Left out of file-copy snapshots, and never deleted by a restore. */
 const SKIPPED = new Set([".git", ".ralph-mem", "node_modules"])
 
-const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>
+const gitRaw = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>
   process.getBuiltinModule("node:child_process").execFileSync("git", args, {
     cwd,
     env: { ...process.env, ...env },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "pipe"]
-  }).trim()
+  })
+
+const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>
+  gitRaw(cwd, args, env).trim()
+
+/** The NUL-separated names a `-z` listing prints, as they are (no trimming: a name may start with a space). */
+const names = (cwd: string, args: ReadonlyArray<string>): Array<string> => gitRaw(cwd, args).split("\0").filter(Boolean)
 
 const isGitRepository = (projectRoot: string): boolean => {
   try {
@@ -166,10 +172,10 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   if (ref.startsWith("git:")) {
     const commit = ref.slice(4)
     withTemporaryIndex(projectRoot, (env) => {
-      const wanted = new Set(git(projectRoot, ["ls-tree", "-r", "--name-only", commit]).split("\n").filter(Boolean))
-      const present = git(projectRoot, ["ls-files", "--cached", "--others", "--exclude-standard"]).split("\n").filter(
-        Boolean
-      )
+      // -z: without it git quotes any name with a quote, a newline or a non-ASCII letter (한글.txt), and a
+      // file the loop created under such a name would be looked for under its quoted form and survive.
+      const wanted = new Set(names(projectRoot, ["ls-tree", "-r", "-z", "--name-only", commit]))
+      const present = names(projectRoot, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
       for (const file of present) if (!wanted.has(file)) rmSync(join(projectRoot, file), { force: true })
       git(projectRoot, ["read-tree", commit], env)
       git(projectRoot, ["checkout-index", "--all", "--force"], env)

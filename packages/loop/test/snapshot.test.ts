@@ -1,7 +1,10 @@
 /**
+ * Git snapshots: a rollback removes every file the loop created, whatever its name.
+ *
  * File-copy snapshots (projects outside git): private modes, nothing the privacy rules would mask, links
  * kept as links, and a rollback that restores the rest and leaves the masked files as they are.
  */
+import { execFileSync } from "node:child_process"
 import {
   chmodSync,
   existsSync,
@@ -127,5 +130,23 @@ describe("a file-copy snapshot", () => {
     writeFileSync(join(root, "vault.kdbx"), "changed since")
     restoreSnapshot(root, ref)
     expect(readFileSync(join(root, "vault.kdbx"), "utf8")).toBe("changed since")
+  })
+})
+
+const gitIn = (cwd: string, ...args: ReadonlyArray<string>) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@localhost", ...args], { cwd, encoding: "utf8" })
+
+describe("a git snapshot", () => {
+  it("rolls back files created under names git would quote: Korean, quotes, newlines, a leading dash", () => {
+    const root = tempProject({ "a.txt": "a\n", "한글-kept.txt": "kept\n" })
+    gitIn(root, "init", "-q")
+    gitIn(root, "commit", "-q", "--allow-empty", "-m", "init")
+    const ref = takeSnapshot(root, "loop-1", "start")
+    for (const name of ["새파일.txt", "q\"uote.txt", "new\nline.txt", "tab\there.txt", "back\\slash", "-rf", " lead"]) {
+      writeFileSync(join(root, name), "made by the loop\n")
+    }
+    restoreSnapshot(root, ref)
+    expect(readdirSync(root).sort()).toEqual([".git", "a.txt", "한글-kept.txt"])
+    expect(workingTreeMatches(root, ref)).toBe(true)
   })
 })
