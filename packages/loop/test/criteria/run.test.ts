@@ -69,6 +69,25 @@ describe("runCriterion with a command", () => {
     expect(result.outputTail).toContain("to stderr")
   })
 
+  it("keeps terminal control sequences out of the tail and the fingerprint: titles, links, bells, colors", async () => {
+    // What the tail holds goes into Claude's next prompt; a title that counts up must not make each run's
+    // failure look new either.
+    const script = `
+const n = Math.floor(Math.random() * 1000)
+process.stdout.write("\\u001b]0;tests " + n + "%\\u0007")
+process.stdout.write("\\u001b]8;;https://example.com/" + n + "\\u001b\\\\link\\u001b]8;;\\u001b\\\\\\n")
+process.stdout.write("\\u001b[31mFAIL\\u001b[0m src/a.test.ts > keeps\\u0007\\u0008 order\\u001bc\\n")
+process.stdout.write("\\u001b]stray\\nstill here\\n")
+process.exit(1)
+`
+    const root = tempProject({ "noisy.js": script })
+    const once = () => run(runCriterion({ kind: "test_pass", command: ["node", "noisy.js"] }, { projectRoot: root }))
+    const [first, second] = [await once(), await once()]
+    expect(first.outputTail).toContain("link\nFAIL src/a.test.ts > keeps order\n\nstill here")
+    expect(first.outputTail).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+    expect(first.fingerprint).toBe(second.fingerprint)
+  })
+
   it("runs in the project root with the caller's env layered over CI=true", async () => {
     const root = tempProject({
       "env.js": `console.log(JSON.stringify({ cwd: process.cwd(), ci: process.env.CI, extra: process.env.EXTRA }))`

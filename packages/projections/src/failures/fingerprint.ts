@@ -116,9 +116,27 @@ const firstErrorLines = (lines: ReadonlyArray<string>): Array<string> =>
 
 // --- normalization: remove what changes between runs of the same failure -----------------------------------
 
-const ANSI_ESCAPE = /\u001b\[[0-9;?]*[ -/]*[@-~]/g
+/**
+ * Terminal escapes: CSI (colors, cursor moves), OSC (window titles, hyperlinks; ended by BEL or ESC-backslash),
+ * DCS/SOS/PM/APC strings, and two-character escapes (ESC c resets). An unterminated string ends at the line's
+ * end, so a stray ESC ] cannot swallow the rest of a failure's output.
+ */
+const ANSI_ESCAPE = new RegExp(
+  [
+    String.raw`\u001b\[[0-9;?]*[ -/]*[@-~]`,
+    String.raw`\u001b\][^\u0007\u001b\n]*(?:\u0007|\u001b\\)?`,
+    String.raw`\u001b[PX^_][^\u001b\n]*(?:\u001b\\)?`,
+    String.raw`\u001b[ -/]*[0-~]`,
+    String.raw`\u009b[0-9;?]*[ -/]*[@-~]`
+  ].join("|"),
+  "g"
+)
 
-export const stripAnsi = (text: string): string => text.replace(ANSI_ESCAPE, "")
+/** Other control characters (bells, backspaces, C1 codes): noise in a prompt, and a title could count up in them. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g
+
+/** Output as text a prompt and a fingerprint can use: no escapes, no control characters but tabs and line ends. */
+export const stripAnsi = (text: string): string => text.replace(ANSI_ESCAPE, "").replace(CONTROL, "")
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
