@@ -167,6 +167,20 @@ const readManifest = (projectRoot: string, ref: string): { readonly source: stri
   return { source, manifest: JSON.parse(readFileSync(join(source, MANIFEST), "utf8")) as Manifest }
 }
 
+/**
+ * Removes a file or link the snapshot did not hold. The index can still name a path the user deleted and the
+ * loop then made a folder: that folder's files are listed (and removed) one by one, and checkout-index
+ * replaces what is left of it when the snapshot holds a file there.
+ */
+const removeFile = (path: string): void => {
+  try {
+    if (lstatSync(path).isDirectory()) return
+  } catch {
+    return
+  }
+  rmSync(path, { force: true })
+}
+
 /** Makes the working tree what the snapshot holds: its files written back, files it did not have removed. */
 export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   if (ref.startsWith("git:")) {
@@ -176,7 +190,7 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
       // file the loop created under such a name would be looked for under its quoted form and survive.
       const wanted = new Set(names(projectRoot, ["ls-tree", "-r", "-z", "--name-only", commit]))
       const present = names(projectRoot, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-      for (const file of present) if (!wanted.has(file)) rmSync(join(projectRoot, file), { force: true })
+      for (const file of present) if (!wanted.has(file)) removeFile(join(projectRoot, file))
       git(projectRoot, ["read-tree", commit], env)
       git(projectRoot, ["checkout-index", "--all", "--force"], env)
     })

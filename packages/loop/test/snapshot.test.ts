@@ -149,4 +149,21 @@ describe("a git snapshot", () => {
     expect(readdirSync(root).sort()).toEqual([".git", "a.txt", "한글-kept.txt"])
     expect(workingTreeMatches(root, ref)).toBe(true)
   })
+
+  it("rolls back when a path the index still names is now a folder the loop made", () => {
+    const root = tempProject({ "gone.txt": "tracked\n", "work.txt": "original\n" })
+    gitIn(root, "init", "-q")
+    gitIn(root, "add", "-A")
+    gitIn(root, "commit", "-qm", "init")
+    // Deleted by the user, not staged: the snapshot lacks it, the index still has it.
+    rmSync(join(root, "gone.txt"))
+    const ref = takeSnapshot(root, "loop-1", "start")
+    mkdirSync(join(root, "gone.txt"))
+    writeFileSync(join(root, "gone.txt", "made-by-the-loop"), "x\n")
+    writeFileSync(join(root, "work.txt"), "changed\n")
+    restoreSnapshot(root, ref)
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+    expect(existsSync(join(root, "gone.txt", "made-by-the-loop"))).toBe(false)
+    expect(workingTreeMatches(root, ref)).toBe(true)
+  })
 })
