@@ -3,7 +3,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -443,6 +443,25 @@ describe("a loop that respects the user's money and limits", () => {
     expect(execFileSync("git", ["show", `${rescue}:work.txt`], { cwd: root, encoding: "utf8" })).toBe(afterThree)
     const audit = runCli(["audit", "--type", "LoopRolledBack", "--json"], { cwd: root, env: { RALPH_MEM_DB: "" } })
     expect(JSON.parse(audit.stdout)).toHaveLength(1)
+  })
+
+  it("refuses, recording nothing, to roll back to a snapshot that is gone, and says so without a trace", () => {
+    // Outside git: a file-copy snapshot in .ralph-mem/snapshots, which a careless clean-up can delete.
+    const root = tempFolder()
+    writeFileSync(join(root, "work.txt"), "original\n")
+    writeFileSync(join(root, "check.js"), "process.exit(1)")
+    writeFileSync(join(root, "agent.js"), `require("fs").writeFileSync("work.txt", "changed\\n")`)
+    ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "1", ...fast)
+    const loopId = json(root, "status").loopId
+    rmSync(join(root, ".ralph-mem", "snapshots", loopId, "start"), { recursive: true })
+    const refused = ralph(root, "stop", "--rollback", "--to", "0")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /cannot roll back to iteration 0: snapshot files:\S+ is missing; nothing was changed/
+    )
+    expect(refused.stderr).not.toMatch(/\n\s+at /)
+    expect(json(root, "status")).toMatchObject({ status: "failed", rollbacks: [] })
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("changed\n")
   })
 
   it("refuses to roll back an ended loop over work done since, unless told to go ahead", () => {

@@ -181,6 +181,27 @@ const removeFile = (path: string): void => {
   rmSync(path, { force: true })
 }
 
+/**
+ * Why a snapshot cannot be restored (its commit or its folder is gone, or it is not one of ours), or undefined
+ * when it can. Asked before a rollback is recorded, so the record never claims a rollback that cannot happen.
+ */
+export const snapshotProblem = (projectRoot: string, ref: string): string | undefined => {
+  if (ref.startsWith("git:")) {
+    try {
+      git(projectRoot, ["cat-file", "-e", `${ref.slice(4)}^{commit}`])
+      return undefined
+    } catch {
+      return `snapshot ${ref} is missing from the repository`
+    }
+  }
+  try {
+    readManifest(projectRoot, ref)
+    return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
+}
+
 /** Makes the working tree what the snapshot holds: its files written back, files it did not have removed. */
 export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   if (ref.startsWith("git:")) {

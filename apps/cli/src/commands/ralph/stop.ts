@@ -1,5 +1,13 @@
 /** `ralph stop`: ends a loop (the Stop hook sees it first), and can roll the working tree back. */
-import { execute, restoreSnapshot, rollbackHint, statusReport, takeSnapshot, workingTreeMatches } from "@ralph-mem/loop"
+import {
+  execute,
+  restoreSnapshot,
+  rollbackHint,
+  snapshotProblem,
+  statusReport,
+  takeSnapshot,
+  workingTreeMatches
+} from "@ralph-mem/loop"
 import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -55,6 +63,12 @@ export const stop = Command.make(
           if (snapshotRef === undefined) {
             return yield* flags.failWith(`there is no snapshot of iteration ${toIteration} to roll back to`)
           }
+          const problem = snapshotProblem(loop.projectPath, snapshotRef)
+          if (problem !== undefined) {
+            return yield* flags.failWith(
+              `cannot roll back to iteration ${toIteration}: ${problem}; nothing was changed`
+            )
+          }
           // After the end, the tree should still be what the loop left: anything else is the user's work since.
           const leftBehind = loop.rollbacks.at(-1)?.snapshotRef ??
             loop.iterations.findLast((it) => it.snapshotRef !== undefined)?.snapshotRef
@@ -77,7 +91,21 @@ export const stop = Command.make(
             ...(rollback === undefined ? {} : { rollback })
           }, "cli:ralph-stop")
           : yield* execute(memory, loop.loopId, { _tag: "RollBack", ...rollback! }, "cli:ralph-stop")
-        if (rollback !== undefined) restoreSnapshot(loop.projectPath, rollback.snapshotRef)
+        if (rollback !== undefined) {
+          const { snapshotRef, rescueSnapshotRef, toIteration } = rollback
+          // Recorded first so a running driver stops before files change under it; a restore that then fails
+          // partway must say so, and where the tree it started from is kept.
+          const failure = yield* Effect.try({
+            try: () => restoreSnapshot(loop.projectPath, snapshotRef),
+            catch: (error) => error as Error
+          }).pipe(Effect.match({ onFailure: (error) => error.message, onSuccess: () => undefined }))
+          if (failure !== undefined) {
+            return yield* flags.failWith(
+              `the rollback to iteration ${toIteration} stopped partway (${failure}); ` +
+                `what the tree held before is saved as ${rescueSnapshotRef}`
+            )
+          }
+        }
         if (input.json) return yield* printJson(statusReport(after))
         const rolledBack = rollback === undefined
           ? ""
