@@ -445,6 +445,27 @@ describe("a loop that respects the user's money and limits", () => {
     expect(JSON.parse(audit.stdout)).toHaveLength(1)
   })
 
+  it("never stops or rolls back another session's loop when several run in the project and none is named", () => {
+    const root = project({ fixAt: 99 })
+    const mine = json(root, "start", "mine", "--session", "s1", ...fast).loopId
+    writeFileSync(join(root, "mine.txt"), "work of session s1\n")
+    const theirs = json(root, "start", "theirs", "--session", "s2", ...fast).loopId
+    const refused = ralph(root, "stop", "--rollback")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/2 loops are running in this project; name one with --loop/)
+    expect(refused.stderr).toContain(mine)
+    expect(refused.stderr).toContain(theirs)
+    expect(readFileSync(join(root, "mine.txt"), "utf8")).toBe("work of session s1\n")
+    // Inside Claude Code (the slash command) the session names its own loop.
+    const inSession = runCli(["ralph", "stop", "--json"], {
+      cwd: root,
+      env: { RALPH_MEM_DB: "", RALPH_MEM_NODE: "", CLAUDE_CODE_SESSION_ID: "s1" }
+    })
+    expect(inSession.code, inSession.stderr).toBe(0)
+    expect(JSON.parse(inSession.stdout)).toMatchObject({ loopId: mine, status: "stopped" })
+    expect(json(root, "status", "--loop", theirs)).toMatchObject({ status: "running" })
+  })
+
   it("refuses, recording nothing, to roll back to a snapshot that is gone, and says so without a trace", () => {
     // Outside git: a file-copy snapshot in .ralph-mem/snapshots, which a careless clean-up can delete.
     const root = tempFolder()

@@ -11,7 +11,7 @@ import {
   statusReport,
   takeSnapshot
 } from "@ralph-mem/loop"
-import { activeLoopForSession, formatTime, latestLoop, type MemoryStore } from "@ralph-mem/projections"
+import { activeLoopForSession, formatTime, latestLoop, type MemoryStore, openLoops } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
 import { Flag } from "effect/cli"
 import * as Console from "effect/Console"
@@ -102,14 +102,34 @@ export const configFromFlags = (input: {
     return { root, settings, config: loopConfig(settings, overrides) }
   })
 
-/** Resolves the loop a command is about: --loop, else the latest of this project. */
-export const resolveLoop = (memory: MemoryStore, loop: Option.Option<string>) => {
-  const loopId = Option.getOrUndefined(loop) ?? latestLoop(memory.db, project())
+/**
+ * Resolves the loop a command is about: --loop, else the loop running in this Claude Code session (a slash
+ * command), else the latest of this project. With `onlyOne`, a command that changes a loop (stop, rollback)
+ * refuses to guess between several loops running in the project: the newest may be another session's.
+ */
+export const resolveLoop = (memory: MemoryStore, loop: Option.Option<string>, options: { onlyOne?: boolean } = {}) => {
+  const root = project()
+  const sessionId = process.env["CLAUDE_CODE_SESSION_ID"] ?? ""
+  const own = sessionId === "" ? undefined : activeLoopForSession(memory.db, sessionId)
+  const running = openLoops(memory.db, root)
+  const ownHere = running.some((open) => open.loopId === own) ? own : undefined
+  if (Option.isNone(loop) && ownHere === undefined && options.onlyOne === true && running.length > 1) {
+    return flags.failWith(
+      `${running.length} loops are running in this project; name one with --loop: ` +
+        running.map((open) => `${open.loopId} (${oneLineGoal(open.goal)})`).join(", ")
+    )
+  }
+  const loopId = Option.getOrUndefined(loop) ?? ownHere ?? latestLoop(memory.db, root)
   if (loopId === undefined) {
     return flags.failWith("there is no loop in this project; start one with ralph-mem ralph start <goal>")
   }
   const { state } = loadLoop(memory, loopId)
   return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
+}
+
+const oneLineGoal = (goal: string) => {
+  const line = goal.replace(/\s+/g, " ").trim()
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line
 }
 
 const clock = (ms: number) => {

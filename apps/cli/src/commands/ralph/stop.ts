@@ -45,7 +45,7 @@ export const stop = Command.make(
   (input) =>
     withStore(input.db, (memory) =>
       Effect.gen(function*() {
-        const loop = yield* resolveLoop(memory, input.loop)
+        const loop = yield* resolveLoop(memory, input.loop, { onlyOne: true })
         if (Option.isSome(input.to) && !input.rollback) return yield* flags.failWith("--to goes with --rollback")
         if (input.force && !input.rollback) return yield* flags.failWith("--force goes with --rollback")
         const running = loop.status === "running"
