@@ -485,6 +485,25 @@ describe("a loop that respects the user's money and limits", () => {
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("changed\n")
   })
 
+  it("cannot tell what changed since the end without the last snapshot: asks for --force, without a trace", () => {
+    const root = tempFolder()
+    writeFileSync(join(root, "work.txt"), "original\n")
+    writeFileSync(join(root, "check.js"), "process.exit(1)")
+    writeFileSync(join(root, "agent.js"), `require("fs").writeFileSync("work.txt", "changed\\n")`)
+    ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "1", ...fast)
+    const loopId = json(root, "status").loopId
+    rmSync(join(root, ".ralph-mem", "snapshots", loopId, "iteration-1"), { recursive: true })
+    const refused = ralph(root, "stop", "--rollback", "--to", "0")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(
+      /cannot tell whether files changed since loop \S+ ended \(snapshot files:\S+ is missing\)/
+    )
+    expect(refused.stderr).not.toMatch(/\n\s+at /)
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("changed\n")
+    expect(json(root, "stop", "--rollback", "--to", "0", "--force")).toMatchObject({ rollbacks: [{ toIteration: 0 }] })
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+  })
+
   it("refuses to roll back an ended loop over work done since, unless told to go ahead", () => {
     const root = project({ fixAt: 99 })
     ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "2", ...fast)

@@ -72,6 +72,13 @@ export const stop = Command.make(
           // After the end, the tree should still be what the loop left: anything else is the user's work since.
           const leftBehind = loop.rollbacks.at(-1)?.snapshotRef ??
             loop.iterations.findLast((it) => it.snapshotRef !== undefined)?.snapshotRef
+          const unsure = leftBehind === undefined ? undefined : snapshotProblem(loop.projectPath, leftBehind)
+          if (!running && !input.force && unsure !== undefined) {
+            return yield* flags.failWith(
+              `cannot tell whether files changed since loop ${loop.loopId} ended (${unsure}); ` +
+                "roll back anyway with --force (what the tree holds now is saved in a rescue snapshot first)"
+            )
+          }
           if (
             !running && !input.force && leftBehind !== undefined && !workingTreeMatches(loop.projectPath, leftBehind)
           ) {
