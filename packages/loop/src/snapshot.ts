@@ -18,7 +18,9 @@ const gitRaw = (cwd: string, args: ReadonlyArray<string>, env: Record<string, st
     cwd,
     env: { ...process.env, ...env },
     encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    // The file lists of a large project pass the default 1 MiB, which failed a rollback with ENOBUFS.
+    maxBuffer: 512 * 1024 * 1024
   })
 
 const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): string =>

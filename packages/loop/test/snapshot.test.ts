@@ -166,4 +166,18 @@ describe("a git snapshot", () => {
     expect(existsSync(join(root, "gone.txt", "made-by-the-loop"))).toBe(false)
     expect(workingTreeMatches(root, ref)).toBe(true)
   })
+
+  it("rolls back a project whose file list is larger than a child process's default output buffer", () => {
+    // Over 1 MiB of names: long folder names keep the file count (and the test) small.
+    const root = tempProject({ "work.txt": "original\n" })
+    const folder = join(root, "d".repeat(200), "e".repeat(200))
+    mkdirSync(folder, { recursive: true })
+    for (let i = 0; i < 2_800; i++) writeFileSync(join(folder, `file-${i}`), "")
+    gitIn(root, "init", "-q")
+    gitIn(root, "commit", "-q", "--allow-empty", "-m", "init")
+    const ref = takeSnapshot(root, "loop-1", "start")
+    writeFileSync(join(root, "work.txt"), "changed\n")
+    restoreSnapshot(root, ref)
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+  })
 })
