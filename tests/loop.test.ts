@@ -3,7 +3,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -502,6 +502,28 @@ describe("a loop that respects the user's money and limits", () => {
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("changed\n")
     expect(json(root, "stop", "--rollback", "--to", "0", "--force")).toMatchObject({ rollbacks: [{ toIteration: 0 }] })
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
+  })
+
+  it("refuses, changing nothing, to roll back when the rescue snapshot cannot be saved, and says why", () => {
+    const root = tempFolder()
+    writeFileSync(join(root, "work.txt"), "original\n")
+    writeFileSync(join(root, "check.js"), "process.exit(1)")
+    writeFileSync(join(root, "agent.js"), `require("fs").writeFileSync("work.txt", "changed\\n")`)
+    ralph(root, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "1", ...fast)
+    const loopId = json(root, "status").loopId
+    // A file too large to copy (a sparse 3 GiB dump: no disk used) appears after the loop: the tree it is in cannot
+    // be saved, so rolling it back would lose what it holds now.
+    writeFileSync(join(root, "dump.bin"), "")
+    truncateSync(join(root, "dump.bin"), 3 * 1024 ** 3)
+    const refused = ralph(root, "stop", "--rollback", "--to", "0", "--force")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/could not save what the working tree holds now \(.+\); nothing was changed/)
+    expect(refused.stderr).not.toMatch(/\n\s+at /)
+    expect(json(root, "status")).toMatchObject({ status: "failed", rollbacks: [] })
+    expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("changed\n")
+    // No half-made rescue snapshot is left beside the loop's own.
+    expect(readdirSync(join(root, ".ralph-mem", "snapshots", loopId)).filter((name) => name.startsWith("rescue")))
+      .toEqual([])
   })
 
   it("refuses to roll back an ended loop over work done since, unless told to go ahead", () => {

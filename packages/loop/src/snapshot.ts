@@ -112,10 +112,22 @@ const isPrivate = (name: string, content: Buffer): boolean => {
   return !content.subarray(0, 8000).includes(0) && redactText(content.toString("utf8")).redactions > 0
 }
 
-/** Copies the project into `target` (0700 folders, 0600 files), leaving out what the privacy rules mask. */
+/**
+ * Copies the project into `target` (0700 folders, 0600 files), leaving out what the privacy rules mask. A copy that
+ * fails (a file too large to read, a full disk) is removed: half a snapshot would restore half a tree.
+ */
 const copySnapshot = (projectRoot: string, target: string): string => {
   ensureMemorySubfolder(dirname(target))
   rmSync(target, { recursive: true, force: true })
+  try {
+    return copyInto(projectRoot, target)
+  } catch (error) {
+    rmSync(target, { recursive: true, force: true })
+    throw error
+  }
+}
+
+const copyInto = (projectRoot: string, target: string): string => {
   ensureMemorySubfolder(join(target, FILES))
   const manifest: Manifest = { files: {}, links: {}, skipped: [] }
   // Each folder is walked down to (and checked) once, not once for every file in it.

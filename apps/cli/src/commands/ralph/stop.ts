@@ -87,7 +87,15 @@ export const stop = Command.make(
                 "(what the tree holds now is saved in a rescue snapshot first)"
             )
           }
-          const rescueSnapshotRef = takeSnapshot(loop.projectPath, loop.loopId, `rescue-${Date.now()}`)
+          // Without the rescue snapshot, the tree a rollback overwrites would be lost: nothing is changed then.
+          const rescueSnapshotRef = yield* Effect.try({
+            try: () => takeSnapshot(loop.projectPath, loop.loopId, `rescue-${Date.now()}`),
+            catch: (error) => error as Error
+          }).pipe(Effect.catch((error) =>
+            flags.failWith(
+              `could not save what the working tree holds now (${error.message}); nothing was changed`
+            )
+          ))
           rollback = { toIteration, snapshotRef, rescueSnapshotRef }
         }
         const after = running
