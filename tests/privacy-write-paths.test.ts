@@ -297,4 +297,36 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes.includes(key)).toBe(false)
     expect(bytes).toContain("echo $GROQ_API_KEY")
   })
+
+  it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    // Each prints the secret with nothing around it that any rule on the text could know it by.
+    const printed = [
+      ["gcloud secrets versions access latest --secret=db-password", "hunter2-correct-horse"],
+      ["vault kv get -field=password secret/prod/db", "Tr0ub4dor-and-3"],
+      ["kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", "plain-old-passphrase"],
+      ["aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text", "s3cr3t-value-x"],
+      ["op read op://Private/db/password", "battery-staple-99"],
+      ["security find-generic-password -s db -w", "keychain-pass-42"],
+      ["printenv DB_PASSWORD", "env-pass-from-printenv"],
+      ["echo \"pass: ${DATABASE_PASSWORD}\"", "pass: echoed-pass-value"]
+    ] as const
+    printed.forEach(([command, output], at) => bash(root, `t${at}`, command, `${output}\n`))
+    hook(root, "PostToolUseFailure", {
+      tool_name: "Bash",
+      tool_use_id: "failed",
+      tool_input: { command: "gcloud secrets versions access 2 --secret=api | false" },
+      error: "Exit code 1\nfailed-run-secret-value"
+    })
+    const bytes = folderBytes(root)
+    for (const [command, output] of printed) {
+      expect(bytes.includes(output), command).toBe(false)
+      expect(bytes, command).toContain(command.split(" ")[0])
+    }
+    expect(bytes.includes("failed-run-secret-value")).toBe(false)
+    // Commands that print no secret keep their output.
+    bash(root, "plain", "echo $HOME && gcloud config list", "account = me@example.com\n")
+    expect(folderBytes(root)).toContain("account = me@example.com")
+  })
 })

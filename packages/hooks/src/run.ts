@@ -11,6 +11,7 @@ import {
   failureLogPath,
   findProjectRoot,
   homeFolder,
+  maskPrintedSecrets,
   monotonicUlid,
   projectDatabasePath,
   QUEUE_WAIT_MS,
@@ -298,9 +299,10 @@ export const runHookWith = (
     })
 
   const program = Effect.gen(function*() {
-    // Secrets in structured input (a tool's `{"password": ...}`) are masked before anything is decided,
-    // in the bounded part of the payload a hook can store: a huge tool output costs no more to scan.
-    const input = yield* decode(hook, redactValue(boundForScan(yield* parse(stdin))).value)
+    // Secrets in structured input (a tool's `{"password": ...}`) and the output of a command that prints one are
+    // masked before anything is decided, in the bounded part of the payload a hook can store: a huge tool output
+    // costs no more to scan.
+    const input = yield* decode(hook, redactValue(maskPrintedSecrets(boundForScan(yield* parse(stdin)))).value)
     sessionId = input.session_id
     // Only a folder that exists is the session's: a made-up cwd must not grow a database.
     const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(

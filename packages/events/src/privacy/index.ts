@@ -1,6 +1,7 @@
 export { boundForScan, SCAN_BUDGET, SCAN_EDGE } from "./bound.ts"
 export { isSensitiveKey, redactStrings, redactText, redactValue, secretMarker, wellFormed } from "./filter.ts"
 export type { RedactedText, RedactedValue } from "./filter.ts"
+export { maskPrintedSecrets, printsSecret } from "./printed-secrets.ts"
 export { PRIVATE_MARKER, stripPrivateBlocks } from "./private-tags.ts"
 export { SECRET_RULES } from "./secret-rules.ts"
 export type { SecretRule } from "./secret-rules.ts"
