@@ -1,6 +1,6 @@
 /** Printing results: JSON for machines (`--json`), aligned text for people. */
 import { findProjectRoot, homeFolder, projectStream } from "@ralph-mem/events"
-import { type PathContext, relativePath, relativeText, relativeValues } from "@ralph-mem/projections"
+import { type PathContext, relativePath, relativeText, stringsMapped } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 
@@ -109,16 +109,7 @@ export const inert = (text: string): string =>
 export const forReading = (text: string): string => inert(relativeText(text, readingContext()))
 
 /** Every string of plain data for reading (see `forReading`): before a listing cuts its lines short. */
-export const valuesForReading = <T>(value: T): T => inertValues(relativeValues(value, readingContext()))
-
-const inertValues = <T>(value: T): T => {
-  if (typeof value === "string") return inert(value) as T
-  if (Array.isArray(value)) return value.map((item: unknown) => inertValues(item)) as T
-  if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inertValues(item)])) as T
-  }
-  return value
-}
+export const valuesForReading = <T>(value: T): T => stringsMapped(value, forReading)
 
 /**
  * A stream id for reading: a belief's or task's project as a path for reading (this project: `belief:.#stack`),

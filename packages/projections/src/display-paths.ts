@@ -50,11 +50,15 @@ const insideFolder = (start: string, ...folders: ReadonlyArray<string | undefine
  * Every string in a value of plain data (objects, arrays) made relative: what a renderer will shorten or
  * cut is relative before it is cut, so no cut can leave part of a folder behind.
  */
-export const relativeValues = <T>(value: T, context: PathContext): T => {
-  if (typeof value === "string") return relativeText(value, context) as T
-  if (Array.isArray(value)) return value.map((item: unknown) => relativeValues(item, context)) as T
+export const relativeValues = <T>(value: T, context: PathContext): T =>
+  stringsMapped(value, (text) => relativeText(text, context))
+
+/** Every string in a value of plain data (objects, arrays) through `map`; anything else as it is. */
+export const stringsMapped = <T>(value: T, map: (text: string) => string): T => {
+  if (typeof value === "string") return map(value) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => stringsMapped(item, map)) as T
   if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, relativeValues(item, context)])) as T
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, stringsMapped(item, map)])) as T
   }
   return value
 }
