@@ -3,7 +3,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -330,6 +330,29 @@ describe("a loop that respects the user's money and limits", () => {
   const claudeResult = (fields: string) =>
     `console.log(JSON.stringify({ type: "result", subtype: "success", is_error: false, result: "run " + n,`
     + ` ${fields} }))`
+
+  it("keeps the user's limits where the project's config file, not accepted yet, raises them, and says so", () => {
+    const root = project({ fixAt: 99 })
+    mkdirSync(join(root, ".ralph-mem"))
+    writeFileSync(join(root, ".ralph-mem", "config.yaml"), "loop:\n  max_iterations: 100000\n  max_tokens: 500\n")
+    const env = { RALPH_MEM_DB: "", RALPH_MEM_NODE: "", XDG_CONFIG_HOME: tempFolder() }
+    const cli = (...args: Array<string>) => runCli(args, { cwd: root, env })
+    const started = cli("ralph", "start", "bounded", "--session", "s1", ...fast, "--json")
+    expect(started.stderr).toMatch(
+      /warning: .*config\.yaml: loop\.max_iterations raises a limit past your own settings/
+    )
+    // The lower token limit applies at once; the raised iteration limit stays the default.
+    expect(JSON.parse(cli("ralph", "status", "--json").stdout)).toMatchObject({
+      maxIterations: 10,
+      stopConditions: { maxTokens: 500 }
+    })
+    expect(cli("ralph", "stop", "--json").code).toBe(0)
+
+    expect(cli("config", "trust").stdout).toMatch(/loop\.max_iterations: 100000/)
+    const accepted = cli("ralph", "start", "accepted", "--session", "s2", ...fast, "--json")
+    expect(accepted.stderr).toBe("")
+    expect(JSON.parse(cli("ralph", "status", "--json").stdout)).toMatchObject({ maxIterations: 100000 })
+  })
 
   it("stops at --max-cost at the iteration whose reported cost reaches it, with tokens per iteration in status", () => {
     const root = projectWithAgent(claudeResult(

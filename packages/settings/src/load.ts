@@ -85,19 +85,41 @@ const readLayer = (file: string): { readonly layer: Layer; readonly text?: strin
   }
 }
 
-/** The keys of a layer whose values need the file to be accepted (commands to run). */
-const keysNeedingTrust = (layer: Layer): Array<string> =>
-  [...layer.values].filter(([key, value]) => findSpec(key)?.needsTrust?.(value) === true).map(([key]) => key)
+/**
+ * The keys of a project's layer whose values need the file to be accepted: commands to run, and limits it raises
+ * past `below`, the user's own settings.
+ */
+const keysNeedingTrust = (
+  layer: Layer,
+  below: () => SettingValues
+): { readonly commands: Array<string>; readonly limits: Array<string> } => {
+  const commands: Array<string> = []
+  const limits: Array<string> = []
+  for (const [key, value] of layer.values) {
+    const spec = findSpec(key)
+    if (spec?.needsTrust?.(value) === true) commands.push(key)
+    else if (spec?.loosens?.(value, below().get(key)) === true) limits.push(key)
+  }
+  return { commands, limits }
+}
+
+/** The defaults with the global file over them: what the user set, which a project's file is judged against. */
+const ownValues = (globalLayer: Layer) => (): SettingValues =>
+  new Map([...flattenSettings(defaultSettings), ...globalLayer.values])
 
 /** The project's layer without what needs accepting, unless the user accepted the file as it is. */
-const acceptedLayer = (files: SettingsFiles): { readonly layer: Layer; readonly untrusted: ReadonlyArray<string> } => {
+const acceptedLayer = (
+  files: SettingsFiles,
+  globalLayer: Layer
+): { readonly layer: Layer; readonly untrusted: ReadonlyArray<string> } => {
   const { layer, text } = readLayer(files.project)
-  const needing = keysNeedingTrust(layer)
+  const { commands, limits } = keysNeedingTrust(layer, ownValues(globalLayer))
+  const needing = [...commands, ...limits]
   const accepted = needing.length === 0 || text === undefined || isTrusted(files.global, files.project, text)
   if (accepted) return { layer, untrusted: [] }
   const values = new Map(layer.values)
   for (const key of needing) values.delete(key)
-  return { layer: { ...layer, values }, untrusted: [untrustedFinding(files.project, needing)] }
+  return { layer: { ...layer, values }, untrusted: [untrustedFinding(files.project, commands, limits)] }
 }
 
 /**
@@ -119,9 +141,10 @@ const applyLayer = (below: SettingValues, layer: Layer, problems: Array<string>)
 export const loadSettings = (options: LoadSettingsOptions): LoadedSettings => {
   const files = settingsFiles(options)
   // The global file is the user's own; the project's may have come with a clone.
-  const project = acceptedLayer(files)
+  const globalLayer = readLayer(files.global).layer
+  const project = acceptedLayer(files, globalLayer)
   const { untrusted } = project
-  const layers = [readLayer(files.global).layer, project.layer, environmentLayer(options.env ?? process.env)]
+  const layers = [globalLayer, project.layer, environmentLayer(options.env ?? process.env)]
   // The common case, nothing configured, returns the defaults without building any schema.
   if (layers.every((layer) => layer.values.size === 0)) {
     return { settings: defaultSettings, problems: layers.flatMap((layer) => layer.problems), files, untrusted }
@@ -150,7 +173,8 @@ export const acceptProjectFile = (
 ): { readonly acceptance?: Acceptance; readonly problem?: string } => {
   const { layer, text } = readLayer(files.project)
   if (text === undefined) return { problem: layer.problems[0] ?? `${files.project}: no such file; nothing to accept` }
-  const accepted = keysNeedingTrust(layer).map((key) => ({ key, value: findSpec(key)!.encode(layer.values.get(key)) }))
+  const { commands, limits } = keysNeedingTrust(layer, ownValues(readLayer(files.global).layer))
+  const accepted = [...commands, ...limits].map((key) => ({ key, value: findSpec(key)!.encode(layer.values.get(key)) }))
   return { acceptance: { file: files.project, sha256: recordTrust(files.global, files.project, text), accepted } }
 }
 

@@ -30,6 +30,13 @@ export interface SettingSpec {
    * project's file applies only once the user has accepted the file (trust.ts).
    */
   readonly needsTrust?: (value: unknown) => boolean
+  /**
+   * Does this value give more room than `below`, the value of the user's own layers (the defaults and the global
+   * file): more iterations, time, tokens, money, stored text or backups? A project's file may tighten a limit at
+   * once; loosening one applies only once the user has accepted the file (trust.ts), so a cloned repository cannot
+   * make a loop run longer or spend more than the user allowed.
+   */
+  readonly loosens?: (value: unknown, below: unknown) => boolean
 }
 
 /**
@@ -67,6 +74,16 @@ export const durationMs = () =>
   )
 
 export const durationExpected = "a duration like \"90s\", \"30m\" or \"2h\""
+
+/** A higher limit than `below`, or none (null) where `below` is one. */
+export const raisesLimit = (value: unknown, below: unknown): boolean =>
+  below !== null && (value === null || (value as number) > (below as number))
+
+/** `spec` as a limit a project's file may tighten but not loosen (`loosens`; by default, raising it loosens it). */
+export const limit = (spec: SettingSpec, loosens: SettingSpec["loosens"] = raisesLimit): SettingSpec => ({
+  ...spec,
+  loosens
+})
 
 /** Runs `make` on the first call only. */
 export const once = <A>(make: () => A): () => A => {

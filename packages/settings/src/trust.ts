@@ -1,8 +1,9 @@
 /**
  * A project's config file can arrive with a cloned repository, so it is not trusted until the user
  * accepts it. Until then, the settings that would make ralph-mem run a command (criteria with a
- * `command`) are ignored, with a finding that `config`, `status` and `doctor` show; harmless settings (a
- * budget, a limit) apply. `ralph-mem config trust` accepts the file as it is now: its path and a SHA-256
+ * `command`), and limits raised past the user's own settings (more iterations, money, backups), are
+ * ignored, with a finding that `config`, `status` and `doctor` show; harmless settings (a lower limit,
+ * a search weight) apply. `ralph-mem config trust` accepts the file as it is now: its path and a SHA-256
  * of its bytes are recorded outside the project, in `<config home>/ralph-mem/trusted-projects.json`,
  * so any later change needs accepting again. A file `ralph-mem config` writes for the user is accepted
  * with the write when it was accepted (or held nothing to accept) before.
@@ -42,8 +43,23 @@ export const recordTrust = (globalFile: string, projectFile: string, text: strin
   return hash
 }
 
-/** The finding for keys ignored because the file that sets them is not accepted yet. */
-export const untrustedFinding = (projectFile: string, keys: ReadonlyArray<string>): string =>
-  `${projectFile}: ${keys.join(", ")} ${keys.length === 1 ? "sets" : "set"} commands to run, ` +
-  "ignored until you accept " +
-  "this file (it may have come with the repository): review it, then run `ralph-mem config trust`"
+/**
+ * The finding for keys ignored because the file that sets them is not accepted yet: commands to run, and limits
+ * raised past the user's own settings.
+ */
+export const untrustedFinding = (
+  projectFile: string,
+  commands: ReadonlyArray<string>,
+  limits: ReadonlyArray<string>
+): string => {
+  const what = [
+    ...(commands.length === 0
+      ? []
+      : [`${commands.join(", ")} ${commands.length === 1 ? "sets" : "set"} commands to run`]),
+    ...(limits.length === 0
+      ? []
+      : [`${limits.join(", ")} ${limits.length === 1 ? "raises a limit" : "raise limits"} past your own settings`])
+  ]
+  return `${projectFile}: ${what.join(" and ")}, ignored until you accept ` +
+    "this file (it may have come with the repository): review it, then run `ralph-mem config trust`"
+}

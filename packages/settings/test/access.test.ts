@@ -68,7 +68,7 @@ describe("listSettings", () => {
         maxCostUsd: 12.5,
         successCriteria: [{ type: "marker", marker: "DONE", expectedExitCode: 0, timeoutMs: 1_500 }]
       },
-      backup: { keep: 2, intervalMs: 1_800_000 }
+      backup: { keep: 2, intervalMs: 7_200_000 }
     }
     for (const { key, value } of listSettings(custom)) {
       expect(writeSetting({ file: m.projectFile, key, value: stringify(value) }).problems).toEqual([])

@@ -43,11 +43,11 @@ describe("loadSettings with nothing configured", () => {
 describe("layers: defaults < global < project < environment", () => {
   it("each layer overrides the one below, key by key", () => {
     const m = machine()
-    m.write(m.globalFile, "memory:\n  context_window: 100000\n  max_prompt_chars: 5000\nbackup:\n  keep: 9\n")
-    m.write(m.projectFile, "memory:\n  context_window: 150000\nloop:\n  max_iterations: 4\n")
+    m.write(m.globalFile, "memory:\n  context_window: 150000\n  max_prompt_chars: 5000\nbackup:\n  keep: 9\n")
+    m.write(m.projectFile, "memory:\n  context_window: 100000\nloop:\n  max_iterations: 4\n")
     const { settings, problems } = m.load({ RALPH_MEM_MAX_ITERATIONS: "6" })
     expect(problems).toEqual([])
-    expect(settings.memory.contextWindow).toBe(150_000) // project over global
+    expect(settings.memory.contextWindow).toBe(100_000) // project over global
     expect(settings.memory.maxPromptChars).toBe(5_000) // global, untouched by project
     expect(settings.backup.keep).toBe(9) // global
     expect(settings.loop.maxIterations).toBe(6) // environment over project
@@ -235,7 +235,7 @@ describe("success criteria", () => {
 describe("budget shares", () => {
   it("may sum to exactly 1 (despite float rounding)", () => {
     const m = machine()
-    m.write(m.projectFile, "memory:\n  system: 0.1\n  injected_memory: 0.2\n  task: 0.3\n  response: 0.4\n")
+    m.write(m.globalFile, "memory:\n  system: 0.1\n  injected_memory: 0.2\n  task: 0.3\n  response: 0.4\n")
     const { settings, problems } = m.load()
     expect(problems).toEqual([])
     expect(settings.memory.injectedMemory).toBe(0.2)
@@ -261,11 +261,11 @@ describe("budget shares", () => {
 
   it("are checked on the merged layers: a share lowered below makes room for one raised above", () => {
     const m = machine()
-    m.write(m.globalFile, "memory:\n  task: 0.2\n")
-    m.write(m.projectFile, "memory:\n  injected_memory: 0.3\n")
+    m.write(m.globalFile, "memory:\n  injected_memory: 0.05\n")
+    m.write(m.projectFile, "memory:\n  task: 0.45\n")
     const { settings, problems } = m.load()
     expect(problems).toEqual([])
-    expect(settings.memory).toMatchObject({ task: 0.2, injectedMemory: 0.3 })
+    expect(settings.memory).toMatchObject({ task: 0.45, injectedMemory: 0.05 })
   })
 
   it("an injection share from the environment that overflows is refused", () => {

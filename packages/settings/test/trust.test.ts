@@ -57,6 +57,82 @@ describe("a project's config file the user has not accepted", () => {
   })
 })
 
+describe("limits in a project's config file the user has not accepted", () => {
+  const raising = [
+    "memory:",
+    "  context_window: 10000000",
+    "  injected_memory: 0.5",
+    "  max_observation_chars: 1000000",
+    "loop:",
+    "  max_iterations: 100000",
+    "  max_cost_usd: 1000",
+    "  no_progress_threshold: 1000",
+    "backup:",
+    "  keep: 100000",
+    "  interval: 1s",
+    ""
+  ].join("\n")
+
+  it("may tighten a limit, never loosen one past the user's own settings or the defaults", () => {
+    const m = machine()
+    m.write(m.projectFile, raising)
+    const loaded = m.load()
+    // A cost limit where the user set none tightens: it applies.
+    expect(loaded.settings).toEqual({ ...defaultSettings, loop: { ...defaultSettings.loop, maxCostUsd: 1000 } })
+    expect(loaded.untrusted).toEqual([
+      `${m.projectFile}: memory.context_window, memory.injected_memory, memory.max_observation_chars, ` +
+      "loop.max_iterations, loop.no_progress_threshold, backup.keep, backup.interval raise limits past your own " +
+      "settings, ignored until you accept this file (it may have come with the repository): review it, then run " +
+      "`ralph-mem config trust`"
+    ])
+
+    // Lower limits apply at once, and so does a limit where the user set none (no cost limit by default).
+    const tighter = machine()
+    tighter.write(
+      tighter.projectFile,
+      "loop:\n  max_iterations: 3\n  max_cost_usd: 5\n  max_duration: 30m\nbackup:\n  interval: 2h\n"
+    )
+    const applied = tighter.load()
+    expect(applied.untrusted).toEqual([])
+    expect(applied.settings.loop).toMatchObject({ maxIterations: 3, maxCostUsd: 5, maxDurationMs: 1_800_000 })
+    expect(applied.settings.backup.intervalMs).toBe(7_200_000)
+  })
+
+  it("judges a limit against the user's global file, and removing one (null) loosens it", () => {
+    const m = machine()
+    m.write(m.globalFile, "loop:\n  max_iterations: 50\n  max_cost_usd: 20\n")
+    m.write(m.projectFile, "loop:\n  max_iterations: 40\n  max_cost_usd: null\n")
+    const loaded = m.load()
+    expect(loaded.settings.loop).toMatchObject({ maxIterations: 40, maxCostUsd: 20 })
+    expect(loaded.untrusted).toEqual([
+      `${m.projectFile}: loop.max_cost_usd raises a limit past your own settings, ignored until you accept this ` +
+      "file (it may have come with the repository): review it, then run `ralph-mem config trust`"
+    ])
+  })
+
+  it("names commands and raised limits in one finding, and applies both once the file is accepted", () => {
+    const m = machine()
+    m.write(m.projectFile, `${withCommand}  max_iterations: 30\n`)
+    expect(m.load().untrusted).toEqual([
+      `${m.projectFile}: loop.success_criteria sets commands to run and loop.max_iterations raises a limit past ` +
+      "your own settings, ignored until you accept this file (it may have come with the repository): review it, " +
+      "then run `ralph-mem config trust`"
+    ])
+    const { acceptance } = acceptProjectFile(m.load().files)
+    expect(acceptance?.accepted.map((a) => a.key)).toEqual(["loop.success_criteria", "loop.max_iterations"])
+    const loaded = m.load()
+    expect(loaded.untrusted).toEqual([])
+    expect(loaded.settings.loop.maxIterations).toBe(30)
+  })
+
+  it("leaves the environment's limits alone: they are the user's own", () => {
+    const m = machine()
+    m.write(m.projectFile, "loop:\n  max_iterations: 100000\n")
+    const loaded = m.load({ RALPH_MEM_MAX_ITERATIONS: "200" })
+    expect(loaded.settings.loop.maxIterations).toBe(200)
+  })
+})
+
 describe("accepting a project's config file", () => {
   it("applies it as it is, records a hash outside the project (0600), and a later change needs accepting again", () => {
     const m = machine()

@@ -22,7 +22,7 @@ import { printFields, printJson } from "../output.ts"
 
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
-/** `config trust`: shows what it accepts (the commands the file makes ralph-mem run), then records it. */
+/** `config trust`: shows what it accepts (the commands the file runs, the limits it raises), then records it. */
 const trust = (loaded: LoadedSettings, json: boolean) =>
   Effect.gen(function*() {
     const { acceptance, problem } = acceptProjectFile(loaded.files)
@@ -30,7 +30,9 @@ const trust = (loaded: LoadedSettings, json: boolean) =>
     if (json) return yield* printJson(acceptance)
     const hash = acceptance.sha256.slice(0, 16)
     yield* Console.log(`Accepted ${acceptance.file} as it is now (sha256 ${hash}...); a change needs accepting again.`)
-    if (acceptance.accepted.length === 0) return yield* Console.log("It sets nothing that runs a command.")
+    if (acceptance.accepted.length === 0) {
+      return yield* Console.log("It sets nothing that runs a command or raises a limit.")
+    }
     yield* Console.log("These settings now apply:")
     for (const { key, value } of acceptance.accepted) yield* Console.log(`  ${key}: ${JSON.stringify(value)}`)
   })
@@ -89,5 +91,5 @@ export const config = Command.make(
     })
 ).pipe(Command.withDescription(
   "Show or change settings (defaults < global < project < environment); " +
-    "`config trust` accepts the project's file, whose commands are ignored until then"
+    "`config trust` accepts the project's file, whose commands and raised limits are ignored until then"
 ))
