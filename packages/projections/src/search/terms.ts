@@ -191,17 +191,28 @@ export interface TermStatistics {
 }
 
 /**
- * A long-lived process (the memory tools' server) searches many times: this many judged terms and row lists are kept at
- * most.
+ * A long-lived process (the memory tools' server) searches many times: what it keeps is judged afresh once it holds
+ * this many judged terms and row lists, or this many row ids in them (a list holds up to a few hundred, and a
+ * concept's rows are kept again as a set by coverage.ts): a bound on its memory, not only on its count of entries.
  */
-const MAX_KEPT = 10_000
+export interface KeptLimits {
+  readonly entries: number
+  readonly rowIds: number
+}
+
+const KEPT_LIMITS: KeptLimits = { entries: 10_000, rowIds: 500_000 }
 
 interface Kept {
   readonly stamp: string
   readonly statistics: TermStatistics
   readonly judged: Map<string, Judged>
   readonly rows: Map<string, ReadonlyArray<number>>
+  /** How many row ids `rows` and the reads behind it hold. */
+  readonly rowIds: () => number
 }
+
+const withinLimits = (kept: Kept, limits: KeptLimits): boolean =>
+  kept.judged.size + kept.rows.size < limits.entries && kept.rowIds() < limits.rowIds
 
 /**
  * A match's newest rows as far as they were read: its newest `count` are the first `count` of a longer read, and all
@@ -228,12 +239,10 @@ const STAMP = `SELECT coalesce((SELECT hex(block) FROM observations_fts_data WHE
  * The term statistics of a connection's memory, kept while its observations are unchanged (`STAMP`): a word is
  * judged once, not on every search (judging reads up to 400 of its rows, a prefix's frequent words more).
  */
-export const termStatistics = (db: SqliteDatabase): TermStatistics => {
+export const termStatistics = (db: SqliteDatabase, limits: KeptLimits = KEPT_LIMITS): TermStatistics => {
   const stamp = values(db, STAMP).get() as string
   const found = kept.get(db)
-  if (found !== undefined && found.stamp === stamp && found.judged.size + found.rows.size < MAX_KEPT) {
-    return found.statistics
-  }
+  if (found !== undefined && found.stamp === stamp && withinLimits(found, limits)) return found.statistics
   const corpus = corpusOf(db)
   const judged = new Map<string, Judged>()
   const common: CommonWords = new Set()
@@ -245,6 +254,7 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
   const rows = new Map<string, ReadonlyArray<number>>()
   // A word's rows read to judge it hold the rows a concept of that word alone is asked for: the index is read once.
   const widest = new Map<string, ReadRows>()
+  let rowIds = 0
   const newest = (match: string, count: number): ReadonlyArray<number> => {
     const key = `${count} ${match}`
     let found = rows.get(key)
@@ -255,13 +265,15 @@ export const termStatistics = (db: SqliteDatabase): TermStatistics => {
       } else {
         found = newestHolding(db, match, count)
         widest.set(match, { asked: count, rows: found })
+        rowIds += found.length
       }
       rows.set(key, found)
+      rowIds += found.length
     }
     return found
   }
   const statistics = { corpus, judgeTerm, newest }
-  kept.set(db, { stamp, statistics, judged, rows })
+  kept.set(db, { stamp, statistics, judged, rows, rowIds: () => rowIds })
   return statistics
 }
 

@@ -48,4 +48,18 @@ describe("kept term statistics", () => {
     append(memory, [["session:d", observation("d", "auth ok")]], T0 + 62_000)
     expect(termStatistics(memory.db)).not.toBe(kept)
   })
+
+  it("are judged afresh once they hold too many row ids, however few entries: a bound on a server's memory", () => {
+    const { memory } = authMemory()
+    append(memory, [["session:f", started("f")], ...ok("f", 150)], T0 + 60_000)
+    const limits = { entries: 10_000, rowIds: 300 }
+    const kept = termStatistics(memory.db, limits)
+    expect(kept.newest("\"ok\"", 100)).toHaveLength(100)
+    // 200 ids: the read and the list kept from it. Under the bound, the same statistics.
+    expect(termStatistics(memory.db, limits)).toBe(kept)
+    kept.newest("\"auth\"", 100)
+    const renewed = termStatistics(memory.db, limits)
+    expect(renewed).not.toBe(kept)
+    expect(termStatistics(memory.db, limits)).toBe(renewed)
+  })
 })
