@@ -2,11 +2,12 @@
  * The hook entry as Claude Code runs it: real processes, real payloads, a real database.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
+import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
-import { HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
+import { CLI, HOOK_NODE_OPTIONS, runCli } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
 import { maintenanceSettled, SETTLE_TEST_TIMEOUT_MS } from "./support/remove.ts"
 
@@ -584,6 +585,73 @@ describe("hooks fail open", () => {
     const status = JSON.parse(runCli(["status", "--json"], { cwd: root, env: { RALPH_MEM_DB: "" } }).stdout)
     expect(status.hooks).toMatchObject({ invocations: 9, failures: 1 })
     expect(status.hooks.successRate).toBeCloseTo(8 / 9, 5)
+  })
+})
+
+describe("a hook started in a folder that was removed", () => {
+  // `rm -rf build` while the session stands in build/, or a branch switch without the folder: Claude Code starts the
+  // hook there, and the process has no working folder (process.cwd() throws).
+  for (const projectDir of [false, true]) {
+    it(`records in the project above it${projectDir ? ", named by CLAUDE_PROJECT_DIR" : ""}`, () => {
+      const root = tempFolder()
+      mkdirSync(join(root, ".git"))
+      const removed = join(root, "build")
+      mkdirSync(removed)
+      const run = runHookProcess(
+        "UserPromptSubmit",
+        payload("UserPromptSubmit", "gone-1", removed, { prompt: "why does the build folder vanish", prompt_id: "p1" }),
+        { cwd: removed, cwdRemoved: true, env: { HOME: root, ...(projectDir ? { CLAUDE_PROJECT_DIR: root } : {}) } }
+      )
+      expect(existsSync(removed)).toBe(false)
+      expect(run.stderr).toBe("")
+      expect(run.code).toBe(0)
+      const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+      try {
+        const prompts = db.prepare("SELECT payload ->> '$.prompt' FROM events WHERE type = 'PromptSubmitted'").pluck()
+        expect(prompts.all()).toEqual(["why does the build folder vanish"])
+      } finally {
+        db.close()
+      }
+    })
+  }
+
+  it("of a project that is gone too: says so, and makes nothing where it was", () => {
+    const root = tempFolder()
+    const removed = join(root, "scratch")
+    mkdirSync(removed)
+    const run = runHookProcess(
+      "UserPromptSubmit",
+      payload("UserPromptSubmit", "gone-2", removed, { prompt: "hello", prompt_id: "p1" }),
+      { cwd: removed, cwdRemoved: true, env: { HOME: root } }
+    )
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout).systemMessage).toBe(
+      `ralph-mem is not recording: the session's folder ${removed} was removed, and no project folder above it ` +
+        "holds .git: nothing recorded"
+    )
+    expect(existsSync(removed)).toBe(false)
+    expect(readdirSync(root)).toEqual([])
+  })
+
+  it("the CLI says the folder is gone, with no stack trace", () => {
+    const root = tempFolder()
+    const removed = join(root, "build")
+    mkdirSync(removed)
+    const run = spawnSync("sh", [
+      "-c",
+      "cd \"$0\" && rmdir \"$0\" && exec \"$@\"",
+      removed,
+      process.execPath,
+      CLI,
+      "status"
+    ], {
+      cwd: root,
+      encoding: "utf8",
+      env: { PATH: process.env["PATH"] ?? "", HOME: root }
+    })
+    expect(run.status).toBe(1)
+    expect(run.stderr).toMatch(/ERROR\n {2}the current folder (\(.*build\) )?no longer exists: it was removed/)
+    expect(run.stderr).not.toContain("    at ")
   })
 })
 

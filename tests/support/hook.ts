@@ -16,10 +16,26 @@ export const runHookProcess = (
     readonly env?: Record<string, string>
     /** For a hook that would wait forever if it did not refuse (a FIFO where a file belongs): killed past this. */
     readonly timeoutMs?: number
+    /**
+     * The hook starts in `cwd` after it was removed (an empty folder the session stood in, deleted since): a shell
+     * goes into it, removes it and runs the hook there, as Claude Code's shell would.
+     */
+    readonly cwdRemoved?: boolean
   }
 ): HookRun => {
-  const result = spawnSync(process.execPath, [...HOOK_NODE_OPTIONS, HOOK, event], {
-    cwd: options.cwd,
+  const [command, args] = options.cwdRemoved === true
+    ? ["sh", [
+      "-c",
+      "cd \"$0\" && rmdir \"$0\" && exec \"$@\"",
+      options.cwd,
+      process.execPath,
+      ...HOOK_NODE_OPTIONS,
+      HOOK,
+      event
+    ]]
+    : [process.execPath, [...HOOK_NODE_OPTIONS, HOOK, event]]
+  const result = spawnSync(command, args, {
+    cwd: options.cwdRemoved === true ? "/" : options.cwd,
     input: stdin,
     env: { PATH: process.env["PATH"] ?? "", HOME: options.cwd, ...testRunState(), ...options.env },
     encoding: "utf8",

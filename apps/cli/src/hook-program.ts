@@ -30,6 +30,21 @@ const writeStdout = (text: string): void => {
   }
 }
 
+/**
+ * The process's working folder. Claude Code starts a hook in the folder the session stands in, which may have been
+ * removed since (`rm -rf build` from inside it, a branch switch without it): `process.cwd()` then throws, and the
+ * hook goes on with what names the folder still (the shell's PWD, else the project's folder); the payload's `cwd`
+ * names it too, and the project is found from the folders above it.
+ */
+const processFolder = (): string => {
+  try {
+    return process.cwd()
+  } catch {
+    const named = [process.env["PWD"], process.env["CLAUDE_PROJECT_DIR"]].find((dir) => dir?.startsWith("/") === true)
+    return named ?? ""
+  }
+}
+
 export const hookMain =
   (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain => async (hook, readStdin) => {
     // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
@@ -46,7 +61,7 @@ export const hookMain =
       recorded = true
       extensions.afterRecorded?.(name, context)
     }
-    const environment = { env: process.env, cwd: process.cwd(), exitsAfter: true }
+    const environment = { env: process.env, cwd: processFolder(), exitsAfter: true }
     const run = runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded })
     const output = await Effect.runPromise(run)
     if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)

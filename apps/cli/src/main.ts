@@ -63,8 +63,28 @@ const root = Command.make("ralph-mem").pipe(
   ])
 )
 
+/**
+ * Every command finds its project from the current folder. One removed while the shell stood in it (`rm -rf` of it,
+ * a branch switch without it) has none: said plainly, not as Node's stack trace from `process.cwd()`.
+ */
+const folderRemoved = (): string | undefined => {
+  try {
+    process.cwd()
+    return undefined
+  } catch {
+    const named = process.env["PWD"] === undefined ? "" : ` (${process.env["PWD"]})`
+    return `the current folder${named} no longer exists: it was removed while this shell stood in it. cd into the ` +
+      "project and run the command again"
+  }
+}
+
 // `slash <command>` (the plugin's slash commands) reads its arguments from the recorded prompt (slash.ts).
 const args = process.argv.slice(2)
+const removed = folderRemoved()
+if (removed !== undefined) {
+  process.stderr.write(`\nERROR\n  ${removed}\n`)
+  process.exit(1)
+}
 const argv = args[0] === "slash" ? slashArguments(args[1]) : refuseWordsAfterFreeText(args)
 
 argv.pipe(

@@ -34,7 +34,8 @@ import { loadSettings } from "@ralph-mem/settings"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
+import { isAbsolute } from "node:path"
 import { logFailure } from "./failure-log.ts"
 import { checkTrackedMemory, trackedRefusal } from "./git-tracked.ts"
 import {
@@ -47,6 +48,32 @@ import {
 } from "./handlers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
+
+/**
+ * The project of the session's folder: the first of the payload's `cwd`, CLAUDE_PROJECT_DIR and the process's folder
+ * that is a folder (a made-up cwd must not grow a database). When none is, the folder the session stood in was
+ * removed (`rm -rf build` from inside it): its project is found from the folders above it, as long as one of them is
+ * a project root (holds `.git`); a removed project has nowhere to record.
+ */
+const sessionProject = (cwd: string | undefined, environment: HookEnvironment): string | SessionFolderGone => {
+  const named = [cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].filter(
+    (dir): dir is string => dir !== undefined && isAbsolute(dir)
+  )
+  const folder = named.find((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
+  if (folder !== undefined) return findProjectRoot(folder)
+  const above = named.map(findProjectRoot).find((root) => existsSync(root))
+  return above ?? new SessionFolderGone({ folder: named[0] ?? String(cwd) })
+}
+
+/** The session's folder and every folder above it that could be its project are gone. */
+export class SessionFolderGone extends Schema.TaggedError<SessionFolderGone>()("SessionFolderGone", {
+  folder: Schema.String
+}) {
+  override get message() {
+    return `the session's folder ${this.folder} was removed, and no project folder above it holds .git: nothing ` +
+      "recorded"
+  }
+}
 
 export class MalformedInput extends Schema.TaggedError<MalformedInput>()("MalformedInput", { reason: Schema.String }) {
   override get message() {
@@ -304,12 +331,8 @@ export const runHookWith = (
     // costs no more to scan.
     const input = yield* decode(hook, redactValue(maskPrintedSecrets(boundForScan(yield* parse(stdin)))).value)
     sessionId = input.session_id
-    // Only a folder that exists is the session's: a made-up cwd must not grow a database.
-    const folder = [input.cwd, environment.env["CLAUDE_PROJECT_DIR"], environment.cwd].find(
-      (dir): dir is string =>
-        dir !== undefined && dir !== "" && statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true
-    ) ?? environment.cwd
-    const project = findProjectRoot(folder)
+    const project = sessionProject(input.cwd, environment)
+    if (project instanceof SessionFolderGone) return yield* project
     knownPath = projectDatabasePath(project, environment.env)
     received = { input, project }
     // Once a session, git is asked whether the memory folder came with the repository (git-tracked.ts);
@@ -341,6 +364,12 @@ export const runHookWith = (
         // A refused memory folder (a planted link, another user's files) is never written to, not even
         // to log the refusal: the user is told once a session, and status and doctor say why.
         if (isRefusedFolder(error)) return refusalNotice(hook, stdin, error)
+        // Nowhere to record, nor to log: the user is told when they act (a session's start, a prompt).
+        if (error instanceof SessionFolderGone) {
+          return hook === "SessionStart" || hook === "UserPromptSubmit"
+            ? { systemMessage: `ralph-mem is not recording: ${error.message}` }
+            : undefined
+        }
         const reason = describe(error)
         logFailure(failureLogPath(databasePath()), {
           time: new Date().toISOString(),
