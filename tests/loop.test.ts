@@ -527,6 +527,46 @@ describe("a loop that respects the user's money and limits", () => {
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
   })
 
+  it("says when a snapshot cannot be taken, at the start and at each iteration, and goes on", () => {
+    // A file too large to copy (a sparse 3 GiB dump: no disk used) outside git: no file-copy snapshot can be saved.
+    const unsaved = () => {
+      const root = tempFolder()
+      writeFileSync(join(root, "work.txt"), "original\n")
+      writeFileSync(join(root, "check.js"), "process.exit(1)")
+      writeFileSync(join(root, "agent.js"), `require("fs").appendFileSync("work.txt", "again\\n")`)
+      writeFileSync(join(root, "dump.bin"), "")
+      truncateSync(join(root, "dump.bin"), 3 * 1024 ** 3)
+      return root
+    }
+    const external = unsaved()
+    const ran = ralph(external, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "2", ...fast)
+    expect(ran.stderr).toMatch(
+      /warning: no snapshot of the starting point could be taken \(.+\): a rollback cannot return to it/
+    )
+    expect(ran.stdout).toMatch(
+      /iteration 1: failed \(custom failed\); tokens not reported; no snapshot \(dump\.bin: .+\)\n/
+    )
+    expect(ran.stdout).toMatch(/To undo its changes: none: no snapshot of it could be taken\./)
+    const status = json(external, "status")
+    expect(status).toMatchObject({ status: "failed", iteration: 2, snapshots: [] })
+    expect(status.snapshotProblems.map((p: { iteration: number }) => p.iteration)).toEqual([0, 1, 2])
+    expect(ralph(external, "status").stdout).toMatch(
+      /no snapshot\s+of the start: .+\n\s+no snapshot\s+of iteration 1: /
+    )
+
+    const session = unsaved()
+    const started = ralph(session, "start", "never passes", "--session", "s1", ...fast)
+    expect(started.stderr).toMatch(/warning: no snapshot of the starting point could be taken/)
+    const stopped = runHookProcess(
+      "Stop",
+      payload("Stop", "s1", session, { stop_hook_active: false, last_assistant_message: "I tried." }),
+      { cwd: session, env: { RALPH_MEM_DB: "" } }
+    )
+    expect(JSON.parse(stopped.stdout).systemMessage).toMatch(
+      /iteration 2 of 10 .* No snapshot of iteration 1 could be taken \(.+\): a rollback cannot return to it\./
+    )
+  })
+
   it("refuses, changing nothing, to roll back when the rescue snapshot cannot be saved, and says why", () => {
     const root = tempFolder()
     writeFileSync(join(root, "work.txt"), "original\n")

@@ -17,6 +17,7 @@ export type LoopCommand =
     readonly sessionId?: string
     readonly config: LoopConfig
     readonly snapshotRef?: string
+    readonly snapshotProblem?: string
     readonly prd?: { readonly path: string; readonly stories: ReadonlyArray<PrdStory> }
     readonly plan?: { readonly path: string }
   }
@@ -27,6 +28,7 @@ export type LoopCommand =
     readonly passed: boolean
     readonly filesChanged: ReadonlyArray<string>
     readonly snapshotRef?: string
+    readonly snapshotProblem?: string
     readonly usage?: IterationUsage
   }
   /** The agent hit a usage or rate limit: wait, then run the same iteration again. */
@@ -127,6 +129,7 @@ export const decide = (state: LoopState, command: LoopCommand): ReadonlyArray<Ra
           passed: command.passed,
           filesChanged: command.filesChanged,
           ...(command.snapshotRef === undefined ? {} : { snapshotRef: command.snapshotRef }),
+          ...(command.snapshotProblem === undefined ? {} : { snapshotProblem: command.snapshotProblem }),
           ...(command.usage === undefined ? {} : { usage: command.usage })
         },
         // The harness's criteria passed while the agent worked on this story: it passes (and only then).

@@ -12,7 +12,7 @@ import { evaluateCriteria } from "./criteria/index.ts"
 import { execute } from "./loop-stream.ts"
 import { nextStep } from "./policy.ts"
 import { syncPrdFile } from "./prd.ts"
-import { changedFiles, takeSnapshot } from "./snapshot.ts"
+import { changedFiles, trySnapshot } from "./snapshot.ts"
 import { type Loop, storyOf } from "./state.ts"
 
 export const closeIteration = (
@@ -32,17 +32,14 @@ export const closeIteration = (
       ...(options.lastAssistantMessage === undefined ? {} : { lastAssistantMessage: options.lastAssistantMessage })
     })
     const previous = loop.iterations.at(-2)?.snapshotRef ?? loop.startSnapshotRef
-    // A snapshot that cannot be taken (no disk space, a broken repository) must not end the loop.
-    const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.projectPath, loop.loopId, `iteration-${iteration}`))
-      .pipe(
-        Effect.catchDefect(() => Effect.succeed(undefined))
-      )
+    const snapshot = trySnapshot(loop.projectPath, loop.loopId, `iteration-${iteration}`)
+    const snapshotRef = "snapshotRef" in snapshot ? snapshot.snapshotRef : undefined
     yield* execute(memory, loop.loopId, { _tag: "RecordCriteria", results }, options.writer)
     const completed = yield* execute(memory, loop.loopId, {
       _tag: "CompleteIteration",
       passed,
       filesChanged: changedFiles(loop.projectPath, previous, snapshotRef),
-      ...(snapshotRef === undefined ? {} : { snapshotRef }),
+      ...snapshot,
       ...(options.usage === undefined ? {} : { usage: options.usage })
     }, options.writer)
     syncPrdFile(completed)

@@ -81,6 +81,11 @@ export const continueAtStop = (
     })
     const { results, iteration } = closed
     loop = closed.loop
+    // Said with whatever comes next: no rollback can return to this iteration.
+    const problem = loop.iterations.at(-1)?.snapshotProblem
+    const unsaved = problem === undefined
+      ? ""
+      : ` No snapshot of iteration ${iteration} could be taken (${problem}): a rollback cannot return to it.`
     const verdict = nextStep(loop, {
       now: input.now,
       continuations: {
@@ -93,7 +98,7 @@ export const continueAtStop = (
       return {
         systemMessage: `ralph-mem: the loop succeeded at iteration ${iteration} (${summary(results)}).${
           planNote(success)
-        }`
+        }${unsaved}`
       }
     }
     if (verdict._tag === "Fail") {
@@ -102,7 +107,7 @@ export const continueAtStop = (
         systemMessage:
           `ralph-mem: the loop ended without success after iteration ${iteration}: ${verdict.reason}. Last checks: ${
             summary(results)
-          }.`
+          }.${unsaved}`
       }
     }
     loop = yield* run({ _tag: "BeginIteration" })
@@ -116,7 +121,7 @@ export const continueAtStop = (
       hookSpecificOutput: { hookEventName: "Stop" as const, additionalContext: prompt },
       systemMessage: `ralph-mem: iteration ${iteration + 1} of ${loop.config.maxIterations} (${
         summary(results)
-      }${used}; ~${estimateTokens(prompt)} tokens of context).`
+      }${used}; ~${estimateTokens(prompt)} tokens of context).${unsaved}`
     }
   }).pipe(
     // The loop ended under us (stopped from another process): let Claude stop, and say so. Any other

@@ -78,6 +78,22 @@ export const takeSnapshot = (projectRoot: string, loopId: string, label: string)
   return `files:${relative(projectRoot, copySnapshot(projectRoot, target))}`
 }
 
+/** A snapshot that was taken, or why none could be (the error's first line, bounded): either goes into the log. */
+export type SnapshotTaken = { readonly snapshotRef: string } | { readonly snapshotProblem: string }
+
+/**
+ * `takeSnapshot`, whose failure (no disk space, a file too large to copy, a broken repository) is a value: it must not
+ * end the loop, and must not pass unseen either, since no rollback can return to that point.
+ */
+export const trySnapshot = (projectRoot: string, loopId: string, label: string): SnapshotTaken => {
+  try {
+    return { snapshotRef: takeSnapshot(projectRoot, loopId, label) }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return { snapshotProblem: message.split("\n")[0]!.slice(0, 300) }
+  }
+}
+
 /**
  * What a file-copy snapshot holds besides its files: each copied file's mode (copies are 0600), the
  * project's links (kept as links, never followed), and the files left out because the privacy rules would
@@ -127,6 +143,15 @@ const copySnapshot = (projectRoot: string, target: string): string => {
   }
 }
 
+/** A project file's bytes; one that cannot be read (too large, unreadable) is named in the error the user sees. */
+const projectFileBytes = (from: string, path: string): Buffer => {
+  try {
+    return readFileSync(from)
+  } catch (error) {
+    throw new Error(`${path}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
 const copyInto = (projectRoot: string, target: string): string => {
   ensureMemorySubfolder(join(target, FILES))
   const manifest: Manifest = { files: {}, links: {}, skipped: [] }
@@ -138,7 +163,7 @@ const copyInto = (projectRoot: string, target: string): string => {
       manifest.links[entry.path] = readlinkSync(from)
       continue
     }
-    const content = readFileSync(from)
+    const content = projectFileBytes(from, entry.path)
     if (isPrivate(basename(entry.path), content)) {
       ;(manifest.skipped as Array<string>).push(entry.path)
       continue

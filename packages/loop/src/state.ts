@@ -15,6 +15,8 @@ export interface IterationRecord {
   readonly passed?: boolean
   readonly filesChanged?: ReadonlyArray<string>
   readonly snapshotRef?: string
+  /** Why no snapshot of the iteration could be taken. */
+  readonly snapshotProblem?: string
   readonly completedAt?: number
   /** Tokens and cost the agent reported for this iteration; absent: not reported. */
   readonly usage?: IterationUsage
@@ -44,6 +46,8 @@ export interface Loop {
   readonly endReason?: string
   /** Snapshot taken when the loop started, before any iteration changed anything. */
   readonly startSnapshotRef?: string
+  /** Why no snapshot could be taken at the start. */
+  readonly startSnapshotProblem?: string
   readonly iterations: ReadonlyArray<IterationRecord>
   readonly rollbacks: ReadonlyArray<
     { readonly toIteration: number; readonly snapshotRef: string; readonly rescueSnapshotRef: string }
@@ -95,6 +99,7 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
       driver: event.driver,
       ...(event.sessionId === undefined ? {} : { sessionId: event.sessionId }),
       ...(event.snapshotRef === undefined ? {} : { startSnapshotRef: event.snapshotRef }),
+      ...(event.snapshotProblem === undefined ? {} : { startSnapshotProblem: event.snapshotProblem }),
       ...(event.prd === undefined ? {} : { prd: event.prd }),
       ...(event.plan === undefined ? {} : { plan: event.plan }),
       config: event.config,
@@ -125,6 +130,7 @@ export const evolve = (state: LoopState, event: RalphMemEvent, at: number): Loop
         filesChanged: event.filesChanged,
         completedAt: at,
         ...(event.snapshotRef === undefined ? {} : { snapshotRef: event.snapshotRef }),
+        ...(event.snapshotProblem === undefined ? {} : { snapshotProblem: event.snapshotProblem }),
         ...(event.usage === undefined ? {} : { usage: event.usage })
       }))
     case "LoopWaited":

@@ -31,17 +31,25 @@ export const formatUsage = (usage: NonNullable<Loop["iterations"][number]["usage
       `cache read ${usage.cacheReadTokens}, cache write ${usage.cacheCreationTokens})` +
       (usage.costUsd === undefined ? "" : `, $${usage.costUsd.toFixed(4)}`)
 
-/** The command that rolls a loop back, for end messages. */
+/** The command that rolls a loop back, for end messages; or that none can, when no snapshot was taken. */
 export const rollbackHint = (loop: Loop) => {
-  const last = loop.iterations.filter((it) => it.snapshotRef !== undefined).at(-1)?.iteration
-  return `ralph-mem ralph stop --loop ${loop.loopId} --rollback --to ${last === undefined ? 0 : `N (0-${last})`}`
+  const saved = loop.iterations.filter((it) => it.snapshotRef !== undefined).map((it) => it.iteration)
+  if (loop.startSnapshotRef !== undefined) saved.unshift(0)
+  if (saved.length === 0) return "none: no snapshot of it could be taken"
+  const contiguous = saved.every((iteration, i) => iteration === saved[0]! + i)
+  const to = saved.length === 1
+    ? `${saved[0]}`
+    : contiguous
+    ? `N (${saved[0]}-${saved.at(-1)})`
+    : `N (one of ${saved.join(", ")})`
+  return `ralph-mem ralph stop --loop ${loop.loopId} --rollback --to ${to}`
 }
 
 /** How a driven loop ended, with the rollback command when it did not succeed. */
 export const endMessage = (loop: Loop) =>
   `The loop ended: ${loop.status}${loop.endReason ? ` (${loop.endReason})` : ""} ` +
   `after ${loop.iterations.length} iteration(s).` +
-  (loop.status === "success" ? "" : ` To undo its changes: ${rollbackHint(loop)}`)
+  (loop.status === "success" ? "" : ` To undo its changes: ${rollbackHint(loop)}.`)
 
 /** A loop as plain data (`--json`); `now` gives the elapsed time of a running loop. */
 export const statusReport = (loop: Loop, now = Date.now()) => {
@@ -99,6 +107,13 @@ export const statusReport = (loop: Loop, now = Date.now()) => {
       ...(loop.startSnapshotRef === undefined ? [] : [{ iteration: 0, ref: loop.startSnapshotRef }]),
       ...loop.iterations.flatMap((it) =>
         it.snapshotRef === undefined ? [] : [{ iteration: it.iteration, ref: it.snapshotRef }]
+      )
+    ],
+    /** The points no rollback can return to: no snapshot of them could be taken, and why. */
+    snapshotProblems: [
+      ...(loop.startSnapshotProblem === undefined ? [] : [{ iteration: 0, problem: loop.startSnapshotProblem }]),
+      ...loop.iterations.flatMap((it) =>
+        it.snapshotProblem === undefined ? [] : [{ iteration: it.iteration, problem: it.snapshotProblem }]
       )
     ],
     rollbacks: loop.rollbacks
@@ -185,6 +200,9 @@ export const statusFields = (loop: Loop, now = Date.now()): ReadonlyArray<readon
       ] as const
     ]),
     ["snapshots", r.snapshots.map((s) => `${s.iteration}`).join(", ") || "none"],
+    ...r.snapshotProblems.map((p) =>
+      ["  no snapshot", `of ${p.iteration === 0 ? "the start" : `iteration ${p.iteration}`}: ${p.problem}`] as const
+    ),
     ...(loop.status === "failed" || loop.status === "stopped" ? [["roll back", rollbackHint(loop)] as const] : [])
   ]
 }

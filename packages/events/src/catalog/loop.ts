@@ -93,6 +93,8 @@ export const LoopStarted = defineEvent("LoopStarted", () => ({
   config: loopConfig(),
   /** A snapshot of the working tree before the loop changed anything: the last resort of a rollback. */
   snapshotRef: Schema.optionalKey(Schema.String),
+  /** Why no snapshot could be taken (a file too large to copy, a broken repository): no rollback returns here. */
+  snapshotProblem: Schema.optionalKey(Schema.String),
   /** A PRD loop: one story per iteration, highest priority first, until every story passes. */
   prd: Schema.optionalKey(Schema.Struct({ path: Schema.String, stories: Schema.Array(prdStory()) })),
   /** A plan loop: Claude writes a plan, not code; the final plan is saved to `path`. */
@@ -132,6 +134,8 @@ export const LoopIterationCompleted = defineEvent("LoopIterationCompleted", () =
   passed: Schema.Boolean,
   filesChanged: Schema.Array(Schema.String),
   snapshotRef: Schema.optionalKey(Schema.String),
+  /** Why no snapshot of the iteration could be taken: no rollback returns here. */
+  snapshotProblem: Schema.optionalKey(Schema.String),
   usage: Schema.optionalKey(iterationUsage())
 }))
 

@@ -9,8 +9,7 @@ import {
   PrdInvalid,
   readPrd,
   statusReport,
-  storyProgress,
-  takeSnapshot
+  storyProgress
 } from "@ralph-mem/loop"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
@@ -27,6 +26,7 @@ import {
   criteriaFlag,
   loopLimitFlags,
   parseAgent,
+  startSnapshot,
   waitCountdown
 } from "./shared.ts"
 
@@ -71,9 +71,7 @@ export const run = Command.make(
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const loopId = monotonicUlid()()
-          const snapshotRef = yield* Effect.sync(() => takeSnapshot(root, loopId, "start")).pipe(
-            Effect.catchDefect(() => Effect.succeed(undefined))
-          )
+          const snapshot = yield* startSnapshot(root, loopId)
           yield* execute(memory, loopId, {
             _tag: "Start",
             loopId,
@@ -81,7 +79,7 @@ export const run = Command.make(
             projectPath: root,
             driver: "external",
             config,
-            ...(snapshotRef === undefined ? {} : { snapshotRef }),
+            ...snapshot,
             ...(prd === undefined ? {} : { prd: { path: prd.path, stories: prd.stories } })
           }, "cli:ralph-run")
           if (!input.json) {
@@ -101,7 +99,8 @@ export const run = Command.make(
               const checks = (it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")
               process.stdout.write(
                 `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${checks})` +
-                  `${progress === undefined ? "" : `; ${progress}`}; ${formatUsage(it.usage)}\n`
+                  `${progress === undefined ? "" : `; ${progress}`}; ${formatUsage(it.usage)}` +
+                  `${it.snapshotProblem === undefined ? "" : `; no snapshot (${it.snapshotProblem})`}\n`
               )
             },
             onWait: waitCountdown()

@@ -9,7 +9,7 @@ import {
   parseLoopLimits,
   splitCommand,
   statusReport,
-  takeSnapshot
+  trySnapshot
 } from "@ralph-mem/loop"
 import { activeLoopForSession, formatTime, latestLoop, type MemoryStore, openLoops } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
@@ -182,6 +182,22 @@ export const sessionToBind = (session: Option.Option<string>) => {
 }
 
 /** Starts a loop bound to a Claude Code session (its Stop hook drives it) and opens the first iteration. */
+/**
+ * The snapshot of the tree before a loop changes anything. When none can be taken (a file too large to copy, a broken
+ * repository) the loop still starts, and the user is told first: no rollback can return to this point.
+ */
+export const startSnapshot = (root: string, loopId: string) =>
+  Effect.gen(function*() {
+    const snapshot = trySnapshot(root, loopId, "start")
+    if ("snapshotProblem" in snapshot) {
+      yield* Console.error(
+        `warning: no snapshot of the starting point could be taken (${snapshot.snapshotProblem}): ` +
+          "a rollback cannot return to it"
+      )
+    }
+    return snapshot
+  })
+
 export const startInSession = (
   input: { readonly sessionId: string; readonly db: Option.Option<string>; readonly json: boolean },
   loop: {
@@ -204,9 +220,7 @@ export const startInSession = (
             `loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`
           )
         }
-        const snapshotRef = yield* Effect.sync(() => takeSnapshot(loop.root, loopId, "start")).pipe(
-          Effect.catchDefect(() => Effect.succeed(undefined))
-        )
+        const snapshot = yield* startSnapshot(loop.root, loopId)
         yield* execute(memory, loopId, {
           _tag: "Start",
           loopId,
@@ -215,7 +229,7 @@ export const startInSession = (
           driver: "session",
           sessionId,
           config: loop.config,
-          ...(snapshotRef === undefined ? {} : { snapshotRef }),
+          ...snapshot,
           ...(loop.plan === undefined ? {} : { plan: loop.plan })
         }, "cli:ralph-start")
         const started = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
