@@ -186,6 +186,17 @@ describe("the in-session driver at Stop", () => {
     expect(json(root, "status")).toMatchObject({ status: "success", iteration: 2 })
   })
 
+  it("warns a second loop in the project that the working tree is shared", () => {
+    const root = project()
+    const first = json(root, "start", "first goal", "--session", "s1", ...fast)
+    const second = ralph(root, "start", "second goal", "--session", "s2", ...fast)
+    expect(second.code).toBe(0)
+    expect(second.stderr).toContain(
+      `warning: loop ${first.loopId} (first goal) is also running in this project: the loops change the same ` +
+        "working tree, and rolling one back restores files the other changed"
+    )
+  })
+
   it("never touches another session", () => {
     const root = project()
     json(root, "start", "mine", "--session", "s1", ...fast)
@@ -472,7 +483,9 @@ describe("a loop that respects the user's money and limits", () => {
     const root = project({ fixAt: 99 })
     const mine = json(root, "start", "mine", "--session", "s1", ...fast).loopId
     writeFileSync(join(root, "mine.txt"), "work of session s1\n")
-    const theirs = json(root, "start", "theirs", "--session", "s2", ...fast).loopId
+    const started = ralph(root, "start", "theirs", "--session", "s2", ...fast, "--json")
+    expect(started.stderr).toContain(`warning: loop ${mine} (mine) is also running in this project`)
+    const theirs = JSON.parse(started.stdout).loopId
     const refused = ralph(root, "stop", "--rollback")
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/2 loops are running in this project; name one with --loop/)

@@ -27,7 +27,8 @@ import {
   loopLimitFlags,
   parseAgent,
   startSnapshot,
-  waitCountdown
+  waitCountdown,
+  warnOfRunningLoops
 } from "./shared.ts"
 
 /** A PRD loop's stories, validated; every problem of the file is reported at once. */
@@ -71,6 +72,7 @@ export const run = Command.make(
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {
           const loopId = monotonicUlid()()
+          yield* warnOfRunningLoops(memory, root)
           const snapshot = yield* startSnapshot(root, loopId)
           yield* execute(memory, loopId, {
             _tag: "Start",

@@ -130,6 +130,22 @@ export const resolveLoop = (memory: MemoryStore, loop: Option.Option<string>, op
   return state === undefined ? flags.failWith(`no loop ${loopId}`) : Effect.succeed(state)
 }
 
+/**
+ * Loops already running in the project, said before another starts: every loop works on the one working tree, so
+ * each sees the other's changes as its own, and rolling one back restores files the other changed.
+ */
+export const warnOfRunningLoops = (memory: MemoryStore, root: string) =>
+  Effect.gen(function*() {
+    const running = openLoops(memory.db, root)
+    if (running.length === 0) return
+    const named = running.map((open) => `${open.loopId} (${oneLineGoal(open.goal)})`).join(", ")
+    yield* Console.error(
+      `warning: ${running.length === 1 ? `loop ${named} is` : `loops ${named} are`} also running in this project: ` +
+        "the loops change the same working tree, and rolling one back restores files the other changed (its " +
+        "rescue snapshot keeps them)"
+    )
+  })
+
 const oneLineGoal = (goal: string) => {
   const line = goal.replace(/\s+/g, " ").trim()
   return line.length > 60 ? `${line.slice(0, 59)}…` : line
@@ -220,6 +236,7 @@ export const startInSession = (
             `loop ${running} is already running in this session; stop it first (ralph-mem ralph stop)`
           )
         }
+        yield* warnOfRunningLoops(memory, loop.root)
         const snapshot = yield* startSnapshot(loop.root, loopId)
         yield* execute(memory, loopId, {
           _tag: "Start",
