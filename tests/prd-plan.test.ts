@@ -175,6 +175,41 @@ describe("ralph run --prd", () => {
     )
   })
 
+  it("prints a prd.json's text inert: a description or story id holding terminal sequences runs nothing", () => {
+    const root = gitProject()
+    // ESC ]52 writes the clipboard, ESC [2J clears the screen: a PRD that came with a repository is the user's to run.
+    const clipboard = "\u001b]52;c;cHduZWQ=\u0007"
+    writeFileSync(
+      join(root, "prd.json"),
+      JSON.stringify({
+        description: `${clipboard}Build the checkout\u001b[2J`,
+        userStories: [{ id: `US-1${clipboard}`, title: "Cart", acceptanceCriteria: ["works"], priority: 1 }]
+      })
+    )
+    const ran = ralph(
+      root,
+      "run",
+      "--prd",
+      "prd.json",
+      "--agent",
+      "node -e 0",
+      "--max-iterations",
+      "1",
+      "--criteria",
+      "custom=node -e 0"
+    )
+    const shown = ralph(root, "status")
+    for (const output of [ran.stdout, ran.stderr, shown.stdout, shown.stderr]) {
+      expect(output).not.toMatch(/[\u0007\u001b]/)
+    }
+    expect(ran.stdout).toContain("Ralph loop")
+    expect(ran.stdout).toContain("\\x1b]52;c;cHduZWQ=\\x07Build the checkout\\x1b[2J")
+    expect(ran.stdout).toMatch(/iteration 1 US-1\\x1b\]52/)
+    expect(shown.stdout).toMatch(/goal\s+\\x1b\]52;c;cHduZWQ=\\x07Build the checkout/)
+    // --json keeps the text as it is (escaped by JSON).
+    expect(statusOf(root).goal).toBe(`${clipboard}Build the checkout\u001b[2J`)
+  })
+
   it("refuses an invalid prd.json with one line per problem, and starts nothing", () => {
     const root = gitProject()
     writeFileSync(

@@ -65,10 +65,13 @@ export const displayWidth = (text: string): number => {
 export const padToWidth = (text: string, width: number): string =>
   text + " ".repeat(Math.max(0, width - displayWidth(text)))
 
-/** `key  value` lines with the keys padded to one width. */
+/**
+ * `key  value` lines with the keys padded to one width, inert (see `inert`): a value may hold what a file gave (a
+ * PRD's description as a loop's goal, a belief).
+ */
 export const printFields = (fields: ReadonlyArray<readonly [string, string | number]>) => {
   const width = Math.max(...fields.map(([key]) => displayWidth(key)))
-  return Console.log(fields.map(([key, value]) => `${padToWidth(key, width)}  ${value}`).join("\n"))
+  return Console.log(inert(fields.map(([key, value]) => `${padToWidth(key, width)}  ${value}`).join("\n")))
 }
 
 /** Writes a JSON array item by item, so a long listing never has to sit in memory. */

@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import { resolve } from "node:path"
 import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
-import { printJson } from "../../output.ts"
+import { inert, printJson } from "../../output.ts"
 import {
   agentFlag,
   agentTimeoutFlag,
@@ -86,7 +86,7 @@ export const run = Command.make(
           }, "cli:ralph-run")
           if (!input.json) {
             const stories = prd === undefined ? "" : `; ${prd.stories.length} stories from ${prd.path}`
-            yield* Console.log(`Ralph loop ${loopId}: ${goal} (agent: ${agent.join(" ")}${stories})`)
+            yield* Console.log(inert(`Ralph loop ${loopId}: ${goal} (agent: ${agent.join(" ")}${stories})`))
           }
           const loop = yield* driveExternally(memory, loopId, {
             agent,
@@ -99,11 +99,11 @@ export const run = Command.make(
               const story = it.storyId === undefined ? "" : ` ${it.storyId}`
               const progress = storyProgress(l)
               const checks = (it.results ?? []).map((r) => `${r.kind} ${r.passed ? "ok" : "failed"}`).join(", ")
-              process.stdout.write(
+              process.stdout.write(inert(
                 `iteration ${it.iteration}${story}: ${it.passed ? "passed" : "failed"} (${checks})` +
                   `${progress === undefined ? "" : `; ${progress}`}; ${formatUsage(it.usage)}` +
                   `${it.snapshotProblem === undefined ? "" : `; no snapshot (${it.snapshotProblem})`}\n`
-              )
+              ))
             },
             onWait: waitCountdown()
           })

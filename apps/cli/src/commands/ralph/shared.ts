@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { withStore } from "../../command-memory.ts"
 import * as flags from "../../flags.ts"
-import { printJson } from "../../output.ts"
+import { inert, printJson } from "../../output.ts"
 
 export const loopFlag = Flag.String("loop").pipe(
   Flag.withDescription("The loop (default: the latest of this project)"),
@@ -139,11 +139,11 @@ export const warnOfRunningLoops = (memory: MemoryStore, root: string) =>
     const running = openLoops(memory.db, root)
     if (running.length === 0) return
     const named = running.map((open) => `${open.loopId} (${oneLineGoal(open.goal)})`).join(", ")
-    yield* Console.error(
+    yield* Console.error(inert(
       `warning: ${running.length === 1 ? `loop ${named} is` : `loops ${named} are`} also running in this project: ` +
         "the loops change the same working tree, and rolling one back restores files the other changed (its " +
         "rescue snapshot keeps them)"
-    )
+    ))
   })
 
 const oneLineGoal = (goal: string) => {
@@ -251,6 +251,6 @@ export const startInSession = (
         }, "cli:ralph-start")
         const started = yield* execute(memory, loopId, { _tag: "BeginIteration" }, "cli:ralph-start")
         if (input.json) return yield* printJson(statusReport(started))
-        yield* Console.log(announcement)
+        yield* Console.log(inert(announcement))
       }))
   })
