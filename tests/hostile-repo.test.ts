@@ -284,6 +284,20 @@ describe("a hooks.log that came with the project's files (an archive, not git)",
     expect(runCli(["status"], { cwd: project.root, env }).code).toBe(0)
     tried++
   })
+
+  it("holding terminal sequences in a line: doctor prints it inert", () => {
+    const home = makeHome()
+    const project = makeProject()
+    // A failure dated in the future is always "recent"; its reason writes the clipboard and clears the screen.
+    const line = { time: "2099-01-01T00:00:00.000Z", hook: "Stop", reason: "\u001b]52;c;cHduZWQ=\u0007gone\u001b[2J" }
+    writeFileSync(join(project.memory, "hooks.log"), `${JSON.stringify(line)}\n`, { mode: 0o600 })
+    const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+    cliRuns++
+    const doctor = runCli(["doctor"], { cwd: project.root, env })
+    expect(doctor.stdout).toContain("last: \\x1b]52;c;cHduZWQ=\\x07gone\\x1b[2J")
+    expect(doctor.stdout + doctor.stderr).not.toMatch(/[\u0007\u001b]/)
+    tried++
+  })
 })
 
 describe("a project folder whose name is not UTF-8", () => {

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import { databasePath, withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { withGrowthProgress } from "../growth-watcher.ts"
-import { printJson } from "../output.ts"
+import { inert, printJson } from "../output.ts"
 import { progress } from "../progress.ts"
 
 export const backup = Command.make(
@@ -197,7 +197,7 @@ export const doctor = Command.make(
       })
       if (folderRefused) {
         if (input.json) yield* printJson({ database: path, ok: false, checks })
-        else yield* Console.log(`FAIL  memory folder: ${checks[0]!.detail}`)
+        else yield* Console.log(inert(`FAIL  memory folder: ${checks[0]!.detail}`))
         return yield* flags.failWith("doctor found 1 problem: the memory folder is refused (see above)")
       }
       const problems = checks.filter((c) => !c.ok && c.repaired === undefined)
@@ -205,7 +205,8 @@ export const doctor = Command.make(
       else {
         for (const c of checks) {
           const label = c.note === true ? "NOTE" : c.ok ? "ok  " : c.repaired ? "FIXED" : "FAIL"
-          yield* Console.log(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`)
+          // A detail may quote what came with the project's files (a hooks.log line, a file's name).
+          yield* Console.log(inert(`${label}  ${c.check}: ${c.detail}${c.repaired ? ` -> ${c.repaired}` : ""}`))
         }
       }
       if (problems.length > 0) {
