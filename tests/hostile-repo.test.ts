@@ -363,12 +363,19 @@ describe("a file name or tool output that holds terminal control sequences", () 
       cli("timeline"),
       cli("search", "read"),
       cli("search", "frobnicator", "--layer", "3"),
-      cli("show", id)
+      cli("show", id),
+      // What a forget would remove is shown before it is confirmed; the audit lists every event's payload.
+      cli("forget", "--query", "frobnicator"),
+      cli("audit")
     ].join("\n")
     expect(printed).toContain("\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b[2Jwidget.ts")
     expect(printed).toContain("gadget frobnicator\\x0dall tests passed\\x9b31m")
     expect(printed).not.toMatch(/[\u001b\u0007\u009b\r]/)
     expect(cli("timeline", "--json")).toContain(JSON.stringify(name).slice(1, -1))
+    // An error that repeats what it was given (an id pasted from elsewhere) says it inert too.
+    const refused = runCli(["show", "\u001b[2Jsomething"], { cwd: root, env })
+    expect(refused.stderr).toContain("\\x1b[2Jsomething")
+    expect(refused.stderr).not.toMatch(/\u001b/)
     tried++
   })
 })

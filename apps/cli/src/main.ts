@@ -28,6 +28,7 @@ import { ui } from "./commands/ui.ts"
 import { verify } from "./commands/verify.ts"
 import { why } from "./commands/why.ts"
 import { refuseWordsAfterFreeText } from "./flags.ts"
+import { inert } from "./output.ts"
 import { slashArguments } from "./slash.ts"
 
 useBundledNativeBinding(import.meta.url)
@@ -89,7 +90,7 @@ const argv = args[0] === "slash" ? slashArguments(args[1]) : refuseWordsAfterFre
 
 argv.pipe(
   Effect.catch((error) =>
-    Console.error(`\nERROR\n  ${error.message}`).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))
+    Console.error(inert(`\nERROR\n  ${error.message}`)).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))
   ),
   Effect.flatMap((args) => Command.runWith(root, { version: VERSION })(args)),
   Effect.provide(NodeServices.layer),

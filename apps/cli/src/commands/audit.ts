@@ -8,7 +8,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { jsonArrayWriter } from "../output.ts"
+import { inert, jsonArrayWriter } from "../output.ts"
 
 const line = (e: RecordedEvent) =>
   [
@@ -61,7 +61,8 @@ export const audit = Command.make(
         newestFirst: !input.reverse
       }
       yield* withExistingStore(input.db, ({ log }) => {
-        if (!input.json) return Stream.runForEach(readEvents(log, query), (e) => Console.log(line(e)))
+        // A payload's JSON escapes C0 controls, not DEL or C1 ones (`\x9b` opens a sequence in some terminals).
+        if (!input.json) return Stream.runForEach(readEvents(log, query), (e) => Console.log(inert(line(e))))
         const out = jsonArrayWriter()
         return Stream.runForEach(readEvents(log, query), out.item).pipe(Effect.andThen(out.end))
       })

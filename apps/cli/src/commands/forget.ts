@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { printJson } from "../output.ts"
+import { forReading, printJson } from "../output.ts"
 
 export const forget = Command.make(
   "forget",
@@ -102,7 +102,7 @@ export const forget = Command.make(
             })
           }
           yield* Console.log(`${input.confirm ? "Forgot" : "Would forget"} ${plan.chosen.length} event(s):`)
-          for (const e of plan.chosen) yield* Console.log(`  ${e.eventId}  ${e.type}  ${e.preview}`)
+          for (const e of plan.chosen) yield* Console.log(`  ${e.eventId}  ${e.type}  ${forReading(e.preview)}`)
           if (plan.derived.length > 0) {
             yield* Console.log(
               `and ${plan.derived.length} derived from them (context injections, session summaries) ` +
