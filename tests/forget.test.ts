@@ -4,7 +4,19 @@
  * plans. Real hook processes write the memory; every file under the folder is searched for the bytes.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync
+} from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { writeFigures } from "./support/figures.ts"
@@ -156,6 +168,73 @@ describe("a confirmed forget", () => {
     expect(forgot.stdout).toMatch(/\[forgotten\] in .*export/)
     expect(filesHolding(root, PLANTED)).toEqual([])
     expect(readdirSync(join(folder(root), "export")).length).toBeGreaterThan(0)
+  })
+
+  it("succeeds past files planted among the exports (huge, a FIFO, a link), scrubs the rest, names the others", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    hook(root, "UserPromptSubmit", "s1", { prompt: `remember ${PLANTED}` })
+    expect(cli(root, "export", "--format", "md").code).toBe(0)
+    const exports = join(folder(root), "export")
+    // What a cloned repository or an archive can bring in the folder: none of it costs disk.
+    const huge = join(exports, "huge.bin")
+    writeFileSync(huge, "")
+    truncateSync(huge, 1024 * 1024 * 1024 + 1)
+    // Under the limit, so read through; larger than one string can hold, so never read whole.
+    const large = join(exports, "large.log")
+    writeFileSync(large, "")
+    truncateSync(large, 600 * 1024 * 1024)
+    const fifo = join(exports, "pipe")
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0)
+    symlinkSync("/dev/zero", join(exports, "zero"))
+    // The text across the 1 MiB boundary the files are read in, and binary bytes that are not UTF-8 around it.
+    const straddling = join(folder(root), "plans", "notes.bin")
+    mkdirSync(join(folder(root), "plans"), { mode: 0o700 })
+    const MiB = 1024 * 1024
+    // What is forgotten is the prompt, as it was written.
+    const prompt = `remember ${PLANTED}`
+    const body = Buffer.alloc(2 * MiB + 100, 0xff)
+    body.write(prompt, MiB - 5, "latin1")
+    body.write(prompt, 2 * MiB + 40, "latin1")
+    writeFileSync(straddling, body)
+    const forgot = cli(root, "forget", "--query", PLANTED, "--confirm")
+    expect(forgot.stderr).toBe("")
+    expect(forgot.code).toBe(0)
+    expect(forgot.stdout).toMatch(/^Forgot 1 event/m)
+    expect(forgot.stdout).toContain(`not checked: ${huge} (${1024 * 1024 * 1024 + 1} bytes`)
+    expect(forgot.stdout).toContain(`not checked: ${fifo} (a FIFO`)
+    expect(forgot.stdout).toContain(`not checked: ${join(exports, "zero")} (a symbolic link`)
+    expect(forgot.stdout).toContain(`[forgotten] in ${straddling}`)
+    expect(forgot.stdout).not.toContain(`not checked: ${large}`)
+    // Byte for byte, but for the text: the bytes around it are not turned into U+FFFD.
+    const expected = Buffer.concat([
+      Buffer.alloc(MiB - 5, 0xff),
+      Buffer.from("[forgotten]"),
+      Buffer.alloc(MiB + 45 - prompt.length, 0xff),
+      Buffer.from("[forgotten]"),
+      Buffer.alloc(60 - prompt.length, 0xff)
+    ])
+    expect(readFileSync(straddling).equals(expected)).toBe(true)
+    expect(statSync(huge).size).toBe(1024 * 1024 * 1024 + 1)
+    expect(statSync(large).size).toBe(600 * 1024 * 1024)
+    expect(lstatSync(fifo).isFIFO()).toBe(true)
+    // The same in --json, for a forget that finds more to take.
+    hook(root, "UserPromptSubmit", "s1", { prompt: `and again ${PLANTED}` })
+    writeFileSync(straddling, `and again ${PLANTED}`)
+    const again = json(root, "forget", "--query", PLANTED, "--confirm")
+    expect(again.erasure.filesNotChecked).toEqual(expect.arrayContaining([
+      { file: huge, bytes: 1024 * 1024 * 1024 + 1, reason: expect.stringMatching(/larger than/) },
+      { file: fifo, reason: expect.stringMatching(/FIFO/) },
+      { file: join(exports, "zero"), reason: expect.stringMatching(/symbolic link/) }
+    ]))
+    expect(again.erasure.filesNotChecked).toHaveLength(3)
+    expect(again.erasure.filesScrubbed).toEqual([straddling])
+    // Read whole by the search below: the planted giants go first (they never held the text).
+    rmSync(huge)
+    rmSync(large)
+    expect(filesHolding(root, PLANTED)).toEqual([])
+    expect(cli(root, "verify").code).toBe(0)
   })
 
   it("while another process reads: the erasure is pending (status, doctor) and the next process ends it", async () => {

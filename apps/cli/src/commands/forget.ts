@@ -2,6 +2,7 @@
 import { findProjectRoot, streams } from "@ralph-mem/events"
 import {
   damagedFolder,
+  type FileNotChecked,
   type ForgetSelection,
   listBackups,
   listDamagedCopies,
@@ -20,6 +21,9 @@ import * as Option from "effect/Option"
 import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { forReading, printJson } from "../output.ts"
+
+/** Files not checked named one a line; a planted folder of thousands of them would bury the rest. */
+const NOT_CHECKED_SHOWN = 20
 
 export const forget = Command.make(
   "forget",
@@ -69,6 +73,7 @@ export const forget = Command.make(
               backupsReplaced: boolean
               damagedCopiesRemoved: number
               filesScrubbed: Array<string>
+              filesNotChecked: Array<FileNotChecked>
             }
             | undefined
           if (input.confirm) {
@@ -87,11 +92,14 @@ export const forget = Command.make(
                 loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env }).settings.backup.keep
               )
             }
+            const damagedCopiesRemoved = removeDamagedCopies(path)
+            const derived = scrubDerivedFiles(path, texts)
             erasure = {
               complete,
               backupsReplaced,
-              damagedCopiesRemoved: removeDamagedCopies(path),
-              filesScrubbed: scrubDerivedFiles(path, texts)
+              damagedCopiesRemoved,
+              filesScrubbed: derived.scrubbed,
+              filesNotChecked: derived.notChecked
             }
           }
           if (input.json) {
@@ -130,6 +138,18 @@ export const forget = Command.make(
           }
           for (const file of erasure.filesScrubbed) {
             yield* Console.log(`Replaced the forgotten text with [forgotten] in ${file}.`)
+          }
+          if (erasure.filesNotChecked.length > 0) {
+            yield* Console.log(
+              `${erasure.filesNotChecked.length} file(s) beside the memory were not checked for the forgotten text, ` +
+                "which may still be in them (look at them, or delete them):"
+            )
+            for (const { file, bytes, reason } of erasure.filesNotChecked.slice(0, NOT_CHECKED_SHOWN)) {
+              yield* Console.log(`  not checked: ${file} (${bytes === undefined ? "" : `${bytes} bytes, `}${reason})`)
+            }
+            if (erasure.filesNotChecked.length > NOT_CHECKED_SHOWN) {
+              yield* Console.log(`  and ${erasure.filesNotChecked.length - NOT_CHECKED_SHOWN} more (--json lists all).`)
+            }
           }
           if (!erasure.complete) {
             yield* Console.log(
