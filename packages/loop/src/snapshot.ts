@@ -111,20 +111,35 @@ const FILES = "files"
 /**
  * Files of secrets by name, whatever they hold: `.env`, `.env.local`, `prod.env`; key stores and password
  * databases (`.p12`, `.pfx`, `.jks`, `.keystore`, `.kdbx`, PuTTY's `.ppk`), which are binary, so the filter never
- * reads what they hold; key files (`.pem`, `.key`, `id_rsa`) and credential files (`.netrc`, `.pgpass`).
+ * reads what they hold; key files (`.pem`, `id_rsa`) and credential files (`.netrc`, `.pgpass`). `.key` is
+ * KEY_FILE's.
  */
 const SECRET_FILE = new RegExp(
-  String.raw`^(?:\.env(?:[._-].+)?|.+\.env|.+\.(?:p12|pfx|jks|jceks|bks|keystore|kdbx|kdb|ppk|pem|key)`
+  String.raw`^(?:\.env(?:[._-].+)?|.+\.env|.+\.(?:p12|pfx|jks|jceks|bks|keystore|kdbx|kdb|ppk|pem)`
     + String.raw`|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|[._]netrc|\.pgpass)$`,
   "i"
 )
+
+/**
+ * `.key` names keys (`server.key` in PEM, a DER key, which is binary, a WireGuard or age key on one base64 line) and
+ * Apple Keynote's documents. A document is a zip package (on macOS also a folder bundle, whose files have names of
+ * their own and are copied like any other). So a `.key` file is taken for a key, whatever it holds, unless it starts as
+ * a zip does, and holds no PEM private key stored uncompressed: a test for keys by their shape (`-----BEGIN`) would let
+ * the base64 and DER ones into the snapshot.
+ */
+const KEY_FILE = /^.+\.key$/i
+const ZIP_STARTS = [Buffer.from("PK\x03\x04", "latin1"), Buffer.from("PK\x05\x06", "latin1")]
+const isKeyFile = (name: string, content: Buffer): boolean =>
+  KEY_FILE.test(name)
+  && (!ZIP_STARTS.some((start) => content.subarray(0, start.length).equals(start))
+    || content.includes("PRIVATE KEY-----"))
 
 /**
  * Would the privacy filter change this file (a `<private>` block, a secret in any shape it knows)? A binary
  * file (a NUL in its first 8000 bytes, git's test) is not text the filter reads, and is copied as it is.
  */
 const isPrivate = (name: string, content: Buffer): boolean => {
-  if (SECRET_FILE.test(name)) return true
+  if (SECRET_FILE.test(name) || isKeyFile(name, content)) return true
   return !content.subarray(0, 8000).includes(0) && redactText(content.toString("utf8")).redactions > 0
 }
 

@@ -131,6 +131,47 @@ describe("a file-copy snapshot", () => {
     restoreSnapshot(root, ref)
     expect(readFileSync(join(root, "vault.kdbx"), "utf8")).toBe("changed since")
   })
+
+  it("keeps a Keynote document named .key (a zip) and restores it, and still leaves out keys named .key", () => {
+    const root = tempProject({ "src/app.ts": "export const answer = 42\n" })
+    // A Keynote document: a zip package, binary.
+    const talk = Buffer.concat([
+      Buffer.from("PK\x03\x04\x14\x00\x00\x00\x08\x00", "latin1"),
+      Buffer.from("Index/Document.iwa slides-7731")
+    ])
+    writeFileSync(join(root, "talk.key"), talk)
+    // Keys in the shapes `.key` files hold them: PEM, a WireGuard key on one base64 line, DER (binary).
+    writeFileSync(
+      join(root, "server.key"),
+      "-----BEGIN PRIVATE KEY-----\nPemKeyBytes-5531\n-----END PRIVATE KEY-----\n"
+    )
+    writeFileSync(join(root, "wg0.key"), "WgKeyBytes5532aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=\n")
+    writeFileSync(
+      join(root, "der.key"),
+      Buffer.concat([Buffer.from([0x30, 0x82, 0x04, 0xbe, 0x02]), Buffer.from("Der-5533")])
+    )
+    // A zip named .key that holds a PEM key stored as it is: still a key.
+    writeFileSync(
+      join(root, "keys.key"),
+      Buffer.concat([Buffer.from("PK\x03\x04\x0a\x00", "latin1"), Buffer.from("-----BEGIN PRIVATE KEY-----Zip-5534")])
+    )
+    const ref = takeSnapshot(root, "loop-1", "start")
+    const copied = walk(join(root, ".ralph-mem", "snapshots", "loop-1", "start", "files")).filter((e) => !e.folder)
+    expect(copied.map((e) => e.path.split("/files/")[1]).sort()).toEqual(["src/app.ts", "talk.key"])
+    for (const entry of walk(join(root, ".ralph-mem")).filter((e) => !e.folder)) {
+      const bytes = readFileSync(entry.path).toString("latin1")
+      for (const secret of ["PemKeyBytes-5531", "WgKeyBytes5532", "Der-5533", "Zip-5534"]) {
+        expect(bytes).not.toContain(secret)
+      }
+    }
+    // The loop broke the talk and removed it: the rollback brings it back; the key stays as it is now.
+    rmSync(join(root, "talk.key"))
+    writeFileSync(join(root, "server.key"), "rotated since\n")
+    restoreSnapshot(root, ref)
+    expect(readFileSync(join(root, "talk.key")).equals(talk)).toBe(true)
+    expect(readFileSync(join(root, "server.key"), "utf8")).toBe("rotated since\n")
+    expect(workingTreeMatches(root, ref)).toBe(true)
+  })
 })
 
 const gitIn = (cwd: string, ...args: ReadonlyArray<string>) =>
