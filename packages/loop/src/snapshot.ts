@@ -7,8 +7,18 @@
  * secrets), which a rollback leaves as they are. Git runs without a shell, with argv arrays.
  */
 import { createPrivateFile, ensureMemorySubfolder, redactText, writePrivateFile } from "@ralph-mem/events"
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from "node:fs"
-import { basename, dirname, join, relative } from "node:path"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync
+} from "node:fs"
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path"
 
 /** Left out of file-copy snapshots, and never deleted by a restore. */
 const SKIPPED = new Set([".git", ".ralph-mem", "node_modules"])
@@ -27,7 +37,8 @@ const git = (cwd: string, args: ReadonlyArray<string>, env: Record<string, strin
   gitRaw(cwd, args, env).trim()
 
 /** The NUL-separated names a `-z` listing prints, as they are (no trimming: a name may start with a space). */
-const names = (cwd: string, args: ReadonlyArray<string>): Array<string> => gitRaw(cwd, args).split("\0").filter(Boolean)
+const names = (cwd: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Array<string> =>
+  gitRaw(cwd, args, env).split("\0").filter(Boolean)
 
 const isGitRepository = (projectRoot: string): boolean => {
   try {
@@ -51,25 +62,134 @@ const withTemporaryIndex = <A>(projectRoot: string, use: (env: Record<string, st
 /** A label as a ref or folder name: plain characters, never `.` or `..`. */
 const safeLabel = (label: string) => label.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^\./, "-")
 
+/**
+ * The line of a git snapshot's message naming the folders that held no file when it was taken (a commit cannot hold
+ * an empty folder): a rollback keeps them. A snapshot without it (taken by an earlier ralph-mem) removes no folder.
+ */
+const EMPTY_FOLDERS = "ralph-mem-empty-folders: "
+
+/** The empty folders a git snapshot recorded, or undefined when it recorded none (see EMPTY_FOLDERS). */
+const recordedEmptyFolders = (projectRoot: string, commit: string): ReadonlyArray<string> | undefined => {
+  try {
+    // The last such line: the first line holds the loop's label.
+    const line = gitRaw(projectRoot, ["cat-file", "commit", commit]).split("\n").findLast((l) =>
+      l.startsWith(EMPTY_FOLDERS)
+    )
+    if (line === undefined) return undefined
+    const folders: unknown = JSON.parse(line.slice(EMPTY_FOLDERS.length))
+    return Array.isArray(folders) && folders.every((f) => typeof f === "string") ? folders : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** How many folders of empty trees a git snapshot names one by one; past it, a tree is named whole. */
+const EMPTY_FOLDERS_LISTED = 10_000
+
+/**
+ * Every folder of the empty trees git names (a folder below one is the user's too), never through a link. A tree
+ * past EMPTY_FOLDERS_LISTED is named whole, with a `/` at the end: a rollback keeps every folder in it.
+ */
+const foldersOfEmptyTrees = (projectRoot: string, outermost: ReadonlyArray<string>): Array<string> => {
+  const listed: Array<string> = []
+  for (const top of outermost) {
+    const tree: Array<string> = []
+    const below = [top]
+    let whole = false
+    for (let folder = below.pop(); folder !== undefined; folder = below.pop()) {
+      if (listed.length + tree.length >= EMPTY_FOLDERS_LISTED) {
+        whole = true
+        break
+      }
+      tree.push(folder)
+      try {
+        for (const entry of readdirSync(join(projectRoot, folder), { withFileTypes: true })) {
+          if (entry.isDirectory()) below.push(join(folder, entry.name))
+        }
+      } catch {
+        // A folder that cannot be listed is kept; what is below it, the rollback cannot empty either.
+      }
+    }
+    if (whole) listed.push(`${top}/`)
+    else listed.push(...tree)
+  }
+  return listed
+}
+
+/** Whether the snapshot had `folder` empty: named, or inside a tree named whole (see foldersOfEmptyTrees). */
+const wasEmptyFolder = (folder: string, keptEmpty: ReadonlyArray<string>): boolean =>
+  keptEmpty.some((kept) => {
+    if (!kept.endsWith("/")) return folder === kept
+    const path = relative(kept.slice(0, -1), folder)
+    return path === "" || (path !== ".." && !path.startsWith(`..${sep}`) && !isAbsolute(path))
+  })
+
+/**
+ * Removes the folders a rollback emptied: those above each file it removed (relative paths), deepest first, each
+ * only if it holds nothing now, and never one the snapshot had as an empty folder (`keptEmpty`). Never the project's
+ * root, never a folder that still holds anything (rmdir, not a recursive remove), never a link. A folder that was
+ * empty before the rollback is above no removed file, and stays.
+ */
+const removeEmptiedFolders = (
+  projectRoot: string,
+  removed: ReadonlyArray<string>,
+  keptEmpty: ReadonlyArray<string>
+): void => {
+  const above = new Set<string>()
+  for (const file of removed) {
+    for (let folder = dirname(file); folder !== "." && folder !== "" && !above.has(folder); folder = dirname(folder)) {
+      above.add(folder)
+    }
+  }
+  const depth = (folder: string) => folder.split(/[\\/]/).length
+  for (const folder of [...above].sort((a, b) => depth(b) - depth(a))) {
+    if (wasEmptyFolder(folder, keptEmpty)) continue
+    const path = join(projectRoot, folder)
+    try {
+      if (lstatSync(path).isDirectory() && readdirSync(path).length === 0) rmdirSync(path)
+    } catch {
+      // Gone already, or not empty after all: left as it is.
+    }
+  }
+}
+
 /** Takes a snapshot named `label` for a loop; returns its ref (`git:<sha>` or `files:<dir>`). */
 export const takeSnapshot = (projectRoot: string, loopId: string, label: string): string => {
   if (isGitRepository(projectRoot)) {
     return withTemporaryIndex(projectRoot, (env) => {
       git(projectRoot, ["add", "-A", "--", "."], env)
       const tree = git(projectRoot, ["write-tree"], env)
+      // With every file in the temporary index, the folders git still calls untracked hold no file it would commit.
+      const emptyFolders = foldersOfEmptyTrees(
+        projectRoot,
+        names(projectRoot, ["ls-files", "-z", "--others", "--directory", "--exclude-standard"], env).map((name) =>
+          name.replace(/\/$/, "")
+        )
+      )
       let parent: Array<string> = []
       try {
         parent = ["-p", git(projectRoot, ["rev-parse", "--verify", "HEAD"])]
       } catch {
         // A repository without commits: the snapshot has no parent.
       }
-      const commit = git(projectRoot, ["commit-tree", tree, ...parent, "-m", `ralph-mem snapshot ${loopId} ${label}`], {
-        ...env,
-        GIT_AUTHOR_NAME: "ralph-mem",
-        GIT_AUTHOR_EMAIL: "ralph-mem@localhost",
-        GIT_COMMITTER_NAME: "ralph-mem",
-        GIT_COMMITTER_EMAIL: "ralph-mem@localhost"
-      })
+      // From a file beside the temporary index: thousands of folder names are more than one argument may hold.
+      const message = `${env["GIT_INDEX_FILE"]}-message`
+      writePrivateFile(
+        message,
+        `ralph-mem snapshot ${loopId} ${label}\n\n${EMPTY_FOLDERS}${JSON.stringify(emptyFolders)}\n`
+      )
+      let commit: string
+      try {
+        commit = git(projectRoot, ["commit-tree", tree, ...parent, "-F", message], {
+          ...env,
+          GIT_AUTHOR_NAME: "ralph-mem",
+          GIT_AUTHOR_EMAIL: "ralph-mem@localhost",
+          GIT_COMMITTER_NAME: "ralph-mem",
+          GIT_COMMITTER_EMAIL: "ralph-mem@localhost"
+        })
+      } finally {
+        rmSync(message, { force: true })
+      }
       git(projectRoot, ["update-ref", `refs/ralph-mem/${safeLabel(loopId)}/${safeLabel(label)}`, commit])
       return `git:${commit}`
     })
@@ -103,6 +223,8 @@ interface Manifest {
   readonly files: Record<string, number>
   readonly links: Record<string, string>
   readonly skipped: ReadonlyArray<string>
+  /** Folders that held no file or link, each of them: a rollback keeps them. Absent: an older snapshot. */
+  readonly emptyFolders?: ReadonlyArray<string>
 }
 
 const MANIFEST = "manifest.json"
@@ -169,10 +291,11 @@ const projectFileBytes = (from: string, path: string): Buffer => {
 
 const copyInto = (projectRoot: string, target: string): string => {
   ensureMemorySubfolder(join(target, FILES))
-  const manifest: Manifest = { files: {}, links: {}, skipped: [] }
+  const emptyFolders: Array<string> = []
+  const manifest: Manifest = { files: {}, links: {}, skipped: [], emptyFolders }
   // Each folder is walked down to (and checked) once, not once for every file in it.
   const made = new Set<string>()
-  for (const entry of entriesBelow(projectRoot)) {
+  for (const entry of entriesBelow(projectRoot, projectRoot, emptyFolders)) {
     const from = join(projectRoot, entry.path)
     if (entry.kind === "link") {
       manifest.links[entry.path] = readlinkSync(from)
@@ -199,13 +322,20 @@ interface Entry {
   readonly mode: number
 }
 
-/** Files and links below `root` (relative paths), never following a link, skipping what snapshots skip. */
-const entriesBelow = (root: string, dir = root): Array<Entry> =>
+/**
+ * Files and links below `root` (relative paths), never following a link, skipping what snapshots skip. With
+ * `emptyFolders`, every folder that holds no file or link, at any depth, is added to it.
+ */
+const entriesBelow = (root: string, dir = root, emptyFolders?: Array<string>): Array<Entry> =>
   readdirSync(dir).flatMap((name): Array<Entry> => {
     if (dir === root && SKIPPED.has(name)) return []
     const path = join(dir, name)
     const stats = lstatSync(path)
-    if (stats.isDirectory()) return entriesBelow(root, path)
+    if (stats.isDirectory()) {
+      const entries = entriesBelow(root, path, emptyFolders)
+      if (entries.length === 0) emptyFolders?.push(relative(root, path))
+      return entries
+    }
     const kind = stats.isSymbolicLink() ? "link" : stats.isFile() ? "file" : undefined
     return kind === undefined ? [] : [{ path: relative(root, path), kind, mode: stats.mode & 0o7777 }]
   })
@@ -226,13 +356,14 @@ const readManifest = (projectRoot: string, ref: string): { readonly source: stri
  * loop then made a folder: that folder's files are listed (and removed) one by one, and checkout-index
  * replaces what is left of it when the snapshot holds a file there.
  */
-const removeFile = (path: string): void => {
+const removeFile = (path: string): boolean => {
   try {
-    if (lstatSync(path).isDirectory()) return
+    if (lstatSync(path).isDirectory()) return false
   } catch {
-    return
+    return false
   }
   rmSync(path, { force: true })
+  return true
 }
 
 /**
@@ -260,22 +391,24 @@ export const snapshotProblem = (projectRoot: string, ref: string): string | unde
 export const restoreSnapshot = (projectRoot: string, ref: string): void => {
   if (ref.startsWith("git:")) {
     const commit = ref.slice(4)
+    const keptEmpty = recordedEmptyFolders(projectRoot, commit)
     withTemporaryIndex(projectRoot, (env) => {
       // -z: without it git quotes any name with a quote, a newline or a non-ASCII letter (한글.txt), and a
       // file the loop created under such a name would be looked for under its quoted form and survive.
       const wanted = new Set(names(projectRoot, ["ls-tree", "-r", "-z", "--name-only", commit]))
       const present = names(projectRoot, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
-      for (const file of present) if (!wanted.has(file)) removeFile(join(projectRoot, file))
+      const removed = present.filter((file) => !wanted.has(file) && removeFile(join(projectRoot, file)))
       git(projectRoot, ["read-tree", commit], env)
       git(projectRoot, ["checkout-index", "--all", "--force"], env)
+      // After the checkout: a folder the snapshot holds files in is filled again, not removed.
+      if (keptEmpty !== undefined) removeEmptiedFolders(projectRoot, removed, keptEmpty)
     })
     return
   }
   const { source, manifest } = readManifest(projectRoot, ref)
   const kept = new Set([...Object.keys(manifest.files), ...Object.keys(manifest.links), ...manifest.skipped])
-  for (const entry of entriesBelow(projectRoot)) {
-    if (!kept.has(entry.path)) rmSync(join(projectRoot, entry.path), { force: true })
-  }
+  const removed = entriesBelow(projectRoot).filter((entry) => !kept.has(entry.path)).map((entry) => entry.path)
+  for (const file of removed) rmSync(join(projectRoot, file), { force: true })
   for (const [file, mode] of Object.entries(manifest.files)) {
     const to = join(projectRoot, file)
     mkdirSync(dirname(to), { recursive: true })
@@ -288,6 +421,7 @@ export const restoreSnapshot = (projectRoot: string, ref: string): void => {
     rmSync(to, { force: true })
     symlinkSync(target, to)
   }
+  if (manifest.emptyFolders !== undefined) removeEmptiedFolders(projectRoot, removed, manifest.emptyFolders)
 }
 
 /**

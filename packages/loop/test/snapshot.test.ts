@@ -51,6 +51,31 @@ const walk = (root: string): Array<{ readonly path: string; readonly folder: boo
     return stats.isDirectory() ? [here, ...walk(path)] : [here]
   })
 
+/**
+ * Empty folders the user has (`logs`, `keep/empty/deeper`, one named like a file) when the snapshot is taken; the loop
+ * writes into some of them and makes folders of its own with files in them; the rollback removes what it emptied
+ * (`new`, `src/generated`), and keeps the user's, emptied or not.
+ */
+const emptiedByTheLoop = (root: string, snapshot: () => string) => {
+  const userFolders = ["logs", "keep/empty/deeper", "idle", "looks.txt"]
+  for (const folder of userFolders) mkdirSync(join(root, folder), { recursive: true })
+  const ref = snapshot()
+  writeFileSync(join(root, "logs", "run.log"), "made by the loop\n")
+  mkdirSync(join(root, "keep", "empty", "deeper", "x"), { recursive: true })
+  writeFileSync(join(root, "keep", "empty", "deeper", "x", "y.txt"), "made by the loop\n")
+  mkdirSync(join(root, "new", "deep"), { recursive: true })
+  writeFileSync(join(root, "new", "deep", "file.ts"), "made by the loop\n")
+  mkdirSync(join(root, "src", "generated"))
+  writeFileSync(join(root, "src", "generated", "out.ts"), "made by the loop\n")
+  restoreSnapshot(root, ref)
+  for (const folder of ["new", "src/generated", "keep/empty/deeper/x"]) {
+    expect(existsSync(join(root, folder))).toBe(false)
+  }
+  for (const folder of userFolders) expect(readdirSync(join(root, folder))).toEqual([])
+  expect(readFileSync(join(root, "src", "app.ts"), "utf8")).toBe("export const answer = 42\n")
+  expect(workingTreeMatches(root, ref)).toBe(true)
+}
+
 describe("a file-copy snapshot", () => {
   it("is 0700 folders and 0600 files under .ralph-mem, and holds nothing the privacy rules would mask", () => {
     const root = project()
@@ -100,6 +125,11 @@ describe("a file-copy snapshot", () => {
     expect(workingTreeMatches(root, ref)).toBe(true)
     writeFileSync(join(root, "constructor"), "a new file named like an Object property\n")
     expect(workingTreeMatches(root, ref)).toBe(false)
+  })
+
+  it("removes the folders its rollback emptied, and keeps the folders that were empty when it was taken", () => {
+    const root = tempProject({ "src/app.ts": "export const answer = 42\n" })
+    emptiedByTheLoop(root, () => takeSnapshot(root, "loop-1", "start"))
   })
 
   it("refuses a snapshots folder that is a link, creating nothing through it", () => {
@@ -205,7 +235,41 @@ describe("a git snapshot", () => {
     restoreSnapshot(root, ref)
     expect(readFileSync(join(root, "work.txt"), "utf8")).toBe("original\n")
     expect(existsSync(join(root, "gone.txt", "made-by-the-loop"))).toBe(false)
+    // The folder the rollback emptied goes with its file: the snapshot had nothing there.
+    expect(existsSync(join(root, "gone.txt"))).toBe(false)
     expect(workingTreeMatches(root, ref)).toBe(true)
+  })
+
+  it("removes the folders it emptied, and keeps the folders that were empty when the snapshot was taken", () => {
+    const root = tempProject({ "src/app.ts": "export const answer = 42\n" })
+    gitIn(root, "init", "-q")
+    gitIn(root, "add", "-A")
+    gitIn(root, "commit", "-qm", "init")
+    emptiedByTheLoop(root, () => takeSnapshot(root, "loop-1", "start"))
+  })
+
+  it("keeps a tree of empty folders too large to name one by one whole, and still removes the loop's own", () => {
+    const root = tempProject({ "src/app.ts": "export const answer = 42\n" })
+    gitIn(root, "init", "-q")
+    gitIn(root, "commit", "-q", "--allow-empty", "-m", "init")
+    // Named one by one: more than one argument of a process may hold (128 KiB).
+    for (let i = 0; i < 3_000; i++) mkdirSync(join(root, "listed", `${"l".repeat(60)}-${i}`), { recursive: true })
+    // Past the 10,000 folders named one by one: named whole.
+    for (let i = 0; i < 7_001; i++) mkdirSync(join(root, "many", `f${i}`), { recursive: true })
+    const ref = takeSnapshot(root, "loop-1", "start")
+    writeFileSync(join(root, "listed", `${"l".repeat(60)}-5`, "made-by-the-loop"), "x\n")
+    writeFileSync(join(root, "many", "f7", "made-by-the-loop"), "x\n")
+    mkdirSync(join(root, "many", "f8", "new"))
+    writeFileSync(join(root, "many", "f8", "new", "made-by-the-loop"), "x\n")
+    mkdirSync(join(root, "loop-made"))
+    writeFileSync(join(root, "loop-made", "file"), "x\n")
+    restoreSnapshot(root, ref)
+    expect(readdirSync(join(root, "many", "f7"))).toEqual([])
+    expect(readdirSync(join(root, "many", "f8"))).toEqual(["new"])
+    expect(readdirSync(join(root, "many")).length).toBe(7_001)
+    expect(readdirSync(join(root, "listed")).length).toBe(3_000)
+    expect(readdirSync(join(root, "listed", `${"l".repeat(60)}-5`))).toEqual([])
+    expect(existsSync(join(root, "loop-made"))).toBe(false)
   })
 
   it("rolls back a project whose file list is larger than a child process's default output buffer", () => {
