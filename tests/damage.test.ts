@@ -5,7 +5,7 @@
  * `verify` and `doctor` say events are missing until the user acknowledges it. Real files, real damage.
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
-import { closeSync, openSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { writeFigures } from "./support/figures.ts"
@@ -169,5 +169,79 @@ describe("a WAL damaged after commits", () => {
     writeSync(fd, Buffer.from([bytes[at]! ^ 0xff]), 0, 1, at)
     closeSync(fd)
     lossIsReported(root, "one flipped WAL byte")
+  })
+})
+
+describe("a head mark that came with the project", () => {
+  /** What an archive or a repository can hold: a mark naming events far past any this memory has. */
+  const plantMark = (root: string, memory?: string) => {
+    mkdirSync(join(root, ".ralph-mem"), { recursive: true, mode: 0o700 })
+    const mark = {
+      position: 999_999,
+      eventId: "01M8GPE506VTAN35R2111S2T0C",
+      ...(memory === undefined ? {} : { memory })
+    }
+    writeFileSync(`${dbOf(root)}.head`, JSON.stringify(mark).padEnd(128, " "))
+  }
+  const noLossReported = (root: string) => {
+    expect(json(root, "audit", "--type", "EventsLost")).toEqual([])
+    const verified = cli(root, "verify")
+    expect(verified.stdout + verified.stderr).not.toMatch(/committed event\(s\) missing/)
+    expect(verified.code).toBe(0)
+    const doctor = cli(root, "doctor")
+    expect(doctor.stdout).not.toMatch(/lost events/)
+    expect(doctor.code).toBe(0)
+  }
+
+  it("before the memory is made: reports no lost events, and is replaced by the first append", () => {
+    scenarios++
+    const root = project()
+    plantMark(root)
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    toolCall(root, "s1", 1)
+    expect(readFileSync(`${dbOf(root)}.head`, "utf8")).not.toContain("999999")
+    noLossReported(root)
+  })
+
+  it("when the damaged memory is restored from its backup: counts nothing past the log as lost", () => {
+    scenarios++
+    const { root, after } = memoryWithEventsAfterBackup(10)
+    plantMark(root, "fedcba9876543210fedcba9876543210")
+    const pages = btreePages(dbOf(root)).filter((_, i) => i % 5 === 2)
+    const logLeaves = new Set(btreePages(dbOf(root), "event_rows"))
+    overwritePages(dbOf(root), pages.filter((p) => !logLeaves.has(p)))
+    const restored = restore(root)
+    expect(restored).toMatchObject({ salvaged: after, unreadable: 0 })
+    noLossReported(root)
+  })
+
+  it("over a memory's own mark: doctor notes it and reports no lost events; a WAL cut later still is", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    expect(cli(root, "status").code).toBe(0)
+    // A checkout that brought the project's mark over this memory's: another memory's id, or none.
+    for (const memory of ["fedcba9876543210fedcba9876543210", undefined]) {
+      plantMark(root, memory)
+      const doctor = cli(root, "doctor")
+      expect(doctor.stdout).toMatch(
+        new RegExp(
+          `NOTE\\s+head mark: .*memory\\.db\\.head names ${memory === undefined ? "no memory" : `memory ${memory}`}`
+        )
+      )
+      expect(doctor.stdout).not.toMatch(/lost events/)
+      expect(doctor.code).toBe(0)
+      expect(json(root, "status").headPosition).toBeLessThan(100)
+      toolCall(root, "s1", 1)
+      noLossReported(root)
+    }
+    // The memory's own marks are read as before: commits the WAL then loses are reported.
+    for (let i = 2; i < 17; i++) toolCall(root, "s1", i)
+    const wal = `${dbOf(root)}-wal`
+    truncateSync(wal, Math.floor(statSync(wal).size / 2))
+    hook(root, "UserPromptSubmit", "s1", { prompt: "go on" })
+    const verified = cli(root, "verify")
+    expect(verified.code).toBe(1)
+    expect(verified.stdout + verified.stderr).toMatch(/committed event\(s\) missing.*the WAL lost/)
   })
 })

@@ -11,6 +11,8 @@ export * from "./log.ts"
 export {
   adoptMemory,
   damagedMemoryOriginProblem,
+  filesHoldMemoryId,
+  memoryIdOf,
   memoryOriginProblem,
   memoryRegistry,
   readMemoryId

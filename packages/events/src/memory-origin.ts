@@ -77,6 +77,18 @@ export const readMemoryId = (db: SqliteDatabase): string | undefined => {
   return typeof row?.id === "string" && MEMORY_ID.test(row.id) ? row.id : undefined
 }
 
+/** Ids read per connection: an id, once kept, is never changed (keepMemoryId adds one only where there is none). */
+const idsRead = new WeakMap<SqliteDatabase, string>()
+
+/** The id the database holds (readMemoryId), read once per connection once it has one. */
+export const memoryIdOf = (db: SqliteDatabase): string | undefined => {
+  const known = idsRead.get(db)
+  if (known !== undefined) return known
+  const id = readMemoryId(db)
+  if (id !== undefined) idsRead.set(db, id)
+  return id
+}
+
 /** Gives the database an id unless it has one; returns the id it holds. */
 export const keepMemoryId = (db: SqliteDatabase, id: string = newMemoryId()): string => {
   db.exec("CREATE TABLE IF NOT EXISTS memory_identity (only INTEGER PRIMARY KEY CHECK (only = 1), id TEXT NOT NULL)")
@@ -298,6 +310,10 @@ const holdsAnyId = (files: ReadonlyArray<string>, ids: ReadonlySet<string>): boo
   }
   return false
 }
+
+/** Whether any of `files` (a damaged database, its WAL) holds the id `id` anywhere in its bytes. */
+export const filesHoldMemoryId = (files: ReadonlyArray<string>, id: string): boolean =>
+  MEMORY_ID.test(id) && holdsAnyId(files, new Set([id]))
 
 /**
  * Why the events of a damaged database that was a project's own memory may not be read back into the new one, if they

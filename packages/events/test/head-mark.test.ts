@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { headMarkPath, readHeadMark, writeHeadMark } from "../src/index.ts"
+import { headMarkPath, readHeadMark, readOwnHeadMark, writeHeadMark } from "../src/index.ts"
 import { tempFolder } from "./helpers.ts"
 
 const databasePath = () => join(tempFolder(), "memory.db")
@@ -42,5 +42,37 @@ describe("the head mark", () => {
       JSON.stringify({ position: 7, eventId: "01M8GPE506VTAN35R2111S2T0C" }).padEnd(64, " ")
     )
     expect(readHeadMark(path)).toEqual({ position: 7, eventId: "01M8GPE506VTAN35R2111S2T0C" })
+  })
+
+  it("is read for a memory only when it names that memory's id; another is ignored, and replaced by a write", () => {
+    const path = databasePath()
+    const mine = "0123456789abcdef0123456789abcdef"
+    const theirs = "fedcba9876543210fedcba9876543210"
+    writeHeadMark(path, { position: 9_000, eventId: "01M8GPE506VTAN35R2111S2T0C", memory: theirs })
+    expect(readOwnHeadMark(path, theirs).mark).toMatchObject({ position: 9_000, memory: theirs })
+    expect(readOwnHeadMark(path, mine)).toEqual({ foreign: expect.stringContaining(`names memory ${theirs}`) })
+    // A mark naming no memory (an earlier ralph-mem's, or planted by hand) is not this memory's either.
+    writeFileSync(
+      headMarkPath(path),
+      JSON.stringify({ position: 9_000, eventId: "01M8GPE506VTAN35R2111S2T0C" }).padEnd(128, " ")
+    )
+    expect(readOwnHeadMark(path, mine)).toEqual({ foreign: expect.stringContaining("names no memory") })
+    expect(readOwnHeadMark(path, undefined).mark).toMatchObject({ position: 9_000 })
+    // A later position of another memory does not hold this memory's mark back.
+    writeHeadMark(path, { position: 12, eventId: "01M8GPE4ZZ0000000000000000", memory: mine })
+    expect(readOwnHeadMark(path, mine)).toEqual({
+      mark: { position: 12, eventId: "01M8GPE4ZZ0000000000000000", memory: mine }
+    })
+    writeHeadMark(path, { position: 11, eventId: "01M8GPE4ZY0000000000000000", memory: mine })
+    expect(readOwnHeadMark(path, mine).mark?.position).toBe(12)
+  })
+
+  it("checks the memory it names with the rest: a mark whose id was changed is read as none", () => {
+    const path = databasePath()
+    const mine = "0123456789abcdef0123456789abcdef"
+    writeHeadMark(path, { position: 40, eventId: "01M8GPE506VTAN35R2111S2T0C", memory: mine })
+    const text = readFileSync(headMarkPath(path), "utf8")
+    writeFileSync(headMarkPath(path), text.replace(mine, "f".repeat(32)))
+    expect(readHeadMark(path)).toBeUndefined()
   })
 })

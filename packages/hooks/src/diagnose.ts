@@ -8,10 +8,13 @@
 import {
   canWriteDatabase,
   ensureFolder,
+  headMarkPath,
   inspectMemoryFolder,
   isProjectDatabase,
   MEMORY_FOLDER,
+  memoryIdOf,
   openDatabase,
+  readOwnHeadMark,
   type SqliteDatabase,
   storageError,
   tightenFile
@@ -185,6 +188,17 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
       const memory = writable ? yield* Effect.result(openMemory({ path })) : undefined
       if (memory?._tag === "Success") {
         try {
+          // A mark not written for this memory is ignored (head-mark.ts); worth knowing where it came from.
+          const head = readOwnHeadMark(path, memoryIdOf(memory.success.db))
+          if (head.foreign !== undefined) {
+            add({
+              check: "head mark",
+              ok: true,
+              note: true,
+              detail: `${headMarkPath(path)} ${head.foreign}: ignored, no event is taken for lost by it ` +
+                "(it may have come with the project's files); the next write replaces it"
+            })
+          }
           yield* detectLostEvents(memory.success)
           yield* foldSpill(memory.success)
           finishPendingErasure(memory.success.db, path)

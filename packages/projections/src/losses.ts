@@ -5,15 +5,18 @@
  * append would take the lost positions and hide the loss). A restore records what it could not read the
  * same way. `verify` and `doctor` report every loss until the user acknowledges it (`doctor --repair`).
  */
-import { readHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
+import { memoryIdOf, readOwnHeadMark, streams, writeHeadMark } from "@ralph-mem/events"
 import type { SqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
 import type { MemoryStore } from "./memory-store.ts"
 
-/** Records a loss the head mark shows, if any; never fails (a loss it cannot record is found next time). */
+/**
+ * Records a loss the head mark shows, if any; never fails (a loss it cannot record is found next time). Only a mark
+ * written for this memory is read (head-mark.ts): one that came with the project's files names events it never had.
+ */
 export const detectLostEvents = (memory: MemoryStore): Effect.Effect<number> =>
   Effect.suspend(() => {
-    const mark = readHeadMark(memory.path)
+    const { mark } = readOwnHeadMark(memory.path, memoryIdOf(memory.db))
     if (mark === undefined) return Effect.succeed(0)
     const present =
       memory.db.prepare("SELECT 1 FROM event_rows WHERE event_id = ?").pluck().get(mark.eventId) !== undefined
@@ -31,11 +34,20 @@ export const detectLostEvents = (memory: MemoryStore): Effect.Effect<number> =>
         writer: "loss-check"
       })
       .pipe(
-        Effect.tap(({ events }) => Effect.sync(() => writeHeadMark(memory.path, events.at(-1)!, true))),
+        Effect.tap(({ events }) =>
+          Effect.sync(() =>
+            writeHeadMark(memory.path, { ...markOf(events.at(-1)!), memory: memoryIdOf(memory.db) }, true)
+          )
+        ),
         Effect.as(count),
         Effect.catchCause(() => Effect.succeed(0))
       )
   })
+
+const markOf = (event: { readonly position: number; readonly eventId: string }) => ({
+  position: event.position,
+  eventId: event.eventId
+})
 
 export interface Loss {
   readonly eventId: string

@@ -8,6 +8,7 @@ import {
   DatabaseUnusable,
   type EventLog,
   makeEventLog,
+  memoryIdOf,
   openDatabase,
   type OpenOptions,
   type RalphMemEvent,
@@ -49,7 +50,14 @@ export const openMemory = (
           listeners: [runner.listener],
           redacts: redactedBy,
           sanitize: redactStrings,
-          ...(options.path === ":memory:" ? {} : { committed: (newest) => writeHeadMark(options.path, newest) })
+          ...(options.path === ":memory:" ? {} : {
+            committed: (newest) =>
+              writeHeadMark(options.path, {
+                position: newest.position,
+                eventId: newest.eventId,
+                memory: memoryIdOf(db)
+              })
+          })
         })
         return { path: options.path, db, log, runner }
       },

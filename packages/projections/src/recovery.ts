@@ -8,7 +8,9 @@ import {
   copyToPrivateFile,
   damagedMemoryOriginProblem,
   ensureMemorySubfolder,
+  filesHoldMemoryId,
   MEMORY_FOLDER,
+  memoryIdOf,
   openSideFileToRead,
   readHeadMark,
   readOnlyConnection,
@@ -111,10 +113,19 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
   Effect.gen(function*() {
     if (!mayBeMemory(databasePath)) return yield* new NotAMemory({ path: databasePath })
     // Read before the restore: the head mark says how far the damaged log had got.
-    const lastKnown = readHeadMark(databasePath)?.position
+    const headMark = readHeadMark(databasePath)
     const recovery = restoreFromBackup(databasePath)
     const memory = yield* openMemory({ path: databasePath, keepsOlderSpill: true })
     try {
+      // Only a mark of this memory (head-mark.ts): the backup's id, or, with no backup (a new memory, a new id), one
+      // the damaged file holds. A mark that came with the project's files would count events it never had as lost.
+      const restoredId = memoryIdOf(memory.db)
+      const ownMark = headMark !== undefined && (
+        headMark.memory === restoredId
+        || (recovery.backup === undefined && headMark.memory !== undefined
+          && filesHoldMemoryId([recovery.damagedCopy, `${recovery.damagedCopy}-wal`], headMark.memory))
+      )
+      const lastKnown = ownMark ? headMark.position : undefined
       const backupHead = memory.db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number
       // A backup that opened passed the origin check (openMemory): the folder is the user's. Without one, the damaged
       // file must show it was theirs before its events join their memory.
@@ -147,7 +158,8 @@ export const recoverDatabase = (databasePath: string, reason: string) =>
         expectedVersion: "any",
         writer: "recovery"
       })
-      writeHeadMark(databasePath, events.at(-1)!, true)
+      const newest = events.at(-1)!
+      writeHeadMark(databasePath, { position: newest.position, eventId: newest.eventId, memory: restoredId }, true)
       return { ...recovery, salvaged: salvage.salvaged, unreadable: salvage.unreadable }
     } finally {
       memory.db.close()
