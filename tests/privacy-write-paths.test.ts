@@ -153,6 +153,39 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("then run")
   })
 
+  it("masks a password in JSON escaped once and twice: a ConfigMap's data, its last-applied annotation, a log", () => {
+    const root = project()
+    const password = "CmHookPw-hunter2"
+    const config = JSON.stringify({ db: { user: "app", password } })
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "kubectl get configmap app -o json",
+      JSON.stringify(
+        {
+          apiVersion: "v1",
+          data: { "config.json": config },
+          kind: "ConfigMap",
+          metadata: {
+            annotations: {
+              "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify({ data: { "config.json": config } })
+            },
+            name: "app"
+          }
+        },
+        null,
+        2
+      )
+    )
+    // A log line that stringifies the JSON twice.
+    bash(root, "t2", "tail -n 1 app.log", String.raw`{\"config\":\"{\\\"password\\\":\\\"${password}\\\"}\"}`)
+    const bytes = folderBytes(root)
+    expect(bytes.includes(password)).toBe(false)
+    expect(bytes).toContain("kubectl get configmap app -o json")
+    expect(bytes).toContain("last-applied-configuration")
+  })
+
   it("masks a Kubernetes Secret's values, base64 under any key, as kubectl prints them", () => {
     const root = project()
     const b64 = (text: string) => Buffer.from(text).toString("base64")

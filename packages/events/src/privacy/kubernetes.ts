@@ -11,10 +11,12 @@
  * search starts.
  */
 
+import { ESCAPED_QUOTED, ESCAPES } from "./secret-rules.ts"
+
 const MARKER = "[secret:kubernetes-secret]"
 
-/** `kind: Secret`, `"kind": "Secret"`, `\"kind\":\"Secret\"`. */
-const DECLARES_SECRET = /\bkind\\?["']?[ \t]*:[ \t]*\\?["']?Secret(?![\w-])/
+/** `kind: Secret`, `"kind": "Secret"`, `\"kind\":\"Secret\"`, and escaped deeper (ESCAPES). */
+const DECLARES_SECRET = new RegExp(String.raw`\bkind${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?Secret(?![\w-])`)
 
 /** A YAML `data:` or `stringData:` key alone on its line, in a list item or not; `key` is where the name starts. */
 const YAML_MAP = /^(?<head>[ \t]*(?:-[ \t]+)?)(?:data|stringData):[ \t]*(?:#.*)?$/
@@ -60,10 +62,17 @@ function maskYaml(text: string): { readonly text: string; readonly redactions: n
 }
 
 /** `"data": {` or, escaped, `\"stringData\":{`. */
-const JSON_MAP = /\\?"(?:data|stringData)\\?"[ \t\r\n]*:[ \t\r\n]*\{/g
+const JSON_MAP = new RegExp(String.raw`${ESCAPES}"(?:data|stringData)${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*\{`, "g")
 
-/** An entry of the map: a quoted key, a colon and the value's opening quote, then the value up to its closing one. */
-const JSON_ENTRY = /(?<keep>\\?"[\w.-]+\\?"[ \t\r\n]*:[ \t\r\n]*\\?")(?:[^"\\\r\n]|\\[^"\r\n])+/g
+/**
+ * An entry of the map: a quoted key, a colon and the value's opening quote, then the value up to its closing one
+ * (escaped as deeply as the opening one: ESCAPED_QUOTED).
+ */
+const JSON_ENTRY = new RegExp(
+  String.raw`(?<keep>${ESCAPES}"[\w.-]+${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*${ESCAPES}")`
+    + String.raw`(?:${ESCAPED_QUOTED}|(?:[^"\\\r\n]|\\[^"\r\n])+)`,
+  "g"
+)
 
 function maskJson(text: string): { readonly text: string; readonly redactions: number } {
   let output = ""

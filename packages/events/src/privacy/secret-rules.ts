@@ -82,11 +82,33 @@ const NOT_A_PLACEHOLDER = String
   .raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)(?![\w.-]))`
 
 /**
+ * The backslashes before a quote in JSON encoded as a string once (`\"`), twice (`\\\"`: JSON held in a string of
+ * other JSON, as a kubectl annotation or a log that stringifies twice holds it) or three times (seven): the name and
+ * the value are the same credential at any of these depths. Bounded, so a long run of backslashes costs each try a
+ * few steps.
+ */
+export const ESCAPES = String.raw`\\{0,7}`
+
+/**
+ * A value between escaped quotes (`\"x\"`, `\\\"x\\\"`), up to the quote that closes it. `escape` is the opening
+ * quote's run of backslashes; the value's own escapes are escaped again at this depth, each backslash of them
+ * becoming a `block` (`escape` and one more backslash). A run of backslashes before a quote is then blocks and
+ * `escape`: an even number of blocks is backslashes of the value and the quote closes it (`\\\\\"` escaped once: a
+ * value ending in a backslash), an odd number is a quote the value holds (`\\\"` escaped once). Each run is read whole
+ * by the one branch that takes it, so a value is read once.
+ */
+const BLOCK = String.raw`\k<escape>\\`
+export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,7})")`
+  + String
+    .raw`(?:[^"\\\r\n]|\\+(?![\\"\r\n])|(?:${BLOCK}${BLOCK})*(?:${BLOCK}\k<escape>"|${BLOCK}${BLOCK}(?=\k<escape>")))+`
+  + String.raw`(?=\k<escape>")`
+
+/**
  * A credential value, without its quotes so they stay as context. A quote that never closes on the
  * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`.
  */
 const VALUE = NOT_A_PLACEHOLDER
-  + String.raw`(?:(?<=\\")(?:[^"\\\r\n]|\\[^"\r\n])+(?=\\")|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
+  + String.raw`(?:${ESCAPED_QUOTED}|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
 
 /**
@@ -123,11 +145,11 @@ const skip = (text: string, at: number, set: string, max = Infinity): number => 
 }
 
 /**
- * `[\\"'\]]{0,3}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`,
- * `token?: string =`).
+ * `[\\"'\]]{0,9}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`,
+ * `token?: string =`, `\\\"token\\\":` in JSON escaped twice: ESCAPES, a quote and a bracket).
  */
 const assignmentAt = (text: string, at: number): boolean => {
-  let i = skip(text, at, `\\"']`, 3)
+  let i = skip(text, at, `\\"']`, 9)
   if (text[i] === "?") i++
   i = skip(text, i, " \t")
   return text[i] === ":" || text[i] === "="
@@ -143,14 +165,14 @@ const flagValueAt = (text: string, at: number): boolean => {
 }
 
 /**
- * `[\\"']{0,2}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,2}value`: a Kubernetes entry's value
- * (`name: DB_PASSWORD\n  value: x`).
+ * `[\\"']{0,8}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,8}value`: a Kubernetes entry's value
+ * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name).
  */
 const kubernetesValueAt = (text: string, at: number): boolean => {
-  let i = skip(text, skip(text, at, `\\"'`, 2), " \t,")
+  let i = skip(text, skip(text, at, `\\"'`, 8), " \t,")
   if (text[i] === "\r" && text[i + 1] === "\n") i += 2
   else if (text[i] === "\n") i++
-  i = skip(text, skip(text, i, " \t"), `\\"'`, 2)
+  i = skip(text, skip(text, i, " \t"), `\\"'`, 8)
   return text.slice(i, i + 5).toLowerCase() === "value"
 }
 
@@ -216,7 +238,7 @@ const lazyRule = (
 const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
 
 /** Not an empty string literal (`""`): a value that closes at once holds nothing, and the rest of its line is code. */
-const NOT_EMPTY = String.raw`(?!\\?["'])`
+const NOT_EMPTY = String.raw`(?!${ESCAPES}["'])`
 
 /** A template or a reference in place of a value (`${env.TOKEN}`, `{{ form.password }}`, `<%= @password %>`). */
 const NOT_A_TEMPLATE = String.raw`(?!\$\{|\{\{|<%)`
@@ -239,10 +261,11 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`|\bredis-cli\b[^\r\n|;&]{0,200}?[ \t]-a[ \t]+|\blogin\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+`
       + String.raw`|\bmongo(?:sh|dump|restore|import|export|stat|top|files)?\b[^\r\n|;&]{0,200}?[ \t]-p[ \t]+`
       + String.raw`|\bldap[a-z]{3,8}\b[^\r\n|;&]{0,200}?[ \t]-w[ \t]+`
-      + String.raw`|\b(?:smb|rpc)client\b[^\r\n|;&]{0,200}?[ \t](?:-U|--user)(?:[ \t]+|=)\\?["']?[^\s%"']{1,128}%`
+      + String
+        .raw`|\b(?:smb|rpc)client\b[^\r\n|;&]{0,200}?[ \t](?:-U|--user)(?:[ \t]+|=)${ESCAPES}["']?[^\s%"']{1,128}%`
       + String
         .raw`|\bhtpasswd[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+){0,3}[ \t]+[^\s-]\S{0,255}[ \t]+\S{1,255}[ \t]+)`
-      + String.raw`\\?["']?)${VALUE}`,
+      + String.raw`${ESCAPES}["']?)${VALUE}`,
     "g",
     contains("mysql", "mariadb", "sshpass", "redis-cli", "login", "mongo", "ldap", "client", "htpasswd")
   ),
@@ -251,7 +274,7 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
     kind: "credential",
     pattern: new RegExp(
       String.raw`(?<keep>\b(?:curl|wget|http|xh)\b[^\r\n|;&]{0,300}?[ \t](?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?`
-        + String.raw`\\?["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+`,
+        + String.raw`${ESCAPES}["']?[^\s:"'\\]{0,128}:)[^\s"'\\]+`,
       "g"
     ),
     hint: contains("curl", "wget", "http", "xh")
@@ -261,7 +284,7 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
   lazyRule(
     "credential",
     String.raw`(?<keep>\bconfig(?:ure)?(?:[ \t]+--?[\w-]+){0,3}[ \t]+(?:set[ \t]+)?[\w.:\/-]{0,80}?`
-      + String.raw`${SENSITIVE_NAME}[ \t]+\\?["']?)${VALUE}`,
+      + String.raw`${SENSITIVE_NAME}[ \t]+${ESCAPES}["']?)${VALUE}`,
     "gi",
     contains("config")
   )
@@ -479,7 +502,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     kind: "authorization",
     pattern: new RegExp(
-      String.raw`(?<keep>\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?\\?["']?`
+      String.raw`(?<keep>\b(?:proxy-)?authorization${ESCAPES}["']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?${ESCAPES}["']?`
         + String.raw`(?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)[^\s"'\\][^\r\n"'\\]*`,
       "gi"
     ),
@@ -498,7 +521,8 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     kind: "azure-sas",
     pattern: new RegExp(
-      String.raw`(?<keep>\bSharedAccessSignature\\?["']?(?:[ \t]*[=:][ \t]*\\?["']?|[ \t]+)(?=\??[a-z]{2,6}=))`
+      String.raw`(?<keep>\bSharedAccessSignature${ESCAPES}["']?`
+        + String.raw`(?:[ \t]*[=:][ \t]*${ESCAPES}["']?|[ \t]+)(?=\??[a-z]{2,6}=))`
         + String.raw`(?:[^\s;"'\x60\\&]|&(?:amp;)?)+`,
       "gi"
     ),
@@ -524,7 +548,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   {
     kind: "aws-secret-key",
     pattern: new RegExp(
-      String.raw`(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key\\?["']?[ \t]*[:=][ \t]*\\?["']?)`
+      String.raw`(?<keep>(?<![\w-])(?:aws_?)?secret_?access_?key${ESCAPES}["']?[ \t]*[:=][ \t]*${ESCAPES}["']?)`
         + String.raw`[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])`,
       "gi"
     ),
@@ -540,7 +564,8 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     "credential",
     String.raw`(?<keep>\b(?:getenv|get|fetch|env|define|setProperty|put|set|setenv|putenv|setdefault|setItem)`
       + String
-        .raw`[ \t]*\([ \t]*\\?["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*,[ \t]*\\?["'])${NOT_EMPTY}${VALUE}`,
+        .raw`[ \t]*\([ \t]*${ESCAPES}["']${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["'][ \t]*,[ \t]*${ESCAPES}["'])`
+      + String.raw`${NOT_EMPTY}${VALUE}`,
     "gi",
     /(?:get|fetch|env|define|setproperty|put|set|setdefault|setitem)[ \t]*\(/i
   ),
@@ -548,7 +573,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // `SECRET_KEY_BASE:   x`): it signs and encrypts every session, though its name ends in neither `secret` nor `key`.
   lazyRule(
     "credential",
-    String.raw`(?<keep>(?<![\w.-])[\w.-]{0,40}?secret_key_base\\?["']?[ \t]*(?::|=>|:?=)[ \t]*\\?["']?)`
+    String.raw`(?<keep>(?<![\w.-])[\w.-]{0,40}?secret_key_base${ESCAPES}["']?[ \t]*(?::|=>|:?=)[ \t]*${ESCAPES}["']?)`
       + String.raw`${NOT_EMPTY}${NOT_A_TEMPLATE}${VALUE}`,
     "gi",
     /secret_key_base/i
@@ -556,7 +581,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x").
   lazyRule(
     "credential",
-    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*\\?["'])${NOT_EMPTY}${VALUE}`,
+    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*${ESCAPES}["'])${NOT_EMPTY}${VALUE}`,
     "gi",
     /set/i
   ),
@@ -564,23 +589,25 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // A quoted value followed by a colon is the next key (`'password': "DB_PASSWORD": "x"`): not taken as the value,
   // which would hide that key's name from the rule and leave its value.
   credential(
-    String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}\\?["'][ \t]*:[ \t]*\\?["']?)${VALUE}(?!\\?["'][ \t]*:)`
+    String.raw`(?<keep>["']${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["'][ \t]*:[ \t]*${ESCAPES}["']?)${VALUE}`
+      + String.raw`(?!${ESCAPES}["'][ \t]*:)`
   ),
   // JS/TS object literals and inline YAML: password: "x".
-  credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*\\?["'])${VALUE}`),
+  credential(String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*:[ \t]*${ESCAPES}["'])${VALUE}`),
   // Env files, shell, code: DB_PASSWORD=x, const token: string = "x", os.environ["API_KEY"] = "x", password := "x",
   // and a shell line continued after the `=` (export DB_PASSWORD=\ then the value on the next line).
   credential(
-    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?\]?${TYPE_ANNOTATION}`
-      + String.raw`[ \t]*:?=(?![=>~])[ \t]*(?:\\\r?\n[ \t]*)?\\?["']?)${VALUE}`
+    String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["']?\]?${TYPE_ANNOTATION}`
+      + String.raw`[ \t]*:?=(?![=>~])[ \t]*(?:\\\r?\n[ \t]*)?${ESCAPES}["']?)${VALUE}`
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
-  credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)\\?["']?)${VALUE}`),
+  credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). The blanks after the
   // name are one run unless a comma splits them.
   credential(
-    String.raw`(?<keep>\bname\\?["']?[ \t]*:[ \t]*\\?["']?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*(?:,[ \t]*)?`
-      + String.raw`(?:\r?\n[ \t]*)?\\?["']?value\\?["']?[ \t]*:[ \t]*\\?["']?)${VALUE}`
+    String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NAME_PREFIX}${SENSITIVE_NAME}`
+      + String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?`
+      + String.raw`(?:\r?\n[ \t]*)?${ESCAPES}["']?value${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?)${VALUE}`
   ),
   // A YAML block scalar (password: |, client_secret: >-): the value is every line after the key indented deeper
   // than it, blank ones included. The indicator and the first line's indentation are kept.
@@ -618,7 +645,8 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   ),
   // PHP and Ruby hashes: 'password' => "x", :api_key => 'x', config.password => "x".
   credential(
-    String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}\\?["']?[ \t]*=>[ \t]*\\?["'])${VALUE}`
+    String.raw`(?<keep>${NAME_START}[:'"]?${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["']?[ \t]*=>[ \t]*${ESCAPES}["'])`
+      + VALUE
   ),
   // A .pgpass line, host:port:database:user:password (the port may be `*`): the password is the rest of the line.
   lazyRule(
@@ -650,9 +678,10 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // <input name="password" value=""> is left, and so is a template's value="{{ form.password }}".
   lazyRule(
     "credential",
-    String.raw`(?<keep>\b(?:key|name)[ \t]*=[ \t]*\\?(?<quote>["'])${NAME_PREFIX}${SENSITIVE_NAME}\\?\k<quote>`
-      + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*\\?(?<valueQuote>["']))${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
-      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\k<valueQuote>))+(?=\\?\k<valueQuote>)`,
+    String.raw`(?<keep>\b(?:key|name)[ \t]*=[ \t]*${ESCAPES}(?<quote>["'])${NAME_PREFIX}${SENSITIVE_NAME}`
+      + String.raw`${ESCAPES}\k<quote>`
+      + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*${ESCAPES}(?<valueQuote>["']))${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
+      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\\{0,6}\k<valueQuote>))+(?=${ESCAPES}\k<valueQuote>)`,
     "gi",
     /value[ \t]*=/i
   ),
@@ -660,8 +689,8 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // SET PASSWORD FOR 'u'@'h' = 'x'.
   lazyRule(
     "credential",
-    String.raw`(?<keep>\bIDENTIFIED(?:[ \t]+WITH[ \t]+\w+)?[ \t]+BY[ \t]+\\?["']`
-      + String.raw`|\bSET[ \t]+PASSWORD\b[^=\r\n;]{0,200}=[ \t]*(?:PASSWORD[ \t]*\([ \t]*)?\\?["'])${VALUE}`,
+    String.raw`(?<keep>\bIDENTIFIED(?:[ \t]+WITH[ \t]+\w+)?[ \t]+BY[ \t]+${ESCAPES}["']`
+      + String.raw`|\bSET[ \t]+PASSWORD\b[^=\r\n;]{0,200}=[ \t]*(?:PASSWORD[ \t]*\([ \t]*)?${ESCAPES}["'])${VALUE}`,
     "gi",
     /identified|set[ \t]+password/i
   ),

@@ -12,20 +12,28 @@
  * Linear: each pattern is tried where its name starts and stops at the value's closing quote or line end.
  */
 
+import { ESCAPED_QUOTED, ESCAPES } from "./secret-rules.ts"
+
 const marker = "[secret:secret-manager]"
 
-/** A JSON string's content after its opening quote, escapes included, up to its closing quote. */
-const JSON_STRING = String.raw`(?:[^"\\\r\n]|\\[^\r\n])+`
+/**
+ * A JSON string's content after its opening quote, escapes included, up to its closing quote: escaped as deeply as
+ * the opening one (ESCAPED_QUOTED), or else up to a quote no backslash escapes.
+ */
+const JSON_STRING = String.raw`(?:${ESCAPED_QUOTED}|(?:[^"\\\r\n]|\\[^\r\n])+)`
 
 /** `"SecretString": "...",` as JSON (the value escaped), or a YAML line `SecretString: '...'` (the rest of it). */
 const SECRET_STRING = [
-  new RegExp(String.raw`(?<keep>\\?"Secret(?:String|Binary)\\?"[ \t]*:[ \t]*\\?")${JSON_STRING}`, "g"),
+  new RegExp(
+    String.raw`(?<keep>${ESCAPES}"Secret(?:String|Binary)${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`,
+    "g"
+  ),
   /(?<keep>^[ \t]*Secret(?:String|Binary):[ \t]*)[^\s][^\r\n]*/gm
 ]
 
 /** A parameter's or a secret's value: `"Value": "x"`, `"value": "x"`, a YAML line `value: x`. */
 const VALUE_FIELD = [
-  new RegExp(String.raw`(?<keep>\\?"[Vv]alue\\?"[ \t]*:[ \t]*\\?")${JSON_STRING}`, "g"),
+  new RegExp(String.raw`(?<keep>${ESCAPES}"[Vv]alue${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`, "g"),
   /(?<keep>^[ \t]*[Vv]alue:[ \t]*)[^\s][^\r\n]*/gm
 ]
 

@@ -87,6 +87,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one unclosed quoted value", "password: \"" + fill("a")],
   ["JSON keys", fill("\"password\":")],
   ["escaped JSON keys", fill("\\\"password\\\":\\\"")],
+  ["JSON keys escaped twice", fill(String.raw`\\\"password\\\":\\\"`)],
+  ["JSON keys escaped once and twice", fill(String.raw`\"password\":\"\\\"token\\\":\\\"`)],
+  ["one long value of escaped quotes", String.raw`\"password\":\"` + fill(String.raw`a\\\"`)],
+  ["one long value of doubled backslashes", String.raw`\\\\\\\"pw\\\\\\\":\\\\\\\"` + fill("\\".repeat(16) + "a")],
   ["CLI flags", fill("--token ")],
   ["type annotations", fill("password: string =")],
   ["YAML lines", fill("password: x\n")],
@@ -119,15 +123,16 @@ const SPACES = " ".repeat(MEGABYTE)
 const TABS = "\t".repeat(MEGABYTE)
 const BLANKS = " \t".repeat(MEGABYTE / 2)
 const COMMAS = ",".repeat(MEGABYTE)
+const BACKSLASHES = "\\".repeat(MEGABYTE)
 
-/** A text with its long runs of blanks or commas shown as `…`, to compare it with what is expected. */
-const shortened = (text: string): string => text.replace(/[ \t,]{100,}/g, "…")
+/** A text with its long runs of blanks, commas or backslashes shown as `…`, to compare it with what is expected. */
+const shortened = (text: string): string => text.replace(/[ \t,]{100,}|\\{100,}/g, "…")
 
 /**
- * A sensitive name and a long run of blanks: shape, input, and the redacted text, shortened (a value after the
- * blanks is still masked). Where two runs of a pattern can take the same blanks, a failing match tries
- * quadratically many ways of splitting them, hours on 1 MB; so does trimming a value's trailing punctuation when it
- * is tried at every comma of a run.
+ * A sensitive name and a long run of blanks (or of backslashes, as escaped JSON holds them): shape, input, and the
+ * redacted text, shortened (a value after the run is still masked). Where two runs of a pattern can take the same
+ * blanks, a failing match tries quadratically many ways of splitting them, hours on 1 MB; so does trimming a value's
+ * trailing punctuation when it is tried at every comma of a run.
  */
 const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ["a YAML key", `password:${SPACES}hunter2-Sup3r`, "password:…[secret:credential]"],
@@ -185,7 +190,39 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "lines of a name, a colon and blanks",
     `password:${SPACES.slice(0, 5_000)}\n`.repeat(200),
     "password:…\n".repeat(200)
-  ]
+  ],
+  // JSON escaped once, twice or more: a value's run of backslashes is read whole, once, to find the closing quote.
+  [
+    "backslashes in a value escaped twice",
+    String.raw`{\\\"password\\\":\\\"a${BACKSLASHES}\\\"}`,
+    String.raw`{\\\"password\\\":\\\"[secret:credential]\\\"}`
+  ],
+  [
+    "backslashes in a value escaped once",
+    String.raw`{\"token\":\"${BACKSLASHES}\"}`,
+    String.raw`{\"token\":\"[secret:credential]\"}`
+  ],
+  [
+    "backslashes in an escaped assignment",
+    String.raw`DB_PASSWORD=\\\"${BACKSLASHES}x\\\" user`,
+    String.raw`DB_PASSWORD=\\\"[secret:credential]\\\" user`
+  ],
+  [
+    "backslashes in an escaped credential attribute",
+    String.raw`key=\\\"pwd\\\" value=\\\"${BACKSLASHES}x1\\\" />`,
+    String.raw`key=\\\"pwd\\\" value=\\\"[secret:credential]\\\" />`
+  ],
+  [
+    "backslashes in an escaped Kubernetes Secret",
+    String.raw`\\\"kind\\\":\\\"Secret\\\",\\\"data\\\":{\\\"a\\\":\\\"${BACKSLASHES}b\\\"}`,
+    String.raw`\\\"kind\\\":\\\"Secret\\\",\\\"data\\\":{\\\"a\\\":\\\"[secret:kubernetes-secret]\\\"}`
+  ],
+  [
+    "backslashes in an escaped SecretString",
+    String.raw`\\\"SecretString\\\":\\\"${BACKSLASHES}\\\"}`,
+    String.raw`\\\"SecretString\\\":\\\"[secret:secret-manager]\\\"}`
+  ],
+  ["backslashes after an assignment", `password=${BACKSLASHES}x1`, String.raw`password=\\\\\\\[secret:credential]`]
 ]
 
 describe("adversarial input", () => {
@@ -266,7 +303,7 @@ describe("adversarial input", () => {
     expect(redactions).toBe(100_000)
   })
 
-  it("redacts 1 MB runs of blanks after a sensitive name in linear time, in a process stopped after a minute", () => {
+  it("redacts 1 MB runs of blanks or backslashes in linear time, in a process stopped after a minute", () => {
     const child = spawnSync(process.execPath, [REDACT], {
       input: JSON.stringify(BLANK_RUNS.map(([, input]) => input)),
       encoding: "utf8",

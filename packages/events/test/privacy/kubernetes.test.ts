@@ -83,6 +83,26 @@ describe("a Kubernetes Secret", () => {
     expect(text).toContain(String.raw`\"admin\":\"[secret:kubernetes-secret]\"`)
   })
 
+  it("escaped twice: that annotation inside another JSON string (a tool's output as JSON)", () => {
+    const annotated = JSON.stringify({
+      metadata: {
+        annotations: {
+          "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify({
+            kind: "Secret",
+            data: { admin: PLANTED[1] },
+            stringData: { "tls.key": "K8sNestedKey-78" }
+          })
+        }
+      }
+    })
+    const { text } = redactText(JSON.stringify({ stdout: annotated }))
+    expect(text).not.toContain(PLANTED[1])
+    expect(text).not.toContain("K8sNestedKey-78")
+    // Masked up to the value's closing quote, escaped as deeply as its opening one.
+    expect(text).toContain(String.raw`\\\"admin\\\":\\\"[secret:kubernetes-secret]\\\"}`)
+    expect(text).toContain(String.raw`\\\"tls.key\\\":\\\"[secret:kubernetes-secret]\\\"}`)
+  })
+
   it.each([
     ["a ConfigMap", "apiVersion: v1\ndata:\n  LOG_LEVEL: debug\nkind: ConfigMap"],
     ["another kind named like it", "kind: SecretProviderClass\nspec:\n  data:\n    objectName: db-url"],

@@ -121,6 +121,41 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "{\\\"password\\\":\\\"hunter2\\\",\\\"user\\\":\\\"bob\\\"}",
     "{\\\"password\\\":\\\"[secret:credential]\\\",\\\"user\\\":\\\"bob\\\"}"
   ],
+  // JSON held in a string of other JSON, escaped twice (a kubectl annotation holding a ConfigMap's JSON value, a log
+  // that stringifies twice) and three times: masked to the quote closing the value, its escapes kept.
+  [
+    "credential",
+    String.raw`{\"config\":\"{\\\"password\\\":\\\"hunter2-Secret\\\"}\"}`,
+    String.raw`{\"config\":\"{\\\"password\\\":\\\"[secret:credential]\\\"}\"}`
+  ],
+  [
+    "credential",
+    JSON.stringify(JSON.stringify({ config: JSON.stringify({ api_key: "Tr1ple-Esc4ped", user: "bob" }) })),
+    JSON.stringify(JSON.stringify({ config: JSON.stringify({ api_key: "[secret:credential]", user: "bob" }) }))
+  ],
+  [
+    "credential",
+    String.raw`DB_PASSWORD=\\\"Dbl-Esc4ped\\\" env: [{\\\"name\\\":\\\"API_TOKEN\\\",`
+    + String.raw`\\\"value\\\":\\\"Zz9-tok\\\"}]`,
+    String.raw`DB_PASSWORD=\\\"[secret:credential]\\\" env: [{\\\"name\\\":\\\"API_TOKEN\\\",`
+    + String.raw`\\\"value\\\":\\\"[secret:credential]\\\"}]`
+  ],
+  // A value holding a backslash or a quote, escaped once and twice: the whole value, up to its own closing quote.
+  [
+    "credential",
+    JSON.stringify(JSON.stringify({ password: "ends\\", token: "Qu0te\"Tail-9x" })),
+    JSON.stringify(JSON.stringify({ password: "[secret:credential]", token: "[secret:credential]" }))
+  ],
+  [
+    "credential",
+    JSON.stringify(JSON.stringify(JSON.stringify({ password: "a\"b\\c", user: "bob" }))),
+    JSON.stringify(JSON.stringify(JSON.stringify({ password: "[secret:credential]", user: "bob" })))
+  ],
+  [
+    "credential",
+    String.raw`<add key=\\\"ApiKey\\\" value=\\\"XmlDbl-Esc4\\\" />`,
+    String.raw`<add key=\\\"ApiKey\\\" value=\\\"[secret:credential]\\\" />`
+  ],
   ["credential", "mysql -uroot -phunter2 app", "mysql -uroot -p[secret:credential] app"],
   ["credential", "sshpass -p hunter2 ssh host", "sshpass -p [secret:credential] ssh host"],
   ["credential", "curl -u admin:hunter2 https://x", "curl -u admin:[secret:credential] https://x"],
@@ -594,6 +629,7 @@ describe("secret rules", () => {
       "\"",
       "'",
       "\\\"",
+      "\\\\\\\"",
       "\\",
       "]",
       "[",

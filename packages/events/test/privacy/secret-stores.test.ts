@@ -51,6 +51,10 @@ describe("a secret manager's output", () => {
     expect(redactText(yaml).text).toBe("Name: prod/db\nSecretString: [secret:secret-manager]\nVersionId: v1\n")
     const escaped = JSON.stringify({ stdout: AWS_SECRET })
     expect(redactText(escaped).text).not.toContain("AwsSmPw-31x")
+    // Escaped twice (that JSON inside another string): masked up to the closing quote, escaped as the opening one.
+    const twice = redactText(JSON.stringify(escaped)).text
+    expect(twice).not.toContain("AwsSmPw-31x")
+    expect(twice).toContain(String.raw`\\\"SecretString\\\": \\\"[secret:secret-manager]\\\",`)
     const yamlVault = "id: https://v.vault.azure.net/secrets/db/1\nname: db\nvalue: \"AzKvYamlPw-35x\"\n"
     expect(redactText(yamlVault).text).toBe(
       "id: https://v.vault.azure.net/secrets/db/1\nname: db\nvalue: [secret:secret-manager]\n"
