@@ -186,6 +186,38 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("last-applied-configuration")
   })
 
+  it("removes <private> blocks a tool printed escaped with attributes, closed or cut before their close", () => {
+    const root = project()
+    const planted = { json: "GhAttrPriv-94x", cut: "GhCutPriv-95x", html: "HtmlAttrPriv-56q" }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "gh issue view 12 --json body",
+      String
+        .raw`{"body":"Repro: \u003cprivate reason=\"creds\"\u003eadmin ${planted.json}\u003c/private\u003e then run"}`
+    )
+    // `head -c` cut the body before the block's close.
+    bash(
+      root,
+      "t2",
+      "gh issue view 13 --json body | head -c 80",
+      String.raw`{"body":"Steps: \u003cprivate reason=\"creds\"\u003eadmin ${planted.cut}`
+    )
+    hook(root, "PostToolUse", {
+      tool_name: "WebFetch",
+      tool_use_id: "t3",
+      tool_input: { url: "https://wiki.example.com/deploy" },
+      tool_response: `<p>Notes &lt;private class="ops"&gt;${planted.html} and the rest of the page</p>`
+    })
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("Repro: ")
+    expect(bytes).toContain("then run")
+    expect(bytes).toContain("Steps: ")
+    expect(bytes).toContain("<p>Notes ")
+  })
+
   it("masks a Kubernetes Secret's values, base64 under any key, as kubectl prints them", () => {
     const root = project()
     const b64 = (text: string) => Buffer.from(text).toString("base64")

@@ -15,14 +15,19 @@ export const PRIVATE_MARKER = "[private]"
  * an attribute scan stops at the next `<` or `>` outside quotes (or at the end of a quote), where the
  * next try starts.
  *
- * The same tags escaped, without attributes: as JSON writes `<` and `>` when Go encodes it (`\u003cprivate\u003e`:
- * gh, kubectl, docker print bodies so) and as HTML and XML write them (`&lt;private&gt;`). The user's block is no
- * less private for being printed by a tool that escapes it. An escaped tag with attributes is not read as one: its
- * close then hides all before it, as a stray close does.
+ * The same tags escaped: as JSON writes `<` and `>` when Go encodes it (`\u003cprivate reason=\"x\"\u003e`: gh,
+ * kubectl, docker print bodies so, quotes escaped and whitespace perhaps as `\n`) and as HTML and XML write them
+ * (`&lt;private class="a"&gt;`, quotes perhaps as `&quot;`). The user's block is no less private for being printed by
+ * a tool that escapes it. Their attributes are read as the plain tag's are: a scan stops at the next `<` or `>`,
+ * escaped or not, outside quotes of any of these kinds.
  */
+const ESCAPED_BLANKS = String.raw`(?:\s|\\[nrt])*`
+const ESCAPED_ATTRIBUTES = String.raw`(?:[^<>"'\\&]|\\(?!u003[ce]|")|&(?!lt;|gt;|quot;)|"[^"]*"|'[^']*'`
+  + String.raw`|\\"(?:[^"\\]|\\(?!"))*\\"|&quot;(?:[^&]|&(?!quot;))*&quot;)*`
 const PRIVATE_TAG = new RegExp(
   String.raw`<\s*(?<closing>\/\s*)?private(?=[\s/>])(?:[^<>"']|"[^"]*"|'[^']*')*>`
-    + String.raw`|(?:\\u003c|&lt;)\s*(?<escapedClosing>\/\s*)?private\s*(?<escapedEmpty>\/\s*)?(?:\\u003e|&gt;)`,
+    + String.raw`|(?:\\u003c|&lt;)${ESCAPED_BLANKS}(?<escapedClosing>\/${ESCAPED_BLANKS})?private`
+    + String.raw`(?=\s|\\[nrt]|\/|\\u003e|&gt;)${ESCAPED_ATTRIBUTES}(?:\\u003e|&gt;)`,
   "gi"
 )
 
@@ -86,5 +91,21 @@ function keptBeforeStrayBlock(shown: string, afterBlock: boolean): string {
 
 function tagRole(tag: RegExpExecArray): "open" | "close" | "empty" {
   if (tag.groups?.["closing"] !== undefined || tag.groups?.["escapedClosing"] !== undefined) return "close"
-  return tag[0].endsWith("/>") || tag.groups?.["escapedEmpty"] !== undefined ? "empty" : "open"
+  const text = tag[0]
+  if (text.startsWith("<")) return text.endsWith("/>") ? "empty" : "open"
+  return escapedSelfClosing(text) ? "empty" : "open"
+}
+
+/**
+ * Whether an escaped tag closes itself: a `/` before its closing bracket (`\u003e` or `&gt;`), blanks between them,
+ * plain or escaped (`\n`). Read back from the end, not by a regex anchored at it, which would be tried from every
+ * blank of a long run.
+ */
+function escapedSelfClosing(tag: string): boolean {
+  let end = tag.length - (tag.endsWith(";") ? "&gt;".length : "\\u003e".length)
+  for (;;) {
+    if (end > 0 && /\s/.test(tag[end - 1]!)) end--
+    else if (end > 1 && tag[end - 2] === "\\" && "nrtNRT".includes(tag[end - 1]!)) end -= 2
+    else return tag[end - 1] === "/"
+  }
 }

@@ -28,6 +28,11 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["HTML-escaped closing tags", fill("&lt;/private&gt;")],
   ["escaped < with no tag", fill("&lt;\\u003c")],
   ["spaces after an escaped <", "&lt;" + fill(" ")],
+  ["JSON-escaped opening tags with attributes", fill(String.raw`\u003cprivate a=\"`)],
+  ["one JSON-escaped tag's unterminated attributes", String.raw`\u003cprivate ` + fill("x")],
+  ["one unclosed escaped quote in an escaped tag", String.raw`\u003cprivate \"` + fill("\\u003e")],
+  ["one unclosed &quot; in an escaped tag", "&lt;private &quot;" + fill("&gt;")],
+  ["escaped blanks after an escaped <", "\\u003c" + fill("\\n")],
   ["Kubernetes data maps", "kind: Secret\n" + fill("data:\n")],
   ["Kubernetes data entries", "kind: Secret\ndata:\n" + fill("  a: b\n")],
   ["one long Kubernetes block", "kind: Secret\nstringData:\n  a: |\n" + fill("    x\n")],
@@ -124,9 +129,13 @@ const TABS = "\t".repeat(MEGABYTE)
 const BLANKS = " \t".repeat(MEGABYTE / 2)
 const COMMAS = ",".repeat(MEGABYTE)
 const BACKSLASHES = "\\".repeat(MEGABYTE)
+const ESCAPED_NEWLINES = "\\n".repeat(MEGABYTE / 2)
 
-/** A text with its long runs of blanks, commas or backslashes shown as `…`, to compare it with what is expected. */
-const shortened = (text: string): string => text.replace(/[ \t,]{100,}|\\{100,}/g, "…")
+/**
+ * A text with its long runs of blanks (or of `\n` as JSON escapes them), commas or backslashes shown as `…`, to compare
+ * it with what is expected.
+ */
+const shortened = (text: string): string => text.replace(/[ \t,]{100,}|\\{100,}|(?:\\n){100,}/g, "…")
 
 /**
  * A sensitive name and a long run of blanks (or of backslashes, as escaped JSON holds them): shape, input, and the
@@ -186,6 +195,17 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `"kind":…"Secret", "data"…:…{"a"…:…"[secret:kubernetes-secret]"}`
   ],
   ["blanks inside escaped tags", `&lt;private${SPACES}&gt;x&lt;/${SPACES}private${TABS}&gt; y`, "[private] y"],
+  [
+    "escaped blanks inside an escaped tag",
+    String.raw`a \u003c${ESCAPED_NEWLINES}/${ESCAPED_NEWLINES}private${ESCAPED_NEWLINES}/ b`,
+    String.raw`a \u003c…/…private…/ b`
+  ],
+  [
+    "blanks in an escaped tag's attributes",
+    String.raw`\u003cprivate a=\"${SPACES}\"${TABS}\u003ex\u003c/private${ESCAPED_NEWLINES}\u003e y`,
+    "[private] y"
+  ],
+  ["escaped blanks in an escaped self-closing tag", String.raw`a \u003cprivate /${ESCAPED_NEWLINES}\u003e b`, "a  b"],
   [
     "lines of a name, a colon and blanks",
     `password:${SPACES.slice(0, 5_000)}\n`.repeat(200),

@@ -72,6 +72,37 @@ describe("<private> blocks", () => {
     expect(text).toContain(PRIVATE_MARKER)
   })
 
+  // With attributes, read as a plain tag's are: quoted as each form quotes (\", ", &quot;), a quoted value holding the
+  // escaped `>`, blanks escaped as JSON escapes them. Unclosed, the block hides the rest of its text.
+  it.each([
+    ["JSON-escaped", String.raw`a \u003cprivate reason=\"x\"\u003eEscAttr-51zz\u003c/private\u003e b`],
+    ["HTML-escaped", `a &lt;private class="a"&gt;EscAttr-51zz&lt;/private&gt; b`],
+    ["HTML-escaped, quoted as entities", `a &lt;private class=&quot;a&gt;b&quot;&gt;EscAttr-51zz&lt;/private&gt; b`],
+    [
+      "JSON-escaped, a value holding >",
+      String.raw`a \u003cprivate note=\"x\u003ey\"\u003eEscAttr-51zz\u003c/private\u003e b`
+    ],
+    [
+      "JSON-escaped over escaped lines",
+      String.raw`a \u003cprivate\n  reason=\"x\"\n\u003eEscAttr-51zz\u003c/private\u003e b`
+    ]
+  ])("removes a block whose escaped tags have attributes: %s", (_, input) => {
+    expect(redactText(input).text).toBe("a [private] b")
+  })
+
+  it.each([
+    ["JSON-escaped", String.raw`shown \u003cprivate reason=\"x\"\u003eEscAttr-52zz and the rest`],
+    ["HTML-escaped", `shown &lt;private class="a"&gt;EscAttr-52zz and the rest`]
+  ])("hides the rest of the text after an unclosed escaped tag with attributes: %s", (_, input) => {
+    expect(redactText(input).text).toBe("shown [private]")
+  })
+
+  it("drops an escaped self-closing tag with attributes, and leaves escaped tags of other names", () => {
+    expect(redactText(String.raw`a \u003cprivate id=\"1\" /\u003e b &lt;private a="x"/\n&gt; c`).text).toBe("a  b  c")
+    const others = String.raw`a \u003cprivateer x\u003e b &lt;private-notes a="b"&gt; c`
+    expect(redactText(others)).toEqual({ text: others, redactions: 0 })
+  })
+
   it("keeps what surrounds an escaped block", () => {
     expect(redactText(String.raw`a \u003cprivate\u003ex\u003c/private\u003e b`).text).toBe("a [private] b")
     expect(redactText("a &lt;private&gt;x&lt;/private&gt; b").text).toBe("a [private] b")
