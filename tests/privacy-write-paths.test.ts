@@ -338,6 +338,42 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("wp-config.php")
   })
 
+  it("masks base64 credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic headers", () => {
+    const root = project()
+    const b64 = (text: string) => Buffer.from(text).toString("base64")
+    const planted = {
+      docker: b64("robot:DockerHookPw-71"),
+      npmrc: b64("ci:NpmrcHookPw-72"),
+      header: b64("api:HeaderHookPw-73"),
+      // Base64 of `user:password` without a digit, after Basic in Maven's settings.
+      maven: b64("hpmb:kzgWTsmY")
+    }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "cat ~/.docker/config.json",
+      JSON.stringify({ auths: { "registry.example.com": { auth: planted.docker } } }, null, "\t")
+    )
+    bash(root, "t2", "cat ~/.npmrc", `//registry.example.com/:_auth=${planted.npmrc}\nalways-auth=true\n`)
+    bash(
+      root,
+      "t3",
+      "curl -sv https://api.example.com/health",
+      `> GET /health\n> Authorization: Basic ${planted.header}\n`
+    )
+    bash(
+      root,
+      "t4",
+      "cat ~/.m2/settings.xml",
+      `<property>\n  <name>Authorization</name>\n  <value>Basic ${planted.maven}</value>\n</property>`
+    )
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("always-auth=true")
+    expect(bytes).toContain("<name>Authorization</name>")
+  })
+
   it("masks Rails' secret_key_base, as heroku config prints it", () => {
     const root = project()
     const secret = "8f14e45fceea167a5a36dedd4bea2543"

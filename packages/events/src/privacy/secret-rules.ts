@@ -380,6 +380,18 @@ const signatureLength = (value: string): number => {
   return base64 || /^[\da-f]{32,}$/i.test(decoded) ? value.length : 0
 }
 
+/**
+ * How much of a value after `Basic` is a credential (0: none): all of it when it is padded base64, as HTTP Basic
+ * authentication writes it, of text holding a colon (`user:password`, UTF-8, no control characters). A word of prose
+ * after "Basic" ("Basic usage", "Basic Oracle") is seldom a multiple of four characters and decodes to bytes that
+ * are not such text.
+ */
+const basicCredentialLength = (value: string): number => {
+  if (value.length % 4 !== 0) return 0
+  const decoded = Buffer.from(value, "base64").toString("utf8")
+  return !decoded.includes("\ufffd") && /^[^\x00-\x1f\x7f]*:[^\x00-\x1f\x7f]*$/.test(decoded) ? value.length : 0
+}
+
 /** A PEM private key's label: `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `PGP PRIVATE KEY BLOCK`. */
 const PEM_PRIVATE_KEY = String.raw`(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?`
 
@@ -513,6 +525,15 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     kind: "bearer-token",
     pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi,
     hint: /bearer|basic/i
+  },
+  // Basic and base64 that decodes to `user:password` (see basicCredentialLength), wherever it is: Maven's
+  // <value>Basic ...</value> under an Authorization header's <name>, a log of request headers. The rule above needs a
+  // digit, and a short credential often encodes without one (`bob:bob` is `Ym9iOmJvYg==`).
+  {
+    kind: "bearer-token",
+    pattern: /(?<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{4,}={0,2}(?![\w+/=.~-])/gi,
+    hint: /basic[ \t]/i,
+    secretLength: basicCredentialLength
   },
   // An Azure Shared Access Signature named as one: a connection string's SharedAccessSignature=sv=...&sig=..., a
   // Service Bus token after its scheme (SharedAccessSignature sr=...&sig=...&se=...&skn=...). The whole token is

@@ -85,6 +85,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["AKIA prefixes", fill("AKIA")],
   ["Bearer words", fill("Bearer ")],
   ["Bearer and a long token without digits", "Bearer " + fill("a")],
+  ["Basic and base64 words", fill("Basic YWJj ")],
+  ["Basic and one long base64 run", "Basic " + fill("YWJj") + "."],
   ["header labels", fill("authorization: ")],
   ["assignments", fill("password=")],
   ["colon labels", fill("password:")],
@@ -206,6 +208,12 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "[private] y"
   ],
   ["escaped blanks in an escaped self-closing tag", String.raw`a \u003cprivate /${ESCAPED_NEWLINES}\u003e b`, "a  b"],
+  ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
+  [
+    "Basic and a base64 run that ends in a dot",
+    `Basic ${"YWJj".repeat(MEGABYTE / 4)}.`,
+    `Basic ${"YWJj".repeat(MEGABYTE / 4)}.`
+  ],
   [
     "lines of a name, a colon and blanks",
     `password:${SPACES.slice(0, 5_000)}\n`.repeat(200),

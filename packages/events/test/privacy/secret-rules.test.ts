@@ -83,6 +83,25 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["authorization", "authorization: Basic dXNlcjpwYXNz", "authorization: Basic [secret:authorization]"],
   ["authorization", "{\"Authorization\": \"token xyz\"}", "{\"Authorization\": \"token [secret:authorization]\"}"],
   ["bearer-token", "sent Bearer 0a1b2c3d4e5f6a7b8c9d to the API", "sent Bearer [secret:bearer-token] to the API"],
+  // Base64 credentials outside a Kubernetes Secret: a Docker config's auth, .npmrc's _auth, a Basic header, and Basic
+  // with base64 of `user:password` anywhere (Maven's <value>), digits or none.
+  [
+    "credential",
+    `{"auths":{"registry.example.com":{"auth":"dXNlcjpwYXNzd29yZA=="}}}`,
+    `{"auths":{"registry.example.com":{"auth":"[secret:credential]"}}}`
+  ],
+  [
+    "credential",
+    "_auth=dXNlcjpwYXNzd29yZA==\n//registry.example.com/:_auth = \"dXNlcjpwYXNzd29yZA==\"",
+    "_auth=[secret:credential]\n//registry.example.com/:_auth = \"[secret:credential]\""
+  ],
+  ["authorization", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [secret:authorization]"],
+  ["bearer-token", "<value>Basic aHBtYjpremdXVHNtWQ==</value>", "<value>Basic [secret:bearer-token]</value>"],
+  [
+    "bearer-token",
+    "sent Basic Ym9iOmJvYg== then BASIC ZWtrdnVuOnZyeWVoZVJl",
+    "sent Basic [secret:bearer-token] then BASIC [secret:bearer-token]"
+  ],
   ["credential", "DB_PASSWORD=hunter2", "DB_PASSWORD=[secret:credential]"],
   ["credential", "export API_KEY='abc def'", "export API_KEY='[secret:credential]'"],
   ["credential", "passwd: s3cret", "passwd: [secret:credential]"],
@@ -448,6 +467,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ],
   ["authorization", "src/authorization/index.ts handles authorization checks"],
   ["bearer-token", "Bearer authentication; Basic usage; basic configuration guide"],
+  // Words after Basic that are not base64 of `user:password`: not padded to four, not text, no colon.
+  ["bearer-token", "Basic Instinct, Basic Oracle, Basic Tutorials; Basic aGVsbG8= is hello"],
   ["credential", "The password is required. Enter your password to continue."],
   ["credential", "token_count=5 max_tokens=100 password_hash=abc tokens: 1234"],
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
