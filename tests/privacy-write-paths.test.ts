@@ -338,7 +338,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("wp-config.php")
   })
 
-  it("masks base64 credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic headers", () => {
+  it("masks base64 credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic, npmAuthIdent", () => {
     const root = project()
     const b64 = (text: string) => Buffer.from(text).toString("base64")
     const planted = {
@@ -346,7 +346,8 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       npmrc: b64("ci:NpmrcHookPw-72"),
       header: b64("api:HeaderHookPw-73"),
       // Base64 of `user:password` without a digit, after Basic in Maven's settings.
-      maven: b64("hpmb:kzgWTsmY")
+      maven: b64("hpmb:kzgWTsmY"),
+      yarn: b64("ci:YarnHookPw-74")
     }
     hook(root, "SessionStart", { source: "startup" })
     bash(
@@ -356,6 +357,12 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       JSON.stringify({ auths: { "registry.example.com": { auth: planted.docker } } }, null, "\t")
     )
     bash(root, "t2", "cat ~/.npmrc", `//registry.example.com/:_auth=${planted.npmrc}\nalways-auth=true\n`)
+    bash(
+      root,
+      "t5",
+      "cat .yarnrc.yml",
+      `npmRegistries:\n  "https://npm.example.com":\n    npmAuthIdent: "${planted.yarn}"\n`
+    )
     bash(
       root,
       "t3",

@@ -113,6 +113,7 @@ const SENSITIVE_ENDINGS = [
   "token",
   "key",
   "auth",
+  "ident",
   "credential",
   "credentials",
   "cookie",

@@ -65,10 +65,10 @@ const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00]`
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass`, `pw`, `pwd` and `auth` only count as whole words (`DB_PASS`, `"pw"`, ODBC's `Pwd`, `_auth`), not
- * inside `bypass`, `cwd`... or `oauth`.
+ * inside `bypass`, `cwd`... or `oauth`. `authIdent` is Yarn's `npmAuthIdent`: `user:password`, or its base64.
  */
 export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?|secrets?|token|`
-  + String.raw`${KEY_NAME}|(?<![a-z])auth|credentials?|cookie|${KOREAN_NAME})`
+  + String.raw`${KEY_NAME}|(?<![a-z])auth|authident|credentials?|cookie|${KOREAN_NAME})`
 
 /**
  * The rest of an identifier before the sensitive suffix (`DB_`, `config.`, `x-`). Bounded: tried at every
@@ -311,7 +311,8 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
  * nearly as large): a name added to SENSITIVE_NAME goes here too, and into the test's SENSITIVE_WORDS.
  */
 const PROSE_NAME_HINT = new RegExp(
-  String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth|credentials?|cookie|\uD638|\uB4DC|\uD070|\uD0A4)`
+  String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth(?:ident)?|credentials?|cookie`
+    + String.raw`|\uD638|\uB4DC|\uD070|\uD0A4)`
     + String.raw`(?:[ \t:=]|${KOREAN_PARTICLE}[ \t])`
     + String.raw`|pass(?:[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`,
   "i"

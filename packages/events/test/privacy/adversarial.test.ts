@@ -89,6 +89,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["Basic and one long base64 run", "Basic " + fill("YWJj") + "."],
   ["header labels", fill("authorization: ")],
   ["assignments", fill("password=")],
+  ["npmAuthIdent keys", fill("npmAuthIdent: ")],
   ["colon labels", fill("password:")],
   ["unclosed quoted values", fill("password: \"")],
   ["one unclosed quoted value", "password: \"" + fill("a")],

@@ -96,6 +96,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "_auth=[secret:credential]\n//registry.example.com/:_auth = \"[secret:credential]\""
   ],
   ["authorization", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [secret:authorization]"],
+  // Yarn's npmAuthIdent (.yarnrc.yml): user:password, or its base64.
+  [
+    "credential",
+    `npmRegistries:\n  "https://npm.example.com":\n    npmAuthIdent: "YWxpY2U6c2VjcmV0"\n`
+    + "npmAuthIdent: alice:s3cret",
+    `npmRegistries:\n  "https://npm.example.com":\n    npmAuthIdent: "[secret:credential]"\n`
+    + "npmAuthIdent: [secret:credential]"
+  ],
   ["bearer-token", "<value>Basic aHBtYjpremdXVHNtWQ==</value>", "<value>Basic [secret:bearer-token]</value>"],
   [
     "bearer-token",
@@ -473,6 +481,7 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "token_count=5 max_tokens=100 password_hash=abc tokens: 1234"],
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
   ["credential", "bypass=true compass=north oauth=enabled"],
+  ["credential", "authIdentity=github identity: alice npmAuthIdentProvider: sso"],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
@@ -563,6 +572,8 @@ const SENSITIVE_WORDS = [
   "oauth",
   "OAuth",
   "_auth",
+  "npmAuthIdent",
+  "authIdentity",
   "credential",
   "Credentials",
   "cookie",
@@ -635,6 +646,7 @@ describe("secret rules", () => {
       "auth",
       "_auth",
       "oauth",
+      "Ident",
       "credentials",
       "Credential",
       "cookie",
