@@ -406,6 +406,17 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("echo $GROQ_API_KEY")
   })
 
+  it("keeps the working directory a tool printed: PWD holding a path is not a password", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    bash(root, "t1", "echo $PWD", "/home/alice/echoed-dir\n")
+    bash(root, "t2", "env | sort", "OLDPWD=/home/alice\nPASSWD=EnvHookPw-81\nPWD=/home/alice/env-dir\nSHELL=/bin/zsh\n")
+    const bytes = folderBytes(root)
+    expect(bytes.includes("EnvHookPw-81")).toBe(false)
+    expect(bytes).toContain("/home/alice/echoed-dir")
+    expect(bytes).toContain("PWD=/home/alice/env-dir")
+  })
+
   it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })

@@ -122,6 +122,13 @@ const SENSITIVE_ENDINGS = [
   ...[0xd638, 0xb4dc, 0xd070, 0xd0a4].map((code) => String.fromCharCode(code))
 ]
 
+/**
+ * `PWD` holding an absolute path: the shell's working directory, not a password (`{ "PWD": "/home/alice" }` as
+ * `process.env` or `docker inspect` prints it). The text rules read `PWD=/x` so too (secret-rules.ts).
+ */
+const isWorkingDirectory = (key: string, value: unknown): boolean =>
+  typeof value === "string" && value.startsWith("/") && /^pwd$/i.test(key)
+
 export const isSensitiveKey = (key: string): boolean => {
   const end = key.slice(-64)
   const lower = end.toLowerCase()
@@ -169,7 +176,8 @@ export function redactValue(value: unknown): RedactedValue {
     const masksValueEntry = holdsSensitiveEntry(source)
     for (const key of Object.keys(source)) {
       const child = source[key]
-      const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
+      const sensitive = (isSensitiveKey(key) && !isWorkingDirectory(key, child))
+        || (masksValueEntry && /^value$/i.test(key))
       setOwn(copy, key, sensitive ? maskWhole(child) : redactChild(child))
     }
   }
@@ -187,6 +195,7 @@ function isContainer(value: unknown): value is Container {
 function holdsSensitiveEntry(source: Container): boolean {
   const name = source["name"] ?? source["Name"] ?? source["key"] ?? source["Key"]
   return typeof name === "string" && isSensitiveKey(name)
+    && !isWorkingDirectory(name, source["value"] ?? source["Value"])
 }
 
 /** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain property. */
@@ -213,7 +222,8 @@ export const redactStrings = <A>(value: A): A => {
     const masksValueEntry = holdsSensitiveEntry(value as Container)
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => {
-        const sensitive = isSensitiveKey(key) || (masksValueEntry && /^value$/i.test(key))
+        const sensitive = (isSensitiveKey(key) && !isWorkingDirectory(key, inner))
+          || (masksValueEntry && /^value$/i.test(key))
         const masked = sensitive && typeof inner === "string" && inner !== ""
         return [key, masked ? secretMarker("credential") : redactStrings(inner)]
       })

@@ -43,13 +43,16 @@ const VARIABLE = /\$\{?([A-Za-z_]\w*)/g
 const printsKubernetesSecret = (line: string): boolean =>
   /\bkubectl\b/.test(line) && /\bsecrets?\b/.test(line) && /(?:-o|--output)[\s=]*(?:jsonpath|go-template)/.test(line)
 
+/** A variable named like a secret; not `PWD`, which the shell sets to its working directory (`echo $PWD`). */
+const namesSecret = (name: string): boolean => name !== "PWD" && isSensitiveKey(name)
+
 /** Whether a shell command prints a secret alone (see above). */
 export const printsSecret = (command: string): boolean => {
   const line = command.slice(0, MAX_COMMAND_CHARS)
   if (PRINTS_A_SECRET.some((pattern) => pattern.test(line)) || printsKubernetesSecret(line)) return true
   for (const [, echoed, printed] of line.matchAll(PRINTS_VARIABLES)) {
-    if (printed !== undefined && isSensitiveKey(printed)) return true
-    for (const [, name] of (echoed ?? "").matchAll(VARIABLE)) if (isSensitiveKey(name!)) return true
+    if (printed !== undefined && namesSecret(printed)) return true
+    for (const [, name] of (echoed ?? "").matchAll(VARIABLE)) if (namesSecret(name!)) return true
   }
   return false
 }

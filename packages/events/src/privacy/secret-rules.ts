@@ -62,12 +62,29 @@ const KOREAN_NAME =
 const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00]`
 
 /**
+ * The backslashes before a quote in JSON encoded as a string once (`\"`), twice (`\\\"`: JSON held in a string of
+ * other JSON, as a kubectl annotation or a log that stringifies twice holds it) or three times (seven): the name and
+ * the value are the same credential at any of these depths. Bounded, so a long run of backslashes costs each try a
+ * few steps.
+ */
+export const ESCAPES = String.raw`\\{0,7}`
+
+/**
+ * `PWD=/home/alice/project`: the shell's working directory (`env`, `docker inspect`, `/proc/<pid>/environ`), not a
+ * password, though named as ODBC names one. The name alone, no prefix (`DB_PWD=/x` stays a password), with a value that
+ * is an absolute path.
+ */
+const WORKING_DIRECTORY = String
+  .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
+
+/**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass`, `pw`, `pwd` and `auth` only count as whole words (`DB_PASS`, `"pw"`, ODBC's `Pwd`, `_auth`), not
  * inside `bypass`, `cwd`... or `oauth`. `authIdent` is Yarn's `npmAuthIdent`: `user:password`, or its base64.
  */
-export const SENSITIVE_NAME = String.raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?|secrets?|token|`
+export const SENSITIVE_NAME = String
+  .raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?(?!${WORKING_DIRECTORY})|secrets?|token|`
   + String.raw`${KEY_NAME}|(?<![a-z])auth|authident|credentials?|cookie|${KOREAN_NAME})`
 
 /**
@@ -80,14 +97,6 @@ const NAME_START = String.raw`(?<![\w.-])`
 /** Values that name a type or an empty state rather than holding a secret (`password: string;`, `token = None`). */
 const NOT_A_PLACEHOLDER = String
   .raw`(?!(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool)(?![\w.-]))`
-
-/**
- * The backslashes before a quote in JSON encoded as a string once (`\"`), twice (`\\\"`: JSON held in a string of
- * other JSON, as a kubectl annotation or a log that stringifies twice holds it) or three times (seven): the name and
- * the value are the same credential at any of these depths. Bounded, so a long run of backslashes costs each try a
- * few steps.
- */
-export const ESCAPES = String.raw`\\{0,7}`
 
 /**
  * A value between escaped quotes (`\"x\"`, `\\\"x\\\"`), up to the quote that closes it. `escape` is the opening

@@ -90,6 +90,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["header labels", fill("authorization: ")],
   ["assignments", fill("password=")],
   ["npmAuthIdent keys", fill("npmAuthIdent: ")],
+  ["working directories", fill("PWD=/")],
+  ["quoted working directory keys", fill("\"PWD\": \"")],
   ["colon labels", fill("password:")],
   ["unclosed quoted values", fill("password: \"")],
   ["one unclosed quoted value", "password: \"" + fill("a")],
@@ -209,6 +211,8 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "[private] y"
   ],
   ["escaped blanks in an escaped self-closing tag", String.raw`a \u003cprivate /${ESCAPED_NEWLINES}\u003e b`, "a  b"],
+  ["blanks around a working directory", `PWD${SPACES}=${TABS}/home/alice`, "PWD…=…/home/alice"],
+  ["blanks after a password named PWD", `"PWD":${SPACES}"hunter2-Sup3r"`, `"PWD":…"[secret:credential]"`],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [
     "Basic and a base64 run that ends in a dot",

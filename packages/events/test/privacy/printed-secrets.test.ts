@@ -19,6 +19,7 @@ describe("commands that print a secret alone", () => {
         "heroku config:get DATABASE_URL -a app",
         "printenv GITHUB_TOKEN",
         "echo ${OPENAI_API_KEY}",
+        "echo $pwd $DB_PWD",
         "FOO=1 printf '%s\\n' \"$AWS_SECRET_ACCESS_KEY\""
       ]
     ) expect(printsSecret(command), command).toBe(true)
@@ -36,6 +37,7 @@ describe("commands that print a secret alone", () => {
         "az keyvault secret list --vault-name v -o tsv",
         "passwd --status",
         "echo $HOME $PATH",
+        "echo $PWD && printenv PWD OLDPWD",
         "curl -H \"Authorization: Bearer $TOKEN\" https://api.example.com && echo done",
         "npm test"
       ]

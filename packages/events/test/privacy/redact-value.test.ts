@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isSensitiveKey, redactValue } from "../../src/privacy/index.ts"
+import { isSensitiveKey, redactStrings, redactValue } from "../../src/privacy/index.ts"
 
 const GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -57,6 +57,19 @@ describe("redactValue", () => {
     expect(redactValue(input).value).toEqual({
       env: [{ name: "DB_PASSWORD", value: "[secret:credential]" }, { Name: "PORT", Value: "3000" }]
     })
+  })
+
+  it("keeps PWD holding a path, the shell's working directory, and masks PWD holding anything else", () => {
+    const input = {
+      env: { PWD: "/home/alice/project", OLDPWD: "/home/alice", pwd: "hunter22" },
+      entries: [{ name: "PWD", value: "/srv/app" }, { name: "PWD", value: "s3cretPw9" }]
+    }
+    const expected = {
+      env: { PWD: "/home/alice/project", OLDPWD: "/home/alice", pwd: "[secret:credential]" },
+      entries: [{ name: "PWD", value: "/srv/app" }, { name: "PWD", value: "[secret:credential]" }]
+    }
+    expect(redactValue(input).value).toEqual(expected)
+    expect(redactStrings(input)).toEqual(expected)
   })
 
   it("recognises sensitive key names by their ending, not by substrings", () => {

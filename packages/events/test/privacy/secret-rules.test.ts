@@ -261,6 +261,13 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "AccountName=acct;AccountKey=[secret:credential] SharedAccessKey=[secret:credential]"
   ],
   ["credential", "Server=db;Uid=sa;Pwd=OdbcS3cret99;", "Server=db;Uid=sa;Pwd=[secret:credential]"],
+  // Beside a working directory, a password named PWD, DB_PWD or PASSWD is masked, a path or not.
+  [
+    "credential",
+    "PWD=/home/alice PASSWD=s3cret DB_PWD=/abc123 PWD=s3cretPw9 Pwd=hunter22;",
+    "PWD=/home/alice PASSWD=[secret:credential] DB_PWD=[secret:credential] PWD=[secret:credential]"
+    + " Pwd=[secret:credential]"
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -482,6 +489,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
   ["credential", "bypass=true compass=north oauth=enabled"],
   ["credential", "authIdentity=github identity: alice npmAuthIdentProvider: sso"],
+  // The shell's working directory (env, docker inspect), not a password: PWD holding an absolute path.
+  [
+    "credential",
+    `PWD=/home/alice/project\nOLDPWD=/home/alice\nexport PWD=/srv/app\n"PWD": "/home/alice",\nPWD: /home/alice`
+  ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
