@@ -406,6 +406,24 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("echo $GROQ_API_KEY")
   })
 
+  it("keeps the code after an empty password on its line, and masks the password set beside it", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    hook(root, "PostToolUse", {
+      tool_name: "Edit",
+      tool_use_id: "t1",
+      tool_input: {
+        file_path: `${root}/src/db.ts`,
+        old_string: "const retries = 1",
+        new_string: `const password = ""; const retries = 3 // EmptyPwKeptCode\nconst token = "EmptyHookTok-91"`
+      },
+      tool_response: { filePath: `${root}/src/db.ts` }
+    })
+    const bytes = folderBytes(root)
+    expect(bytes.includes("EmptyHookTok-91")).toBe(false)
+    expect(bytes).toContain("const retries = 3 // EmptyPwKeptCode")
+  })
+
   it("keeps the working directory a tool printed: PWD holding a path is not a password", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })

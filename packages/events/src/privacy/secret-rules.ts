@@ -113,12 +113,21 @@ export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,7})")`
   + String.raw`(?=\k<escape>")`
 
 /**
- * A credential value, without its quotes so they stay as context. A quote that never closes on the
- * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`.
+ * Not an empty string literal (`password = ""`, `\"token\":\"\"`): the quote that opened the value, escaped as
+ * deeply, closes it at once, before what ends a value (a blank, `,`, `;`, a bracket, an operator). It holds nothing,
+ * and what follows on its line is code, not the rest of an unclosed value. A quote followed by more of a word
+ * (`PASSWORD=""hunter2`, which a shell reads as `hunter2`) is not empty.
  */
-const VALUE = NOT_A_PLACEHOLDER
+const NOT_EMPTY = String.raw`(?!(?<=(?<!\\)(?<open>${ESCAPES}["']))\k<open>(?![^\s,;)\]}+|&.:?\\]))`
+
+/**
+ * A credential value, without its quotes so they stay as context. A quote that never closes on the
+ * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`, and does not start
+ * with an escaped quote (that is a quoted value's opening, or an empty one's).
+ */
+const VALUE = NOT_A_PLACEHOLDER + NOT_EMPTY
   + String.raw`(?:${ESCAPED_QUOTED}|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
-  + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|[^\s"'\x60&]+)`
+  + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|(?!${ESCAPES}["'])[^\s"'\x60&]+)`
 
 /**
  * A YAML block scalar's header (`|`, `>-`, `|2+`), alone on its line but for a comment: its value is on the
@@ -245,9 +254,6 @@ const lazyRule = (
 }
 
 const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
-
-/** Not an empty string literal (`""`): a value that closes at once holds nothing, and the rest of its line is code. */
-const NOT_EMPTY = String.raw`(?!${ESCAPES}["'])`
 
 /** A template or a reference in place of a value (`${env.TOKEN}`, `{{ form.password }}`, `<%= @password %>`). */
 const NOT_A_TEMPLATE = String.raw`(?!\$\{|\{\{|<%)`
@@ -596,7 +602,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>\b(?:getenv|get|fetch|env|define|setProperty|put|set|setenv|putenv|setdefault|setItem)`
       + String
         .raw`[ \t]*\([ \t]*${ESCAPES}["']${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["'][ \t]*,[ \t]*${ESCAPES}["'])`
-      + String.raw`${NOT_EMPTY}${VALUE}`,
+      + VALUE,
     "gi",
     /(?:get|fetch|env|define|setproperty|put|set|setdefault|setitem)[ \t]*\(/i
   ),
@@ -605,14 +611,14 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   lazyRule(
     "credential",
     String.raw`(?<keep>(?<![\w.-])[\w.-]{0,40}?secret_key_base${ESCAPES}["']?[ \t]*(?::|=>|:?=)[ \t]*${ESCAPES}["']?)`
-      + String.raw`${NOT_EMPTY}${NOT_A_TEMPLATE}${VALUE}`,
+      + String.raw`${NOT_A_TEMPLATE}${VALUE}`,
     "gi",
     /secret_key_base/i
   ),
   // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x").
   lazyRule(
     "credential",
-    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*${ESCAPES}["'])${NOT_EMPTY}${VALUE}`,
+    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*${ESCAPES}["'])${VALUE}`,
     "gi",
     /set/i
   ),

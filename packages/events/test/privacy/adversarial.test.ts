@@ -91,6 +91,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["assignments", fill("password=")],
   ["npmAuthIdent keys", fill("npmAuthIdent: ")],
   ["working directories", fill("PWD=/")],
+  ["empty values", fill("password = \"\" ")],
+  ["escaped empty values glued to words", fill(String.raw`\"password\":\"\"x`)],
   ["quoted working directory keys", fill("\"PWD\": \"")],
   ["colon labels", fill("password:")],
   ["unclosed quoted values", fill("password: \"")],
@@ -211,6 +213,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "[private] y"
   ],
   ["escaped blanks in an escaped self-closing tag", String.raw`a \u003cprivate /${ESCAPED_NEWLINES}\u003e b`, "a  b"],
+  [
+    "blanks after an empty value",
+    `password = ""${SPACES}; token = "t1"`,
+    `password = ""…; token = "[secret:credential]"`
+  ],
   ["blanks around a working directory", `PWD${SPACES}=${TABS}/home/alice`, "PWD…=…/home/alice"],
   ["blanks after a password named PWD", `"PWD":${SPACES}"hunter2-Sup3r"`, `"PWD":…"[secret:credential]"`],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],

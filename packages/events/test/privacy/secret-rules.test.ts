@@ -137,6 +137,18 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "apikey=[secret:credential] auth_token=[secret:credential] private_key=[secret:credential]"
   ],
   ["credential", "password = \"never closed", "password = \"[secret:credential]"],
+  // An empty value hides nothing after it; a value beside it, or glued to it (a shell reads ""x as x), is masked.
+  [
+    "credential",
+    `{"password": "", "token": "Tok-9x1"} password = "abc" rest`,
+    `{"password": "", "token": "[secret:credential]"} password = "[secret:credential]" rest`
+  ],
+  [
+    "credential",
+    String.raw`{\"password\":\"\",\"api_key\":\"Esc-9x2\"} PASSWORD=""hunter2 and the rest`,
+    String.raw`{\"password\":\"\",\"api_key\":\"[secret:credential]\"} PASSWORD="[secret:credential]`
+  ],
+  ["credential", `define('DB_PASSWORD', '"Qu0te-x3"');`, `define('DB_PASSWORD', '[secret:credential]');`],
   ["credential", "- name: DB_PASSWORD\n  value: supersecret", "- name: DB_PASSWORD\n  value: [secret:credential]"],
   [
     "credential",
@@ -487,6 +499,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", "The password is required. Enter your password to continue."],
   ["credential", "token_count=5 max_tokens=100 password_hash=abc tokens: 1234"],
   ["credential", "password: string;\nif (password === undefined) return\ntoken = None"],
+  // An empty string literal: the code after it on the line is not a value.
+  [
+    "credential",
+    `password = "" rest of the line\nconst password = ''; const user = 'x'\n"password": "", "user": "bob"\n`
+    + String.raw`\"password\":\"\",\"user\":\"bob\" \\\"token\\\":\\\"\\\"}` + `\nmysql --password "" --user root`
+  ],
   ["credential", "bypass=true compass=north oauth=enabled"],
   ["credential", "authIdentity=github identity: alice npmAuthIdentProvider: sso"],
   // The shell's working directory (env, docker inspect), not a password: PWD holding an absolute path.
