@@ -424,6 +424,20 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("const retries = 3 // EmptyPwKeptCode")
   })
 
+  it("keeps an auth element naming a scheme, and masks the password beside it", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "cat conf/proxy.xml",
+      "<proxy>\n  <auth>basic</auth>\n  <user>svc</user>\n  <password>XmlAuthHookPw-61</password>\n</proxy>\n"
+    )
+    const bytes = folderBytes(root)
+    expect(bytes.includes("XmlAuthHookPw-61")).toBe(false)
+    expect(bytes).toContain("<auth>basic</auth>")
+  })
+
   it("keeps the working directory a tool printed: PWD holding a path is not a password", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })

@@ -6,7 +6,7 @@
 import { catalogueMatches } from "./catalogue.ts"
 import { maskKubernetesSecrets } from "./kubernetes.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
-import { SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
+import { AUTH_SCHEMES, holdsAuthScheme, SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
 import { maskSecretStores } from "./secret-stores.ts"
 
 export interface RedactedText {
@@ -81,6 +81,8 @@ function applyRule(text: string, rule: SecretRule): RedactedText {
     const keep = match.groups?.["keep"] ?? ""
     // An earlier rule already masked this value (GITHUB_TOKEN=[secret:github-token]): keep its more precise kind.
     if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) continue
+    // A setting named `auth` that holds a scheme (`<auth>basic</auth>`), not a credential.
+    if (rule.kind === "credential" && holdsAuthScheme(keep, match[0].slice(keep.length))) continue
     const value = match[0].length - keep.length
     const secret = rule.secretLength === undefined ? value : rule.secretLength(match[0].slice(keep.length))
     if (secret === 0) continue
@@ -123,11 +125,14 @@ const SENSITIVE_ENDINGS = [
 ]
 
 /**
- * `PWD` holding an absolute path: the shell's working directory, not a password (`{ "PWD": "/home/alice" }` as
- * `process.env` or `docker inspect` prints it). The text rules read `PWD=/x` so too (secret-rules.ts).
+ * A value under a credential's name that is not one, as the text rules read it too (secret-rules.ts): `PWD` holding
+ * an absolute path, the shell's working directory (`{ "PWD": "/home/alice" }` as `process.env` or `docker inspect`
+ * prints it), and a name ending in `auth` holding a scheme (`{ "auth": "basic" }`).
  */
-const isWorkingDirectory = (key: string, value: unknown): boolean =>
-  typeof value === "string" && value.startsWith("/") && /^pwd$/i.test(key)
+const holdsNoSecret = (key: string, value: unknown): boolean =>
+  typeof value === "string"
+  && ((value.startsWith("/") && /^pwd$/i.test(key))
+    || (/auth$/i.test(key) && AUTH_SCHEMES.includes(value.toLowerCase())))
 
 export const isSensitiveKey = (key: string): boolean => {
   const end = key.slice(-64)
@@ -176,7 +181,7 @@ export function redactValue(value: unknown): RedactedValue {
     const masksValueEntry = holdsSensitiveEntry(source)
     for (const key of Object.keys(source)) {
       const child = source[key]
-      const sensitive = (isSensitiveKey(key) && !isWorkingDirectory(key, child))
+      const sensitive = (isSensitiveKey(key) && !holdsNoSecret(key, child))
         || (masksValueEntry && /^value$/i.test(key))
       setOwn(copy, key, sensitive ? maskWhole(child) : redactChild(child))
     }
@@ -195,7 +200,7 @@ function isContainer(value: unknown): value is Container {
 function holdsSensitiveEntry(source: Container): boolean {
   const name = source["name"] ?? source["Name"] ?? source["key"] ?? source["Key"]
   return typeof name === "string" && isSensitiveKey(name)
-    && !isWorkingDirectory(name, source["value"] ?? source["Value"])
+    && !holdsNoSecret(name, source["value"] ?? source["Value"])
 }
 
 /** Defines rather than assigns, so a `__proto__` key from JSON.parse stays a plain property. */
@@ -222,7 +227,7 @@ export const redactStrings = <A>(value: A): A => {
     const masksValueEntry = holdsSensitiveEntry(value as Container)
     return Object.fromEntries(
       Object.entries(value).map(([key, inner]) => {
-        const sensitive = (isSensitiveKey(key) && !isWorkingDirectory(key, inner))
+        const sensitive = (isSensitiveKey(key) && !holdsNoSecret(key, inner))
           || (masksValueEntry && /^value$/i.test(key))
         const masked = sensitive && typeof inner === "string" && inner !== ""
         return [key, masked ? secretMarker("credential") : redactStrings(inner)]

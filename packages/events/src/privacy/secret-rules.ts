@@ -78,10 +78,77 @@ const WORKING_DIRECTORY = String
   .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
 
 /**
+ * What a setting named `auth` holds when it names how to authenticate, not a credential: a scheme or a mode
+ * (`<auth>basic</auth>`, `auth: ntlm`, `"auth": "none"`, `smtp_auth=login`). None of these words is a credential
+ * or a placeholder for one.
+ */
+export const AUTH_SCHEMES: ReadonlyArray<string> = [
+  "basic",
+  "bearer",
+  "digest",
+  "negotiate",
+  "ntlm",
+  "kerberos",
+  "gssapi",
+  "spnego",
+  "oauth",
+  "oauth1",
+  "oauth2",
+  "oidc",
+  "saml",
+  "ldap",
+  "jwt",
+  "apikey",
+  "api-key",
+  "api_key",
+  "hmac",
+  "mtls",
+  "tls",
+  "x509",
+  "cert",
+  "certificate",
+  "anonymous",
+  "plain",
+  "login",
+  "md5",
+  "cram-md5",
+  "scram-sha-1",
+  "scram-sha-256",
+  "sasl",
+  "iam",
+  "sigv4",
+  "aws-sigv4",
+  "on",
+  "off",
+  "yes",
+  "no",
+  "required",
+  "optional",
+  "disabled",
+  "enabled"
+]
+
+const AUTH_SCHEME_SET: ReadonlySet<string> = new Set(AUTH_SCHEMES)
+
+/**
+ * Whether a credential rule's match is a setting named `auth` holding a scheme (AUTH_SCHEMES): the value is one of
+ * them, whole, and the kept text before it ends with the name and its separator (`auth=`, `"smtp_auth": "`,
+ * `<auth>`, padded `AUTH:     `). Checked on each match rather than written into SENSITIVE_NAME: that pattern is part
+ * of every credential rule, and the list in each of them made compiling the rules cost a hook twice as much.
+ */
+export const holdsAuthScheme = (keep: string, value: string): boolean => {
+  if (!AUTH_SCHEME_SET.has(value.toLowerCase())) return false
+  let end = keep.length
+  while (end > 0 && !isNameCharacter(keep.charCodeAt(end - 1))) end--
+  return /(?<![a-z])auth$/i.test(keep.slice(Math.max(0, end - 5), end))
+}
+
+/**
  * Names whose value is a credential. A name must END with one (`DB_PASSWORD`, `clientSecret`,
  * `x-api-key`), so `token_count`, `max_tokens` or `password_hash` are left alone.
  * `pass`, `pw`, `pwd` and `auth` only count as whole words (`DB_PASS`, `"pw"`, ODBC's `Pwd`, `_auth`), not
  * inside `bypass`, `cwd`... or `oauth`. `authIdent` is Yarn's `npmAuthIdent`: `user:password`, or its base64.
+ * `PWD` holding a path (WORKING_DIRECTORY) is not a credential, nor is `auth` holding a scheme (holdsAuthScheme).
  */
 export const SENSITIVE_NAME = String
   .raw`(?:passw(?:or)?d|passphrase|(?<![a-z])pass|(?<![a-z])pwd?(?!${WORKING_DIRECTORY})|secrets?|token|`

@@ -91,6 +91,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["assignments", fill("password=")],
   ["npmAuthIdent keys", fill("npmAuthIdent: ")],
   ["working directories", fill("PWD=/")],
+  ["auth elements naming a scheme", fill("<auth>basic</auth>")],
+  ["auth settings naming a scheme", fill("auth: ntlm\n")],
   ["empty values", fill("password = \"\" ")],
   ["escaped empty values glued to words", fill(String.raw`\"password\":\"\"x`)],
   ["quoted working directory keys", fill("\"PWD\": \"")],
@@ -218,6 +220,7 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `password = ""${SPACES}; token = "t1"`,
     `password = ""…; token = "[secret:credential]"`
   ],
+  ["blanks before an auth scheme", `SMTP_AUTH:${SPACES}login\nx_auth=${TABS}ntlm`, "SMTP_AUTH:…login\nx_auth=…ntlm"],
   ["blanks around a working directory", `PWD${SPACES}=${TABS}/home/alice`, "PWD…=…/home/alice"],
   ["blanks after a password named PWD", `"PWD":${SPACES}"hunter2-Sup3r"`, `"PWD":…"[secret:credential]"`],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],

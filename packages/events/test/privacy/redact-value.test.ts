@@ -72,6 +72,21 @@ describe("redactValue", () => {
     expect(redactStrings(input)).toEqual(expected)
   })
 
+  it("keeps a scheme under a name ending in auth, and masks any other value there", () => {
+    expect(redactValue({ auth: "basic", smtp_auth: "LOGIN", _auth: "dXNlcjpwYXNzd29yZA==", auth2: "x" }).value).toEqual(
+      {
+        auth: "basic",
+        smtp_auth: "LOGIN",
+        _auth: "[secret:credential]",
+        auth2: "x"
+      }
+    )
+    expect(redactStrings({ auth: "ntlm", basic_auth: "alice:s3cret" })).toEqual({
+      auth: "ntlm",
+      basic_auth: "[secret:credential]"
+    })
+  })
+
   it("recognises sensitive key names by their ending, not by substrings", () => {
     for (
       const key of [

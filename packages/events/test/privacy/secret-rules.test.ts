@@ -273,6 +273,19 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "AccountName=acct;AccountKey=[secret:credential] SharedAccessKey=[secret:credential]"
   ],
   ["credential", "Server=db;Uid=sa;Pwd=OdbcS3cret99;", "Server=db;Uid=sa;Pwd=[secret:credential]"],
+  // Beside an auth scheme, a credential in an auth element or under an auth name is masked, and so is a value that is
+  // more than a scheme's name.
+  [
+    "credential",
+    "<auth>basic</auth><auth>token-value-here</auth><password>x</password><auth>dXNlcjpwYXNzd29yZA==</auth>",
+    "<auth>basic</auth><auth>[secret:credential]</auth><password>[secret:credential]</password>"
+    + "<auth>[secret:credential]</auth>"
+  ],
+  [
+    "credential",
+    "auth: basic-x1\n_auth=ntlm2 auth=token",
+    "auth: [secret:credential]\n_auth=[secret:credential] auth=[secret:credential]"
+  ],
   // Beside a working directory, a password named PWD, DB_PWD or PASSWD is masked, a path or not.
   [
     "credential",
@@ -507,6 +520,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ],
   ["credential", "bypass=true compass=north oauth=enabled"],
   ["credential", "authIdentity=github identity: alice npmAuthIdentProvider: sso"],
+  // A setting named auth holding a scheme or a mode, not a credential.
+  [
+    "credential",
+    `<auth>basic</auth>\n<auth>NTLM</auth>\nauth: basic\n"auth": "oauth2",\nsmtp_auth = login\nSMTP_AUTH:        plain`
+  ],
   // The shell's working directory (env, docker inspect), not a password: PWD holding an absolute path.
   [
     "credential",
