@@ -338,7 +338,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("wp-config.php")
   })
 
-  it("masks base64 credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic, npmAuthIdent", () => {
+  it("masks credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic, npmAuthIdent, .yarnrc", () => {
     const root = project()
     const b64 = (text: string) => Buffer.from(text).toString("base64")
     const planted = {
@@ -347,7 +347,9 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       header: b64("api:HeaderHookPw-73"),
       // Base64 of `user:password` without a digit, after Basic in Maven's settings.
       maven: b64("hpmb:kzgWTsmY"),
-      yarn: b64("ci:YarnHookPw-74")
+      yarn: b64("ci:YarnHookPw-74"),
+      // Yarn 1's .yarnrc: a key and its quoted value apart by a blank; an older npm token has no npm_ prefix.
+      yarn1: "5d41402a-bc4b-2a76-b971-9d911017c592"
     }
     hook(root, "SessionStart", { source: "startup" })
     bash(
@@ -365,6 +367,12 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     )
     bash(
       root,
+      "t6",
+      "cat ~/.yarnrc",
+      `email "dev@example.com"\n"//registry.npmjs.org/:_authToken" "${planted.yarn1}"\n`
+    )
+    bash(
+      root,
       "t3",
       "curl -sv https://api.example.com/health",
       `> GET /health\n> Authorization: Basic ${planted.header}\n`
@@ -378,6 +386,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     const bytes = folderBytes(root)
     for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
     expect(bytes).toContain("always-auth=true")
+    expect(bytes).toContain("dev@example.com")
     expect(bytes).toContain("<name>Authorization</name>")
   })
 

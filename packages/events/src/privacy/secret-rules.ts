@@ -369,6 +369,16 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`${SENSITIVE_NAME}[ \t]+${ESCAPES}["']?)${VALUE}`,
     "gi",
     contains("config")
+  ),
+  // Yarn 1's .yarnrc sets npm's credential keys with a blank, not `=`, and quotes both sides:
+  // `"//registry.npmjs.org/:_authToken" "0a1b..."`, `_auth dXNlcjpwYXNz`. Only npm's own key names, at a line's start:
+  // elsewhere a word and a quoted string apart by a blank are prose.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>^[ \t]*"?[^\s"]{0,200}?(?<!\w)_(?:authToken|auth|password)"?[ \t]+(?![=:])${ESCAPES}["']?)`
+      + VALUE,
+    "gm",
+    contains("_auth", "_password")
   )
 ]
 

@@ -194,6 +194,12 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ["blanks after secret_key_base", `secret_key_base${SPACES}:${SPACES}x1`, "secret_key_base…:…[secret:credential]"],
   [
+    "blanks in a .yarnrc line",
+    `"//r/:_authToken"${SPACES}"x1"\n${TABS}_auth${SPACES}y2`,
+    `"//r/:_authToken"…"[secret:credential]"\n…_auth…[secret:credential]`
+  ],
+
+  [
     "blanks in a Kubernetes Secret",
     `kind:${SPACES}Secret\ndata:${SPACES}\n  a:${SPACES}b`,
     "kind:…Secret\ndata:…\n  a:…[secret:kubernetes-secret]"

@@ -104,6 +104,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     `npmRegistries:\n  "https://npm.example.com":\n    npmAuthIdent: "[secret:credential]"\n`
     + "npmAuthIdent: [secret:credential]"
   ],
+  // Yarn 1's .yarnrc: key and value apart by a space, both often quoted; an older npm token is no `npm_` one.
+  [
+    "credential",
+    `email "alice@example.com"\n"//registry.npmjs.org/:_authToken" "0a1b2c3d-4e5f-6789-abcd-ef0123456789"\n`
+    + `  "//npm.example.com/:_password" "c2VjcmV0cGFzcw=="\n_auth dXNlcjpwYXNzd29yZA==`,
+    `email "alice@example.com"\n"//registry.npmjs.org/:_authToken" "[secret:credential]"\n`
+    + `  "//npm.example.com/:_password" "[secret:credential]"\n_auth [secret:credential]`
+  ],
   ["bearer-token", "<value>Basic aHBtYjpremdXVHNtWQ==</value>", "<value>Basic [secret:bearer-token]</value>"],
   [
     "bearer-token",
