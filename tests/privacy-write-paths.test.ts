@@ -338,7 +338,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("wp-config.php")
   })
 
-  it("masks credentials outside a Kubernetes Secret: Docker's auth, .npmrc's _auth, Basic, npmAuthIdent, .yarnrc", () => {
+  it("masks credentials outside a Kubernetes Secret: Docker auth, .npmrc _auth, Basic, npmAuthIdent, .yarnrc", () => {
     const root = project()
     const b64 = (text: string) => Buffer.from(text).toString("base64")
     const planted = {
