@@ -285,15 +285,19 @@ describe("a hooks.log that came with the project's files (an archive, not git)",
     tried++
   })
 
-  it("holding terminal sequences in a line: doctor prints it inert", () => {
+  it("holding terminal sequences, or a line dated ahead: doctor prints it inert, reads only the last day", () => {
     const home = makeHome()
     const project = makeProject()
-    // A failure dated in the future is always "recent"; its reason writes the clipboard and clears the screen.
-    const line = { time: "2099-01-01T00:00:00.000Z", hook: "Stop", reason: "\u001b]52;c;cHduZWQ=\u0007gone\u001b[2J" }
-    writeFileSync(join(project.memory, "hooks.log"), `${JSON.stringify(line)}\n`, { mode: 0o600 })
+    // Its reason writes the clipboard and clears the screen. A line dated in 2099, "recent" forever, is not read.
+    const line = { time: new Date().toISOString(), hook: "Stop", reason: "\u001b]52;c;cHduZWQ=\u0007gone\u001b[2J" }
+    const future = { time: "2099-01-01T00:00:00.000Z", hook: "Stop", reason: "a failure from the future" }
+    writeFileSync(join(project.memory, "hooks.log"), `${JSON.stringify(line)}\n${JSON.stringify(future)}\n`, {
+      mode: 0o600
+    })
     const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
     cliRuns++
     const doctor = runCli(["doctor"], { cwd: project.root, env })
+    expect(doctor.stdout).toContain("hook failures (24 h): 1 (see ")
     expect(doctor.stdout).toContain("last: \\x1b]52;c;cHduZWQ=\\x07gone\\x1b[2J")
     expect(doctor.stdout + doctor.stderr).not.toMatch(/[\u0007\u001b]/)
     tried++

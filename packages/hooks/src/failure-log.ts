@@ -14,6 +14,9 @@ export interface FailureEntry {
   readonly sessionId?: string
 }
 
+/** How far ahead of this machine's clock a logged time may be and still be one of its hooks' (another clock's). */
+const CLOCK_DRIFT_MS = 10 * 60_000
+
 /** Log lines are capped so a looping failure cannot fill the disk. */
 const MAX_LOG_BYTES = 5 * 1024 * 1024
 
@@ -39,6 +42,9 @@ export const logFailure = (path: string, entry: FailureEntry): void => {
 export const recentHookFailures = (databasePath: string, now = Date.now()) => {
   const log = failureLogPath(databasePath)
   const since = now - 86_400_000
+  // A line dated past now (beyond a clock's drift) was written by no hook of this machine: a log that came with the
+  // project's files dated in 2099 would otherwise read as failures "of the last day" forever.
+  const until = now + CLOCK_DRIFT_MS
   // The newest entries are at the end, and ralph-mem stops appending past MAX_LOG_BYTES: a larger log came with the
   // project's files, and only its end is read.
   const text = readLogTail(log, MAX_LOG_BYTES)
@@ -49,7 +55,7 @@ export const recentHookFailures = (databasePath: string, now = Date.now()) => {
       } catch {
         return undefined
       }
-    }).filter((e) => e !== undefined && Date.parse(e.time) >= since)
+    }).filter((e) => e !== undefined && Date.parse(e.time) >= since && Date.parse(e.time) <= until)
     : []
   const detail = recent.length === 0 ? "none" : `${recent.length} (see ${log}), last: ${recent.at(-1)!.reason}`
   const size = text === undefined ? 0 : lstatSync(log, { throwIfNoEntry: false })?.size ?? 0
