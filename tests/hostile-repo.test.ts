@@ -385,6 +385,24 @@ describe("a file name or tool output that holds terminal control sequences", () 
 })
 
 describe("a project's config file that came with the clone", () => {
+  it("in a folder whose name holds terminal sequences: the warnings naming it are printed inert", () => {
+    const home = makeHome()
+    // An archive names the folder it unpacks to: ESC [2J clears the screen.
+    const root = join(tempFolder(), "shop\u001b[2J")
+    mkdirSync(join(root, ".git"), { recursive: true })
+    mkdirSync(join(root, ".ralph-mem"))
+    writeFileSync(join(root, ".ralph-mem", "config.yaml"), "loop:\n  max_iterations: 100000\nmemory:\n  system: 7\n")
+    const env = { HOME: home.root, XDG_CONFIG_HOME: join(home.root, ".config") }
+    cliRuns += 2
+    for (const args of [["config"], ["ralph", "start", "goal", "--session", "s1", "--criteria", "marker"]]) {
+      const run = runCli(args, { cwd: root, env })
+      expect(run.stderr).toContain("shop\\x1b[2J/.ralph-mem/config.yaml: loop.max_iterations raises a limit")
+      expect(run.stderr).toContain("shop\\x1b[2J/.ralph-mem/config.yaml: memory.system: expected")
+      expect(run.stderr + run.stdout).not.toMatch(/\u001b/)
+    }
+    tried++
+  })
+
   it("records, logs the file and key of a bad value (never its text), runs no command until accepted", () => {
     const home = makeHome()
     const project = makeProject()

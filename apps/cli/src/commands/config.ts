@@ -18,7 +18,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as flags from "../flags.ts"
-import { printFields, printJson } from "../output.ts"
+import { inert, printFields, printJson } from "../output.ts"
 
 const show = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
@@ -57,7 +57,10 @@ export const config = Command.make(
   (input) =>
     Effect.gen(function*() {
       const loaded = loadSettings({ projectRoot: findProjectRoot(process.cwd()), env: process.env })
-      for (const problem of [...loaded.problems, ...loaded.untrusted]) yield* Console.error(`warning: ${problem}`)
+      // A problem names the file, in a folder an archive may have named.
+      for (const problem of [...loaded.problems, ...loaded.untrusted]) {
+        yield* Console.error(inert(`warning: ${problem}`))
+      }
       const trusting = Option.isSome(input.key) && input.key.value === "trust" && Option.isNone(input.value)
       if (trusting) return yield* trust(loaded, input.json)
       if (Option.isNone(input.key)) {

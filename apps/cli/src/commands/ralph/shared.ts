@@ -101,7 +101,7 @@ export const configFromFlags = (input: {
     const { settings, problems, untrusted } = loadSettings({ projectRoot: root, env: process.env })
     // What the loop will not do as the files say (a command or a raised limit not accepted yet, a bad value) is said
     // before it starts, not found later in `status`.
-    for (const problem of [...untrusted, ...problems]) yield* Console.error(`warning: ${problem}`)
+    for (const problem of [...untrusted, ...problems]) yield* Console.error(inert(`warning: ${problem}`))
     return { root, settings, config: loopConfig(settings, overrides) }
   })
 
