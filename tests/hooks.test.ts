@@ -617,7 +617,8 @@ describe("a hook started in a folder that was removed", () => {
 
   it("of a project that is gone too: says so, and makes nothing where it was", () => {
     const root = tempFolder()
-    const removed = join(root, "scratch")
+    // Its name, which the message quotes, holds a terminal sequence (ESC [2J clears the screen): shown inert.
+    const removed = join(root, "scratch\u001b[2J")
     mkdirSync(removed)
     const run = runHookProcess(
       "UserPromptSubmit",
@@ -626,8 +627,8 @@ describe("a hook started in a folder that was removed", () => {
     )
     expect(run.code).toBe(0)
     expect(JSON.parse(run.stdout).systemMessage).toBe(
-      `ralph-mem is not recording: the session's folder ${removed} was removed, and no project folder above it ` +
-        "holds .git: nothing recorded"
+      `ralph-mem is not recording: the session's folder ${join(root, "scratch\\x1b[2J")} was removed, and no ` +
+        "project folder above it holds .git: nothing recorded"
     )
     expect(existsSync(removed)).toBe(false)
     expect(readdirSync(root)).toEqual([])

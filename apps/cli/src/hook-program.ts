@@ -10,6 +10,7 @@ import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, type HookHandlers, isHookName, runHookWith } from "@ralph-mem/hooks"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
+import { inert } from "./inert.ts"
 
 /** Runs the hook; true when it recorded its events (hook-loader.ts then writes the code cache). */
 export type HookMain = (hook: string | undefined, readStdin: () => string | undefined) => Promise<boolean>
@@ -45,6 +46,15 @@ const processFolder = (): string => {
   }
 }
 
+/**
+ * The output with its `systemMessage`, which Claude Code shows the user in the terminal, inert: it can name what a
+ * repository named (a folder, a file). What Claude reads (additional context) is left as it is.
+ */
+const shown = (output: object): object =>
+  "systemMessage" in output && typeof output.systemMessage === "string"
+    ? { ...output, systemMessage: inert(output.systemMessage) }
+    : output
+
 export const hookMain =
   (handlers: HookHandlers, extensions: HookExtensions = {}): HookMain => async (hook, readStdin) => {
     // An event we do not handle (a newer Claude Code, a mistyped hooks.json): stay silent.
@@ -64,6 +74,6 @@ export const hookMain =
     const environment = { env: process.env, cwd: processFolder(), exitsAfter: true }
     const run = runHookWith(handlers, hook, stdin, environment, { ...extensions, afterRecorded })
     const output = await Effect.runPromise(run)
-    if (output !== undefined) writeStdout(`${JSON.stringify(output)}\n`)
+    if (output !== undefined) writeStdout(`${JSON.stringify(shown(output))}\n`)
     return recorded
   }

@@ -3,6 +3,7 @@ import { findProjectRoot, homeFolder, projectStream } from "@ralph-mem/events"
 import { type PathContext, relativePath, relativeText, stringsMapped } from "@ralph-mem/projections"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { inert } from "./inert.ts"
 
 export const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
 
@@ -98,16 +99,7 @@ const readingContext = () => (pathContext ??= {
   home: homeFolder(process.env)
 })
 
-/**
- * C0 and C1 control characters but the tab and the line break, and DEL. Recorded text holds what a repository named
- * (a file called `\x1b]52;c;...\x07`, a tool's output): printed as it is, a terminal ran it as a command, writing
- * the clipboard, clearing the screen or retitling the window.
- */
-const CONTROL = /\r(?!\n)|[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f]/g
-
-/** The text with each control character a terminal would act on shown as `\xNN` instead (see `CONTROL`). */
-export const inert = (text: string): string =>
-  text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+export { inert }
 
 export const forReading = (text: string): string => inert(relativeText(text, readingContext()))
 
