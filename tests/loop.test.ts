@@ -547,17 +547,19 @@ describe("a loop that respects the user's money and limits", () => {
       writeFileSync(join(root, "work.txt"), "original\n")
       writeFileSync(join(root, "check.js"), "process.exit(1)")
       writeFileSync(join(root, "agent.js"), `require("fs").appendFileSync("work.txt", "again\\n")`)
-      writeFileSync(join(root, "dump.bin"), "")
-      truncateSync(join(root, "dump.bin"), 3 * 1024 ** 3)
+      // Named with a terminal sequence (ESC [2J clears the screen): the warnings naming it show it inert.
+      writeFileSync(join(root, "dump\u001b[2J.bin"), "")
+      truncateSync(join(root, "dump\u001b[2J.bin"), 3 * 1024 ** 3)
       return root
     }
     const external = unsaved()
     const ran = ralph(external, "run", "never passes", "--agent", "node agent.js", "--max-iterations", "2", ...fast)
     expect(ran.stderr).toMatch(
-      /warning: no snapshot of the starting point could be taken \(.+\): a rollback cannot return to it/
+      /warning: no snapshot of the starting point could be taken \(dump\\x1b\[2J\.bin: .+\): a rollback cannot/
     )
+    expect(ran.stdout + ran.stderr).not.toMatch(/\u001b/)
     expect(ran.stdout).toMatch(
-      /iteration 1: failed \(custom failed\); tokens not reported; no snapshot \(dump\.bin: .+\)\n/
+      /iteration 1: failed \(custom failed\); tokens not reported; no snapshot \(dump\\x1b\[2J\.bin: .+\)\n/
     )
     expect(ran.stdout).toMatch(/To undo its changes: none: no snapshot of it could be taken\./)
     const status = json(external, "status")
@@ -570,6 +572,7 @@ describe("a loop that respects the user's money and limits", () => {
     const session = unsaved()
     const started = ralph(session, "start", "never passes", "--session", "s1", ...fast)
     expect(started.stderr).toMatch(/warning: no snapshot of the starting point could be taken/)
+    expect(started.stderr).not.toMatch(/\u001b/)
     const stopped = runHookProcess(
       "Stop",
       payload("Stop", "s1", session, { stop_hook_active: false, last_assistant_message: "I tried." }),

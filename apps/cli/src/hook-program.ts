@@ -10,6 +10,7 @@ import { useBundledNativeBinding } from "@ralph-mem/events"
 import { type HookExtensions, type HookHandlers, isHookName, runHookWith } from "@ralph-mem/hooks"
 import * as Effect from "effect/Effect"
 import { writeSync } from "node:fs"
+import { isAbsolute } from "node:path"
 import { inert } from "./inert.ts"
 
 /** Runs the hook; true when it recorded its events (hook-loader.ts then writes the code cache). */
@@ -41,7 +42,7 @@ const processFolder = (): string => {
   try {
     return process.cwd()
   } catch {
-    const named = [process.env["PWD"], process.env["CLAUDE_PROJECT_DIR"]].find((dir) => dir?.startsWith("/") === true)
+    const named = [process.env["PWD"], process.env["CLAUDE_PROJECT_DIR"]].find((dir) => isAbsolute(dir ?? ""))
     return named ?? ""
   }
 }

@@ -83,7 +83,7 @@ const folderRemoved = (): string | undefined => {
 const args = process.argv.slice(2)
 const removed = folderRemoved()
 if (removed !== undefined) {
-  process.stderr.write(`\nERROR\n  ${removed}\n`)
+  process.stderr.write(inert(`\nERROR\n  ${removed}\n`))
   process.exit(1)
 }
 const argv = args[0] === "slash" ? slashArguments(args[1]) : refuseWordsAfterFreeText(args)

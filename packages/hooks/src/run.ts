@@ -62,7 +62,7 @@ const sessionProject = (cwd: string | undefined, environment: HookEnvironment): 
   const folder = named.find((dir) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true)
   if (folder !== undefined) return findProjectRoot(folder)
   const above = named.map(findProjectRoot).find((root) => existsSync(root))
-  return above ?? new SessionFolderGone({ folder: named[0] ?? String(cwd) })
+  return above ?? new SessionFolderGone({ folder: named[0] ?? "(none named: no cwd, nor CLAUDE_PROJECT_DIR)" })
 }
 
 /** The session's folder and every folder above it that could be its project are gone. */

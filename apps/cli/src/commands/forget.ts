@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { withStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { forReading, printJson } from "../output.ts"
+import { forReading, inert, printJson } from "../output.ts"
 
 /** Files not checked named one a line; a planted folder of thousands of them would bury the rest. */
 const NOT_CHECKED_SHOWN = 20
@@ -137,7 +137,7 @@ export const forget = Command.make(
             )
           }
           for (const file of erasure.filesScrubbed) {
-            yield* Console.log(`Replaced the forgotten text with [forgotten] in ${file}.`)
+            yield* Console.log(inert(`Replaced the forgotten text with [forgotten] in ${file}.`))
           }
           if (erasure.filesNotChecked.length > 0) {
             yield* Console.log(
@@ -145,7 +145,10 @@ export const forget = Command.make(
                 "which may still be in them (look at them, or delete them):"
             )
             for (const { file, bytes, reason } of erasure.filesNotChecked.slice(0, NOT_CHECKED_SHOWN)) {
-              yield* Console.log(`  not checked: ${file} (${bytes === undefined ? "" : `${bytes} bytes, `}${reason})`)
+              // Named as the folder holds it: a planted name can hold a terminal sequence.
+              yield* Console.log(
+                inert(`  not checked: ${file} (${bytes === undefined ? "" : `${bytes} bytes, `}${reason})`)
+              )
             }
             if (erasure.filesNotChecked.length > NOT_CHECKED_SHOWN) {
               yield* Console.log(`  and ${erasure.filesNotChecked.length - NOT_CHECKED_SHOWN} more (--json lists all).`)

@@ -197,7 +197,6 @@ export const sessionToBind = (session: Option.Option<string>) => {
     : Effect.succeed(sessionId)
 }
 
-/** Starts a loop bound to a Claude Code session (its Stop hook drives it) and opens the first iteration. */
 /**
  * The snapshot of the tree before a loop changes anything. When none can be taken (a file too large to copy, a broken
  * repository) the loop still starts, and the user is told first: no rollback can return to this point.
@@ -206,14 +205,16 @@ export const startSnapshot = (root: string, loopId: string) =>
   Effect.gen(function*() {
     const snapshot = trySnapshot(root, loopId, "start")
     if ("snapshotProblem" in snapshot) {
-      yield* Console.error(
+      // The problem can name a project file, whose name can hold a terminal sequence.
+      yield* Console.error(inert(
         `warning: no snapshot of the starting point could be taken (${snapshot.snapshotProblem}): ` +
           "a rollback cannot return to it"
-      )
+      ))
     }
     return snapshot
   })
 
+/** Starts a loop bound to a Claude Code session (its Stop hook drives it) and opens the first iteration. */
 export const startInSession = (
   input: { readonly sessionId: string; readonly db: Option.Option<string>; readonly json: boolean },
   loop: {
