@@ -16,6 +16,7 @@ import {
   existsSync,
   fchmodSync,
   fstatSync,
+  ftruncateSync,
   lstatSync,
   openSync,
   readdirSync,
@@ -125,7 +126,14 @@ const SHORTEST_TEXT = 6
  * silence.
  */
 export const SCRUB_FILE_LIMIT_BYTES = 1024 * 1024 * 1024
-const SCRUB_TOTAL_LIMIT_BYTES = 4 * SCRUB_FILE_LIMIT_BYTES
+
+/** The most a forget reads of one file, and in all (`SCRUB_LIMITS`). */
+export interface ScrubLimits {
+  readonly fileBytes: number
+  readonly totalBytes: number
+}
+
+const SCRUB_LIMITS: ScrubLimits = { fileBytes: SCRUB_FILE_LIMIT_BYTES, totalBytes: 4 * SCRUB_FILE_LIMIT_BYTES }
 /** Bytes read at a time: a file is never held whole. */
 const SCRUB_CHUNK_BYTES = 1024 * 1024
 const REPLACEMENT = Buffer.from("[forgotten]")
@@ -255,9 +263,42 @@ export const replaceInFile = (
   }
 }
 
+const writeAll = (fd: number, bytes: Buffer): void => {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done)
+}
+
+/**
+ * Copies `from` over the file `path` names, in place: the file keeps its inode, so every other name it has (a hard
+ * link) shows the new bytes too. True when done; false when `path` no longer names the file that was read.
+ */
+const copyInPlace = (from: string, path: string, stat: Stats): boolean => {
+  const source = openSync(from, constants.O_RDONLY | NO_FOLLOW)
+  try {
+    const target = openSync(path, constants.O_WRONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0))
+    try {
+      const opened = fstatSync(target)
+      if (!opened.isFile() || opened.ino !== stat.ino || opened.dev !== stat.dev) return false
+      const chunk = Buffer.alloc(SCRUB_CHUNK_BYTES)
+      let position = 0
+      for (let read = readSync(source, chunk); read > 0; read = readSync(source, chunk)) {
+        for (let done = 0; done < read;) done += writeSync(target, chunk, done, read - done, position + done)
+        position += read
+      }
+      ftruncateSync(target, position)
+      return true
+    } finally {
+      closeSync(target)
+    }
+  } finally {
+    closeSync(source)
+  }
+}
+
 /**
  * Writes the file again with the needles replaced: into a new file beside it, put in its place only once whole. A
- * full disk or any other failure leaves the file as it was.
+ * full disk or any other failure leaves the file as it was. A file with other names (hard links: `ln` by the user, or
+ * an archive's) is then written over in place instead, so that none of its names keeps the text; should that fail
+ * part way, the new file still takes this name, and the error says the other names may not have been rewritten.
  */
 const rewriteWithout = (path: string, fd: number, stat: Stats, needles: ReadonlyArray<Buffer>): void => {
   const temporary = join(
@@ -267,12 +308,21 @@ const rewriteWithout = (path: string, fd: number, stat: Stats, needles: Readonly
   const out = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600)
   try {
     try {
-      replaceInFile(fd, stat.size, needles, (bytes) => {
-        for (let done = 0; done < bytes.length;) done += writeSync(out, bytes, done, bytes.length - done)
-      })
+      replaceInFile(fd, stat.size, needles, (bytes) => writeAll(out, bytes))
       fchmodSync(out, stat.mode & 0o777)
     } finally {
       closeSync(out)
+    }
+    if (stat.nlink > 1) {
+      try {
+        if (copyInPlace(temporary, path, stat)) {
+          rmSync(temporary, { force: true })
+          return
+        }
+      } catch (error) {
+        renameSync(temporary, path)
+        throw new Error(`its ${stat.nlink - 1} other name(s) (hard links) may keep the text: ${errorText(error)}`)
+      }
     }
     renameSync(temporary, path)
   } catch (error) {
@@ -288,7 +338,11 @@ const rewriteWithout = (path: string, fd: number, stat: Stats, needles: Readonly
  * never end), and each in bounded memory. Whatever it could not look into is returned as not checked, never thrown:
  * the forget is already committed when this runs, and must still say what it did not reach.
  */
-export const scrubDerivedFiles = (databasePath: string, texts: ReadonlyArray<string>): DerivedFilesScrub => {
+export const scrubDerivedFiles = (
+  databasePath: string,
+  texts: ReadonlyArray<string>,
+  limits: ScrubLimits = SCRUB_LIMITS
+): DerivedFilesScrub => {
   const needles = [
     ...new Set(
       texts.filter((t) => t.trim().length >= SHORTEST_TEXT).flatMap((t) => [t, JSON.stringify(t).slice(1, -1)])
@@ -297,16 +351,16 @@ export const scrubDerivedFiles = (databasePath: string, texts: ReadonlyArray<str
   const scrubbed: Array<string> = []
   const notChecked: Array<FileNotChecked> = []
   if (needles.length === 0) return { scrubbed, notChecked }
-  let budget = SCRUB_TOTAL_LIMIT_BYTES
+  let budget = limits.totalBytes
   for (const folder of DERIVED_FOLDERS) {
     for (const { path, stat } of walkDerived(join(dirname(databasePath), folder), notChecked)) {
-      if (stat.size > SCRUB_FILE_LIMIT_BYTES || stat.size > budget) {
+      if (stat.size > limits.fileBytes || stat.size > budget) {
         notChecked.push({
           file: path,
           bytes: stat.size,
-          reason: stat.size > SCRUB_FILE_LIMIT_BYTES
-            ? `larger than the ${SCRUB_FILE_LIMIT_BYTES} bytes a forget reads of one file`
-            : `past the ${SCRUB_TOTAL_LIMIT_BYTES} bytes a forget reads in all`
+          reason: stat.size > limits.fileBytes
+            ? `larger than the ${limits.fileBytes} bytes a forget reads of one file`
+            : `past the ${limits.totalBytes} bytes a forget reads in all`
         })
         continue
       }

@@ -3,11 +3,11 @@
  * found whole, wherever the boundary falls in it, and every other byte is kept. Checked against a replace over the
  * whole file held in memory, with chunks a few bytes long so every boundary is crossed.
  */
-import { closeSync, openSync, writeFileSync } from "node:fs"
+import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../events/test/helpers.ts"
-import { replaceInFile } from "../src/erasure.ts"
+import { replaceInFile, scrubDerivedFiles } from "../src/erasure.ts"
 
 /** Leftmost, longest first: what the chunked reading must give. */
 const replacedWhole = (bytes: Buffer, needles: ReadonlyArray<Buffer>): Buffer => {
@@ -81,5 +81,48 @@ describe("replacing the forgotten text a chunk at a time", () => {
     const result = throughChunks(bytes, [text], 4)
     expect(result).toMatchObject({ found: false, seen: false })
     expect(result.bytes.equals(bytes)).toBe(true)
+  })
+})
+
+describe("scrubbing the files exported beside a memory", () => {
+  const secret = "SECRET-PLAN-42"
+
+  /** A memory's folder with an export holding the text; the database itself is not needed. */
+  const memoryWithExport = (name: string, text: string) => {
+    const folder = tempFolder()
+    mkdirSync(join(folder, "export"))
+    const file = join(folder, "export", name)
+    writeFileSync(file, text)
+    return { databasePath: join(folder, "memory.db"), file, folder }
+  }
+
+  it("takes the text from every name of a file with hard links, not only from the one under export/", () => {
+    const { databasePath, file, folder } = memoryWithExport("memory.md", `before ${secret} after`)
+    // A name the user gave it elsewhere (`ln`): a new file put in the export's place would leave the old text there.
+    const elsewhere = join(folder, "kept-copy.md")
+    linkSync(file, elsewhere)
+    const scrub = scrubDerivedFiles(databasePath, [secret])
+    expect(scrub).toEqual({ scrubbed: [file], notChecked: [] })
+    expect(readFileSync(file, "utf8")).toBe("before [forgotten] after")
+    expect(readFileSync(elsewhere, "utf8")).toBe("before [forgotten] after")
+    // Still one file under two names, and no temporary file left beside it.
+    expect(statSync(elsewhere).ino).toBe(statSync(file).ino)
+    expect(statSync(file).nlink).toBe(2)
+    expect(readdirSync(join(folder, "export"))).toEqual(["memory.md"])
+  })
+
+  it("reads no more than its limit in all: the files past it are named as not checked", () => {
+    const { databasePath, file, folder } = memoryWithExport("a.md", `${secret} one`)
+    writeFileSync(join(folder, "export", "b.md"), `${secret} two`)
+    writeFileSync(join(folder, "export", "c.md"), `${secret} three`)
+    const limits = { fileBytes: 100, totalBytes: 40 }
+    const scrub = scrubDerivedFiles(databasePath, [secret], limits)
+    expect(scrub.scrubbed).toEqual([file, join(folder, "export", "b.md")])
+    expect(scrub.notChecked).toEqual([{
+      file: join(folder, "export", "c.md"),
+      bytes: secret.length + 6,
+      reason: "past the 40 bytes a forget reads in all"
+    }])
+    expect(readFileSync(join(folder, "export", "c.md"), "utf8")).toBe(`${secret} three`)
   })
 })
