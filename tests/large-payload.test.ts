@@ -115,4 +115,27 @@ describe("a 60 MB tool response", () => {
       expect(rows).toHaveLength(1)
     }
   })
+
+  it("as more lists than a hook could hold in memory (twenty million deep) is refused at once, and says so", () => {
+    const root = tempFolder()
+    mkdirSync(join(root, ".git"))
+    const deep = `${"[".repeat(20_000_000)}${"]".repeat(20_000_000)}`
+    const fields = { tool_name: "mcp__db__query", tool_input: { sql: "select *" }, tool_use_id: "t9" }
+    const stdin = payload("PostToolUse", "s1", root, fields).replace(/}$/, `,"tool_response":${deep}}`)
+    const run = runHook(root, stdin)
+    expect(run.code).toBe(0)
+    expect(run.stderr).toBe("")
+    expect(run.elapsed).toBeLessThan(GENEROUS_MS)
+    // Nothing of the payload is recorded, but the refusal is: a HookFailed event and a line of hooks.log.
+    const db = newSqliteDatabase(join(root, ".ralph-mem", "memory.db"), { readonly: true })
+    const observations = db.prepare("SELECT count(*) AS n FROM observations").get() as { n: number }
+    const failures = db.prepare("SELECT payload FROM events WHERE type = 'HookFailed'").all() as Array<
+      { payload: string }
+    >
+    db.close()
+    expect(observations.n).toBe(0)
+    expect(failures).toHaveLength(1)
+    expect(JSON.parse(failures[0]!.payload).reason).toMatch(/more than 12000000 JSON lists and objects/)
+    expect(readFileSync(join(root, ".ralph-mem", "hooks.log"), "utf8")).toMatch(/more than 12000000 JSON lists/)
+  })
 })

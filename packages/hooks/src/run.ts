@@ -46,6 +46,7 @@ import {
   type HookHandlers,
   type HookOutput
 } from "./handlers.ts"
+import { holdsMoreContainers, MAX_JSON_CONTAINERS } from "./json-containers.ts"
 import { type HookInput, type HookName, inputs } from "./payload.ts"
 import { foldSpill, spill, type SpillRecord } from "./spill.ts"
 
@@ -130,6 +131,12 @@ class DamagedDatabase extends Schema.TaggedError<DamagedDatabase>()("DamagedData
 const parse = (stdin: string | undefined): Effect.Effect<unknown, MalformedInput> =>
   stdin === undefined
     ? Effect.fail(new MalformedInput({ reason: "stdin is unreadable or larger than 64 MiB" }))
+    : holdsMoreContainers(stdin)
+    ? Effect.fail(
+      new MalformedInput({
+        reason: `stdin holds more than ${MAX_JSON_CONTAINERS} JSON lists and objects, more than a hook parses`
+      })
+    )
     : Effect.try({
       try: () => JSON.parse(stdin) as unknown,
       catch: () => new MalformedInput({ reason: "stdin is not JSON" })
