@@ -407,10 +407,33 @@ describe("verify", () => {
       {
         check: "projections equal a replay",
         detail: expect.stringMatching(
-          /^projection observations, full-text index observations_fts: row \d+ differs: stored .*, replayed /
+          /^projection observations, full-text index observations_fts: term ".+" is missing from the stored index \(/
         )
       }
     ])
+  })
+
+  it("reports a term only the stored full-text index holds, and one instance more of a term both hold", () => {
+    const memory = given(sample)
+    memory.db.prepare("INSERT INTO observations_fts (rowid, body) VALUES (999, 'zzzplanted')").run()
+    expect(run(verify(memory)).findings).toEqual([{
+      check: "projections equal a replay",
+      detail: "projection observations, full-text index observations_fts: "
+        + "term \"zzzplanted\" is in the stored index (1 instance), not in a replay"
+    }])
+    memory.db.prepare("DELETE FROM observations_fts WHERE rowid = 999").run()
+    expect(run(verify(memory)).findings).toEqual([])
+    // A word the replay holds too, in one more document: the first instance that differs is named.
+    const [term, held] = memory.db.prepare(
+      "SELECT term, count(*) FROM temp.observations_fts_tokens GROUP BY term ORDER BY term LIMIT 1"
+    ).raw().get() as [string, number]
+    memory.db.prepare("INSERT INTO observations_fts (rowid, title) VALUES (999, ?)").run(`x ${term}`)
+    expect(run(verify(memory)).findings).toEqual([{
+      check: "projections equal a replay",
+      detail: `projection observations, full-text index observations_fts: term ${JSON.stringify(term)}, instance ${
+        held + 1
+      } (document, column, offset) differs: stored 999,title,1, replayed none`
+    }])
   })
 
   it("reports a projection left behind the log", () => {
