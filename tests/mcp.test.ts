@@ -13,6 +13,7 @@ import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { basename, join } from "node:path"
 import { crc32 } from "node:zlib"
 import { afterEach, describe, expect, it } from "vitest"
+import { MAX_MESSAGE_BYTES } from "../apps/cli/src/mcp/message-lines.ts"
 import { tempFolder } from "../packages/events/test/helpers.ts"
 import { CLI, runCli, testRunState } from "./support/cli.ts"
 import { payload, runHookProcess } from "./support/hook.ts"
@@ -910,6 +911,48 @@ describe("ralph-mem mcp lifetime", () => {
       })
     ])
     expect(stderr).toBe("")
+  })
+
+  it("exits when the MCP transport gives up, and says why in hooks.log", async () => {
+    const root = project()
+    // No line closes the SDK's transport: message-lines.ts hands it each line whole and within its limit, and
+    // refuses a longer one. A probe preloaded into the server takes that guard away (stdin reaches the transport
+    // as it comes), so one line past the limit makes the transport give up, as it would for any other reason.
+    const probe = join(root, "unbounded-stdin.cjs")
+    writeFileSync(
+      probe,
+      `if (process.argv[2] === "mcp") {
+        const { Readable } = require("node:stream")
+        const pipe = Readable.prototype.pipe
+        Readable.prototype.pipe = function (destination, options) {
+          return this === process.stdin ? this : pipe.call(this, destination, options)
+        }
+      }`
+    )
+    const server = await serve(root, { NODE_OPTIONS: `--require "${probe}"` })
+    await server.call("search", { query: "checkout" })
+    // The server stops reading part-way through the line: the rest of it finds no reader.
+    server.child.stdin.on("error", () => {})
+    server.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "long",
+        method: "tools/call",
+        params: { name: "search", arguments: { query: "x".repeat(MAX_MESSAGE_BYTES) } }
+      })
+    )
+    expect(await server.exited).toEqual({ code: 1, signal: null })
+    expect(exitsLogged(root)).toEqual([
+      expect.objectContaining({
+        sessionId: SESSION,
+        reason: `the memory server exited: the MCP transport closed after an error: ReadBuffer exceeded maximum size ` +
+          `of ${MAX_MESSAGE_BYTES} bytes`
+      })
+    ])
+    expect(server.stderr()).toBe("")
+    expect(runCli(["doctor"], { cwd: root, env: { RALPH_MEM_DB: "" } }).stdout).toMatch(
+      /hook failures \(24 h\).*1 \(see .*hooks\.log\), last: the memory server exited: the MCP transport closed after/
+    )
   })
 
   it("exits when the process that started it is killed, even while its stdin stays open", async () => {
