@@ -4,7 +4,7 @@
  * short or with a flipped byte (which SQLite drops silently) is found through the head mark, and
  * `verify` and `doctor` say events are missing until the user acknowledges it. Real files, real damage.
  */
-import { newSqliteDatabase } from "@ralph-mem/events"
+import { newSqliteDatabase, readHeadMark } from "@ralph-mem/events"
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -53,6 +53,20 @@ const btreePages = (path: string, name?: string): Array<number> => {
       )
       .pluck()
       .all(...(name === undefined ? [] : [name])) as Array<number>
+  } finally {
+    db.close()
+  }
+}
+
+/** The leaf of a table's b-tree that holds its last rows (dbstat's paths sort in b-tree order), and how many. */
+const lastLeaf = (path: string, name: string): { readonly pageno: number; readonly rows: number } => {
+  const db = newSqliteDatabase(path, { readonly: true })
+  try {
+    return db
+      .prepare(
+        `SELECT pageno, ncell AS rows FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path DESC LIMIT 1`
+      )
+      .get(name) as { pageno: number; rows: number }
   } finally {
     db.close()
   }
@@ -117,6 +131,37 @@ describe("a restore", () => {
       new RegExp(`${restored.unreadable} committed event\\(s\\) missing`)
     )
     expect(cli(root, "doctor").stdout).toMatch(/FAIL\s+lost events/)
+    expect(cli(root, "doctor", "--repair").code).toBe(0)
+    expect(cli(root, "verify").code).toBe(0)
+  })
+})
+
+describe("a restore without a backup", () => {
+  it("counts the events the damaged file lost at its end up to its own head mark, past those it read back", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    for (let i = 0; i < 40; i++) toolCall(root, "s1", i)
+    const total = head(root)
+    expect(readHeadMark(dbOf(root))).toMatchObject({ position: total, memory: expect.stringMatching(/^[0-9a-f]{32}$/) })
+    // The leaf that holds the log's newest events: nothing in the file says they were there, but the mark.
+    const leaf = lastLeaf(dbOf(root), "event_rows")
+    overwritePages(dbOf(root), [leaf.pageno])
+    const restored = restore(root)
+    expect(restored).not.toHaveProperty("backup")
+    expect(restored).toMatchObject({ salvaged: total - leaf.rows, unreadable: leaf.rows })
+    expect(markersIn(root)).toBe(40 - leaf.rows)
+    const [loss] = json(root, "audit", "--type", "EventsLost")
+    expect(loss.payload.count).toBe(leaf.rows)
+    expect(loss.payload.detail).toMatch(
+      new RegExp(
+        `could not be read at positions ${leaf.rows === 1 ? total : `${total - leaf.rows + 1}\\.\\.${total}`}$`
+      )
+    )
+    figures["no backup, log's last leaf overwritten: events lost (reported through the head mark)"] = leaf.rows
+    const verified = cli(root, "verify")
+    expect(verified.code).toBe(1)
+    expect(verified.stdout + verified.stderr).toMatch(new RegExp(`${leaf.rows} committed event\\(s\\) missing`))
     expect(cli(root, "doctor", "--repair").code).toBe(0)
     expect(cli(root, "verify").code).toBe(0)
   })
@@ -213,6 +258,26 @@ describe("a head mark that came with the project", () => {
     const restored = restore(root)
     expect(restored).toMatchObject({ salvaged: after, unreadable: 0 })
     noLossReported(root)
+  })
+
+  it("when the damaged memory has no backup: counts nothing past the log as lost", () => {
+    // Another memory's id, or none: neither is this memory's, whose new id the restore makes.
+    for (const memory of ["fedcba9876543210fedcba9876543210", undefined]) {
+      scenarios++
+      const root = project()
+      hook(root, "SessionStart", "s1", { source: "startup" })
+      for (let i = 0; i < 10; i++) toolCall(root, "s1", i)
+      const total = head(root)
+      plantMark(root, memory)
+      // Neither the log's rows nor the memory's id (which shows the damaged file was the user's memory) are hit.
+      const spared = new Set([...btreePages(dbOf(root), "event_rows"), ...btreePages(dbOf(root), "memory_identity")])
+      overwritePages(dbOf(root), btreePages(dbOf(root)).filter((p, i) => i % 5 === 2 && !spared.has(p)))
+      const restored = restore(root)
+      expect(restored).not.toHaveProperty("backup")
+      expect(restored).toMatchObject({ salvaged: total, unreadable: 0 })
+      expect(markersIn(root)).toBe(10)
+      noLossReported(root)
+    }
   })
 
   it("over a memory's own mark: doctor notes it and reports no lost events; a WAL cut later still is", () => {
