@@ -280,6 +280,23 @@ describe("a head mark that came with the project", () => {
     }
   })
 
+  it("when the damaged memory has no backup and lost its log's last leaf: reads back every event before it", () => {
+    scenarios++
+    const root = project()
+    hook(root, "SessionStart", "s1", { source: "startup" })
+    for (let i = 0; i < 40; i++) toolCall(root, "s1", i)
+    const total = head(root)
+    plantMark(root, "fedcba9876543210fedcba9876543210")
+    // SQLite cannot say which event is the newest: the last leaf is where it looks. What it held, only the memory's
+    // own mark would have told.
+    const leaf = lastLeaf(dbOf(root), "event_rows")
+    overwritePages(dbOf(root), [leaf.pageno])
+    const restored = restore(root)
+    expect(restored).toMatchObject({ salvaged: total - leaf.rows, unreadable: 0 })
+    expect(markersIn(root)).toBe(40 - leaf.rows)
+    noLossReported(root)
+  })
+
   it("over a memory's own mark: doctor notes it and reports no lost events; a WAL cut later still is", () => {
     scenarios++
     const root = project()

@@ -194,27 +194,40 @@ const namesFromPages = (rows: ReadonlyArray<RawRow>) => {
   return { streams, types }
 }
 
+interface PageRows {
+  readonly rows: ReadonlyArray<SalvagedRow>
+  /** The newest position of an event row in the pages, packed or not (0 for none). */
+  readonly newest: number
+  readonly streams: ReadonlyMap<number, string>
+  readonly types: ReadonlyMap<number, string>
+}
+
+const NO_PAGE_ROWS: PageRows = { rows: [], newest: 0, streams: new Map(), types: new Map() }
+
 /**
- * What SQLite could not reach, read from the pages: rows past `after` not read already, packed ones
- * left out (their blocks are not decoded here). Where a stream's name is lost too, the events of a
- * session keep their session's stream (the hooks write them there); others go to `salvaged:<id>`.
+ * Rows past `after` read from the pages, for what SQLite could not reach; packed ones left out (their blocks
+ * are not decoded here). Where a stream's name is lost too, the events of a session keep their session's stream
+ * (the hooks write them there); others go to `salvaged:<id>`.
  */
-const rowsFromDamagedPages = (damagedCopy: string, after: number, read: ReadonlySet<number>) => {
+const rowsFromDamagedPages = (damagedCopy: string, after: number): PageRows => {
   let raw: Array<RawRow>
   try {
     raw = rowsFromPages(damagedCopy)
   } catch {
-    return { rows: [], streams: new Map<number, string>(), types: new Map<number, string>() }
+    return NO_PAGE_ROWS
   }
   const rows = new Map<number, SalvagedRow>()
+  let newest = 0
   for (const candidate of raw) {
     const row = asEventRow(candidate)
-    if (row === undefined || row.position <= after || read.has(row.position) || row.blockId !== null) continue
+    if (row === undefined || row.position <= after) continue
+    newest = Math.max(newest, row.position)
+    if (row.blockId !== null) continue
     // Two copies of a row (an old page not yet reused): the redacted one wins.
     const seen = rows.get(row.position)
     if (seen === undefined || (seen.redactedBy === null && row.redactedBy !== null)) rows.set(row.position, row)
   }
-  return { rows: [...rows.values()].sort((a, b) => a.position - b.position), ...namesFromPages(raw) }
+  return { rows: [...rows.values()].sort((a, b) => a.position - b.position), newest, ...namesFromPages(raw) }
 }
 
 const SESSION_TYPES = new Set([
@@ -255,10 +268,18 @@ export const salvageEvents = (
   let streamNames = new Map<number, string>()
   let typeNames = new Map<number, string>()
   let newest = 0
+  // Read whole into memory, so only when something is missing; at most once.
+  let pages: PageRows | undefined
+  const fromPages = () => (pages ??= rowsFromDamagedPages(damagedCopy, after))
+  let newestKnown = false
   if (scratch !== undefined) {
     try {
       const { db } = scratch
-      newest = attempt(() => db.prepare("SELECT max(position) FROM event_rows").pluck().get() as number | null) ?? 0
+      const max = attempt(() => db.prepare("SELECT coalesce(max(position), 0) FROM event_rows").pluck().get() as number)
+      // SQLite looks for the newest event on the log's last leaf: with that leaf damaged, the pages say which it
+      // is (taken as none, with no mark of this memory to go by, not one event would be read back).
+      newestKnown = max !== undefined
+      newest = max ?? fromPages().newest
       const high = Math.max(newest, lastKnown ?? 0)
       rows = (high > after ? readableRows(db, after + 1, high) : []).flatMap((row) => unpacked(db, row) ?? [])
       streamNames = names(db, "streams", [...new Set(rows.map((r) => r.stream))])
@@ -267,16 +288,13 @@ export const salvageEvents = (
       scratch.dispose()
     }
   }
-  // Then from the pages, for what SQLite could not reach (a damaged schema, a b-tree's upper pages):
-  // read whole into memory, so only when something is missing.
+  // Then from the pages, for what SQLite could not reach (a damaged schema, a b-tree's upper or last pages).
   const reached = new Set(rows.map((r) => r.position))
-  const complete = scratch !== undefined && rows.length === Math.max(0, Math.max(newest, lastKnown ?? 0) - after)
-  const fromPages = complete
-    ? { rows: [], streams: new Map<number, string>(), types: new Map<number, string>() }
-    : rowsFromDamagedPages(damagedCopy, after, reached)
-  for (const [id, name] of fromPages.streams) if (!streamNames.has(id)) streamNames.set(id, name)
-  for (const [id, name] of fromPages.types) if (!typeNames.has(id)) typeNames.set(id, name)
-  rows = [...rows, ...fromPages.rows].sort((a, b) => a.position - b.position)
+  const complete = newestKnown && rows.length === Math.max(0, Math.max(newest, lastKnown ?? 0) - after)
+  const paged = complete ? NO_PAGE_ROWS : fromPages()
+  for (const [id, name] of paged.streams) if (!streamNames.has(id)) streamNames.set(id, name)
+  for (const [id, name] of paged.types) if (!typeNames.has(id)) typeNames.set(id, name)
+  rows = [...rows, ...paged.rows.filter((r) => !reached.has(r.position))].sort((a, b) => a.position - b.position)
   const high = Math.max(newest, lastKnown ?? 0, rows.at(-1)?.position ?? 0)
 
   const read = new Set<number>()
