@@ -99,6 +99,23 @@ describe("long work shows its progress", () => {
     expect(runCli(["replay", "--db", path]).stderr).toBe("")
   })
 
+  it("verify and doctor: the checks done of all, ending with how long they took", () => {
+    const path = memoryWith(500)
+    for (const command of ["verify", "doctor"]) {
+      const result = runCli([command, "--db", path], { env: FAST })
+      expect(result.code, result.stderr).toBe(0)
+      const lines = result.stderr.trim().split("\n")
+      expect(lines.length, result.stderr).toBeGreaterThanOrEqual(2)
+      for (const line of lines) {
+        expect(line).toMatch(/^verifying \d\/8 checks \(\d+%\), [\d,]+ checks\/s, (\S+ left|done in \S+)$/)
+      }
+      expect(lines.at(-1)).toMatch(/^verifying 8\/8 checks \(100%\), .* done in/)
+      expect(result.stdout).toMatch(command === "verify" ? /10000 events checked, 0 problem/ : /10000 events verified/)
+      // Without the setting, a short check off a terminal prints nothing but its report.
+      expect(runCli([command, "--db", path]).stderr).toBe("")
+    }
+  })
+
   it("compact --vacuum: the streams packed, then the vacuum by the pages it writes", () => {
     const path = memoryWith(500)
     const result = runCli(["compact", "--db", path, "--vacuum"], { env: FAST })

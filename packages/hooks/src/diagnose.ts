@@ -35,7 +35,8 @@ import {
   replay,
   sessionsRecordedElsewhere,
   unacknowledgedLosses,
-  verify
+  verify,
+  type VerifyOptions
 } from "@ralph-mem/projections"
 import { loadSettings } from "@ralph-mem/settings"
 import * as Effect from "effect/Effect"
@@ -69,6 +70,8 @@ export interface DiagnoseOptions {
   /** Whose settings to check (ignored ones are noted). */
   readonly projectRoot: string
   readonly env: Readonly<Record<string, string | undefined>>
+  /** Told as the read models are verified against the log (`verify`'s checks): seconds on a large memory. */
+  readonly onVerifyProgress?: VerifyOptions["onProgress"]
 }
 
 /** How many of the other roots a note names. */
@@ -215,14 +218,15 @@ export const diagnose = (path: string, options: DiagnoseOptions) =>
               add({ check: "lost events", ok: false, detail: `${detail} ${hint}` })
             }
           }
-          const verified = yield* verify(memory.success)
+          const verifying = options.onVerifyProgress === undefined ? {} : { onProgress: options.onVerifyProgress }
+          const verified = yield* verify(memory.success, verifying)
           // Losses are reported above, once.
           const findings = verified.findings.filter((f) => f.check !== "no events known to be missing")
           const report = { ...verified, findings, ok: findings.length === 0 }
           const details = report.findings.map((f) => f.detail).join("; ")
           if (!report.ok && options.repair) {
             yield* replay(memory.success)
-            const again = yield* verify(memory.success)
+            const again = yield* verify(memory.success, verifying)
             add({
               check: "read models and log",
               ok: again.ok,

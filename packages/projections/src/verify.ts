@@ -239,8 +239,13 @@ const firstTokenDifference = (
   }
 }
 
+export interface VerifyOptions {
+  /** Told before each check runs and once all have (`done` of `total` checks): a large memory's take seconds. */
+  readonly onProgress?: (done: number, total: number) => void
+}
+
 /** Runs every check; a check that throws becomes a finding rather than an error. */
-export const verify = (memory: MemoryStore): Effect.Effect<VerifyReport> =>
+export const verify = (memory: MemoryStore, options: VerifyOptions = {}): Effect.Effect<VerifyReport> =>
   Effect.sync(() => {
     const findings: Array<Finding> = []
     let events = 0
@@ -267,7 +272,8 @@ export const verify = (memory: MemoryStore): Effect.Effect<VerifyReport> =>
       ["projections equal a replay", () => projectionsEqualReplay(memory, memory.runner.projections)],
       ["no events known to be missing", () => unacknowledgedLosses(memory.db).map(describeLoss)]
     ]
-    for (const [check, run, skippedBecause] of checks) {
+    for (const [done, [check, run, skippedBecause]] of checks.entries()) {
+      options.onProgress?.(done, checks.length)
       if (skippedBecause !== undefined) {
         skipped.push({ check, detail: skippedBecause })
         continue
@@ -278,5 +284,6 @@ export const verify = (memory: MemoryStore): Effect.Effect<VerifyReport> =>
         findings.push({ check, detail: `could not check: ${describe(error)}` })
       }
     }
+    options.onProgress?.(checks.length, checks.length)
     return { ok: findings.length === 0, events, checks: checks.map(([name]) => name), findings, skipped }
   })

@@ -190,11 +190,14 @@ export const doctor = Command.make(
   (input) =>
     Effect.gen(function*() {
       const path = databasePath(input.db)
+      const bar = progress({ label: "verifying", unit: "checks" })
       const { checks, folderRefused } = yield* diagnose(path, {
         repair: input.repair,
         projectRoot: findProjectRoot(process.cwd()),
-        env: process.env
+        env: process.env,
+        onVerifyProgress: bar.update
       })
+      bar.finish()
       if (folderRefused) {
         if (input.json) yield* printJson({ database: path, ok: false, checks })
         else yield* Console.log(inert(`FAIL  memory folder: ${checks[0]!.detail}`))

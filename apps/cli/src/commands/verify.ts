@@ -7,6 +7,7 @@ import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
 import { failWith } from "../flags.ts"
 import { printJson } from "../output.ts"
+import { progress } from "../progress.ts"
 
 export const verify = Command.make(
   "verify",
@@ -14,7 +15,9 @@ export const verify = Command.make(
   ({ db, json }) =>
     withExistingStore(db, (memory) =>
       Effect.gen(function*() {
-        const report = yield* check(memory)
+        const bar = progress({ label: "verifying", unit: "checks" })
+        const report = yield* check(memory, { onProgress: bar.update })
+        bar.finish()
         if (json) yield* printJson(report)
         else {
           for (const name of report.checks) {
