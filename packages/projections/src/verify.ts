@@ -190,6 +190,12 @@ const instances = (concatenated: string): string => {
 }
 
 /**
+ * SQLite orders text by its UTF-8 bytes; JavaScript's `<` by UTF-16 code units, which put a letter past U+FFFF (a
+ * surrogate pair) before U+E000-U+FFFF (fullwidth forms, say): comparing the terms so would misalign the two lists.
+ */
+const inSqliteOrder = (a: string, b: string): number => (a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b)))
+
+/**
  * The first term the stored index and a replay's hold differently, described, or nothing. The strings of a term are
  * equal only when its instances are; unequal, they are built again in an order SQLite is told to keep, so that only a
  * real difference is reported, with the first instance that differs.
@@ -210,10 +216,11 @@ const firstTokenDifference = (
     let b = right.next()
     for (;;) {
       if (a.done && b.done) return undefined
-      if (!a.done && (b.done || a.value[0] < b.value[0])) {
+      const order = a.done || b.done ? 0 : inSqliteOrder(a.value[0], b.value[0])
+      if (!a.done && (b.done || order < 0)) {
         return `term ${JSON.stringify(a.value[0])} is in the stored index (${instances(a.value[1])}), not in a replay`
       }
-      if (!b.done && (a.done || b.value[0] < a.value[0])) {
+      if (!b.done && (a.done || order > 0)) {
         return `term ${JSON.stringify(b.value[0])} is missing from the stored index (a replay holds ${
           instances(b.value[1])
         })`

@@ -436,6 +436,19 @@ describe("verify", () => {
     }])
   })
 
+  it("names the term the indexes differ by in SQLite's order, past U+FFFF too", () => {
+    // A term of a letter past U+FFFF (an extension B ideograph) both indexes hold, and one of fullwidth letters only
+    // the stored one does: SQLite orders them by UTF-8, the fullwidth first; JavaScript by UTF-16, the other way.
+    const ideograph = `${String.fromCodePoint(0x20000)}x`
+    const memory = given([...sample, ["session:b", observation("b", `read ${ideograph}`)]])
+    memory.db.prepare("INSERT INTO observations_fts (rowid, body) VALUES (999, ?)").run("\uFF59\uFF59")
+    expect(run(verify(memory)).findings).toEqual([{
+      check: "projections equal a replay",
+      detail: "projection observations, full-text index observations_fts: "
+        + "term \"\uFF59\uFF59\" is in the stored index (1 instance), not in a replay"
+    }])
+  })
+
   it("reports a projection left behind the log", () => {
     const memory = given(sample)
     run(
