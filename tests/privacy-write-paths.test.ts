@@ -433,7 +433,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("const retries = 3 // EmptyPwKeptCode")
   })
 
-  it("keeps an auth element naming a scheme, and masks the password beside it", () => {
+  it("keeps an auth setting naming a scheme, with a comment after it or not, and masks the password beside it", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })
     bash(
@@ -442,9 +442,17 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       "cat conf/proxy.xml",
       "<proxy>\n  <auth>basic</auth>\n  <user>svc</user>\n  <password>XmlAuthHookPw-61</password>\n</proxy>\n"
     )
+    bash(
+      root,
+      "t2",
+      "cat conf/proxy.yaml",
+      "proxy:\n  auth: basic # YamlAuthKeptComment\n  password: YamlAuthHookPw-62 # rotated monthly\n"
+    )
     const bytes = folderBytes(root)
     expect(bytes.includes("XmlAuthHookPw-61")).toBe(false)
+    expect(bytes.includes("YamlAuthHookPw-62")).toBe(false)
     expect(bytes).toContain("<auth>basic</auth>")
+    expect(bytes).toContain("auth: basic # YamlAuthKeptComment")
   })
 
   it("keeps the working directory a tool printed: PWD holding a path is not a password", () => {

@@ -130,14 +130,35 @@ export const AUTH_SCHEMES: ReadonlyArray<string> = [
 
 const AUTH_SCHEME_SET: ReadonlySet<string> = new Set(AUTH_SCHEMES)
 
+const isBlank = (character: string | undefined): boolean => character === " " || character === "\t"
+
+/**
+ * A bare value without the comment or the blanks that end its line: `auth: basic # how the proxy logs in` is a YAML
+ * line whose value is `basic`, as a YAML, TOML or shell parser reads it (a comment starts at a `#` after a blank).
+ * Only where the value is bare, after a `:` or `=` (the YAML line rule reads the rest of the line as the value): in
+ * quotes or an element (`"basic # x"`, `<auth>basic # x</auth>`) and glued to the word (`basic#x`), a `#` is part of
+ * the value.
+ */
+const withoutComment = (keep: string, value: string): string => {
+  let end = keep.length
+  while (end > 0 && isBlank(keep[end - 1])) end--
+  if (keep[end - 1] !== ":" && keep[end - 1] !== "=") return value
+  let word = 0
+  while (word < value.length && !isBlank(value[word])) word++
+  let i = word
+  while (i < value.length && isBlank(value[i])) i++
+  return i === value.length || (i > word && value[i] === "#") ? value.slice(0, word) : value
+}
+
 /**
  * Whether a credential rule's match is a setting named `auth` holding a scheme (AUTH_SCHEMES): the value is one of
- * them, whole, and the kept text before it ends with the name and its separator (`auth=`, `"smtp_auth": "`,
- * `<auth>`, padded `AUTH:     `). Checked on each match rather than written into SENSITIVE_NAME: that pattern is part
- * of every credential rule, and the list in each of them made compiling the rules cost a hook twice as much.
+ * them, whole (but for a comment after a bare one: withoutComment), and the kept text before it ends with the name
+ * and its separator (`auth=`, `"smtp_auth": "`, `<auth>`, padded `AUTH:     `). Checked on each match rather than
+ * written into SENSITIVE_NAME: that pattern is part of every credential rule, and the list in each of them made
+ * compiling the rules cost a hook twice as much.
  */
 export const holdsAuthScheme = (keep: string, value: string): boolean => {
-  if (!AUTH_SCHEME_SET.has(value.toLowerCase())) return false
+  if (!AUTH_SCHEME_SET.has(withoutComment(keep, value).toLowerCase())) return false
   let end = keep.length
   while (end > 0 && !isNameCharacter(keep.charCodeAt(end - 1))) end--
   return /(?<![a-z])auth$/i.test(keep.slice(Math.max(0, end - 5), end))

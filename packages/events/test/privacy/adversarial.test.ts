@@ -93,6 +93,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["working directories", fill("PWD=/")],
   ["auth elements naming a scheme", fill("<auth>basic</auth>")],
   ["auth settings naming a scheme", fill("auth: ntlm\n")],
+  ["auth settings naming a scheme before a comment", fill("auth: ntlm # c\n")],
   ["empty values", fill("password = \"\" ")],
   ["escaped empty values glued to words", fill(String.raw`\"password\":\"\"x`)],
   ["quoted working directory keys", fill("\"PWD\": \"")],
@@ -227,6 +228,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `password = ""…; token = "[secret:credential]"`
   ],
   ["blanks before an auth scheme", `SMTP_AUTH:${SPACES}login\nx_auth=${TABS}ntlm`, "SMTP_AUTH:…login\nx_auth=…ntlm"],
+  [
+    "blanks around an auth scheme's comment",
+    `auth: basic${SPACES}#${TABS}c\nauth: basic${SPACES}x`,
+    "auth: basic…#…c\nauth: [secret:credential]"
+  ],
   ["blanks around a working directory", `PWD${SPACES}=${TABS}/home/alice`, "PWD…=…/home/alice"],
   ["blanks after a password named PWD", `"PWD":${SPACES}"hunter2-Sup3r"`, `"PWD":…"[secret:credential]"`],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],

@@ -294,6 +294,15 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "auth: basic-x1\n_auth=ntlm2 auth=token",
     "auth: [secret:credential]\n_auth=[secret:credential] auth=[secret:credential]"
   ],
+  // A comment after an auth scheme leaves only a bare scheme: a credential before a comment is masked, and so is a
+  // `#` inside quotes, in an element or glued to the word, which is part of the value.
+  [
+    "credential",
+    "auth: hunter2-Sup3r # the proxy's\r\nsmtp_auth: basic x # two words\nauth: basic#x1\n"
+    + `auth = "basic # S3cret-x"\n<auth>basic # x</auth>`,
+    "auth: [secret:credential]\r\nsmtp_auth: [secret:credential]\nauth: [secret:credential]\n"
+    + `auth = "[secret:credential]"\n<auth>[secret:credential]</auth>`
+  ],
   // Beside a working directory, a password named PWD, DB_PWD or PASSWD is masked, a path or not.
   [
     "credential",
@@ -532,6 +541,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   [
     "credential",
     `<auth>basic</auth>\n<auth>NTLM</auth>\nauth: basic\n"auth": "oauth2",\nsmtp_auth = login\nSMTP_AUTH:        plain`
+  ],
+  // The same with a comment after it (YAML, TOML, shell), or blanks ending the line.
+  [
+    "credential",
+    "auth: basic # how the proxy logs in\r\n  - smtp_auth:\tLOGIN\t#\tc\nAUTH: ntlm #\nauth = basic # TOML\n"
+    + "auth:basic   "
   ],
   // The shell's working directory (env, docker inspect), not a password: PWD holding an absolute path.
   [
