@@ -460,10 +460,19 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     hook(root, "SessionStart", { source: "startup" })
     bash(root, "t1", "echo $PWD", "/home/alice/echoed-dir\n")
     bash(root, "t2", "env | sort", "OLDPWD=/home/alice\nPASSWD=EnvHookPw-81\nPWD=/home/alice/env-dir\nSHELL=/bin/zsh\n")
+    // A pod's env as kubectl prints it: each value on the line after its name.
+    bash(
+      root,
+      "t3",
+      "kubectl get pod app -o yaml",
+      "    env:\n    - name: PWD\n      value: /srv/pod-dir\n    - name: DB_PASSWORD\n      value: PodEnvHookPw-83\n"
+    )
     const bytes = folderBytes(root)
     expect(bytes.includes("EnvHookPw-81")).toBe(false)
+    expect(bytes.includes("PodEnvHookPw-83")).toBe(false)
     expect(bytes).toContain("/home/alice/echoed-dir")
     expect(bytes).toContain("PWD=/home/alice/env-dir")
+    expect(bytes).toContain("value: /srv/pod-dir")
   })
 
   it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {

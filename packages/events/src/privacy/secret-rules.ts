@@ -78,6 +78,21 @@ const WORKING_DIRECTORY = String
   .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
 
 /**
+ * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
+ * `"value": "x"` as JSON, or on one line): the name's closing quote, a comma, one line break and `value:`. The blanks
+ * after the name are one run unless a comma splits them.
+ */
+const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?${ESCAPES}["']?value${ESCAPES}["']?`
+  + String.raw`[ \t]*:[ \t]*${ESCAPES}["']?`
+
+/**
+ * Not an env entry for the working directory (`- name: PWD` then `value: /home/alice/project`, a pod's env as kubectl
+ * prints it): as WORKING_DIRECTORY on one line, the name PWD alone (`DB_PWD` stays a password), its value an absolute
+ * path. Tried where the entry's name starts.
+ */
+const NOT_A_WORKING_DIRECTORY_ENTRY = String.raw`(?!pwd${ENTRY_VALUE}\/)`
+
+/**
  * What a setting named `auth` holds when it names how to authenticate, not a credential: a scheme or a mode
  * (`<auth>basic</auth>`, `auth: ntlm`, `"auth": "none"`, `smtp_auth=login`). None of these words is a credential
  * or a placeholder for one.
@@ -737,12 +752,10 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
-  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). The blanks after the
-  // name are one run unless a comma splits them.
+  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
-    String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NAME_PREFIX}${SENSITIVE_NAME}`
-      + String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?`
-      + String.raw`(?:\r?\n[ \t]*)?${ESCAPES}["']?value${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?)${VALUE}`
+    String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NOT_A_WORKING_DIRECTORY_ENTRY}`
+      + String.raw`${NAME_PREFIX}${SENSITIVE_NAME}${ENTRY_VALUE})${VALUE}`
   ),
   // A YAML block scalar (password: |, client_secret: >-): the value is every line after the key indented deeper
   // than it, blank ones included. The indicator and the first line's indentation are kept.

@@ -97,6 +97,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["empty values", fill("password = \"\" ")],
   ["escaped empty values glued to words", fill(String.raw`\"password\":\"\"x`)],
   ["quoted working directory keys", fill("\"PWD\": \"")],
+  ["working directory entries", fill("- name: PWD\n  value: /")],
+  ["working directory entry names", fill("name: PWD\n")],
   ["colon labels", fill("password:")],
   ["unclosed quoted values", fill("password: \"")],
   ["one unclosed quoted value", "password: \"" + fill("a")],
@@ -235,6 +237,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ["blanks around a working directory", `PWD${SPACES}=${TABS}/home/alice`, "PWD…=…/home/alice"],
   ["blanks after a password named PWD", `"PWD":${SPACES}"hunter2-Sup3r"`, `"PWD":…"[secret:credential]"`],
+  [
+    "blanks in a working directory entry",
+    `name: PWD${SPACES}\n${TABS}value:${SPACES}/home/alice\nname: PWD${SPACES},${TABS}value: hunter2-Sup3r`,
+    "name: PWD…\n…value:…/home/alice\nname: PWD…value: [secret:credential]"
+  ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [
     "Basic and a base64 run that ends in a dot",

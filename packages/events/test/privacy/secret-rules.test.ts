@@ -310,6 +310,15 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "PWD=/home/alice PASSWD=[secret:credential] DB_PWD=[secret:credential] PWD=[secret:credential]"
     + " Pwd=[secret:credential]"
   ],
+  // So is an env entry's, its value on the next line (a pod's env as kubectl prints it): named DB_PWD or
+  // DB_PASSWORD, or PWD holding anything but an absolute path.
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  value: /srv/Pw-9x\n- name: DB_PWD\r\n  value: /abc123\n- name: PWD\n  value: s3cretPw9\n"
+    + `{"name": "PWD",\n "value": "./Rel-Pw9"}`,
+    "- name: DB_PASSWORD\n  value: [secret:credential]\n- name: DB_PWD\r\n  value: [secret:credential]\n"
+    + `- name: PWD\n  value: [secret:credential]\n{"name": "PWD",\n "value": "[secret:credential]"}`
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -552,6 +561,13 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   [
     "credential",
     `PWD=/home/alice/project\nOLDPWD=/home/alice\nexport PWD=/srv/app\n"PWD": "/home/alice",\nPWD: /home/alice`
+  ],
+  // And in an env entry, the path on the line after the name (a pod's env as kubectl prints it: YAML, JSON, escaped).
+  [
+    "credential",
+    "env:\n  - name: PWD\n    value: /home/alice/project\n  - Name: 'pwd'  \r\n    Value: '/srv/app'\n"
+    + `[{"name": "PWD",\n  "value": "/home/x"}, {"name":"PWD","value":"/"}]\n`
+    + String.raw`{\"name\":\"PWD\",\"value\":\"/home/y\"}`
   ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
