@@ -186,6 +186,30 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("last-applied-configuration")
   })
 
+  it("masks a password in JSON escaped four and five times, as logs quoting JSON as a string hold it", () => {
+    const root = project()
+    /** JSON encoded as a string `times` more times: a quote then has 2^times - 1 backslashes before it. */
+    const encoded = (value: unknown, times: number): string => {
+      let text = JSON.stringify(value)
+      for (let i = 0; i < times; i++) text = JSON.stringify(text)
+      return text
+    }
+    const planted = { four: "DeepHookPw-4x", five: "DeeperHookPw-5x", token: "DeeperHookTok-5x" }
+    hook(root, "SessionStart", { source: "startup" })
+    // 15 backslashes before each quote, then 31.
+    bash(root, "t1", "tail -n 1 gateway.log", encoded({ db: { user: "app", password: planted.four } }, 4))
+    bash(
+      root,
+      "t2",
+      "tail -n 1 audit.log",
+      encoded({ password: planted.five, env: [{ name: "API_TOKEN", value: planted.token }], kept: "AuditKeptText" }, 5)
+    )
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("tail -n 1 gateway.log")
+    expect(bytes).toContain("AuditKeptText")
+  })
+
   it("removes <private> blocks a tool printed escaped with attributes, closed or cut before their close", () => {
     const root = project()
     const planted = { json: "GhAttrPriv-94x", cut: "GhCutPriv-95x", html: "HtmlAttrPriv-56q" }

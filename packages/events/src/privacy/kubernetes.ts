@@ -61,15 +61,18 @@ function maskYaml(text: string): { readonly text: string; readonly redactions: n
   return { text: redactions === 0 ? text : lines.join("\n"), redactions }
 }
 
-/** `"data": {` or, escaped, `\"stringData\":{`. */
-const JSON_MAP = new RegExp(String.raw`${ESCAPES}"(?:data|stringData)${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*\{`, "g")
+/**
+ * `"data": {` or, escaped, `\"stringData\":{`. Tried only where a run of backslashes starts (`(?<!\\)`), as the entries
+ * below are: tried at each backslash of a long run, each try read up to ESCAPES' bound of it again.
+ */
+const JSON_MAP = new RegExp(String.raw`(?<!\\)${ESCAPES}"(?:data|stringData)${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*\{`, "g")
 
 /**
  * An entry of the map: a quoted key, a colon and the value's opening quote, then the value up to its closing one
  * (escaped as deeply as the opening one: ESCAPED_QUOTED).
  */
 const JSON_ENTRY = new RegExp(
-  String.raw`(?<keep>${ESCAPES}"[\w.-]+${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*${ESCAPES}")`
+  String.raw`(?<keep>(?<!\\)${ESCAPES}"[\w.-]+${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*${ESCAPES}")`
     + String.raw`(?:${ESCAPED_QUOTED}|(?:[^"\\\r\n]|\\[^"\r\n])+)`,
   "g"
 )

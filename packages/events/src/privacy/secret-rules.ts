@@ -62,12 +62,18 @@ const KOREAN_NAME =
 const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00]`
 
 /**
- * The backslashes before a quote in JSON encoded as a string once (`\"`), twice (`\\\"`: JSON held in a string of
- * other JSON, as a kubectl annotation or a log that stringifies twice holds it) or three times (seven): the name and
- * the value are the same credential at any of these depths. Bounded, so a long run of backslashes costs each try a
- * few steps.
+ * The most backslashes before a quote the rules read: JSON encoded as a string five times. Once is `\"`, and each
+ * encoding doubles the backslashes and adds one (3, 7, 15, 31): twice is JSON held in a string of other JSON (a kubectl
+ * annotation, a log that stringifies twice), and each log or report that quotes such text as JSON adds a level.
+ * Bounded, not `\\*`, so a long run of backslashes costs each try at most this many steps.
  */
-export const ESCAPES = String.raw`\\{0,7}`
+export const MAX_ESCAPES = 31
+
+/**
+ * The backslashes before a quote, at any of those depths: the name and the value are the same credential at each of
+ * them.
+ */
+export const ESCAPES = String.raw`\\{0,${MAX_ESCAPES}}`
 
 /**
  * `PWD=/home/alice/project`: the shell's working directory (`env`, `docker inspect`, `/proc/<pid>/environ`), not a
@@ -210,7 +216,7 @@ const NOT_A_PLACEHOLDER = String
  * by the one branch that takes it, so a value is read once.
  */
 const BLOCK = String.raw`\k<escape>\\`
-export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,7})")`
+export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES}})")`
   + String
     .raw`(?:[^"\\\r\n]|\\+(?![\\"\r\n])|(?:${BLOCK}${BLOCK})*(?:${BLOCK}\k<escape>"|${BLOCK}${BLOCK}(?=\k<escape>")))+`
   + String.raw`(?=\k<escape>")`
@@ -266,11 +272,11 @@ const skip = (text: string, at: number, set: string, max = Infinity): number => 
 }
 
 /**
- * `[\\"'\]]{0,9}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`,
+ * `[\\"'\]]{0,33}\??[ \t]*[:=]`: a key or an assignment (`password=`, `"token":`, `API_KEY"] =`,
  * `token?: string =`, `\\\"token\\\":` in JSON escaped twice: ESCAPES, a quote and a bracket).
  */
 const assignmentAt = (text: string, at: number): boolean => {
-  let i = skip(text, at, `\\"']`, 9)
+  let i = skip(text, at, `\\"']`, MAX_ESCAPES + 2)
   if (text[i] === "?") i++
   i = skip(text, i, " \t")
   return text[i] === ":" || text[i] === "="
@@ -286,14 +292,14 @@ const flagValueAt = (text: string, at: number): boolean => {
 }
 
 /**
- * `[\\"']{0,8}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,8}value`: a Kubernetes entry's value
+ * `[\\"']{0,32}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,32}value`: a Kubernetes entry's value
  * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name).
  */
 const kubernetesValueAt = (text: string, at: number): boolean => {
-  let i = skip(text, skip(text, at, `\\"'`, 8), " \t,")
+  let i = skip(text, skip(text, at, `\\"'`, MAX_ESCAPES + 1), " \t,")
   if (text[i] === "\r" && text[i + 1] === "\n") i += 2
   else if (text[i] === "\n") i++
-  i = skip(text, skip(text, i, " \t"), `\\"'`, 8)
+  i = skip(text, skip(text, i, " \t"), `\\"'`, MAX_ESCAPES + 1)
   return text.slice(i, i + 5).toLowerCase() === "value"
 }
 
@@ -823,13 +829,18 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   ),
   // A setting as attributes name it: .NET's <add key="ApiKey" value="x" />, NuGet's key="ClearTextPassword", Spring's
   // and Ant's <property name="db.password" value="x"/>. Only a quoted value that closes: an HTML form's empty
-  // <input name="password" value=""> is left, and so is a template's value="{{ form.password }}".
+  // <input name="password" value=""> is left, and so is a template's value="{{ form.password }}". An attribute's value
+  // holds no quote of its own: it runs to the first one, and the run of backslashes before that quote is its escape,
+  // left outside the value. A run of backslashes is read whole, once, rather than each backslash looking ahead over the
+  // rest of its run; a lone one (`\n`) has a branch without a quantifier, as a quantifier costs each pass of the loop
+  // more of the engine's backtracking stack.
   lazyRule(
     "credential",
     String.raw`(?<keep>\b(?:key|name)[ \t]*=[ \t]*${ESCAPES}(?<quote>["'])${NAME_PREFIX}${SENSITIVE_NAME}`
       + String.raw`${ESCAPES}\k<quote>`
       + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*${ESCAPES}(?<valueQuote>["']))${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
-      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\\{0,6}\k<valueQuote>))+(?=${ESCAPES}\k<valueQuote>)`,
+      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\\|\k<valueQuote>)|\\\\+(?!\\|\k<valueQuote>))+`
+      + String.raw`(?=\\*\k<valueQuote>)`,
     "gi",
     /value[ \t]*=/i
   ),

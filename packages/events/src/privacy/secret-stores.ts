@@ -22,10 +22,14 @@ const marker = "[secret:secret-manager]"
  */
 const JSON_STRING = String.raw`(?:${ESCAPED_QUOTED}|(?:[^"\\\r\n]|\\[^\r\n])+)`
 
-/** `"SecretString": "...",` as JSON (the value escaped), or a YAML line `SecretString: '...'` (the rest of it). */
+/**
+ * `"SecretString": "...",` as JSON (the value escaped), or a YAML line `SecretString: '...'` (the rest of it). The JSON
+ * forms here and below are tried only where a run of backslashes starts (`(?<!\\)`): tried at each backslash of a long
+ * run, each try read up to ESCAPES' bound of it again.
+ */
 const SECRET_STRING = [
   new RegExp(
-    String.raw`(?<keep>${ESCAPES}"Secret(?:String|Binary)${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`,
+    String.raw`(?<keep>(?<!\\)${ESCAPES}"Secret(?:String|Binary)${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`,
     "g"
   ),
   /(?<keep>^[ \t]*Secret(?:String|Binary):[ \t]*)[^\s][^\r\n]*/gm
@@ -33,7 +37,7 @@ const SECRET_STRING = [
 
 /** A parameter's or a secret's value: `"Value": "x"`, `"value": "x"`, a YAML line `value: x`. */
 const VALUE_FIELD = [
-  new RegExp(String.raw`(?<keep>${ESCAPES}"[Vv]alue${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`, "g"),
+  new RegExp(String.raw`(?<keep>(?<!\\)${ESCAPES}"[Vv]alue${ESCAPES}"[ \t]*:[ \t]*${ESCAPES}")${JSON_STRING}`, "g"),
   /(?<keep>^[ \t]*[Vv]alue:[ \t]*)[^\s][^\r\n]*/gm
 ]
 

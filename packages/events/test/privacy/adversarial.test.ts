@@ -14,6 +14,9 @@ const LINEAR_MS = 60_000
 const FIVE_MB = 5_000_000
 const fill = (unit: string): string => unit.repeat(Math.floor(FIVE_MB / unit.length))
 
+/** The backslashes before a quote in JSON escaped five times, the most the rules read. */
+const FIVE = "\\".repeat(31)
+
 const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one letter", fill("a")],
   ["opening tags", fill("<private>")],
@@ -44,6 +47,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["XML closing tags", "</pw" + fill("</password")],
   ["credential attributes", fill("<add key=\"ApiKey\" value=\"")],
   ["one unclosed credential attribute", "<add key='pwd' value='" + fill("\\a")],
+  ["one unclosed credential attribute with runs of backslashes", "<add key='pwd' value='" + fill("\\\\a")],
   ["SQL passwords", fill("IDENTIFIED BY '")],
   ["SET PASSWORD statements", fill("SET PASSWORD FOR ")],
   ["SecretString fields", fill("\"SecretString\": \"")],
@@ -108,6 +112,17 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["JSON keys escaped once and twice", fill(String.raw`\"password\":\"\\\"token\\\":\\\"`)],
   ["one long value of escaped quotes", String.raw`\"password\":\"` + fill(String.raw`a\\\"`)],
   ["one long value of doubled backslashes", String.raw`\\\\\\\"pw\\\\\\\":\\\\\\\"` + fill("\\".repeat(16) + "a")],
+  ["JSON keys escaped five times", fill(`${FIVE}"password${FIVE}":${FIVE}"`)],
+  [
+    "one long value of backslash blocks escaped five times",
+    `${FIVE}"pw${FIVE}":${FIVE}"` + fill("\\".repeat(64) + "a")
+  ],
+  ["credential attributes escaped five times", fill(`<add key=${FIVE}"ApiKey${FIVE}" value=${FIVE}"`)],
+  ["names before runs of backslashes past the bound", fill("password" + "\\".repeat(40) + "\":")],
+  [
+    "a Secret's map and a secret manager's fields with runs of backslashes past the bound",
+    "SecretString SecureString \"kind\": \"Secret\", \"data\": {" + fill("\\".repeat(40) + "\"")
+  ],
   ["CLI flags", fill("--token ")],
   ["type annotations", fill("password: string =")],
   ["YAML lines", fill("password: x\n")],
@@ -284,7 +299,24 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`\\\"SecretString\\\":\\\"${BACKSLASHES}\\\"}`,
     String.raw`\\\"SecretString\\\":\\\"[secret:secret-manager]\\\"}`
   ],
-  ["backslashes after an assignment", `password=${BACKSLASHES}x1`, String.raw`password=\\\\\\\[secret:credential]`]
+  // The name's quote may be escaped five times: a run of backslashes keeps that many, and the rest is the value.
+  ["backslashes after an assignment", `password=${BACKSLASHES}x1`, `password=${FIVE}[secret:credential]`],
+  // Escaped five times: the value's backslashes are blocks of 32, read as such.
+  [
+    "backslashes in a value escaped five times",
+    `{${FIVE}"password${FIVE}":${FIVE}"${BACKSLASHES}${FIVE}"}`,
+    `{${FIVE}"password${FIVE}":${FIVE}"[secret:credential]${FIVE}"}`
+  ],
+  [
+    "backslashes in a credential attribute escaped five times",
+    `key=${FIVE}"pwd${FIVE}" value=${FIVE}"${BACKSLASHES}x1${FIVE}" />`,
+    `key=${FIVE}"pwd${FIVE}" value=${FIVE}"[secret:credential]${FIVE}" />`
+  ],
+  [
+    "backslashes in a SecretString escaped five times",
+    `${FIVE}"SecretString${FIVE}":${FIVE}"${BACKSLASHES}${FIVE}"}`,
+    `${FIVE}"SecretString${FIVE}":${FIVE}"[secret:secret-manager]${FIVE}"}`
+  ]
 ]
 
 describe("adversarial input", () => {

@@ -103,6 +103,23 @@ describe("a Kubernetes Secret", () => {
     expect(text).toContain(String.raw`\\\"tls.key\\\":\\\"[secret:kubernetes-secret]\\\"}`)
   })
 
+  it("escaped four and five times: that annotation quoted as a string three or four times more", () => {
+    const annotation = JSON.stringify({
+      kind: "Secret",
+      data: { admin: PLANTED[1] },
+      stringData: { pw: "K8sDeepPw-79" }
+    })
+    for (const [times, backslashes] of [[3, 15], [4, 31]] as const) {
+      let text = JSON.stringify({ metadata: { annotations: { last: annotation } } })
+      for (let i = 0; i < times; i++) text = JSON.stringify(text)
+      const redacted = redactText(text).text
+      expect(redacted).not.toContain(PLANTED[1])
+      expect(redacted).not.toContain("K8sDeepPw-79")
+      const quote = "\\".repeat(backslashes) + "\""
+      expect(redacted).toContain(`${quote}admin${quote}:${quote}[secret:kubernetes-secret]${quote}}`)
+    }
+  })
+
   it.each([
     ["a ConfigMap", "apiVersion: v1\ndata:\n  LOG_LEVEL: debug\nkind: ConfigMap"],
     ["another kind named like it", "kind: SecretProviderClass\nspec:\n  data:\n    objectName: db-url"],

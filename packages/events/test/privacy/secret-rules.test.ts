@@ -20,6 +20,17 @@ const base64Pem = (lead: string): string =>
 /** An Azure SAS signature: HMAC-SHA256 in base64, URL-encoded. */
 const SAS_SIG = "AbC%2Bdef0123456789ghijklmnOPQRSTuvw%2Fxyz0%3D"
 
+/** JSON encoded as a string `times` more times: a quote then has 2^times - 1 backslashes before it. */
+const encoded = (value: unknown, times: number): string => {
+  let text = JSON.stringify(value)
+  for (let i = 0; i < times; i++) text = JSON.stringify(text)
+  return text
+}
+
+/** The backslashes before a quote in JSON escaped four times, and five. */
+const FOUR = "\\".repeat(15)
+const FIVE = "\\".repeat(31)
+
 /** [kind, input, expected output]: each rule masks exactly the sensitive part. */
 const MASKED: ReadonlyArray<readonly [string, string, string]> = [
   ["aws-access-key", "key AKIAIOSFODNN7EXAMPLE here", "key [secret:aws-access-key] here"],
@@ -202,6 +213,37 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "credential",
     String.raw`<add key=\\\"ApiKey\\\" value=\\\"XmlDbl-Esc4\\\" />`,
     String.raw`<add key=\\\"ApiKey\\\" value=\\\"[secret:credential]\\\" />`
+  ],
+  // Escaped four and five times (each log that quotes such JSON as a string adds a level), each value masked up to its
+  // own closing quote: one holding a quote or a backslash is masked whole.
+  [
+    "credential",
+    `${FOUR}"password${FOUR}":${FOUR}"hunter2-xyz${FOUR}"`,
+    `${FOUR}"password${FOUR}":${FOUR}"[secret:credential]${FOUR}"`
+  ],
+  [
+    "credential",
+    encoded({ password: "Qu0te\"Back\\slash", user: "bob", env: [{ name: "API_TOKEN", value: "Four-Tok9" }] }, 4),
+    encoded({
+      password: "[secret:credential]",
+      user: "bob",
+      env: [{ name: "API_TOKEN", value: "[secret:credential]" }]
+    }, 4)
+  ],
+  [
+    "credential",
+    encoded({ config: JSON.stringify({ api_key: "Five-Esc4ped", user: "bob" }), token: "Five-Tok9" }, 4),
+    encoded(
+      { config: JSON.stringify({ api_key: "[secret:credential]", user: "bob" }), token: "[secret:credential]" },
+      4
+    )
+  ],
+  [
+    "credential",
+    `DB_PASSWORD=${FIVE}"Five-Esc4ped${FIVE}" user <add key=${FOUR}"ApiKey${FOUR}" `
+    + `value=${FOUR}"XmlFour-Esc4${FOUR}" />`,
+    `DB_PASSWORD=${FIVE}"[secret:credential]${FIVE}" user <add key=${FOUR}"ApiKey${FOUR}" `
+    + `value=${FOUR}"[secret:credential]${FOUR}" />`
   ],
   ["credential", "mysql -uroot -phunter2 app", "mysql -uroot -p[secret:credential] app"],
   ["credential", "sshpass -p hunter2 ssh host", "sshpass -p [secret:credential] ssh host"],
@@ -750,6 +792,8 @@ describe("secret rules", () => {
       "'",
       "\\\"",
       "\\\\\\\"",
+      `${FOUR}"`,
+      `${FIVE}"`,
       "\\",
       "]",
       "[",

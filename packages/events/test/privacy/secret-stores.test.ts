@@ -55,6 +55,11 @@ describe("a secret manager's output", () => {
     const twice = redactText(JSON.stringify(escaped)).text
     expect(twice).not.toContain("AwsSmPw-31x")
     expect(twice).toContain(String.raw`\\\"SecretString\\\": \\\"[secret:secret-manager]\\\",`)
+    // Escaped five times: masked the same way, up to the closing quote's 31 backslashes.
+    const five = redactText(JSON.stringify(JSON.stringify(JSON.stringify(JSON.stringify(escaped))))).text
+    const quote = "\\".repeat(31) + "\""
+    expect(five).not.toContain("AwsSmPw-31x")
+    expect(five).toContain(`${quote}SecretString${quote}: ${quote}[secret:secret-manager]${quote},`)
     const yamlVault = "id: https://v.vault.azure.net/secrets/db/1\nname: db\nvalue: \"AzKvYamlPw-35x\"\n"
     expect(redactText(yamlVault).text).toBe(
       "id: https://v.vault.azure.net/secrets/db/1\nname: db\nvalue: [secret:secret-manager]\n"
