@@ -499,6 +499,23 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("value: /srv/pod-dir")
   })
 
+  it("masks a pod's env value with a comment after its name, and keeps a path or a plain setting's value", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "cat k8s/deployment.yaml",
+      "        env:\n        - name: DB_PASSWORD # the app's\n          value: CommentEnvHookPw-71\n"
+        + "        - name: PWD # where it runs\n          value: /srv/comment-dir\n"
+        + "        - name: LOG_LEVEL # how much\n          value: debug-kept-71\n"
+    )
+    const bytes = folderBytes(root)
+    expect(bytes.includes("CommentEnvHookPw-71")).toBe(false)
+    expect(bytes).toContain("value: /srv/comment-dir")
+    expect(bytes).toContain("value: debug-kept-71")
+  })
+
   it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })

@@ -83,13 +83,27 @@ export const ESCAPES = String.raw`\\{0,${MAX_ESCAPES}}`
 const WORKING_DIRECTORY = String
   .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
 
+/** Every sensitive name contains one of these words (case-insensitively). */
+const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4`
+
+/**
+ * A comment after an env entry's name, to the end of its line (`- name: DB_PASSWORD # the app's`): a `#` after a
+ * blank, as YAML reads one. It holds no `name:` that may name a credential, where the entry rule is tried again: read
+ * past one to the line's end, a line of `name: pw #` repeated would be read to its end by each try. Such a name has a
+ * sensitive word within 90 characters after its blanks (ESCAPES, a quote, NAME_PREFIX and the start of
+ * SENSITIVE_NAME): the words rather than SENSITIVE_NAME, which the rule would then hold twice more, doubling what
+ * compiling it costs.
+ */
+const NAME_COMMENT = String.raw`(?<=[ \t])#`
+  + String.raw`(?:(?!\bname${ESCAPES}["']?[ \t]*:[ \t]*(?![ \t])[^\r\n]{0,90}?(?:${NAME_WORDS}))[^\r\n])*(?=\r?\n)`
+
 /**
  * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
- * `"value": "x"` as JSON, or on one line): the name's closing quote, a comma, one line break and `value:`. The blanks
- * after the name are one run unless a comma splits them.
+ * `"value": "x"` as JSON, or on one line): the name's closing quote, a comma, a comment (NAME_COMMENT), one line break
+ * and `value:`. The blanks after the name are one run unless a comma splits them.
  */
-const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:\r?\n[ \t]*)?${ESCAPES}["']?value${ESCAPES}["']?`
-  + String.raw`[ \t]*:[ \t]*${ESCAPES}["']?`
+const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:${NAME_COMMENT})?(?:\r?\n[ \t]*)?`
+  + String.raw`${ESCAPES}["']?value${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?`
 
 /**
  * Not an env entry for the working directory (`- name: PWD` then `value: /home/alice/project`, a pod's env as kubectl
@@ -253,8 +267,8 @@ const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
  */
 const TYPE_ANNOTATION = String.raw`(?:\??[ \t]*:(?:[ \t]*[\w.<>\[\]|&,][\w.<>\[\]|&, ]{0,59}?)?)?`
 
-/** Every sensitive name contains one of these words (case-insensitively). */
-const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4/gi
+/** Any of NAME_WORDS, found in turn. */
+const NAME_WORD = new RegExp(NAME_WORDS, "gi")
 
 /** The letters a sensitive name may have after its word: `pass` + `phrase`, the longest. */
 const NAME_TAIL = 6
@@ -291,16 +305,59 @@ const flagValueAt = (text: string, at: number): boolean => {
   return false
 }
 
-/**
- * `[\\"']{0,32}[ \t,]*(?:\r?\n[ \t]*)?[\\"']{0,32}value`: a Kubernetes entry's value
- * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name).
- */
-const kubernetesValueAt = (text: string, at: number): boolean => {
-  let i = skip(text, skip(text, at, `\\"'`, MAX_ESCAPES + 1), " \t,")
-  if (text[i] === "\r" && text[i + 1] === "\n") i += 2
-  else if (text[i] === "\n") i++
-  i = skip(text, skip(text, i, " \t"), `\\"'`, MAX_ESCAPES + 1)
+/** `[\\"']{0,32}value`: an entry's `value` key, after ESCAPES and a quote. */
+const valueKeyAt = (text: string, at: number): boolean => {
+  const i = skip(text, at, `\\"'`, MAX_ESCAPES + 1)
   return text.slice(i, i + 5).toLowerCase() === "value"
+}
+
+/** Where the line holding `at` ends: its first `\r` or `\n` from `at`, or the text's end. */
+const lineEnd = (text: string, at: number): number => {
+  let i = at
+  while (i < text.length && text[i] !== "\r" && text[i] !== "\n") i++
+  return i
+}
+
+/**
+ * What kubernetesValueAt has read of one text, kept while the hint reads it: each word of a line of `pw #pw #pw`
+ * is followed by a comment to the same line's end, and would read that comment, and the line below it, again.
+ */
+interface EntryScan {
+  /** A comment read from `commentFrom` ends at `commentTo`, and so does one that starts between them. */
+  commentFrom: number
+  commentTo: number
+  /** Whether an entry's value follows the line break at `breakAt`. */
+  breakAt: number
+  valueBelow: boolean
+}
+
+const entryScan = (): EntryScan => ({ commentFrom: -1, commentTo: -2, breakAt: -1, valueBelow: false })
+
+/** `\r?\n[ \t]*[\\"']{0,32}value`, from a line break. */
+const valueBelowAt = (text: string, at: number): boolean => {
+  const i = text[at] === "\r" ? at + 1 : at
+  return text[i] === "\n" && valueKeyAt(text, skip(text, i + 1, " \t"))
+}
+
+/**
+ * `[\\"']{0,32}[ \t,]*(?:#[^\r\n]*)?(?:\r?\n[ \t]*)?[\\"']{0,32}value`: a Kubernetes entry's value
+ * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name; a comment after the name).
+ */
+const kubernetesValueAt = (text: string, at: number, scan: EntryScan): boolean => {
+  let i = skip(text, skip(text, at, `\\"'`, MAX_ESCAPES + 1), " \t,")
+  if (text[i] === "#") {
+    if (i < scan.commentFrom || i > scan.commentTo) {
+      scan.commentFrom = i
+      scan.commentTo = lineEnd(text, i)
+    }
+    i = scan.commentTo
+  }
+  if (text[i] !== "\r" && text[i] !== "\n") return valueKeyAt(text, i)
+  if (i !== scan.breakAt) {
+    scan.breakAt = i
+    scan.valueBelow = valueBelowAt(text, i)
+  }
+  return scan.valueBelow
 }
 
 /**
@@ -311,16 +368,17 @@ const kubernetesValueAt = (text: string, at: number): boolean => {
  * where the name may end (the word, or up to NAME_TAIL more letters: `pass` + `word`), it looks for
  * - a key or an assignment (`password=`, `"token":`, `API_KEY"] =`, `token?: string =`),
  * - a CLI flag's value (`--api-key=x`), or
- * - a Kubernetes entry's value (`name: DB_PASSWORD` then `value: x`).
+ * - a Kubernetes entry's value (`name: DB_PASSWORD` then `value: x`, a comment between them or not).
  * That is a necessary condition of each pattern below (tested in secret-rules.test.ts): it only skips
  * rules that cannot match. Every scan is bounded or stops at the first character it cannot take.
  */
 const holdsCredentialName = (text: string): boolean => {
+  const scan = entryScan()
   NAME_WORD.lastIndex = 0
   for (let word = NAME_WORD.exec(text); word !== null; word = NAME_WORD.exec(text)) {
     const end = word.index + word[0].length
     for (let at = end; at <= end + NAME_TAIL; at++) {
-      if (assignmentAt(text, at) || flagValueAt(text, at) || kubernetesValueAt(text, at)) return true
+      if (assignmentAt(text, at) || flagValueAt(text, at) || kubernetesValueAt(text, at, scan)) return true
       if (at >= text.length || !isLetter(text.charCodeAt(at))) break
     }
   }

@@ -127,6 +127,11 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["type annotations", fill("password: string =")],
   ["YAML lines", fill("password: x\n")],
   ["env entries", fill("name: DB_PASSWORD\n")],
+  ["env entry names before comments", fill("- name: DB_PASSWORD # c\n")],
+  ["env entry names and comments on one line", fill("name: pw #")],
+  ["comments holding env entry names", fill("name: pw # name: pw")],
+  ["env entry names after blanks, before comments", fill("name:" + " ".repeat(100) + "pw #")],
+  ["words before comments", fill("pw #")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -256,6 +261,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in a working directory entry",
     `name: PWD${SPACES}\n${TABS}value:${SPACES}/home/alice\nname: PWD${SPACES},${TABS}value: hunter2-Sup3r`,
     "name: PWD…\n…value:…/home/alice\nname: PWD…value: [secret:credential]"
+  ],
+  [
+    "blanks around a comment after an env entry's name",
+    `name: DB_PASSWORD${SPACES}#${TABS}c${SPACES}\n${TABS}value: hunter2-Sup3r`,
+    "name: DB_PASSWORD…#…c…\n…value: [secret:credential]"
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

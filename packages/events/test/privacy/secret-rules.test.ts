@@ -361,6 +361,21 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "- name: DB_PASSWORD\n  value: [secret:credential]\n- name: DB_PWD\r\n  value: [secret:credential]\n"
     + `- name: PWD\n  value: [secret:credential]\n{"name": "PWD",\n "value": "[secret:credential]"}`
   ],
+  // A comment after the name, to the end of its line (YAML's, after a blank): the value is still on the next line.
+  // Quoted or not, tabs, CRLF, any case, a comment that mentions a name that is no credential's.
+  [
+    "credential",
+    "- name: DB_PASSWORD # db\n  value: hunter2-xyz",
+    "- name: DB_PASSWORD # db\n  value: [secret:credential]"
+  ],
+  [
+    "credential",
+    "- name: 'API_TOKEN'\t#\trotated\r\n\tvalue: 'Tok-9x'\n- NAME: \"app_secret\"  # old name: LOG_LEVEL  \n"
+    + "  VALUE: \"Sec-8y\"\n- name: DB_PWD #\n  value: /srv/Pw-9x",
+    "- name: 'API_TOKEN'\t#\trotated\r\n\tvalue: '[secret:credential]'\n"
+    + "- NAME: \"app_secret\"  # old name: LOG_LEVEL  \n  VALUE: \"[secret:credential]\"\n"
+    + "- name: DB_PWD #\n  value: [secret:credential]"
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -611,6 +626,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + `[{"name": "PWD",\n  "value": "/home/x"}, {"name":"PWD","value":"/"}]\n`
     + String.raw`{\"name\":\"PWD\",\"value\":\"/home/y\"}`
   ],
+  // With a comment after the name too; and a name that is no credential's keeps its value, comment or not.
+  ["credential", "- name: PWD # the pod's\n  value: /srv/app\n- name: LOG_LEVEL # x\n  value: debug"],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
@@ -865,6 +882,9 @@ describe("secret rules", () => {
       "getenv(\"token\", ",
       "get('pw', ",
       "name: pwd\n  value: ",
+      " # c",
+      "name: DB_TOKEN # c\n\tvalue: ",
+      "#",
       "%3D",
       "%22token%22%3A%22",
       "\", ",
