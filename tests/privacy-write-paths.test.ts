@@ -499,7 +499,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("value: /srv/pod-dir")
   })
 
-  it("masks a pod's env value with a comment after its name, and keeps a path or a plain setting's value", () => {
+  it("masks a pod's env value after a comment or blank lines, and keeps a path or a plain setting's value", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })
     bash(
@@ -509,9 +509,13 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       "        env:\n        - name: DB_PASSWORD # the app's\n          value: CommentEnvHookPw-71\n"
         + "        - name: PWD # where it runs\n          value: /srv/comment-dir\n"
         + "        - name: LOG_LEVEL # how much\n          value: debug-kept-71\n"
+        + "        - name: API_TOKEN\n\n          # rotated monthly\n          value: GapEnvHookTok-72\n"
+        + "        - name: PWD\n\n          value: /srv/gap-dir\n"
     )
     const bytes = folderBytes(root)
     expect(bytes.includes("CommentEnvHookPw-71")).toBe(false)
+    expect(bytes.includes("GapEnvHookTok-72")).toBe(false)
+    expect(bytes).toContain("value: /srv/gap-dir")
     expect(bytes).toContain("value: /srv/comment-dir")
     expect(bytes).toContain("value: debug-kept-71")
   })

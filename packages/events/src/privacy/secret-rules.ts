@@ -98,11 +98,25 @@ const NAME_COMMENT = String.raw`(?<=[ \t])#`
   + String.raw`(?:(?!\bname${ESCAPES}["']?[ \t]*:[ \t]*(?![ \t])[^\r\n]{0,90}?(?:${NAME_WORDS}))[^\r\n])*(?=\r?\n)`
 
 /**
- * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
- * `"value": "x"` as JSON, or on one line): the name's closing quote, a comma, a comment (NAME_COMMENT), one line break
- * and `value:`. The blanks after the name are one run unless a comma splits them.
+ * How many blank or comment lines may stand between an env entry's name and its value (`- name: DB_PASSWORD`, a blank
+ * line, `# rotated monthly`, then `value: x`). Neither holds another entry, or another key of this one. Bounded, so a
+ * line is read by the tries of the few lines above it, not of every name before it.
  */
-const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:${NAME_COMMENT})?(?:\r?\n[ \t]*)?`
+const ENTRY_GAP_LINES = 3
+
+/**
+ * The line breaks from an env entry's name to its value: one, then at most ENTRY_GAP_LINES blank or comment lines,
+ * each ending in one. A comment line is read whole: each line is read by the tries of ENTRY_GAP_LINES lines above it
+ * at most, as one try at most goes on past a line's end (NAME_COMMENT).
+ */
+const ENTRY_LINES = String.raw`\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,${ENTRY_GAP_LINES}}[ \t]*`
+
+/**
+ * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
+ * `"value": "x"` as JSON, or on one line): the name's closing quote, a comma, a comment (NAME_COMMENT), the line
+ * breaks (ENTRY_LINES) and `value:`. The blanks after the name are one run unless a comma splits them.
+ */
+const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:${NAME_COMMENT})?(?:${ENTRY_LINES})?`
   + String.raw`${ESCAPES}["']?value${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?`
 
 /**
@@ -333,15 +347,26 @@ interface EntryScan {
 
 const entryScan = (): EntryScan => ({ commentFrom: -1, commentTo: -2, breakAt: -1, valueBelow: false })
 
-/** `\r?\n[ \t]*[\\"']{0,32}value`, from a line break. */
+/**
+ * `\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,3}[ \t]*[\\"']{0,32}value`, from a line break: the value's line, after at most
+ * ENTRY_GAP_LINES blank or comment lines.
+ */
 const valueBelowAt = (text: string, at: number): boolean => {
-  const i = text[at] === "\r" ? at + 1 : at
-  return text[i] === "\n" && valueKeyAt(text, skip(text, i + 1, " \t"))
+  let i = at
+  for (let line = 0; line <= ENTRY_GAP_LINES; line++) {
+    if (text[i] === "\r") i++
+    if (text[i] !== "\n") return false
+    i = skip(text, i + 1, " \t")
+    if (text[i] === "#") i = lineEnd(text, i)
+    else if (text[i] !== "\r" && text[i] !== "\n") return valueKeyAt(text, i)
+  }
+  return false
 }
 
 /**
- * `[\\"']{0,32}[ \t,]*(?:#[^\r\n]*)?(?:\r?\n[ \t]*)?[\\"']{0,32}value`: a Kubernetes entry's value
- * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name; a comment after the name).
+ * `[\\"']{0,32}[ \t,]*(?:#[^\r\n]*)?(?:\r?\n...)?[\\"']{0,32}value`: a Kubernetes entry's value
+ * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name; a comment after the name; blank or
+ * comment lines before the value: valueBelowAt).
  */
 const kubernetesValueAt = (text: string, at: number, scan: EntryScan): boolean => {
   let i = skip(text, skip(text, at, `\\"'`, MAX_ESCAPES + 1), " \t,")
@@ -368,7 +393,7 @@ const kubernetesValueAt = (text: string, at: number, scan: EntryScan): boolean =
  * where the name may end (the word, or up to NAME_TAIL more letters: `pass` + `word`), it looks for
  * - a key or an assignment (`password=`, `"token":`, `API_KEY"] =`, `token?: string =`),
  * - a CLI flag's value (`--api-key=x`), or
- * - a Kubernetes entry's value (`name: DB_PASSWORD` then `value: x`, a comment between them or not).
+ * - a Kubernetes entry's value (`name: DB_PASSWORD` then `value: x`, comments or blank lines between them or not).
  * That is a necessary condition of each pattern below (tested in secret-rules.test.ts): it only skips
  * rules that cannot match. Every scan is bounded or stops at the first character it cannot take.
  */

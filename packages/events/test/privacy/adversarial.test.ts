@@ -132,6 +132,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["comments holding env entry names", fill("name: pw # name: pw")],
   ["env entry names after blanks, before comments", fill("name:" + " ".repeat(100) + "pw #")],
   ["words before comments", fill("pw #")],
+  ["env entry names above blank lines", fill("name: pw\n\n")],
+  ["env entry names above comment lines", fill("- name: pw # c\n# name: pw # c\n")],
+  ["one long comment line below an env entry name", "name: pw\n#" + fill("a")],
+  ["words above blank and comment lines", fill("pw\n#\n")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -266,6 +270,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks around a comment after an env entry's name",
     `name: DB_PASSWORD${SPACES}#${TABS}c${SPACES}\n${TABS}value: hunter2-Sup3r`,
     "name: DB_PASSWORD…#…c…\n…value: [secret:credential]"
+  ],
+  [
+    "blanks in blank and comment lines before an env entry's value",
+    `name: DB_PASSWORD${SPACES}\n${TABS}\n${SPACES}#${TABS}c${SPACES}\n${BLANKS}\n${TABS}value: hunter2-Sup3r`,
+    "name: DB_PASSWORD…\n…\n…#…c…\n…\n…value: [secret:credential]"
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

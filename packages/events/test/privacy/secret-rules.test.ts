@@ -376,6 +376,20 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + "- NAME: \"app_secret\"  # old name: LOG_LEVEL  \n  VALUE: \"[secret:credential]\"\n"
     + "- name: DB_PWD #\n  value: [secret:credential]"
   ],
+  // Blank or comment lines between the name and the value, three at most: neither holds another entry.
+  ["credential", "- name: DB_PASSWORD\n\n  value: hunter2-xyz", "- name: DB_PASSWORD\n\n  value: [secret:credential]"],
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  # rotated monthly\n  value: hunter2-xyz",
+    "- name: DB_PASSWORD\n  # rotated monthly\n  value: [secret:credential]"
+  ],
+  [
+    "credential",
+    "- name: API_TOKEN # a\r\n\r\n\t# b, was name: OLD_TOKEN\r\n \t\r\n  VALUE: 'Tok-9x'\n"
+    + `{"name": "db_secret",\n\n  "value": "Sec-8y"}`,
+    "- name: API_TOKEN # a\r\n\r\n\t# b, was name: OLD_TOKEN\r\n \t\r\n  VALUE: '[secret:credential]'\n"
+    + `{"name": "db_secret",\n\n  "value": "[secret:credential]"}`
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -628,6 +642,14 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ],
   // With a comment after the name too; and a name that is no credential's keeps its value, comment or not.
   ["credential", "- name: PWD # the pod's\n  value: /srv/app\n- name: LOG_LEVEL # x\n  value: debug"],
+  // Blank or comment lines before the value too; and a password taken from a Secret (valueFrom) leaves the value of
+  // the entry after it, blank lines or not.
+  [
+    "credential",
+    "- name: PWD\n  # the pod's\n\n  value: /srv/app\n- name: LOG_LEVEL\n\n  value: debug\n"
+    + "- name: DB_PASSWORD\n\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password\n\n"
+    + "- name: LOG_LEVEL\n\n  value: debug"
+  ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
@@ -884,6 +906,7 @@ describe("secret rules", () => {
       "name: pwd\n  value: ",
       " # c",
       "name: DB_TOKEN # c\n\tvalue: ",
+      "name: DB_TOKEN\n\n  # c\n  value: ",
       "#",
       "%3D",
       "%22token%22%3A%22",
