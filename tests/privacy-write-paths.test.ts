@@ -499,7 +499,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("value: /srv/pod-dir")
   })
 
-  it("masks a pod's env value after a comment or blank lines, and keeps a path or a plain setting's value", () => {
+  it("masks a pod's env value after a comment or blank lines, or before its name; keeps paths, plain values", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })
     bash(
@@ -512,10 +512,31 @@ describe("every hook write path masks secrets before they reach the disk", () =>
         + "        - name: API_TOKEN\n\n          # rotated monthly\n          value: GapEnvHookTok-72\n"
         + "        - name: PWD\n\n          value: /srv/gap-dir\n"
     )
+    // The value before the name: a hand-written manifest, and a task definition's JSON as a tool printed it.
+    bash(
+      root,
+      "t2",
+      "cat k8s/worker.yaml",
+      "        env:\n        - value: ValueFirstHookPw-73\n          name: DB_PASSWORD\n"
+        + "        - value: /srv/value-first-dir\n          name: PWD\n"
+    )
+    bash(
+      root,
+      "t3",
+      "jq .containerDefinitions[0].environment task.json",
+      JSON.stringify(
+        [{ value: "ValueFirstJsonTok-74", name: "API_TOKEN" }, { value: "info", name: "LOG_LEVEL" }],
+        null,
+        2
+      )
+    )
     const bytes = folderBytes(root)
     expect(bytes.includes("CommentEnvHookPw-71")).toBe(false)
     expect(bytes.includes("GapEnvHookTok-72")).toBe(false)
     expect(bytes).toContain("value: /srv/gap-dir")
+    expect(bytes.includes("ValueFirstHookPw-73")).toBe(false)
+    expect(bytes.includes("ValueFirstJsonTok-74")).toBe(false)
+    expect(bytes).toContain("value: /srv/value-first-dir")
     expect(bytes).toContain("value: /srv/comment-dir")
     expect(bytes).toContain("value: debug-kept-71")
   })

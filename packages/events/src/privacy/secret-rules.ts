@@ -267,6 +267,46 @@ const VALUE = NOT_A_PLACEHOLDER + NOT_EMPTY
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|(?!${ESCAPES}["'])[^\s"'\x60&]+)`
 
 /**
+ * A comment after an env entry's value, to the end of its line (`- value: 'x' # rotated`), as NAME_COMMENT after a
+ * name. It holds no `value:`, where the rule for a value before its name is tried again.
+ */
+const VALUE_COMMENT = String.raw`(?<=[ \t])#(?:(?!\bvalue${ESCAPES}["']?[ \t]*:)[^\r\n])*(?=\r?\n)`
+
+/**
+ * From the end of an env entry's value to its name, when the value comes first (`- value: x` then
+ * `  name: DB_PASSWORD`, `{"value": "x", "name": "DB_PASSWORD"}`): blanks, a comma, a comment (VALUE_COMMENT), the
+ * line breaks (ENTRY_LINES) and the name key, then `name`, a pattern that must end where the name does. What may stand
+ * between them is what may stand between a name and its value (ENTRY_VALUE): no other key, and so no other entry
+ * (`- name:`, or the `}` that closes this one).
+ */
+const entryNameAfter = (name: string): string =>
+  String.raw`[ \t]*(?:,[ \t]*)?(?:${VALUE_COMMENT})?(?:${ENTRY_LINES})?`
+  + String.raw`${ESCAPES}["']?name${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${name}(?![\w.-])`
+
+/**
+ * Not an env entry for the working directory whose value comes first (`- value: /srv/app` then `  name: PWD`), as
+ * NOT_A_WORKING_DIRECTORY_ENTRY when the name does: tried where the value starts, a path (no blank, quote or comma in
+ * it), then the name PWD alone.
+ */
+const NOT_A_WORKING_DIRECTORY_VALUE = String.raw`(?!\/[^\s"'\\,#]*${ESCAPES}["']?${entryNameAfter("pwd")})`
+
+/**
+ * An env entry's value before its name (`- value: x` then `  name: DB_PASSWORD`, YAML or JSON, on one line or more),
+ * after the `value:` key: quoted (escaped as deeply as its opening quote: ESCAPED_QUOTED) up to its closing quote, the
+ * rest of a YAML line whose first key it is (`- value: correct horse`, a comment with it), or a bare word
+ * (`{value: x, name: y}`); then the name, in a lookahead (entryNameAfter). A try that fails reads no further than
+ * where the next one starts, or than its line: a quoted value runs to the first quote that can close it, a bare word
+ * (taken whole) to the first character it cannot hold, and a YAML line is read by its first key's try only. That
+ * the value starts there is checked before the lookbehind that finds the line's start: were the key's blanks given
+ * back one by one, each would be read back to the key again.
+ */
+const VALUE_BEFORE_NAME = NOT_A_WORKING_DIRECTORY_VALUE + NOT_A_PLACEHOLDER
+  + String.raw`(?:(?:${ESCAPED_QUOTED}|(?<=(?<!\\)")(?:[^"\\\r\n]|\\.)+|(?<=(?<!\\)')[^'\r\n]+)(?=${ESCAPES}["'])`
+  + String.raw`|(?=[^\s"'#])(?<=^[ \t]*(?:-[ \t]+)?value[ \t]*:[ \t]*)[^\r\n]+(?=\r?\n)`
+  + String.raw`|(?!${ESCAPES}["'])[^\s"'#,:{}\[\]]+(?![^\s"'#,:{}\[\]]))`
+  + String.raw`(?=${ESCAPES}["']?${entryNameAfter(`${NAME_PREFIX}${SENSITIVE_NAME}`)})`
+
+/**
  * A YAML block scalar's header (`|`, `>-`, `|2+`), alone on its line but for a comment: its value is on the
  * lines below.
  */
@@ -446,6 +486,19 @@ const lazyRule = (
 }
 
 const credential = (source: string): SecretRule => lazyRule("credential", source, "gim", CREDENTIAL_HINT)
+
+/** `value:`, `"Value":` */
+const VALUE_KEY_HINT = /value[\\"']*[ \t]*:/i
+/** `name:`, `"Name":` */
+const NAME_KEY_HINT = /name[\\"']*[ \t]*:/i
+
+/**
+ * What every match of the rule for an env entry's value before its name holds: a `value` key, a `name` key and a
+ * sensitive word (NAME_WORDS). Most text has no `value:` key, and the first test ends there.
+ */
+const VALUE_BEFORE_NAME_HINT: Hint = {
+  test: (text) => VALUE_KEY_HINT.test(text) && NAME_KEY_HINT.test(text) && text.search(NAME_WORD) !== -1
+}
 
 /** A template or a reference in place of a value (`${env.TOKEN}`, `{{ form.password }}`, `<%= @password %>`). */
 const NOT_A_TEMPLATE = String.raw`(?!\$\{|\{\{|<%)`
@@ -845,6 +898,13 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(
     String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NOT_A_WORKING_DIRECTORY_ENTRY}`
       + String.raw`${NAME_PREFIX}${SENSITIVE_NAME}${ENTRY_VALUE})${VALUE}`
+  ),
+  // And the value first: value: x, then name: DB_PASSWORD (YAML lines, JSON on one line or more).
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bvalue${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?)${VALUE_BEFORE_NAME}`,
+    "gim",
+    VALUE_BEFORE_NAME_HINT
   ),
   // A YAML block scalar (password: |, client_secret: >-): the value is every line after the key indented deeper
   // than it, blank ones included. The indicator and the first line's indentation are kept.

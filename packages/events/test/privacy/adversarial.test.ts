@@ -136,6 +136,20 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["env entry names above comment lines", fill("- name: pw # c\n# name: pw # c\n")],
   ["one long comment line below an env entry name", "name: pw\n#" + fill("a")],
   ["words above blank and comment lines", fill("pw\n#\n")],
+  // An entry's value before its name: a `name:` key and a sensitive word, so that the rule runs.
+  ["env entry values", "name: pw\n" + fill("- value: a\n")],
+  ["env entry values before names", fill("value: a\nname: ")],
+  ["env entry values before comments", "name: pw\n" + fill("value: a # value: a ")],
+  ["env entry values above blank and comment lines", "name: pw\n" + fill("value: x\n# c\n\n")],
+  ["quoted env entry values before names", fill(`"value": "a", "name": "`)],
+  ["escaped env entry values", "name: pw\n" + fill(String.raw`\"value\":\"a\\\"value\\\":\\\"`)],
+  ["env entry value keys escaped five times", "name: pw\n" + fill(`${FIVE}"value${FIVE}":${FIVE}"a${FIVE}",`)],
+  ["one long quoted env entry value", "name: pw\n\"value\": \"" + fill("a\\\" value: ")],
+  ["one long single-quoted env entry value", "name: pw\nvalue: '" + fill("value: ")],
+  ["one long YAML env entry value", "name: pw\n- value: " + fill("a value: ")],
+  ["value keys", "name: pw\n" + fill("value:")],
+  ["bare env entry values", "name: pw\n" + fill("{value: a, ")],
+  ["working directory values", fill("- value: /a\n  name: ")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -275,6 +289,22 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in blank and comment lines before an env entry's value",
     `name: DB_PASSWORD${SPACES}\n${TABS}\n${SPACES}#${TABS}c${SPACES}\n${BLANKS}\n${TABS}value: hunter2-Sup3r`,
     "name: DB_PASSWORD…\n…\n…#…c…\n…\n…value: [secret:credential]"
+  ],
+  [
+    "blanks around an env entry's value before its name",
+    `- value:${SPACES}hunter2 Sup3r${TABS}\n${SPACES}name:${TABS}DB_PASSWORD\n`
+    + `{"value"${SPACES}:${SPACES}"x1"${SPACES},${TABS}"name"${SPACES}:${TABS}"API_TOKEN"}`,
+    `- value:…[secret:credential]\n…name:…DB_PASSWORD\n{"value"…:…"[secret:credential]"…"name"…:…"API_TOKEN"}`
+  ],
+  [
+    "blanks around a comment and lines after an env entry's value",
+    `- value: 'x1'${SPACES}#${TABS}c\n${BLANKS}\n${TABS}# d${SPACES}\n  name: API_TOKEN`,
+    "- value: '[secret:credential]'…#…c\n…\n…# d…\n  name: API_TOKEN"
+  ],
+  [
+    "blanks in a working directory entry, its value first",
+    `- value:${SPACES}/home/alice${SPACES}\n${TABS}name:${SPACES}PWD`,
+    "- value:…/home/alice…\n…name:…PWD"
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

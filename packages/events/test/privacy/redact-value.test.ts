@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isSensitiveKey, redactStrings, redactValue } from "../../src/privacy/index.ts"
+import { isSensitiveKey, redactStrings, redactText, redactValue } from "../../src/privacy/index.ts"
 
 const GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -57,6 +57,14 @@ describe("redactValue", () => {
     expect(redactValue(input).value).toEqual({
       env: [{ name: "DB_PASSWORD", value: "[secret:credential]" }, { Name: "PORT", Value: "3000" }]
     })
+  })
+
+  it("masks an entry's value whatever the order of its keys, parsed from JSON or not", () => {
+    const input = JSON.parse(`{"env": [{"value": "hunter2", "name": "DB_PASSWORD"}, {"Value": "/srv", "Name": "PWD"}]}`)
+    const expected = { env: [{ value: "[secret:credential]", name: "DB_PASSWORD" }, { Value: "/srv", Name: "PWD" }] }
+    expect(redactValue(input).value).toEqual(expected)
+    expect(redactStrings(input)).toEqual(expected)
+    expect(redactText(JSON.stringify(input)).text).toBe(JSON.stringify(expected))
   })
 
   it("keeps PWD holding a path, the shell's working directory, and masks PWD holding anything else", () => {

@@ -390,6 +390,39 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "- name: API_TOKEN # a\r\n\r\n\t# b, was name: OLD_TOKEN\r\n \t\r\n  VALUE: '[secret:credential]'\n"
     + `{"name": "db_secret",\n\n  "value": "[secret:credential]"}`
   ],
+  // The value before the name, in the same entry: YAML lines, JSON on one line or more, as text.
+  ["credential", "- value: hunter2-xyz\n  name: DB_PASSWORD", "- value: [secret:credential]\n  name: DB_PASSWORD"],
+  [
+    "credential",
+    `{"value": "hunter2-xyz", "name": "DB_PASSWORD"}`,
+    `{"value": "[secret:credential]", "name": "DB_PASSWORD"}`
+  ],
+  [
+    "credential",
+    `[\n  {\n    "value": "hunter2-xyz",\n    "name": "DB_PASSWORD"\n  }\n]`,
+    `[\n  {\n    "value": "[secret:credential]",\n    "name": "DB_PASSWORD"\n  }\n]`
+  ],
+  // The whole of a YAML line's value (a comment with it), quotes, CRLF, tabs, blank and comment lines, upper case, a
+  // flow mapping, a name ending in a comment; DB_PWD holding a path and PWD holding anything but one.
+  [
+    "credential",
+    "  - value: correct horse Pw9 # rotated\n    name: DB_PASSWORD\n"
+    + "- value: 'Tok-9x' # a\r\n\r\n\t# b\r\n\tNAME: 'API_TOKEN'\n"
+    + "- VALUE: \"Sec 8y\"\n  Name: \"app_secret\" # c\n- {value: Key-7z, name: ENCRYPTION_KEY}\n"
+    + "- value: /srv/Pw-9x\n  name: DB_PWD\n- value: s3cretPw9\n  name: PWD",
+    "  - value: [secret:credential]\n    name: DB_PASSWORD\n- value: '[secret:credential]' # a\r\n\r\n\t# b\r\n"
+    + "\tNAME: 'API_TOKEN'\n- VALUE: \"[secret:credential]\"\n  Name: \"app_secret\" # c\n"
+    + "- {value: [secret:credential], name: ENCRYPTION_KEY}\n- value: [secret:credential]\n  name: DB_PWD\n"
+    + "- value: [secret:credential]\n  name: PWD"
+  ],
+  // JSON escaped once and five times (31 backslashes before each quote), a quote and a backslash in the value.
+  [
+    "credential",
+    encoded([{ value: "Esc-9x", name: "API_TOKEN" }], 1) + " " +
+    encoded({ value: "Qu0te\"Back\\slash", name: "pw" }, 5),
+    encoded([{ value: "[secret:credential]", name: "API_TOKEN" }], 1) + " "
+    + encoded({ value: "[secret:credential]", name: "pw" }, 5)
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -650,6 +683,19 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "- name: DB_PASSWORD\n\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password\n\n"
     + "- name: LOG_LEVEL\n\n  value: debug"
   ],
+  // The value first: PWD holding a path (YAML, JSON, escaped); a name that is no credential's (LOG_LEVEL, a password's
+  // file); a value before another entry (`- name:`, or after the `}` that closes its own); an empty one or null.
+  [
+    "credential",
+    "- value: /srv/app\n  name: PWD\n- value: \"/home/alice\"  # wd\n  Name: pwd\n"
+    + `{"value": "/srv/x", "name": "PWD"}\n` + String.raw`{\"value\":\"/home/y\",\"name\":\"PWD\"}` + "\n"
+    + "- value: debug\n  name: LOG_LEVEL\n- value: /run/secrets/db\n  name: DB_PASSWORD_FILE\n"
+    + "- value: debug\n- name: DB_PASSWORD\n  valueFrom: {}\n"
+    + `[{"name": "LOG_LEVEL", "value": "debug"}, {"name": "DB_PASSWORD", "valueFrom": {}}]\n`
+    + `[\n  {\n    "name": "LOG_LEVEL",\n    "value": "debug"\n  },\n`
+    + `  {\n    "name": "API_TOKEN",\n    "valueFrom": {}\n  }\n]\n`
+    + "- value: ''\n  name: DB_PASSWORD\n- value: null\n  name: DB_PASSWORD"
+  ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
@@ -907,6 +953,9 @@ describe("secret rules", () => {
       " # c",
       "name: DB_TOKEN # c\n\tvalue: ",
       "name: DB_TOKEN\n\n  # c\n  value: ",
+      "- value: x # c\n\n  name: ",
+      "{\"Value\": \"x\", \"name\": \"",
+      String.raw`\"value\":\"x\",\"name\":\"`,
       "#",
       "%3D",
       "%22token%22%3A%22",
