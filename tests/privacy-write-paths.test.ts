@@ -541,6 +541,23 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("value: debug-kept-71")
   })
 
+  it("masks a pod's env value in a YAML file a JSON string holds, as kubectl prints a ConfigMap's data", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    const manifest = "env:\n- name: DB_PASSWORD # the app's\n  value: EscapedEnvHookPw-75\n"
+      + "- value: EscapedEnvHookTok-76\n\n  name: API_TOKEN\n- name: PWD\n  value: /srv/escaped-dir\n"
+    bash(
+      root,
+      "t1",
+      "kubectl get configmap app -o json",
+      JSON.stringify({ kind: "ConfigMap", data: { "deployment.yaml": manifest } }, null, 2)
+    )
+    const bytes = folderBytes(root)
+    expect(bytes.includes("EscapedEnvHookPw-75")).toBe(false)
+    expect(bytes.includes("EscapedEnvHookTok-76")).toBe(false)
+    expect(bytes).toContain("value: /srv/escaped-dir")
+  })
+
   it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })

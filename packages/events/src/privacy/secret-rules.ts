@@ -87,15 +87,32 @@ const WORKING_DIRECTORY = String
 const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4`
 
 /**
- * A comment after an env entry's name, to the end of its line (`- name: DB_PASSWORD # the app's`): a `#` after a
- * blank, as YAML reads one. It holds no `name:` that may name a credential, where the entry rule is tried again: read
- * past one to the line's end, a line of `name: pw #` repeated would be read to its end by each try. Such a name has a
- * sensitive word within 90 characters after its blanks (ESCAPES, a quote, NAME_PREFIX and the start of
- * SENSITIVE_NAME): the words rather than SENSITIVE_NAME, which the rule would then hold twice more, doubling what
- * compiling it costs.
+ * A line break escaped in a JSON string (`\n`, `\r\n`), as deeply as five encodings put it (16 backslashes before the
+ * `n`): a YAML file or pretty-printed JSON held in a string of other JSON (a ConfigMap's data, a log line) keeps its
+ * lines apart with these.
  */
-const NAME_COMMENT = String.raw`(?<=[ \t])#`
-  + String.raw`(?:(?!\bname${ESCAPES}["']?[ \t]*:[ \t]*(?![ \t])[^\r\n]{0,90}?(?:${NAME_WORDS}))[^\r\n])*(?=\r?\n)`
+const ESCAPED_BREAK = String.raw`(?:\\{1,16}r)?\\{1,16}n`
+
+/** A character of a line whose lines are escaped (ESCAPED_BREAK): a run of backslashes before `n` or `r` ends it. */
+const ESCAPED_LINE_TEXT = String.raw`(?:[^\\\r\n]|\\+(?![\\nr]))`
+
+/**
+ * A comment after an env entry's name or value, to the end of its line (`- name: DB_PASSWORD # the app's`): a `#`
+ * after a blank, as YAML reads one, then text holding nothing `stop` matches, up to a line break. Where the lines are
+ * escaped (ESCAPED_BREAK), up to the first escaped one, the other branch: one escaped line's comment does not run on
+ * into the next, while a comment on a line of its own may hold a `\n` (`# C:\new`). Each branch reads it once.
+ */
+const lineComment = (stop: string): string =>
+  String.raw`(?<=[ \t])#(?:(?:(?!${stop})${ESCAPED_LINE_TEXT})*(?=${ESCAPED_BREAK})|(?:(?!${stop})[^\r\n])*(?=\r?\n))`
+
+/**
+ * A comment after an env entry's name (lineComment). It holds no `name:` that may name a credential, where the entry
+ * rule is tried again: read past one to the line's end, a line of `name: pw #` repeated would be read to its end by
+ * each try. Such a name has a sensitive word within 90 characters after its blanks (ESCAPES, a quote, NAME_PREFIX and
+ * the start of SENSITIVE_NAME): the words rather than SENSITIVE_NAME, which the rule would then hold four times more,
+ * doubling what compiling it costs.
+ */
+const NAME_COMMENT = lineComment(String.raw`\bname${ESCAPES}["']?[ \t]*:[ \t]*(?![ \t])[^\r\n]{0,90}?(?:${NAME_WORDS})`)
 
 /**
  * How many blank or comment lines may stand between an env entry's name and its value (`- name: DB_PASSWORD`, a blank
@@ -106,10 +123,12 @@ const ENTRY_GAP_LINES = 3
 
 /**
  * The line breaks from an env entry's name to its value: one, then at most ENTRY_GAP_LINES blank or comment lines,
- * each ending in one. A comment line is read whole: each line is read by the tries of ENTRY_GAP_LINES lines above it
- * at most, as one try at most goes on past a line's end (NAME_COMMENT).
+ * each ending in one; all of them escaped (ESCAPED_BREAK: `name: DB_PASSWORD\n  value: x` in a JSON string) or none.
+ * A comment line is read whole: each line is read by the tries of ENTRY_GAP_LINES lines above it at most, as one try
+ * at most goes on past a line's end (NAME_COMMENT).
  */
-const ENTRY_LINES = String.raw`\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,${ENTRY_GAP_LINES}}[ \t]*`
+const ENTRY_LINES = String.raw`(?:\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,${ENTRY_GAP_LINES}}`
+  + String.raw`|${ESCAPED_BREAK}(?:[ \t]*(?:#${ESCAPED_LINE_TEXT}*)?${ESCAPED_BREAK}){0,${ENTRY_GAP_LINES}})[ \t]*`
 
 /**
  * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
@@ -267,10 +286,17 @@ const VALUE = NOT_A_PLACEHOLDER + NOT_EMPTY
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|(?!${ESCAPES}["'])[^\s"'\x60&]+)`
 
 /**
- * A comment after an env entry's value, to the end of its line (`- value: 'x' # rotated`), as NAME_COMMENT after a
- * name. It holds no `value:`, where the rule for a value before its name is tried again.
+ * A bare value on an escaped line (`name: DB_PASSWORD\n  value: x y\n`, YAML in a JSON string): the rest of the line,
+ * up to the escaped line break, which VALUE would read on past.
  */
-const VALUE_COMMENT = String.raw`(?<=[ \t])#(?:(?!\bvalue${ESCAPES}["']?[ \t]*:)[^\r\n])*(?=\r?\n)`
+const ESCAPED_LINE_VALUE = String.raw`(?=[^\s"'#\\])(?<=\\n[ \t]*value[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}`
+  + String.raw`${ESCAPED_LINE_TEXT}+(?=${ESCAPED_BREAK})`
+
+/**
+ * A comment after an env entry's value (`- value: 'x' # rotated`: lineComment), as NAME_COMMENT after a name. It holds
+ * no `value:`, where the rule for a value before its name is tried again.
+ */
+const VALUE_COMMENT = lineComment(String.raw`\bvalue${ESCAPES}["']?[ \t]*:`)
 
 /**
  * From the end of an env entry's value to its name, when the value comes first (`- value: x` then
@@ -296,14 +322,16 @@ const NOT_A_WORKING_DIRECTORY_VALUE = String.raw`(?!\/[^\s"'\\,#]*${ESCAPES}["']
  * rest of a YAML line whose first key it is (`- value: correct horse`, a comment with it), or a bare word
  * (`{value: x, name: y}`); then the name, in a lookahead (entryNameAfter). A try that fails reads no further than
  * where the next one starts, or than its line: a quoted value runs to the first quote that can close it, a bare word
- * (taken whole) to the first character it cannot hold, and a YAML line is read by its first key's try only. That
+ * (taken whole) to the first character it cannot hold, and a YAML line is read by its first key's try only. A value
+ * another rule masked is not one (`value: [secret:credential]` may end an escaped line whose next holds one). That
  * the value starts there is checked before the lookbehind that finds the line's start: were the key's blanks given
  * back one by one, each would be read back to the key again.
  */
-const VALUE_BEFORE_NAME = NOT_A_WORKING_DIRECTORY_VALUE + NOT_A_PLACEHOLDER
+const VALUE_BEFORE_NAME = NOT_A_WORKING_DIRECTORY_VALUE + NOT_A_PLACEHOLDER + String.raw`(?!\[secret:)`
   + String.raw`(?:(?:${ESCAPED_QUOTED}|(?<=(?<!\\)")(?:[^"\\\r\n]|\\.)+|(?<=(?<!\\)')[^'\r\n]+)(?=${ESCAPES}["'])`
   + String.raw`|(?=[^\s"'#])(?<=^[ \t]*(?:-[ \t]+)?value[ \t]*:[ \t]*)[^\r\n]+(?=\r?\n)`
-  + String.raw`|(?!${ESCAPES}["'])[^\s"'#,:{}\[\]]+(?![^\s"'#,:{}\[\]]))`
+  + String.raw`|(?=[^\s"'#\\])(?<=\\n[ \t]*(?:-[ \t]+)?value[ \t]*:[ \t]*)${ESCAPED_LINE_TEXT}+(?=${ESCAPED_BREAK})`
+  + String.raw`|(?!${ESCAPES}["'])[^\s"'#,:{}\[\]\\]+(?![^\s"'#,:{}\[\]\\]))`
   + String.raw`(?=${ESCAPES}["']?${entryNameAfter(`${NAME_PREFIX}${SENSITIVE_NAME}`)})`
 
 /**
@@ -373,56 +401,135 @@ const lineEnd = (text: string, at: number): number => {
 }
 
 /**
- * What kubernetesValueAt has read of one text, kept while the hint reads it: each word of a line of `pw #pw #pw`
- * is followed by a comment to the same line's end, and would read that comment, and the line below it, again.
+ * Where a comment after an env entry's name ends: at a line break, or at a run of backslashes before `n` or `r` (an
+ * escaped one: ESCAPED_LINE_TEXT), or at the text's end.
  */
-interface EntryScan {
-  /** A comment read from `commentFrom` ends at `commentTo`, and so does one that starts between them. */
-  commentFrom: number
-  commentTo: number
-  /** Whether an entry's value follows the line break at `breakAt`. */
-  breakAt: number
-  valueBelow: boolean
+const commentEnd = (text: string, at: number): number => {
+  let i = at
+  while (i < text.length && text[i] !== "\r" && text[i] !== "\n") {
+    if (text[i] !== "\\") i++
+    else {
+      const run = skip(text, i, "\\")
+      if (text[run] === "n" || text[run] === "r") return i
+      i = run
+    }
+  }
+  return i
 }
 
-const entryScan = (): EntryScan => ({ commentFrom: -1, commentTo: -2, breakAt: -1, valueBelow: false })
+/**
+ * How many backslashes the hint reads before an escaped line break's `n` or `r`: more than ESCAPED_BREAK takes, as the
+ * pattern's ESCAPES may take some of a run before it.
+ */
+const BREAK_ESCAPES = MAX_ESCAPES + 16
+
+/** Where an escaped line break (ESCAPED_BREAK, read more loosely) that starts at `at` ends, or -1. */
+const escapedBreakEnd = (text: string, at: number): number => {
+  const i = skip(text, at, "\\", BREAK_ESCAPES)
+  if (i === at) return -1
+  if (text[i] === "n") return i + 1
+  if (text[i] !== "r") return -1
+  const j = skip(text, i + 1, "\\", BREAK_ESCAPES)
+  return j > i + 1 && text[j] === "n" ? j + 1 : -1
+}
+
+/**
+ * What kubernetesValueAt has read of one text, kept while the hint reads it: each word of a line of `pw #pw #pw`
+ * is followed by a comment to the same line's end, and would read that comment, and the lines below it, again.
+ */
+interface EntryScan {
+  /** A comment read from `lineFrom` ends at `lineTo` (its line's end: lineEnd), as one that starts between them. */
+  lineFrom: number
+  lineTo: number
+  /** And at `escapedTo` if its lines are escaped (commentEnd). */
+  escapedFrom: number
+  escapedTo: number
+  /** Whether an entry's value follows the line break at `breakAt`, and the escaped one at `escapedBreakAt`. */
+  breakAt: number
+  valueBelow: boolean
+  escapedBreakAt: number
+  valueBelowEscaped: boolean
+}
+
+const entryScan = (): EntryScan => ({
+  lineFrom: -1,
+  lineTo: -2,
+  escapedFrom: -1,
+  escapedTo: -2,
+  breakAt: -1,
+  valueBelow: false,
+  escapedBreakAt: -1,
+  valueBelowEscaped: false
+})
 
 /**
  * `\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,3}[ \t]*[\\"']{0,32}value`, from a line break: the value's line, after at most
- * ENTRY_GAP_LINES blank or comment lines.
+ * ENTRY_GAP_LINES blank or comment lines. Or the same with escaped line breaks (ESCAPED_BREAK), a comment ending at
+ * one (commentEnd).
  */
 const valueBelowAt = (text: string, at: number): boolean => {
+  const escaped = text[at] === "\\"
   let i = at
   for (let line = 0; line <= ENTRY_GAP_LINES; line++) {
-    if (text[i] === "\r") i++
-    if (text[i] !== "\n") return false
-    i = skip(text, i + 1, " \t")
-    if (text[i] === "#") i = lineEnd(text, i)
-    else if (text[i] !== "\r" && text[i] !== "\n") return valueKeyAt(text, i)
+    if (escaped) {
+      const end = escapedBreakEnd(text, i)
+      if (end === -1) return false
+      i = skip(text, end, " \t")
+      if (text[i] === "#") i = commentEnd(text, i)
+      else if (escapedBreakEnd(text, i) === -1) return valueKeyAt(text, i)
+    } else {
+      if (text[i] === "\r") i++
+      if (text[i] !== "\n") return false
+      i = skip(text, i + 1, " \t")
+      if (text[i] === "#") i = lineEnd(text, i)
+      else if (text[i] !== "\r" && text[i] !== "\n") return valueKeyAt(text, i)
+    }
   }
   return false
+}
+
+/** valueBelowAt, kept for the last line break and the last escaped one. */
+const valueBelowKept = (text: string, at: number, scan: EntryScan): boolean => {
+  if (text[at] === "\\") {
+    if (at !== scan.escapedBreakAt) {
+      scan.escapedBreakAt = at
+      scan.valueBelowEscaped = valueBelowAt(text, at)
+    }
+    return scan.valueBelowEscaped
+  }
+  if (at !== scan.breakAt) {
+    scan.breakAt = at
+    scan.valueBelow = valueBelowAt(text, at)
+  }
+  return scan.valueBelow
 }
 
 /**
  * `[\\"']{0,32}[ \t,]*(?:#[^\r\n]*)?(?:\r?\n...)?[\\"']{0,32}value`: a Kubernetes entry's value
  * (`name: DB_PASSWORD\n  value: x`; ESCAPES and a quote around each name; a comment after the name; blank or
- * comment lines before the value: valueBelowAt).
+ * comment lines before the value, the line breaks escaped or not: valueBelowAt). A run of backslashes before `n` or
+ * `r` after the name is an escaped line break, not the name's quote's escape. A comment ends at its line's end, or at
+ * the first escaped line break in it (lineComment): what follows either is read.
  */
 const kubernetesValueAt = (text: string, at: number, scan: EntryScan): boolean => {
-  let i = skip(text, skip(text, at, `\\"'`, MAX_ESCAPES + 1), " \t,")
+  let i = skip(text, at, `\\"'`, MAX_ESCAPES + 1)
+  if ((text[i] === "n" || text[i] === "r") && text[i - 1] === "\\") {
+    while (i > at && text[i - 1] === "\\") i--
+  }
+  i = skip(text, i, " \t,")
   if (text[i] === "#") {
-    if (i < scan.commentFrom || i > scan.commentTo) {
-      scan.commentFrom = i
-      scan.commentTo = lineEnd(text, i)
+    if (i < scan.lineFrom || i > scan.lineTo) {
+      scan.lineFrom = i
+      scan.lineTo = lineEnd(text, i)
     }
-    i = scan.commentTo
+    if (i < scan.escapedFrom || i > scan.escapedTo) {
+      scan.escapedFrom = i
+      scan.escapedTo = commentEnd(text, i)
+    }
+    return valueBelowKept(text, scan.escapedTo, scan) || valueBelowKept(text, scan.lineTo, scan)
   }
-  if (text[i] !== "\r" && text[i] !== "\n") return valueKeyAt(text, i)
-  if (i !== scan.breakAt) {
-    scan.breakAt = i
-    scan.valueBelow = valueBelowAt(text, i)
-  }
-  return scan.valueBelow
+  if (text[i] !== "\r" && text[i] !== "\n" && escapedBreakEnd(text, i) === -1) return valueKeyAt(text, i)
+  return valueBelowKept(text, i, scan)
 }
 
 /**
@@ -897,7 +1004,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
     String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NOT_A_WORKING_DIRECTORY_ENTRY}`
-      + String.raw`${NAME_PREFIX}${SENSITIVE_NAME}${ENTRY_VALUE})${VALUE}`
+      + String.raw`${NAME_PREFIX}${SENSITIVE_NAME}${ENTRY_VALUE})(?:${ESCAPED_LINE_VALUE}|${VALUE})`
   ),
   // And the value first: value: x, then name: DB_PASSWORD (YAML lines, JSON on one line or more).
   lazyRule(

@@ -150,6 +150,13 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["value keys", "name: pw\n" + fill("value:")],
   ["bare env entry values", "name: pw\n" + fill("{value: a, ")],
   ["working directory values", fill("- value: /a\n  name: ")],
+  // Entries whose lines are escaped in a JSON string (`\n`), and runs of backslashes before an `n`.
+  ["escaped env entries", fill(String.raw`- name: DB_PASSWORD\n  value: x\n`)],
+  ["escaped env entries with comments and gap lines", fill(String.raw`- name: pw # c\n\n  # d\n  value: x\n`)],
+  ["words before comments with escaped line breaks", fill(String.raw`pw #a\n pw`)],
+  ["names before long runs of backslashes and an n", fill("name: pw" + "\\".repeat(40) + "n  value: ")],
+  ["one comment of escaped carriage returns", "name: pw #" + fill(String.raw`\r`)],
+  ["escaped env entry values before names", "name: pw\n" + fill(String.raw`- value: a\n  name: `)],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -305,6 +312,17 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in a working directory entry, its value first",
     `- value:${SPACES}/home/alice${SPACES}\n${TABS}name:${SPACES}PWD`,
     "- value:…/home/alice…\n…name:…PWD"
+  ],
+  [
+    "blanks in an env entry whose lines are escaped",
+    String.raw`- name: DB_PASSWORD${SPACES}# c${TABS}\n${SPACES}\n${TABS}value: x1 y\n`
+    + String.raw`- value: 'y2'${SPACES}\n${TABS}name: pw`,
+    String.raw`- name: DB_PASSWORD…# c…\n…\n…value: [secret:credential]\n- value: '[secret:credential]'…\n…name: pw`
+  ],
+  [
+    "escaped line breaks between an env entry's name and value",
+    String.raw`name: DB_PASSWORD${ESCAPED_NEWLINES}value: x1 value: 'y2'${ESCAPED_NEWLINES}name: pw`,
+    String.raw`name: DB_PASSWORD…value: x1 value: 'y2'…name: pw`
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

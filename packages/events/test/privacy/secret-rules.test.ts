@@ -415,6 +415,45 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + "- {value: [secret:credential], name: ENCRYPTION_KEY}\n- value: [secret:credential]\n  name: DB_PWD\n"
     + "- value: [secret:credential]\n  name: PWD"
   ],
+  // An entry whose lines are escaped in a JSON string (`\n`): a YAML file in a ConfigMap's data, pretty-printed JSON
+  // quoted by a log. A comment, blank and comment lines, CRLF, the value first; five levels deep (16 backslashes).
+  [
+    "credential",
+    JSON.stringify("env:\n- name: DB_PASSWORD\n  value: 'hunter2-xyz'\n"),
+    JSON.stringify("env:\n- name: DB_PASSWORD\n  value: '[secret:credential]'\n")
+  ],
+  [
+    "credential",
+    JSON.stringify(JSON.stringify({ env: [{ name: "DB_PASSWORD", value: "hunter2-xyz" }] }, null, 2)),
+    JSON.stringify(JSON.stringify({ env: [{ name: "DB_PASSWORD", value: "[secret:credential]" }] }, null, 2))
+  ],
+  [
+    "credential",
+    JSON.stringify(
+      "- name: API_TOKEN # a\r\n\r\n  # b\r\n  value: \"Tok-9x\"\r\n- value: 'Sec-8y'\n\n  name: app_secret\n"
+    )
+    + " " + encoded(JSON.stringify([{ value: "Five-7z", name: "DB_PWD" }], null, 2), 4),
+    JSON.stringify(
+      "- name: API_TOKEN # a\r\n\r\n  # b\r\n  value: \"[secret:credential]\"\r\n"
+        + "- value: '[secret:credential]'\n\n  name: app_secret\n"
+    )
+    + " " + encoded(JSON.stringify([{ value: "[secret:credential]", name: "DB_PWD" }], null, 2), 4)
+  ],
+  // A bare value is the rest of its escaped line, and the escaped line break stays; the value of the next line's
+  // entry, its name after it, is masked too.
+  [
+    "credential",
+    JSON.stringify("- name: DB_PASSWORD\n  value: correct horse\n- value: Tok-9x\n  name: API_TOKEN\n"),
+    JSON.stringify(
+      "- name: DB_PASSWORD\n  value: [secret:credential]\n- value: [secret:credential]\n  name: API_TOKEN\n"
+    )
+  ],
+  // A comment on a line of its own may hold a `\n` as text.
+  [
+    "credential",
+    "- name: DB_PASSWORD # C:\\new\n  value: hunter2-xyz",
+    "- name: DB_PASSWORD # C:\\new\n  value: [secret:credential]"
+  ],
   // JSON escaped once and five times (31 backslashes before each quote), a quote and a backslash in the value.
   [
     "credential",
@@ -696,6 +735,15 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + `  {\n    "name": "API_TOKEN",\n    "valueFrom": {}\n  }\n]\n`
     + "- value: ''\n  name: DB_PASSWORD\n- value: null\n  name: DB_PASSWORD"
   ],
+  // Escaped lines too: PWD holding a path, either way round; a password taken from a Secret, then another entry.
+  [
+    "credential",
+    JSON.stringify(
+      "- name: PWD # wd\n  value: /srv/app\n- value: /srv/b\n  name: PWD\n"
+        + "- name: DB_PASSWORD # c\n  valueFrom: {secretKeyRef: {name: db, key: password}}\n"
+        + "- name: LOG_LEVEL\n  value: debug\n"
+    )
+  ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
     "credential",
@@ -956,6 +1004,8 @@ describe("secret rules", () => {
       "- value: x # c\n\n  name: ",
       "{\"Value\": \"x\", \"name\": \"",
       String.raw`\"value\":\"x\",\"name\":\"`,
+      String.raw`name: DB_TOKEN # c\n\n  value: `,
+      String.raw`\\\\n  `,
       "#",
       "%3D",
       "%22token%22%3A%22",
