@@ -139,13 +139,6 @@ const ENTRY_VALUE = String.raw`${ESCAPES}["']?[ \t]*(?:,[ \t]*)?(?:${NAME_COMMEN
   + String.raw`${ESCAPES}["']?value${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?`
 
 /**
- * Not an env entry for the working directory (`- name: PWD` then `value: /home/alice/project`, a pod's env as kubectl
- * prints it): as WORKING_DIRECTORY on one line, the name PWD alone (`DB_PWD` stays a password), its value an absolute
- * path. Tried where the entry's name starts.
- */
-const NOT_A_WORKING_DIRECTORY_ENTRY = String.raw`(?!pwd${ENTRY_VALUE}\/)`
-
-/**
  * What a setting named `auth` holds when it names how to authenticate, not a credential: a scheme or a mode
  * (`<auth>basic</auth>`, `auth: ntlm`, `"auth": "none"`, `smtp_auth=login`). None of these words is a credential
  * or a placeholder for one.
@@ -299,40 +292,50 @@ const ESCAPED_LINE_VALUE = String.raw`(?=[^\s"'#\\])(?<=\\n[ \t]*value[ \t]*:[ \
 const VALUE_COMMENT = lineComment(String.raw`\bvalue${ESCAPES}["']?[ \t]*:`)
 
 /**
- * From the end of an env entry's value to its name, when the value comes first (`- value: x` then
- * `  name: DB_PASSWORD`, `{"value": "x", "name": "DB_PASSWORD"}`): blanks, a comma, a comment (VALUE_COMMENT), the
- * line breaks (ENTRY_LINES) and the name key, then `name`, a pattern that must end where the name does. What may stand
- * between them is what may stand between a name and its value (ENTRY_VALUE): no other key, and so no other entry
- * (`- name:`, or the `}` that closes this one).
+ * An env entry's name (`name: DB_PASSWORD`), and the name PWD alone in group `pwd` (`DB_PWD` stays a password): that
+ * entry is the working directory, not a password, when its value is an absolute path (`- name: PWD` then
+ * `value: /home/alice/project`, a pod's env as kubectl prints it), as WORKING_DIRECTORY on one line. The value is
+ * checked where it starts (NOT_A_WORKING_DIRECTORY), so the pattern holds what lies between them once: a lookahead
+ * here for PWD, the path and all of ENTRY_VALUE doubled what compiling the rule costs.
  */
-const entryNameAfter = (name: string): string =>
-  String.raw`[ \t]*(?:,[ \t]*)?(?:${VALUE_COMMENT})?(?:${ENTRY_LINES})?`
-  + String.raw`${ESCAPES}["']?name${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${name}(?![\w.-])`
+const ENTRY_NAME = String.raw`(?:(?<pwd>pwd)(?![\w.-])|(?!pwd(?![\w.-]))${NAME_PREFIX}${SENSITIVE_NAME})`
 
 /**
- * Not an env entry for the working directory whose value comes first (`- value: /srv/app` then `  name: PWD`), as
- * NOT_A_WORKING_DIRECTORY_ENTRY when the name does: tried where the value starts, a path (no blank, quote or comma in
- * it), then the name PWD alone.
+ * Not an absolute path when the entry's name was PWD alone (ENTRY_NAME). `\k<pwd>` matches nothing when the group took
+ * no part, and `pwd` itself, not found where a value starts, when it did: so `(?=\k<pwd>)` holds for any other name.
  */
-const NOT_A_WORKING_DIRECTORY_VALUE = String.raw`(?!\/[^\s"'\\,#]*${ESCAPES}["']?${entryNameAfter("pwd")})`
+const NOT_A_WORKING_DIRECTORY = String.raw`(?:(?=\k<pwd>)|(?!\/))`
+
+/**
+ * From the end of an env entry's value to its name, when the value comes first (`- value: x` then
+ * `  name: DB_PASSWORD`, `{"value": "x", "name": "DB_PASSWORD"}`): blanks, a comma, a comment (VALUE_COMMENT), the
+ * line breaks (ENTRY_LINES) and the name key, then a sensitive name that ends there. What may stand between them is
+ * what may stand between a name and its value (ENTRY_VALUE): no other key, and so no other entry (`- name:`, or the
+ * `}` that closes this one). The name PWD alone is refused after an absolute path: group `path` holds the `/` a value
+ * starts with (VALUE_BEFORE_NAME), and `(?=\k<path>)`, a `/` where the name starts, holds only when it took no part
+ * (as NOT_A_WORKING_DIRECTORY).
+ */
+const NAME_AFTER_VALUE = String.raw`[ \t]*(?:,[ \t]*)?(?:${VALUE_COMMENT})?(?:${ENTRY_LINES})?`
+  + String.raw`${ESCAPES}["']?name${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?`
+  + String.raw`(?:(?=\k<path>)|(?!pwd(?![\w.-])))${NAME_PREFIX}${SENSITIVE_NAME}(?![\w.-])`
 
 /**
  * An env entry's value before its name (`- value: x` then `  name: DB_PASSWORD`, YAML or JSON, on one line or more),
  * after the `value:` key: quoted (escaped as deeply as its opening quote: ESCAPED_QUOTED) up to its closing quote, the
  * rest of a YAML line whose first key it is (`- value: correct horse`, a comment with it), or a bare word
- * (`{value: x, name: y}`); then the name, in a lookahead (entryNameAfter). A try that fails reads no further than
+ * (`{value: x, name: y}`); then the name, in a lookahead (NAME_AFTER_VALUE). A try that fails reads no further than
  * where the next one starts, or than its line: a quoted value runs to the first quote that can close it, a bare word
  * (taken whole) to the first character it cannot hold, and a YAML line is read by its first key's try only. A value
  * another rule masked is not one (`value: [secret:credential]` may end an escaped line whose next holds one). That
  * the value starts there is checked before the lookbehind that finds the line's start: were the key's blanks given
  * back one by one, each would be read back to the key again.
  */
-const VALUE_BEFORE_NAME = NOT_A_WORKING_DIRECTORY_VALUE + NOT_A_PLACEHOLDER + String.raw`(?!\[secret:)`
+const VALUE_BEFORE_NAME = String.raw`(?=(?<path>\/)?)` + NOT_A_PLACEHOLDER + String.raw`(?!\[secret:)`
   + String.raw`(?:(?:${ESCAPED_QUOTED}|(?<=(?<!\\)")(?:[^"\\\r\n]|\\.)+|(?<=(?<!\\)')[^'\r\n]+)(?=${ESCAPES}["'])`
   + String.raw`|(?=[^\s"'#])(?<=^[ \t]*(?:-[ \t]+)?value[ \t]*:[ \t]*)[^\r\n]+(?=\r?\n)`
   + String.raw`|(?=[^\s"'#\\])(?<=\\n[ \t]*(?:-[ \t]+)?value[ \t]*:[ \t]*)${ESCAPED_LINE_TEXT}+(?=${ESCAPED_BREAK})`
   + String.raw`|(?!${ESCAPES}["'])[^\s"'#,:{}\[\]\\]+(?![^\s"'#,:{}\[\]\\]))`
-  + String.raw`(?=${ESCAPES}["']?${entryNameAfter(`${NAME_PREFIX}${SENSITIVE_NAME}`)})`
+  + String.raw`(?=${ESCAPES}["']?${NAME_AFTER_VALUE})`
 
 /**
  * A YAML block scalar's header (`|`, `>-`, `|2+`), alone on its line but for a comment: its value is on the
@@ -1003,8 +1006,8 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
-    String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${NOT_A_WORKING_DIRECTORY_ENTRY}`
-      + String.raw`${NAME_PREFIX}${SENSITIVE_NAME}${ENTRY_VALUE})(?:${ESCAPED_LINE_VALUE}|${VALUE})`
+    String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${ENTRY_NAME}${ENTRY_VALUE})`
+      + String.raw`${NOT_A_WORKING_DIRECTORY}(?:${ESCAPED_LINE_VALUE}|${VALUE})`
   ),
   // And the value first: value: x, then name: DB_PASSWORD (YAML lines, JSON on one line or more).
   lazyRule(

@@ -735,6 +735,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + `  {\n    "name": "API_TOKEN",\n    "valueFrom": {}\n  }\n]\n`
     + "- value: ''\n  name: DB_PASSWORD\n- value: null\n  name: DB_PASSWORD"
   ],
+  // PWD holding a path with a blank in it, quoted, either way round: the path is what the value starts with.
+  [
+    "credential",
+    `- name: PWD\n  value: "/srv/my app"\n- value: "/srv/my app"\n  name: PWD\n{"value": "/a b", "name": "Pwd"}`
+  ],
   // Escaped lines too: PWD holding a path, either way round; a password taken from a Secret, then another entry.
   [
     "credential",
