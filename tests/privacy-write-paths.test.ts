@@ -509,6 +509,7 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       "        env:\n        - name: DB_PASSWORD # the app's\n          value: CommentEnvHookPw-71\n"
         + "        - name: PWD # where it runs\n          value: /srv/comment-dir\n"
         + "        - name: LOG_LEVEL # how much\n          value: debug-kept-71\n"
+        + "        - name: SMTP_PASSWORD\n          value: correct WordsEnvHook staple-77\n"
         + "        - name: API_TOKEN\n\n          # rotated monthly\n          value: GapEnvHookTok-72\n"
         + "        - name: PWD\n\n          value: /srv/gap-dir\n"
     )
@@ -532,6 +533,8 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     )
     const bytes = folderBytes(root)
     expect(bytes.includes("CommentEnvHookPw-71")).toBe(false)
+    expect(bytes.includes("WordsEnvHook")).toBe(false)
+    expect(bytes.includes("staple-77")).toBe(false)
     expect(bytes.includes("GapEnvHookTok-72")).toBe(false)
     expect(bytes).toContain("value: /srv/gap-dir")
     expect(bytes.includes("ValueFirstHookPw-73")).toBe(false)

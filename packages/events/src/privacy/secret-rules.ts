@@ -279,6 +279,12 @@ const VALUE = NOT_A_PLACEHOLDER + NOT_EMPTY
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|(?!${ESCAPES}["'])[^\s"'\x60&]+)`
 
 /**
+ * A bare value on a YAML line of its own (`- name: DB_PASSWORD` then `  value: correct horse battery`): the rest of the
+ * line, as YAML reads it (a comment with it, as the YAML line rule takes one), where VALUE would take its first word.
+ */
+const LINE_VALUE = String.raw`(?=[^\s"'#])(?<=^[ \t]*value[ \t]*:[ \t]*)${NOT_A_PLACEHOLDER}[^\r\n]+`
+
+/**
  * A bare value on an escaped line (`name: DB_PASSWORD\n  value: x y\n`, YAML in a JSON string): the rest of the line,
  * up to the escaped line break, which VALUE would read on past.
  */
@@ -1007,7 +1013,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
   credential(
     String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${ENTRY_NAME}${ENTRY_VALUE})`
-      + String.raw`${NOT_A_WORKING_DIRECTORY}(?:${ESCAPED_LINE_VALUE}|${VALUE})`
+      + String.raw`${NOT_A_WORKING_DIRECTORY}(?:${LINE_VALUE}|${ESCAPED_LINE_VALUE}|${VALUE})`
   ),
   // And the value first: value: x, then name: DB_PASSWORD (YAML lines, JSON on one line or more).
   lazyRule(

@@ -128,6 +128,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["YAML lines", fill("password: x\n")],
   ["env entries", fill("name: DB_PASSWORD\n")],
   ["env entry names before comments", fill("- name: DB_PASSWORD # c\n")],
+  ["env entries with values of several words", fill("- name: pw\n  value: a b ")],
   ["env entry names and comments on one line", fill("name: pw #")],
   ["comments holding env entry names", fill("name: pw # name: pw")],
   ["env entry names after blanks, before comments", fill("name:" + " ".repeat(100) + "pw #")],
@@ -323,6 +324,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "escaped line breaks between an env entry's name and value",
     String.raw`name: DB_PASSWORD${ESCAPED_NEWLINES}value: x1 value: 'y2'${ESCAPED_NEWLINES}name: pw`,
     String.raw`name: DB_PASSWORD…value: x1 value: 'y2'…name: pw`
+  ],
+  [
+    "blanks around an env entry's value of several words",
+    `- name: DB_PASSWORD\n${SPACES}value:${TABS}hunter2 Sup3r${SPACES}x`,
+    "- name: DB_PASSWORD\n…value:…[secret:credential]"
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

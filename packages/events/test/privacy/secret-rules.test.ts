@@ -376,6 +376,12 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + "- NAME: \"app_secret\"  # old name: LOG_LEVEL  \n  VALUE: \"[secret:credential]\"\n"
     + "- name: DB_PWD #\n  value: [secret:credential]"
   ],
+  // A bare value on a line of its own is the rest of the line, as YAML reads it (a comment with it), not one word.
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  value: correct horse battery # rotated\n- name: API_TOKEN\r\n  value: Tok 9x\r\n",
+    "- name: DB_PASSWORD\n  value: [secret:credential]\n- name: API_TOKEN\r\n  value: [secret:credential]\r\n"
+  ],
   // Blank or comment lines between the name and the value, three at most: neither holds another entry.
   ["credential", "- name: DB_PASSWORD\n\n  value: hunter2-xyz", "- name: DB_PASSWORD\n\n  value: [secret:credential]"],
   [
