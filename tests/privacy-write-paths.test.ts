@@ -555,8 +555,16 @@ describe("every hook write path masks secrets before they reach the disk", () =>
       "kubectl get configmap app -o json",
       JSON.stringify({ kind: "ConfigMap", data: { "deployment.yaml": manifest } }, null, 2)
     )
+    // Tab-indented JSON a tool quoted as a string: its tabs are escaped too.
+    bash(
+      root,
+      "t2",
+      "jq -Rs . task.json",
+      JSON.stringify(JSON.stringify([{ name: "DB_PASSWORD", value: "EscapedTabsHookPw-78" }], null, "\t"))
+    )
     const bytes = folderBytes(root)
     expect(bytes.includes("EscapedEnvHookPw-75")).toBe(false)
+    expect(bytes.includes("EscapedTabsHookPw-78")).toBe(false)
     expect(bytes.includes("EscapedEnvHookTok-76")).toBe(false)
     expect(bytes).toContain("value: /srv/escaped-dir")
   })

@@ -93,6 +93,12 @@ const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\u
  */
 const ESCAPED_BREAK = String.raw`(?:\\{1,16}r)?\\{1,16}n`
 
+/**
+ * Blanks at the start of an escaped line (ESCAPED_BREAK): spaces, and tabs escaped as deeply as its line break (`\t`:
+ * JSON indented with tabs, as Go's MarshalIndent writes it, quoted as a string).
+ */
+const ESCAPED_BLANKS = String.raw`(?:[ \t]|\\{1,16}t)*`
+
 /** A character of a line whose lines are escaped (ESCAPED_BREAK): a run of backslashes before `n` or `r` ends it. */
 const ESCAPED_LINE_TEXT = String.raw`(?:[^\\\r\n]|\\+(?![\\nr]))`
 
@@ -123,12 +129,14 @@ const ENTRY_GAP_LINES = 3
 
 /**
  * The line breaks from an env entry's name to its value: one, then at most ENTRY_GAP_LINES blank or comment lines,
- * each ending in one; all of them escaped (ESCAPED_BREAK: `name: DB_PASSWORD\n  value: x` in a JSON string) or none.
+ * each ending in one; all of them escaped (ESCAPED_BREAK: `name: DB_PASSWORD\n  value: x` in a JSON string, its
+ * indentation maybe escaped tabs: ESCAPED_BLANKS) or none.
  * A comment line is read whole: each line is read by the tries of ENTRY_GAP_LINES lines above it at most, as one try
  * at most goes on past a line's end (NAME_COMMENT).
  */
-const ENTRY_LINES = String.raw`(?:\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,${ENTRY_GAP_LINES}}`
-  + String.raw`|${ESCAPED_BREAK}(?:[ \t]*(?:#${ESCAPED_LINE_TEXT}*)?${ESCAPED_BREAK}){0,${ENTRY_GAP_LINES}})[ \t]*`
+const ENTRY_LINES = String.raw`(?:\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n){0,${ENTRY_GAP_LINES}}[ \t]*`
+  + String.raw`|${ESCAPED_BREAK}(?:${ESCAPED_BLANKS}(?:#${ESCAPED_LINE_TEXT}*)?${ESCAPED_BREAK}){0,${ENTRY_GAP_LINES}}`
+  + String.raw`${ESCAPED_BLANKS})`
 
 /**
  * From an env entry's name to its value (`name: DB_PASSWORD` then `value: x`, as YAML lines, `"name": "X",` then
@@ -442,6 +450,17 @@ const escapedBreakEnd = (text: string, at: number): number => {
   return j > i + 1 && text[j] === "n" ? j + 1 : -1
 }
 
+/** Moves past blanks and escaped tabs (ESCAPED_BLANKS, read more loosely). */
+const skipEscapedBlanks = (text: string, at: number): number => {
+  let i = at
+  for (;;) {
+    i = skip(text, i, " \t")
+    const run = skip(text, i, "\\", BREAK_ESCAPES)
+    if (run === i || text[run] !== "t") return i
+    i = run + 1
+  }
+}
+
 /**
  * What kubernetesValueAt has read of one text, kept while the hint reads it: each word of a line of `pw #pw #pw`
  * is followed by a comment to the same line's end, and would read that comment, and the lines below it, again.
@@ -483,7 +502,7 @@ const valueBelowAt = (text: string, at: number): boolean => {
     if (escaped) {
       const end = escapedBreakEnd(text, i)
       if (end === -1) return false
-      i = skip(text, end, " \t")
+      i = skipEscapedBlanks(text, end)
       if (text[i] === "#") i = commentEnd(text, i)
       else if (escapedBreakEnd(text, i) === -1) return valueKeyAt(text, i)
     } else {

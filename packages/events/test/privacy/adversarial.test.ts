@@ -158,6 +158,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["names before long runs of backslashes and an n", fill("name: pw" + "\\".repeat(40) + "n  value: ")],
   ["one comment of escaped carriage returns", "name: pw #" + fill(String.raw`\r`)],
   ["escaped env entry values before names", "name: pw\n" + fill(String.raw`- value: a\n  name: `)],
+  ["escaped tabs after escaped line breaks", fill(String.raw`name: pw\n\t\t`)],
+  ["one run of escaped tabs after an env entry's name", "name: pw\\n" + fill("\\t")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -188,12 +190,13 @@ const BLANKS = " \t".repeat(MEGABYTE / 2)
 const COMMAS = ",".repeat(MEGABYTE)
 const BACKSLASHES = "\\".repeat(MEGABYTE)
 const ESCAPED_NEWLINES = "\\n".repeat(MEGABYTE / 2)
+const ESCAPED_TABS = "\\t".repeat(MEGABYTE / 2)
 
 /**
- * A text with its long runs of blanks (or of `\n` as JSON escapes them), commas or backslashes shown as `…`, to compare
- * it with what is expected.
+ * A text with its long runs of blanks (or of `\n` or `\t` as JSON escapes them), commas or backslashes shown as `…`, to
+ * compare it with what is expected.
  */
-const shortened = (text: string): string => text.replace(/[ \t,]{100,}|\\{100,}|(?:\\n){100,}/g, "…")
+const shortened = (text: string): string => text.replace(/[ \t,]{100,}|\\{100,}|(?:\\[nt]){100,}/g, "…")
 
 /**
  * A sensitive name and a long run of blanks (or of backslashes, as escaped JSON holds them): shape, input, and the
@@ -329,6 +332,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks around an env entry's value of several words",
     `- name: DB_PASSWORD\n${SPACES}value:${TABS}hunter2 Sup3r${SPACES}x`,
     "- name: DB_PASSWORD\n…value:…[secret:credential]"
+  ],
+  [
+    "escaped tabs before an env entry's value and name",
+    String.raw`"name": "DB_PASSWORD",\n${ESCAPED_TABS}"value": "x1"\n{"value": "y2",\n${ESCAPED_TABS}"name": "pw"}`,
+    String.raw`"name": "DB_PASSWORD",…"value": "[secret:credential]"\n{"value": "[secret:credential]",…"name": "pw"}`
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [

@@ -454,6 +454,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
       "- name: DB_PASSWORD\n  value: [secret:credential]\n- value: [secret:credential]\n  name: API_TOKEN\n"
     )
   ],
+  // JSON indented with tabs, quoted as a string: the tabs are escaped too (`\t`), once or five times.
+  [
+    "credential",
+    JSON.stringify(JSON.stringify([{ name: "DB_PASSWORD", value: "Tab-9x" }], null, "\t"))
+    + " " + encoded(JSON.stringify([{ value: "Tab-8y", name: "API_TOKEN" }], null, "\t"), 4),
+    JSON.stringify(JSON.stringify([{ name: "DB_PASSWORD", value: "[secret:credential]" }], null, "\t"))
+    + " " + encoded(JSON.stringify([{ value: "[secret:credential]", name: "API_TOKEN" }], null, "\t"), 4)
+  ],
   // A comment on a line of its own may hold a `\n` as text.
   [
     "credential",
@@ -1017,6 +1025,7 @@ describe("secret rules", () => {
       String.raw`\"value\":\"x\",\"name\":\"`,
       String.raw`name: DB_TOKEN # c\n\n  value: `,
       String.raw`\\\\n  `,
+      String.raw`",\n\t\t"value": "`,
       "#",
       "%3D",
       "%22token%22%3A%22",
