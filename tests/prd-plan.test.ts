@@ -4,7 +4,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -23,8 +23,12 @@ const gitProject = () => {
   return root
 }
 
+/** The user's config home is the project's own: what a run accepts is recorded there, never in the tester's. */
 const ralph = (root: string, ...args: Array<string>) =>
-  runCli(["ralph", ...args], { cwd: root, env: { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "" } })
+  runCli(["ralph", ...args], {
+    cwd: root,
+    env: { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "", HOME: root, XDG_CONFIG_HOME: join(root, ".config") }
+  })
 const statusOf = (root: string) => {
   const result = ralph(root, "status", "--json")
   expect(result.stderr).toBe("")
@@ -101,7 +105,17 @@ describe("ralph run --prd", () => {
 
   it("works story by story, highest priority first, marking a story when its checks pass, until all pass", () => {
     const root = prdProject()
-    const result = ralph(root, "run", "--prd", "prd.json", "--agent", "node agent.js", "--criteria", "custom=node -e 0")
+    const result = ralph(
+      root,
+      "run",
+      "--prd",
+      "prd.json",
+      "--accept-commands",
+      "--agent",
+      "node agent.js",
+      "--criteria",
+      "custom=node -e 0"
+    )
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(
       /Ralph loop \S+: Build the checkout \(agent: node agent\.js; 3 stories from .*prd\.json\)/
@@ -139,7 +153,19 @@ describe("ralph run --prd", () => {
 
   it("feeds each iteration the story, the harness's view of the others, and what earlier iterations learned", () => {
     const root = prdProject()
-    expect(ralph(root, "run", "--prd", "prd.json", "--agent", "node agent.js", "--criteria", "custom=node -e 0").code)
+    expect(
+      ralph(
+        root,
+        "run",
+        "--prd",
+        "prd.json",
+        "--accept-commands",
+        "--agent",
+        "node agent.js",
+        "--criteria",
+        "custom=node -e 0"
+      ).code
+    )
       .toBe(0)
     const prompts = readFileSync(join(root, "prompts.log"), "utf8").split("\n=====\n")
     expect(prompts[0]).toMatch(
@@ -173,6 +199,77 @@ describe("ralph run --prd", () => {
     expect(JSON.parse(found.stdout).hits).toEqual(
       expect.arrayContaining([expect.objectContaining({ title: expect.stringContaining("US-002 Catalog") })])
     )
+  })
+
+  it("runs the commands a prd.json's stories set only once they are accepted, and again only when unchanged", () => {
+    const root = gitProject()
+    // A prd.json that came with a repository: its story's check is the repository's command, not the user's.
+    const planted = (command: string) =>
+      writeFileSync(
+        join(root, "prd.json"),
+        JSON.stringify({
+          description: "Build the checkout",
+          userStories: [
+            { id: "US-1", title: "Cart", acceptanceCriteria: ["works"], criteria: [`custom=${command}`] },
+            { id: "US-2", title: "Pay", acceptanceCriteria: ["works"], criteria: ["marker"] }
+          ]
+        })
+      )
+    writeFileSync(join(root, "mark.js"), `require("fs").writeFileSync("ran", process.argv[2])`)
+    planted("node mark.js 1")
+    const run = (...extra: Array<string>) =>
+      ralph(root, "run", "--prd", "prd.json", "--agent", "node -e 0", "--max-iterations", "1", ...extra)
+    const loops = () =>
+      existsSync(join(root, ".ralph-mem", "memory.db"))
+        ? query<{ n: number }>(root, "SELECT count(*) AS n FROM loop_runs")[0]!.n
+        : 0
+
+    const refused = run()
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("prd.json sets commands for its stories' checks")
+    expect(refused.stderr).toContain("  US-1: custom=node mark.js 1")
+    expect(refused.stderr).toContain("run again with --accept-commands")
+    expect(existsSync(join(root, "ran"))).toBe(false)
+    expect(loops()).toBe(0)
+
+    const accepted = run("--accept-commands")
+    expect(accepted.stderr).toContain("Accepted the commands of")
+    expect(accepted.stdout).toContain("iteration 1 US-1")
+    expect(existsSync(join(root, "ran"))).toBe(true)
+    expect(loops()).toBe(1)
+    // The record is the user's, outside the project's memory and files.
+    expect(readFileSync(join(root, ".config", "ralph-mem", "trusted-projects.json"), "utf8")).toContain(
+      `prd:${join(root, "prd.json")}`
+    )
+
+    // Accepted: the next run needs no flag, though the loop rewrote the file's passes flags.
+    rmSync(join(root, "ran"))
+    const again = run()
+    expect(again.stderr).not.toContain("sets commands")
+    expect(existsSync(join(root, "ran"))).toBe(true)
+    expect(loops()).toBe(2)
+
+    // A changed command is refused again, and runs nothing.
+    rmSync(join(root, "ran"))
+    planted("node mark.js 2")
+    const changed = run()
+    expect(changed.code).not.toBe(0)
+    expect(changed.stderr).toContain("  US-1: custom=node mark.js 2")
+    expect(existsSync(join(root, "ran"))).toBe(false)
+    expect(loops()).toBe(2)
+  })
+
+  it("asks nothing of a prd.json whose stories set no command", () => {
+    const root = gitProject()
+    writeFileSync(
+      join(root, "prd.json"),
+      JSON.stringify({
+        userStories: [{ id: "US-1", title: "Cart", acceptanceCriteria: ["works"], criteria: ["marker"] }]
+      })
+    )
+    const result = ralph(root, "run", "--prd", "prd.json", "--agent", "node -e 0", "--max-iterations", "1")
+    expect(result.stderr).not.toContain("sets commands")
+    expect(result.stdout).toContain("iteration 1 US-1")
   })
 
   it("prints a prd.json's text inert: a description or story id holding terminal sequences runs nothing", () => {

@@ -26,3 +26,4 @@ export {
   type Settings,
   type SuccessCriterion
 } from "./settings.ts"
+export { isTrusted, recordTrust } from "./trust.ts"

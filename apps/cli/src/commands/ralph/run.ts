@@ -2,13 +2,17 @@
 import { monotonicUlid } from "@ralph-mem/events"
 import { injectionBudgetTokens } from "@ralph-mem/hooks"
 import {
+  acceptPrdCommands,
   driveExternally,
   endMessage,
   execute,
   formatUsage,
+  type Prd,
+  prdCommandsAccepted,
   PrdInvalid,
   readPrd,
   statusReport,
+  storyCommands,
   storyProgress
 } from "@ralph-mem/loop"
 import { Argument, Command, Flag } from "effect/cli"
@@ -37,6 +41,26 @@ const loadPrd = (path: string) => {
   return prd instanceof PrdInvalid ? flags.failWith(prd.message) : Effect.succeed({ ...prd, path: resolve(path) })
 }
 
+/**
+ * The commands a PRD's stories set run only once accepted (prd.ts): without `--accept-commands` the loop does not
+ * start and says which they are; with it, they are shown and accepted until one changes.
+ */
+const checkStoryCommands = (globalConfigFile: string, prd: Prd & { readonly path: string }, accept: boolean) =>
+  Effect.gen(function*() {
+    const commands = storyCommands(prd)
+    if (prdCommandsAccepted(globalConfigFile, prd.path, prd)) return
+    const list = commands.map((c) => `  ${c}`).join("\n")
+    if (!accept) {
+      return yield* flags.failWith(inert(
+        `${prd.path} sets commands for its stories' checks, which the loop would run on this machine:\n${list}\n` +
+          "It may have come with the repository: review them, then run again with --accept-commands " +
+          "(accepted until one of them changes)."
+      ))
+    }
+    acceptPrdCommands(globalConfigFile, prd.path, prd)
+    yield* Console.error(inert(`Accepted the commands of ${prd.path} (until one of them changes):\n${list}`))
+  })
+
 export const run = Command.make(
   "run",
   {
@@ -50,6 +74,13 @@ export const run = Command.make(
           "until every story passes the checks"
       ),
       Flag.optional
+    ),
+    acceptCommands: Flag.Boolean("accept-commands").pipe(
+      Flag.withDescription(
+        "Accept the commands the --prd file's stories set for their checks (listed when the loop refuses to start " +
+          "without this); they stay accepted until one of them changes"
+      ),
+      Flag.withDefault(false)
     ),
     agent: agentFlag,
     agentTimeout: agentTimeoutFlag,
@@ -67,7 +98,8 @@ export const run = Command.make(
       if (prd !== undefined && prd.stories.every((s) => s.passes)) {
         return yield* flags.failWith(`every story of ${prd.path} already passes`)
       }
-      const { root, settings, config } = yield* configFromFlags(input)
+      const { root, settings, files, config } = yield* configFromFlags(input)
+      if (prd !== undefined) yield* checkStoryCommands(files.global, prd, input.acceptCommands)
       const { agent, agentTimeoutMs } = yield* parseAgent(input)
       yield* withStore(input.db, (memory) =>
         Effect.gen(function*() {

@@ -98,11 +98,11 @@ export const configFromFlags = (input: {
     })
     if (overrides instanceof LoopConfigInvalid) return yield* flags.failWith(overrides.message)
     const root = project()
-    const { settings, problems, untrusted } = loadSettings({ projectRoot: root, env: process.env })
+    const { settings, problems, untrusted, files } = loadSettings({ projectRoot: root, env: process.env })
     // What the loop will not do as the files say (a command or a raised limit not accepted yet, a bad value) is said
     // before it starts, not found later in `status`.
     for (const problem of [...untrusted, ...problems]) yield* Console.error(inert(`warning: ${problem}`))
-    return { root, settings, config: loopConfig(settings, overrides) }
+    return { root, settings, files, config: loopConfig(settings, overrides) }
   })
 
 /**
