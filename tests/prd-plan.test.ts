@@ -211,7 +211,12 @@ describe("ralph run --prd", () => {
           description: "Build the checkout",
           userStories: [
             { id: "US-1", title: "Cart", acceptanceCriteria: ["works"], criteria: [`custom=${command}`] },
-            { id: "US-2", title: "Pay", acceptanceCriteria: ["works"], criteria: ["marker"] }
+            {
+              id: "US-2",
+              title: "Pay",
+              acceptanceCriteria: ["works"],
+              criteria: ["marker", `custom=sh -c "echo it's; id"`]
+            }
           ]
         })
       )
@@ -228,6 +233,8 @@ describe("ralph run --prd", () => {
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toContain("prd.json sets commands for its stories' checks")
     expect(refused.stderr).toContain("  US-1: custom=node mark.js 1")
+    // Each argument as a shell would need it typed: what is accepted reads as what would run.
+    expect(refused.stderr).toContain(`  US-2: custom=sh -c 'echo it'\\''s; id'`)
     expect(refused.stderr).toContain("run again with --accept-commands")
     expect(existsSync(join(root, "ran"))).toBe(false)
     expect(loops()).toBe(0)

@@ -140,6 +140,13 @@ export const readPrd = (path: string): Prd | PrdInvalid => {
 }
 
 /**
+ * An argument as a shell would need it typed: what is accepted must read as what runs (`sh -c 'a; b'`, not `sh -c a;
+ * b`).
+ */
+const shellWord = (argument: string): string =>
+  /^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replaceAll("'", `'\\''`)}'`
+
+/**
  * The commands a PRD's stories set (`criteria: ["custom=./check.sh"]`), one line each: `US-001: custom=./check.sh`. The
  * harness runs them itself, outside the agent and its permissions, and a prd.json may have come with a repository:
  * they run only once the user accepted them (`prdCommandsAccepted`), like the commands of a project's config file.
@@ -147,7 +154,9 @@ export const readPrd = (path: string): Prd | PrdInvalid => {
 export const storyCommands = (prd: Prd): ReadonlyArray<string> =>
   prd.stories.flatMap((story) =>
     (story.criteria ?? []).flatMap((criterion) =>
-      criterion.command === undefined ? [] : [`${story.id}: ${criterion.kind}=${criterion.command.join(" ")}`]
+      criterion.command === undefined
+        ? []
+        : [`${story.id}: ${criterion.kind}=${criterion.command.map(shellWord).join(" ")}`]
     )
   )
 
