@@ -429,6 +429,26 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("RAILS_ENV:       production")
   })
 
+  it("masks a password a Korean prompt gives (비번은 X야, 비밀번호를 X로 바꿔), and a key beside its id in a CSV", () => {
+    const root = project()
+    const secrets = ["Xq7vR2mK9pL4", "Pw9kr2QwErTy", "N8raJ4nWF0jSBwfO9sbK5oXG1kTCxgP/tcL6pYH2"]
+    hook(root, "SessionStart", { source: "startup" })
+    hook(root, "UserPromptSubmit", {
+      prompt: `스테이징 DB 비번은 ${secrets[0]}야. password 는 ${secrets[1]} 로 바꿔줘`
+    })
+    bash(
+      root,
+      "t1",
+      "cat alice_accessKeys.csv",
+      `Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE,${secrets[2]}\n`
+    )
+    const bytes = folderBytes(root)
+    for (const secret of secrets) expect(bytes.includes(secret), secret).toBe(false)
+    // The sentence around them is kept, in the UTF-8 the file holds.
+    expect(bytes).toContain(Buffer.from("스테이징 DB 비번은 [secret:credential]야", "utf8").toString("latin1"))
+    expect(bytes).toContain("cat alice_accessKeys.csv")
+  })
+
   it("masks a vendor's key a tool printed alone, as echo $GROQ_API_KEY does", () => {
     const root = project()
     const key = "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"

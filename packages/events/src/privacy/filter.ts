@@ -120,8 +120,9 @@ const SENSITIVE_ENDINGS = [
   "credentials",
   "cookie",
   "authorization",
-  // How the Korean names end (호: 비밀번호, 암호; 드: 패스워드; 큰: 토큰; 키), built so the bundle stays ASCII.
-  ...[0xd638, 0xb4dc, 0xd070, 0xd0a4].map((code) => String.fromCharCode(code))
+  // How the Korean names end (호: 비밀번호, 암호; 번: 비번; 드: 패스워드; 큰: 토큰; 키; 릿: 시크릿), built so the bundle
+  // stays ASCII.
+  ...[0xd638, 0xbc88, 0xb4dc, 0xd070, 0xd0a4, 0xb9bf].map((code) => String.fromCharCode(code))
 ]
 
 /**

@@ -51,15 +51,19 @@ const KEY_NAME = String.raw`(?:account|api|app|auth|client|encryption|hmac|jwt|l
   + String.raw`(?:secret|shared)[_ -]?(?:access[_ -]?)?)[_ -]?key`
 
 /**
- * The same names in Korean: password (비밀번호, 암호, 패스워드), token (토큰, 인증 토큰), key (비밀 키, API 키,
- * 액세스 키). Escaped: the hook programs are bundled as ASCII.
+ * The same names in Korean: password (비밀번호, 비번, 암호, 패스워드), token (토큰, 인증 토큰), secret (시크릿), key (비밀
+ * 키, API 키, 액세스 키, 시크릿 키). Escaped: the hook programs are bundled as ASCII. `시크릿 키` before `시크릿`: the
+ * first that matches is taken, and `키는` is no secret.
  */
-const KOREAN_NAME =
-  String.raw`\uBE44\uBC00\uBC88\uD638|\uC554\uD638|\uD328\uC2A4\uC6CC\uB4DC|(?:\uC778\uC99D ?)?\uD1A0\uD070`
-  + String.raw`|(?:\uBE44\uBC00|API|\uC561\uC138\uC2A4) ?\uD0A4`
+const KOREAN_NAME = String
+  .raw`\uBE44\uBC00\uBC88\uD638|\uBE44\uBC88|\uC554\uD638|\uD328\uC2A4\uC6CC\uB4DC|(?:\uC778\uC99D ?)?\uD1A0\uD070`
+  + String.raw`|(?:\uBE44\uBC00|API|\uC561\uC138\uC2A4|\uC2DC\uD06C\uB9BF) ?\uD0A4|\uC2DC\uD06C\uB9BF`
 
-/** The particles that follow a Korean name in prose (은, 는, 이, 가): `비밀번호는 X`. */
-const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00]`
+/**
+ * The particles that follow a name in Korean prose, attached or after a blank (은, 는, 이, 가, and 을, 를 of the
+ * object): `비밀번호는 X`, `password 는 X`, `비밀번호를 X로 바꿔`.
+ */
+const KOREAN_PARTICLE = String.raw`[\uC740\uB294\uC774\uAC00\uC744\uB97C]`
 
 /**
  * The most backslashes before a quote the rules read: JSON encoded as a string five times. Once is `\"`, and each
@@ -84,7 +88,7 @@ const WORKING_DIRECTORY = String
   .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
 
 /** Every sensitive name contains one of these words (case-insensitively). */
-const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4`
+const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4|\uBC88|\uB9BF`
 
 /**
  * A line break escaped in a JSON string (`\n`, `\r\n`), as deeply as five encodings put it (16 backslashes before the
@@ -717,7 +721,7 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
  */
 const PROSE_NAME_HINT = new RegExp(
   String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth(?:ident)?|credentials?|cookie`
-    + String.raw`|\uD638|\uB4DC|\uD070|\uD0A4)`
+    + String.raw`|\uD638|\uB4DC|\uD070|\uD0A4|\uBC88|\uB9BF)`
     + String.raw`(?:[ \t:=]|${KOREAN_PARTICLE}[ \t])`
     + String.raw`|pass(?:[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`,
   "i"
@@ -731,8 +735,8 @@ const PROSE_QUALIFIER = String.raw`(?:[ \t]+(?:for|of)(?:[ \t]+[\w.-]{1,40}){1,4
 
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
-  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:${KOREAN_PARTICLE}(?=[ \t]))?${PROSE_QUALIFIER}`
-    + String.raw`(?:[ \t]+(?:is|was|now|set[ \t]+to|to)\b){0,2}`
+  String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]?${KOREAN_PARTICLE}(?=[ \t]))?${PROSE_QUALIFIER}`
+    + String.raw`(?:[ \t]+(?:is|was|now|(?:set|changed|reset|updated|rotated)[ \t]+to|to)\b){0,2}`
     + String.raw`(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => PROSE_NAME_HINT.test(text) },
@@ -750,12 +754,22 @@ const SECRET_MARKER = "[secret:"
 const TRAILING = /(?<![.,;:!?)\]}>])[.,;:!?)\]}>]+$/
 
 /**
+ * A Korean particle or ending written onto a value (`X로 바꿔`, `X야`, `X입니다`), after a character of the value
+ * (ASCII): it is the sentence's, not the secret's, and stays in the text.
+ */
+const KOREAN_ENDING = new RegExp(
+  // (으)로, (이)야, 입니다, 이에요, 예요, (이)(라)고, 에서; one syllable: 에, 도, 요, 을, 를, 이, 가, 은, 는.
+  String.raw`(?<=[\x21-\x7e])(?:\uC73C?\uB85C|\uC774?\uC57C|\uC785\uB2C8\uB2E4|\uC774\uC5D0\uC694|\uC608\uC694`
+    + String.raw`|\uC774?\uB77C?\uACE0|\uC5D0\uC11C|[\uC5D0\uB3C4\uC694\uC744\uB97C\uC774\uAC00\uC740\uB294])$`
+)
+
+/**
  * How much of a loose value is an opaque secret (0: none). It is, when it is at least 8 characters
  * long, not a path, a URL or a plain word, and mixes character classes: letters with digits or symbols
  * (`hunter2x`, `Tr0ub4dor-and-3`), or it is long and random (Shannon entropy of 3.5 bits per character).
  */
 export const opaqueLength = (raw: string): number => {
-  const value = raw.replace(TRAILING, "")
+  const value = raw.replace(TRAILING, "").replace(KOREAN_ENDING, "").replace(TRAILING, "")
   if (value.length < 8 || value.includes(SECRET_MARKER) || value.includes("[private]")) return 0
   if (/^(?:[.~]?\/|[a-z][\w+.-]*:\/\/)/i.test(value) || /^[A-Za-z][a-z]*$/.test(value) || /^[\d.,:-]+$/.test(value)) {
     return 0
@@ -894,6 +908,17 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   },
   { kind: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
   { kind: "npm-token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}(?![\w-])/g, hint: contains("npm_") },
+  // The secret key beside its access key id, unnamed: the credentials CSV the AWS console hands out
+  // (`AKIA...,wJalr...`), a line of a table or a listing. Before the id's own rule, which would mask the id it needs.
+  {
+    kind: "aws-secret-key",
+    pattern: new RegExp(
+      String.raw`(?<keep>(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?:[ \t]*[,;|\t][ \t]*|[ \t]+)["']?)`
+        + String.raw`[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`,
+      "g"
+    ),
+    hint: contains("AKIA", "ASIA", "ABIA", "ACCA")
+  },
   {
     kind: "aws-access-key",
     pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,

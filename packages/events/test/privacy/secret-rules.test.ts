@@ -45,6 +45,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "\"SecretAccessKey\": \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"",
     "\"SecretAccessKey\": \"[secret:aws-secret-key]\""
   ],
+  // Beside its access key id, unnamed: the console's credentials CSV, a table's row.
+  [
+    "aws-secret-key",
+    "Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    + "| ASIAY34FZKBOKMUTVV7A | N8raJ4nWF0jSBwfO9sbK5oXG1kTCxgP/tcL6pYH2 |",
+    "Access key ID,Secret access key\n[secret:aws-access-key],[secret:aws-secret-key]\n"
+    + "| [secret:aws-access-key] | [secret:aws-secret-key] |"
+  ],
   [
     "anthropic-key",
     "ANTHROPIC_API_KEY=sk-ant-api03-Zx9_abcdefghijklmnopqrstuvwxyz-0123",
@@ -505,6 +513,30 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "DB 비밀번호는 [secret:credential] 입니다. 토큰: [secret:credential]"
   ],
   ["credential", "{\"비밀번호\": \"KrJs0nS3cret42\"}", "{\"비밀번호\": \"[secret:credential]\"}"],
+  // A particle after a blank, an English name with a Korean particle, the object's 를 with the sentence's ending
+  // written onto the value (kept), the slang 비번, 시크릿.
+  [
+    "credential",
+    "password 는 Xq7vR2mK9pL4 이고 토큰 은 Tok9kr2QwErTy, API key 는 Ak9kr2QwErTy",
+    "password 는 [secret:credential] 이고 토큰 은 [secret:credential], API key 는 [secret:credential]"
+  ],
+  [
+    "credential",
+    "비밀번호를 Xq7vR2mK9pL4로 바꿔줘. password를 Pw9kr2QwErTy로 설정, 비번은 Bb9kr2QwErTy야",
+    "비밀번호를 [secret:credential]로 바꿔줘. password를 [secret:credential]로 설정, 비번은 [secret:credential]야"
+  ],
+  [
+    "credential",
+    "비번 Xq7vR2mK9pL4 이고 시크릿 키는 Sk9kr2QwErTy입니다. 시크릿: Sc9kr2QwErTy",
+    "비번 [secret:credential] 이고 시크릿 키는 [secret:credential]입니다. 시크릿: [secret:credential]"
+  ],
+  ["credential", "{\"비번\": \"KrJs0nS3cret42\"}", "{\"비번\": \"[secret:credential]\"}"],
+  // Linking words that say the value changed.
+  [
+    "credential",
+    "the password was changed to Chg9kr2QwErTy and the token rotated to Rot9kr2QwErTy.",
+    "the password was changed to [secret:credential] and the token rotated to [secret:credential]."
+  ],
   // A short phrase between the name and `is`.
   [
     "credential",
@@ -819,7 +851,13 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ],
   ["credential", `<input type="password" name="password" value=""> <input name="token" value="{{ csrf_token }}">`],
   ["credential", `<add key="ApiUrl" value="https://api.example.com" /> <param name="passwordLength" value="12"/>`],
-  ["credential", "the user is identified by their email; IDENTIFIED BY VALUES and set password policy = strict"]
+  ["credential", "the user is identified by their email; IDENTIFIED BY VALUES and set password policy = strict"],
+  // Korean sentences about a credential that hold none: a verb, a word, a place, a path after the name and particle.
+  [
+    "credential",
+    "토큰을 갱신했다. 토큰을 localStorage에 저장. 비밀번호를 env에서 읽어. API 키를 환경변수로 옮김. token 이 expired."
+    + " 비번 바꿨어. password 는 src/config/secrets.ts 에 있음. 토큰이 만료됨. the token was changed to the new format"
+  ]
 ]
 
 /** Names a key or a prose credential may end with, and words beside them that must not count. */
@@ -835,6 +873,9 @@ const SENSITIVE_WORDS = [
   "AccountKey",
   "SharedAccessKey",
   "비밀번호",
+  "비번",
+  "시크릿",
+  "시크릿 키",
   "암호",
   "인증 토큰",
   "API 키",
