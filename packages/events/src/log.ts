@@ -108,6 +108,8 @@ export interface EventLog<E extends { readonly _tag: string }> {
   ) => Effect.Effect<AppendResult, AppendError>
   /** One page of events matching `query`, at most `pageSize` (default 1000). */
   readonly readPage: (query: ReadQuery) => Effect.Effect<ReadonlyArray<RecordedEvent>, StorageError>
+  /** How many events `query` matches, whatever its `limit`: counted, none of them read. */
+  readonly count: (query: ReadQuery) => Effect.Effect<number, StorageError>
   readonly streamVersion: (streamId: string) => Effect.Effect<number, StorageError>
   /** The global position of the newest event, 0 for an empty log. */
   readonly headPosition: Effect.Effect<number, StorageError>
@@ -339,36 +341,50 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
       })
     })
 
+  /** The WHERE clause of the events `query` matches, with its parameters (its cursor included, not its limit). */
+  const matching = (query: ReadQuery): { readonly where: string; readonly params: Array<string | number> } => {
+    const clauses = [query.newestFirst === true ? "position < ?" : "position > ?"]
+    const params: Array<string | number> = [
+      query.newestFirst === true ? query.beforePosition ?? Number.MAX_SAFE_INTEGER : query.afterPosition ?? 0
+    ]
+    if (query.streamId !== undefined) {
+      clauses.push("stream_id = ?", "stream_version >= ?")
+      params.push(query.streamId, query.fromStreamVersion ?? 1)
+    }
+    if (query.types !== undefined && query.types.length > 0) {
+      clauses.push(`type IN (${query.types.map(() => "?").join(", ")})`)
+      params.push(...query.types)
+    }
+    if (query.since !== undefined) {
+      clauses.push("occurred_at >= ?")
+      params.push(query.since)
+    }
+    if (query.until !== undefined) {
+      clauses.push("occurred_at < ?")
+      params.push(query.until)
+    }
+    return { where: clauses.join(" AND "), params }
+  }
+
   const readPage: EventLog<E>["readPage"] = (query) =>
     Effect.try({
       try: () => {
-        const clauses = [query.newestFirst === true ? "position < ?" : "position > ?"]
-        const params: Array<string | number> = [
-          query.newestFirst === true ? query.beforePosition ?? Number.MAX_SAFE_INTEGER : query.afterPosition ?? 0
-        ]
-        if (query.streamId !== undefined) {
-          clauses.push("stream_id = ?", "stream_version >= ?")
-          params.push(query.streamId, query.fromStreamVersion ?? 1)
-        }
-        if (query.types !== undefined && query.types.length > 0) {
-          clauses.push(`type IN (${query.types.map(() => "?").join(", ")})`)
-          params.push(...query.types)
-        }
-        if (query.since !== undefined) {
-          clauses.push("occurred_at >= ?")
-          params.push(query.since)
-        }
-        if (query.until !== undefined) {
-          clauses.push("occurred_at < ?")
-          params.push(query.until)
-        }
+        const { where, params } = matching(query)
         const pageSize = Math.min(query.pageSize ?? DEFAULT_PAGE_SIZE, query.limit ?? Number.MAX_SAFE_INTEGER)
-        params.push(pageSize)
         const order = query.newestFirst === true ? "position DESC" : "position"
-        const sql = `SELECT ${COLUMNS} FROM events WHERE ${clauses.join(" AND ")} ORDER BY ${order} LIMIT ?`
-        return (db.prepare(sql).all(...params) as Array<EventRow>).map(toRecorded)
+        const sql = `SELECT ${COLUMNS} FROM events WHERE ${where} ORDER BY ${order} LIMIT ?`
+        return (db.prepare(sql).all(...params, pageSize) as Array<EventRow>).map(toRecorded)
       },
       catch: (error) => storageError("read events", error)
+    })
+
+  const count: EventLog<E>["count"] = (query) =>
+    Effect.try({
+      try: () => {
+        const { where, params } = matching(query)
+        return db.prepare(`SELECT count(*) FROM events WHERE ${where}`).pluck().get(...params) as number
+      },
+      catch: (error) => storageError("count events", error)
     })
 
   const decode: EventLog<E>["decode"] = (recorded) => {
@@ -384,6 +400,7 @@ export const makeEventLog = <E extends { readonly _tag: string }>(
     catalog,
     append,
     readPage,
+    count,
     streamVersion: (streamId) =>
       Effect.try({
         try: () => statements.stream.get(streamId)?.version ?? 0,

@@ -6,6 +6,7 @@ import {
   InvalidEvent,
   type RalphMemEvent,
   readEvents,
+  type ReadQuery,
   REDACTED_PAYLOAD,
   StorageError,
   VERSION,
@@ -265,6 +266,24 @@ describe("reading", () => {
     ])
     expect(collect(readEvents(log, { types: ["ObservationRecorded"], limit: 3, pageSize: 2 })).map((e) => e.position))
       .toEqual([4, 5, 6])
+  })
+
+  it("counts the events a query matches, whatever its limit, as reading them would find them", () => {
+    const { log } = seed()
+    const queries: ReadonlyArray<ReadQuery> = [
+      {},
+      { types: ["ObservationRecorded"] },
+      { streamId: "session:1", fromStreamVersion: 3 },
+      { since: 1050, until: 1100, newestFirst: true },
+      { beforePosition: 10, newestFirst: true, types: ["SessionStarted", "ObservationRecorded"] },
+      { streamId: "nothing" }
+    ]
+    for (const query of queries) {
+      const matching = collect(readEvents(log, query)).length
+      expect(run(log.count(query)), JSON.stringify(query)).toBe(matching)
+      expect(run(log.count({ ...query, limit: 1 })), JSON.stringify(query)).toBe(matching)
+    }
+    expect(run(log.count({}))).toBe(25)
   })
 
   it("decodes what it reads into domain events", () => {
