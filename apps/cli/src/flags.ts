@@ -17,6 +17,21 @@ export const db = Flag.String("db").pipe(
 
 export const limit = Flag.Int("limit").pipe(Flag.withDescription("Show at most N entries"), Flag.optional)
 
+/** How many entries a listing of the whole memory (timeline, audit) shows unless asked for more: a screenful. */
+export const LISTING_DEFAULT = 50
+
+/** A listing's `--limit`: which entries it keeps, by default `LISTING_DEFAULT` of them. */
+export const listingLimit = (keeps: string) =>
+  Flag.Int("limit").pipe(
+    Flag.withDescription(`Show ${keeps} (default ${LISTING_DEFAULT}; --json: all unless --limit)`),
+    Flag.optional
+  )
+
+export const all = Flag.Boolean("all").pipe(
+  Flag.withDescription(`Show every entry, not only ${LISTING_DEFAULT}`),
+  Flag.withDefault(false)
+)
+
 export const since = Flag.String("since").pipe(
   Flag.withDescription("Only from this time on: ISO 8601 (2026-11-20, 2026-11-20T09:30:00Z) or an age (30m, 12h, 7d)"),
   Flag.optional
@@ -119,6 +134,23 @@ export const parseLimit = (value: Option.Option<number>): Effect.Effect<number |
     : value.value > 0
     ? Effect.succeed(value.value)
     : Effect.fail(userError(`--limit must be a positive whole number, got ${value.value}`))
+
+/**
+ * How many entries a listing shows (undefined: all): `--limit`, else every one with `--all` or `--json` (a program
+ * asked; it gets all it asked for, never cut short without a word), else `LISTING_DEFAULT`.
+ */
+export const parseListingLimit = (
+  value: Option.Option<number>,
+  options: { readonly all: boolean; readonly json: boolean }
+): Effect.Effect<number | undefined, CliError.UserError> => {
+  if (options.all && Option.isSome(value)) {
+    return Effect.fail(
+      userError("--limit and --all do not go together: give --limit N for N entries, --all for every one")
+    )
+  }
+  if (Option.isSome(value)) return parseLimit(value)
+  return Effect.succeed(options.all || options.json ? undefined : LISTING_DEFAULT)
+}
 
 export const failWith = (message: string) => Effect.fail(userError(message))
 

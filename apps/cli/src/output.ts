@@ -75,6 +75,13 @@ export const printFields = (fields: ReadonlyArray<readonly [string, string | num
   return Console.log(inert(fields.map(([key, value]) => `${padToWidth(key, width)}  ${value}`).join("\n")))
 }
 
+/**
+ * The last line of a listing that was cut short (by `--limit` or its default): how many of how many matching it
+ * shows, which end of them (`newest` or `oldest`), and the flags that show more.
+ */
+export const cutShortLine = (shown: number, total: number, noun: string, which: "newest" | "oldest"): string =>
+  `The ${which} ${shown} of ${total} ${noun}. More: --limit N (the ${which} N), --all (every one).`
+
 /** Writes a JSON array item by item, so a long listing never has to sit in memory. */
 export const jsonArrayWriter = () => {
   let first = true

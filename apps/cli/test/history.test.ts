@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../../packages/events/test/helpers.ts"
 import { config, ended, observation, prompt, started } from "../../../packages/projections/test/events.ts"
-import { append, open } from "../../../packages/projections/test/spec.ts"
+import { append, at, open } from "../../../packages/projections/test/spec.ts"
 import { runCli } from "../../../tests/support/cli.ts"
 
 /** A database with two sessions and a loop, written through the real store; closed before the CLI runs. */
@@ -33,6 +33,51 @@ const seeded = () => {
   memory.db.close()
   return path
 }
+
+/**
+ * A memory longer than a listing shows unless asked: sessions a, b and c side by side, each started, 30
+ * observations and ended one second apart from the same start (every second holds a moment of each: they tie), and
+ * a loop of two iterations in session b. 102 events, and as many timeline entries.
+ */
+const busy = () => {
+  const path = join(tempFolder(), "memory.db")
+  const memory = open(path)
+  for (const s of ["a", "b", "c"]) {
+    append(memory, [
+      [`session:${s}`, started(s)],
+      ...Array.from({ length: 30 }, (_, i) => [`session:${s}`, observation(s, `${s} step ${i}`)] as const),
+      [`session:${s}`, ended(s)]
+    ])
+  }
+  append(memory, [
+    ["loop:l1", {
+      _tag: "LoopStarted",
+      loopId: "l1",
+      goal: "green tests",
+      projectPath: "/work/app",
+      driver: "session",
+      sessionId: "b",
+      config
+    }],
+    ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 1 }],
+    ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 1, passed: false, filesChanged: [] }],
+    ["loop:l1", { _tag: "LoopIterationStarted", loopId: "l1", iteration: 2 }],
+    ["loop:l1", { _tag: "LoopIterationCompleted", loopId: "l1", iteration: 2, passed: true, filesChanged: [] }],
+    ["loop:l1", { _tag: "LoopSucceeded", loopId: "l1", iteration: 2 }]
+  ], at(10))
+  memory.db.close()
+  return path
+}
+
+const lines = (args: ReadonlyArray<string>): Array<string> => {
+  const result = runCli(args)
+  expect(result.stderr, args.join(" ")).toBe("")
+  expect(result.code, args.join(" ")).toBe(0)
+  return result.stdout.trim().split("\n")
+}
+
+const more = (shown: number, total: number, noun: string, which = "newest") =>
+  `The ${which} ${shown} of ${total} ${noun}. More: --limit N (the ${which} N), --all (every one).`
 
 describe("ralph-mem audit", () => {
   it("lists every event oldest first with --reverse, one line each", () => {
@@ -122,11 +167,80 @@ describe("ralph-mem timeline", () => {
     const later = JSON.parse(
       runCli(["timeline", "--db", path, "--since", "2026-11-20T09:00:05Z", "--limit", "2", "--json"]).stdout
     )
-    expect(later.map((e: { kind: string }) => e.kind)).toEqual(["loop iteration completed", "loop success"])
+    expect(later.map((e: { kind: string }) => e.kind)).toEqual(["session ended", "session started"])
   })
 
-  it("says so when nothing is recorded", () => {
+  it("shows the newest 50 entries unless asked, in time order, and says how many more there are", () => {
+    const path = busy()
+    const all = lines(["timeline", "--db", path, "--all"])
+    expect(all).toHaveLength(102)
+    expect(all[0]).toBe("2026-11-20 09:00:00Z  a  session started (startup) in /work/app")
+    expect(all.slice(-3)).toEqual([
+      "2026-11-20 09:00:31Z  a  session ended (exit)",
+      "2026-11-20 09:00:31Z  b  session ended (exit)",
+      "2026-11-20 09:00:31Z  c  session ended (exit)"
+    ])
+    expect(lines(["timeline", "--db", path])).toEqual([...all.slice(-50), more(50, 102, "entries")])
+    // Any cut is the end of the whole timeline, ties and loops included.
+    for (const n of [1, 2, 3, 4, 37, 89, 101]) {
+      expect(lines(["timeline", "--db", path, "--limit", String(n)]), String(n)).toEqual([
+        ...all.slice(-n),
+        more(n, 102, "entries")
+      ])
+    }
+    expect(lines(["timeline", "--db", path, "--limit", "102"])).toEqual(all)
+    expect(lines(["timeline", "--db", path, "--limit", "500"])).toEqual(all)
+  })
+
+  it("gives programs every entry with --json, unless --limit says how many", () => {
+    const path = busy()
+    const entries = JSON.parse(runCli(["timeline", "--db", path, "--json"]).stdout) as Array<{ at: number }>
+    expect(entries).toHaveLength(102)
+    expect(entries.map((e) => e.at)).toEqual([...entries.map((e) => e.at)].sort((x, y) => x - y))
+    expect(JSON.parse(runCli(["timeline", "--db", path, "--all", "--json"]).stdout)).toEqual(entries)
+    expect(JSON.parse(runCli(["timeline", "--db", path, "--limit", "3", "--json"]).stdout)).toEqual(entries.slice(-3))
+  })
+
+  it("cuts what --session and --since keep, and counts only those", () => {
+    const path = busy()
+    const sessionB = lines(["timeline", "--db", path, "--session", "b", "--all"])
+    expect(sessionB).toHaveLength(38)
+    expect(sessionB.filter((l) => l.includes("  b  loop "))).toHaveLength(6)
+    expect(lines(["timeline", "--db", path, "--session", "b"])).toEqual(sessionB)
+    expect(lines(["timeline", "--db", path, "--session", "b", "--limit", "5"])).toEqual([
+      ...sessionB.slice(-5),
+      more(5, 38, "entries")
+    ])
+    // From second 20 on: 11 observations and the end of each session.
+    const since = ["--since", new Date(at(20)).toISOString()]
+    const later = lines(["timeline", "--db", path, ...since, "--all"])
+    expect(later).toHaveLength(36)
+    expect(lines(["timeline", "--db", path, ...since, "--limit", "4"])).toEqual([
+      ...later.slice(-4),
+      more(4, 36, "entries")
+    ])
+    expect(lines(["timeline", "--db", path, ...since, "--session", "c", "--limit", "12"])).toEqual(
+      later.filter((l) => l.includes("  c  "))
+    )
+  })
+
+  it("refuses --limit with --all, and a limit that is not positive", () => {
+    const path = seeded()
+    const both = runCli(["timeline", "--db", path, "--limit", "5", "--all"])
+    expect(both.code).toBe(1)
+    expect(both.stderr).toContain("--limit and --all do not go together")
+    expect(runCli(["timeline", "--db", path, "--limit", "0"]).stderr).toMatch(/--limit must be a positive whole number/)
+  })
+
+  it("says so when nothing is recorded, or nothing the filters keep, and no more", () => {
     expect(runCli(["timeline", "--db", join(tempFolder(), "empty.db")]).stdout.trim()).toBe("Nothing recorded yet.")
+    const empty = join(tempFolder(), "memory.db")
+    open(empty).db.close()
+    for (const args of [[], ["--all"], ["--limit", "1"], ["--session", "x"]]) {
+      expect(runCli(["timeline", "--db", empty, ...args]).stdout, args.join(" ")).toBe("Nothing recorded yet.\n")
+    }
+    expect(runCli(["timeline", "--db", busy(), "--session", "x"]).stdout).toBe("Nothing recorded yet.\n")
+    expect(runCli(["timeline", "--db", empty, "--json"]).stdout.trim()).toBe("[]")
   })
 })
 

@@ -259,47 +259,170 @@ export interface HistoryEntry {
   readonly detail: Record<string, unknown>
 }
 
-// One row per moment worth showing; `rank` orders a session's start before and its end after
-// anything else that happened in the same millisecond.
-const TIMELINE = `
-  SELECT at, kind, session_id AS sessionId, detail FROM (
-    SELECT started_at AS at, 0 AS rank, 0 AS seq, 'session started' AS kind, session_id,
-           json_object('source', source, 'project', project_path) AS detail
-      FROM sessions
-    UNION ALL
-    SELECT created_at, 1, id, 'observation', session_id,
-           json_object('id', id, 'type', type, 'tool', tool_name, 'input', input_summary,
-                       'content', substr(content, 1, 400))
-      FROM observations
-    UNION ALL
-    SELECT r.started_at, 1, 0, 'loop started', r.session_id,
-           json_object('loop', r.loop_id, 'goal', r.goal, 'driver', r.driver)
-      FROM loop_runs r
-    UNION ALL
-    SELECT i.started_at, 1, i.iteration, 'loop iteration started', r.session_id,
-           json_object('loop', i.loop_id, 'iteration', i.iteration)
-      FROM loop_iterations i JOIN loop_runs r USING (loop_id)
-    UNION ALL
-    SELECT i.completed_at, 1, i.iteration, 'loop iteration completed', r.session_id,
-           json_object('loop', i.loop_id, 'iteration', i.iteration,
-                       'passed', json(CASE i.passed WHEN 1 THEN 'true' ELSE 'false' END))
-      FROM loop_iterations i JOIN loop_runs r USING (loop_id) WHERE i.completed_at IS NOT NULL
-    UNION ALL
-    SELECT r.ended_at, 1, 0, 'loop ' || r.status, r.session_id, json_object('loop', r.loop_id, 'reason', r.end_reason)
-      FROM loop_runs r WHERE r.ended_at IS NOT NULL
-    UNION ALL
-    SELECT ended_at, 2, 0, 'session ended', session_id, json_object('reason', end_reason, 'summary', summary)
-      FROM sessions WHERE ended_at IS NOT NULL
-  )
-  WHERE (@session IS NULL OR session_id = @session) AND at >= @since
-  ORDER BY at, rank, seq
-  LIMIT @limit`
+/** Which timeline entries: those of one session or of all (null), from `since` on. */
+export interface HistoryFilter {
+  readonly sessionId: string | null
+  readonly since: number
+}
 
-/** Timeline entries in time order: of one session or all (null), from `since`, at most `limit` (-1: all). */
+/**
+ * One kind of moment worth showing, from one read model: `at` is when it happened and `session` its session (SQL
+ * over `from`). Entries are in order of `at`, then `rank` (a session's start before and its end after anything
+ * else in the same millisecond), `seq`, the source's place in `HISTORY_SOURCES` and `tie` (what tells two of a
+ * source's moments apart): one order, whatever part of it is read.
+ */
+interface HistorySource {
+  readonly kind: string
+  readonly rank: number
+  readonly at: string
+  readonly seq: string
+  readonly tie: string
+  readonly session: string
+  readonly detail: string
+  readonly from: string
+  readonly where?: string
+  /** The view whose rows, by `id`, give `detail`: `from` chooses the rows without reading their text. */
+  readonly detailFrom?: string
+}
+
+const HISTORY_SOURCES: ReadonlyArray<HistorySource> = [
+  {
+    kind: "'session started'",
+    rank: 0,
+    at: "started_at",
+    seq: "0",
+    tie: "session_id",
+    session: "session_id",
+    detail: "json_object('source', source, 'project', project_path)",
+    from: "sessions"
+  },
+  {
+    kind: "'observation'",
+    rank: 1,
+    at: "created_at",
+    seq: "id",
+    tie: "0",
+    session: "session_id",
+    detail: `json_object('id', id, 'type', type, 'tool', tool_name, 'input', input_summary,
+                         'content', substr(content, 1, 400))`,
+    from: "observation_rows",
+    detailFrom: "observations"
+  },
+  {
+    kind: "'loop started'",
+    rank: 1,
+    at: "r.started_at",
+    seq: "0",
+    tie: "r.loop_id",
+    session: "r.session_id",
+    detail: "json_object('loop', r.loop_id, 'goal', r.goal, 'driver', r.driver)",
+    from: "loop_runs r"
+  },
+  {
+    kind: "'loop iteration started'",
+    rank: 1,
+    at: "i.started_at",
+    seq: "i.iteration",
+    tie: "i.loop_id",
+    session: "r.session_id",
+    detail: "json_object('loop', i.loop_id, 'iteration', i.iteration)",
+    from: "loop_iterations i JOIN loop_runs r USING (loop_id)"
+  },
+  {
+    kind: "'loop iteration completed'",
+    rank: 1,
+    at: "i.completed_at",
+    seq: "i.iteration",
+    tie: "i.loop_id",
+    session: "r.session_id",
+    detail: `json_object('loop', i.loop_id, 'iteration', i.iteration,
+                         'passed', json(CASE i.passed WHEN 1 THEN 'true' ELSE 'false' END))`,
+    from: "loop_iterations i JOIN loop_runs r USING (loop_id)",
+    where: "i.completed_at IS NOT NULL"
+  },
+  {
+    kind: "'loop ' || r.status",
+    rank: 1,
+    at: "r.ended_at",
+    seq: "0",
+    tie: "r.loop_id",
+    session: "r.session_id",
+    detail: "json_object('loop', r.loop_id, 'reason', r.end_reason)",
+    from: "loop_runs r",
+    where: "r.ended_at IS NOT NULL"
+  },
+  {
+    kind: "'session ended'",
+    rank: 2,
+    at: "ended_at",
+    seq: "0",
+    tie: "session_id",
+    session: "session_id",
+    detail: "json_object('reason', end_reason, 'summary', summary)",
+    from: "sessions",
+    where: "ended_at IS NOT NULL"
+  }
+]
+
+/** A source's rows the filter keeps; the session's condition only when there is one, so its index is used. */
+const historyWhere = (source: HistorySource, filter: HistoryFilter): string =>
+  [
+    source.where,
+    filter.sessionId === null ? undefined : `${source.session} = @session`,
+    `${source.at} >= @since`
+  ].filter(Boolean).join(" AND ")
+
+/**
+ * The timeline's newest `@limit` moments, newest first. Limited, each source gives its own newest `@limit` first:
+ * so no read model is read for more rows than are shown, and an observation's text (its event) only for the
+ * observations kept. Unlimited (all of them), each source gives every moment the filter keeps.
+ */
+const historySql = (filter: HistoryFilter, limited: boolean): string => {
+  const sources = HISTORY_SOURCES.map((source, place) => {
+    const columns = `${source.at} AS at, ${source.rank} AS rank, ${source.seq} AS seq, ${place} AS place, ` +
+      `${source.tie} AS tie, ${source.kind} AS kind, ${source.session} AS sessionId, ${source.detail} AS detail`
+    const where = historyWhere(source, filter)
+    if (!limited) return `SELECT ${columns} FROM ${source.detailFrom ?? source.from} WHERE ${where}`
+    // A number in ORDER BY names a result column: a source's constant is left out (it orders nothing).
+    const order = [source.at, source.seq, source.tie].filter((term) => !/^\d+$/.test(term)).map((t) => `${t} DESC`)
+    const newest = `FROM ${source.from} WHERE ${where} ORDER BY ${order.join(", ")} LIMIT @limit`
+    return source.detailFrom === undefined
+      ? `SELECT * FROM (SELECT ${columns} ${newest})`
+      : `SELECT ${columns} FROM ${source.detailFrom} WHERE id IN (SELECT id ${newest})`
+  })
+  return `SELECT at, kind, sessionId, detail FROM (${sources.join("\n UNION ALL ")})
+          ORDER BY at DESC, rank DESC, seq DESC, place DESC, tie DESC LIMIT @limit`
+}
+
+const historyParameters = (filter: HistoryFilter) => ({
+  ...(filter.sessionId === null ? {} : { session: filter.sessionId }),
+  since: filter.since
+})
+
+/**
+ * The newest `limit` timeline entries the filter keeps (-1: all of them), in time order. Each read model is read
+ * for no more than `limit` rows.
+ */
 export const historyEntries = (
   db: SqliteDatabase,
-  options: { readonly sessionId: string | null; readonly since: number; readonly limit: number }
+  options: HistoryFilter & { readonly limit: number }
 ): Array<HistoryEntry> =>
-  (db.prepare(TIMELINE).all({ session: options.sessionId, since: options.since, limit: options.limit }) as Array<
-    Omit<HistoryEntry, "detail"> & { detail: string }
-  >).map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))
+  (db
+    .prepare(historySql(options, options.limit >= 0))
+    .all({ ...historyParameters(options), limit: options.limit }) as Array<
+      Omit<HistoryEntry, "detail"> & { detail: string }
+    >)
+    .map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))
+    .reverse()
+
+/** How many timeline entries the filter keeps: counted, none of them read. */
+export const historyCount = (db: SqliteDatabase, filter: HistoryFilter): number =>
+  db
+    .prepare(
+      `SELECT ${
+        HISTORY_SOURCES.map((source) => `(SELECT count(*) FROM ${source.from} WHERE ${historyWhere(source, filter)})`)
+          .join(" + ")
+      }`
+    )
+    .pluck()
+    .get(historyParameters(filter)) as number
