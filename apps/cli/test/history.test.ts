@@ -126,6 +126,73 @@ describe("ralph-mem audit", () => {
     expect(runCli(["audit", "--db", path, "--limit", "0"]).stderr).toMatch(/--limit must be a positive whole number/)
   })
 
+  it("lists the newest 50 events unless asked, and says how many more there are and how to see them", () => {
+    const path = busy()
+    const all = lines(["audit", "--db", path, "--all"])
+    expect(all).toHaveLength(102)
+    expect(all[0]).toMatch(/^#102 .* LoopSucceeded/)
+    expect(all.at(-1)).toMatch(/^#1 .* SessionStarted/)
+    expect(lines(["audit", "--db", path])).toEqual([...all.slice(0, 50), more(50, 102, "events")])
+    expect(lines(["audit", "--db", path, "--limit", "7"])).toEqual([...all.slice(0, 7), more(7, 102, "events")])
+    expect(lines(["audit", "--db", path, "--limit", "102"])).toEqual(all)
+    expect(lines(["audit", "--db", path, "--limit", "500"])).toEqual(all)
+    // Oldest first, the oldest are kept, as --reverse says.
+    const oldest = [...all].reverse()
+    expect(lines(["audit", "--db", path, "--reverse"])).toEqual([
+      ...oldest.slice(0, 50),
+      more(50, 102, "events", "oldest")
+    ])
+    expect(lines(["audit", "--db", path, "--reverse", "--all"])).toEqual(oldest)
+  })
+
+  it("gives programs every event with --json, unless --limit says how many", () => {
+    const path = busy()
+    const events = JSON.parse(runCli(["audit", "--db", path, "--json"]).stdout) as Array<{ position: number }>
+    expect(events.map((e) => e.position)).toEqual(Array.from({ length: 102 }, (_, i) => 102 - i))
+    expect(JSON.parse(runCli(["audit", "--db", path, "--all", "--json"]).stdout)).toEqual(events)
+    expect(JSON.parse(runCli(["audit", "--db", path, "--limit", "3", "--json"]).stdout)).toEqual(events.slice(0, 3))
+  })
+
+  it("cuts what the filters keep, and counts only those", () => {
+    const path = busy()
+    const observations = lines(["audit", "--db", path, "--type", "ObservationRecorded", "--all"])
+    expect(observations).toHaveLength(90)
+    expect(lines(["audit", "--db", path, "--type", "ObservationRecorded"])).toEqual([
+      ...observations.slice(0, 50),
+      more(50, 90, "events")
+    ])
+    const sessionA = lines(["audit", "--db", path, "--stream", "session:a", "--all"])
+    expect(sessionA).toHaveLength(32)
+    expect(lines(["audit", "--db", path, "--stream", "session:a"])).toEqual(sessionA)
+    expect(lines(["audit", "--db", path, "--stream", "session:a", "--limit", "10"])).toEqual([
+      ...sessionA.slice(0, 10),
+      more(10, 32, "events")
+    ])
+    // From second 20 to before second 25: five observations of each session.
+    const window = ["--since", new Date(at(20)).toISOString(), "--until", new Date(at(25)).toISOString()]
+    const inWindow = lines(["audit", "--db", path, ...window, "--all"])
+    expect(inWindow).toHaveLength(15)
+    expect(lines(["audit", "--db", path, ...window, "--limit", "4", "--reverse"])).toEqual([
+      ...[...inWindow].reverse().slice(0, 4),
+      more(4, 15, "events", "oldest")
+    ])
+  })
+
+  it("says nothing more of an empty memory, nor of a listing that holds every event", () => {
+    const empty = join(tempFolder(), "memory.db")
+    open(empty).db.close()
+    for (const args of [[], ["--all"], ["--limit", "1"], ["--reverse"]]) {
+      expect(runCli(["audit", "--db", empty, ...args]).stdout, args.join(" ")).toBe("")
+    }
+    expect(lines(["audit", "--db", seeded()])).toHaveLength(9)
+  })
+
+  it("refuses --limit with --all: one says how many, the other every one", () => {
+    const both = runCli(["audit", "--db", seeded(), "--all", "--limit", "5"])
+    expect(both.code).toBe(1)
+    expect(both.stderr).toContain("--limit and --all do not go together")
+  })
+
   it("refuses a day its month does not have, rather than rolling it into the next month", () => {
     const path = seeded()
     for (const day of ["2026-02-30", "2026-02-29", "2026-04-31T09:00:00Z", "2100-02-29"]) {

@@ -1,4 +1,7 @@
-/** `ralph-mem audit`: the raw events, newest first like `git log` (oldest first with --reverse). */
+/**
+ * `ralph-mem audit`: the raw events, newest first like `git log` (oldest first with --reverse): 50 of them unless
+ * asked for more (`--limit N`, `--all`), and `--json` all of them.
+ */
 import { catalog, readEvents, type RecordedEvent } from "@ralph-mem/events"
 import { formatTime, oneLine } from "@ralph-mem/projections"
 import { Command, Flag } from "effect/cli"
@@ -8,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { inert, jsonArrayWriter } from "../output.ts"
+import { cutShortLine, inert, jsonArrayWriter } from "../output.ts"
 
 const line = (e: RecordedEvent) =>
   [
@@ -25,7 +28,8 @@ export const audit = Command.make(
   {
     db: flags.db,
     json: flags.json,
-    limit: flags.limit,
+    limit: flags.listingLimit("N events: the newest, or the oldest with --reverse"),
+    all: flags.all,
     reverse: Flag.Boolean("reverse").pipe(
       Flag.withDescription("Oldest first (--limit then keeps the oldest)"),
       Flag.withDefault(false)
@@ -42,7 +46,7 @@ export const audit = Command.make(
     Effect.gen(function*() {
       const since = yield* flags.parseTime("since", input.since)
       const until = yield* flags.parseTime("until", input.until)
-      const limit = yield* flags.parseLimit(input.limit)
+      const limit = yield* flags.parseListingLimit(input.limit, input)
       const types = Option.isSome(input.type)
         ? input.type.value.split(",").map((t) => t.trim()).filter((t) => t !== "")
         : undefined
@@ -61,14 +65,28 @@ export const audit = Command.make(
         newestFirst: !input.reverse
       }
       yield* withExistingStore(input.db, ({ log }) => {
-        // A payload's JSON escapes C0 controls, not DEL or C1 ones (`\x9b` opens a sequence in some terminals).
-        if (!input.json) return Stream.runForEach(readEvents(log, query), (e) => Console.log(inert(line(e))))
+        if (!input.json) {
+          return Effect.gen(function*() {
+            let shown = 0
+            // A payload's JSON escapes C0 controls, not DEL or C1 ones (`\x9b` opens a sequence in some terminals).
+            yield* Stream.runForEach(readEvents(log, query), (e) => {
+              shown++
+              return Console.log(inert(line(e)))
+            })
+            // Counted only when the listing is full: a shorter one holds every event there is.
+            const total = shown === limit ? yield* log.count(query) : shown
+            if (total > shown) {
+              yield* Console.log(cutShortLine(shown, total, "events", input.reverse ? "oldest" : "newest"))
+            }
+          })
+        }
         const out = jsonArrayWriter()
         return Stream.runForEach(readEvents(log, query), out.item).pipe(Effect.andThen(out.end))
       })
     })
 ).pipe(
   Command.withDescription(
-    "List the raw events of the log, newest first (--reverse: oldest first; full events with --json)"
+    "List the raw events of the log, newest first (--reverse: oldest first; full events with --json): " +
+      `${flags.LISTING_DEFAULT} of them (--limit N, --all for more)`
   )
 )
