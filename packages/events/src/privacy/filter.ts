@@ -4,6 +4,7 @@
  * masks secrets, in strings (`redactText`) and in any JSON-like value (`redactValue`).
  */
 import { catalogueMatches } from "./catalogue.ts"
+import { maskEnvEntries } from "./env-entries.ts"
 import { maskKubernetesSecrets } from "./kubernetes.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
 import { AUTH_SCHEMES, holdsAuthScheme, SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
@@ -27,8 +28,8 @@ export const secretMarker = (kind: string): string => `${SECRET_MARKER_PREFIX}${
 
 /**
  * Removes `<private>` blocks first (they may hide secrets in any shape), then masks secrets in what is
- * left: the filter's own rules (shapes, and values next to secret-like names), then the formats of the
- * public catalogue (catalogue.ts) that the own rules did not already mask.
+ * left: the filter's own rules (shapes, and values next to secret-like names), env entries read whole
+ * (env-entries.ts), then the formats of the public catalogue (catalogue.ts) that the own rules did not already mask.
  */
 export function redactText(text: string): RedactedText {
   const stripped = stripPrivateBlocks(text)
@@ -43,8 +44,11 @@ export function redactText(text: string): RedactedText {
     current = masked.text
     redactions += masked.redactions
   }
-  const catalogued = maskCatalogued(current)
-  return { text: catalogued.text, redactions: redactions + catalogued.redactions }
+  // After the rules: an env entry read whole, its value wherever it stands from its name (env-entries.ts), keeping
+  // the more precise kind a rule gave a value it masked whole.
+  const entries = maskEnvEntries(current)
+  const catalogued = maskCatalogued(entries.text)
+  return { text: catalogued.text, redactions: redactions + entries.redactions + catalogued.redactions }
 }
 
 /** Masks the catalogue's matches, merging overlapping ones; a match touching a marker already written is left. */

@@ -362,6 +362,12 @@ const VALUE_BEFORE_NAME = String.raw`(?=(?<path>\/)?)` + NOT_A_PLACEHOLDER + Str
 const YAML_BLOCK_INDICATOR = String.raw`[|>][-+1-9]{0,2}[ \t]*(?:#[^\r\n]*)?$`
 
 /**
+ * Not a block scalar's header where an env entry's value starts (`value: |`, `value: >- # c`, escaped `value: |\n`):
+ * its value is on the lines below.
+ */
+const NOT_A_BLOCK_HEADER = String.raw`(?![|>][-+1-9]{0,2}[ \t]*(?:#|$|${ESCAPED_BREAK}))`
+
+/**
  * An optional type annotation between a name and `=` (`password: string =`, `let token: &str =`), or a bare colon
  * (`password: = x`). The type starts with a character that is not a blank: were it allowed to start with the spaces
  * a type may hold (`A | B`), the blanks before it, the type and the blanks before `=` could split a long run of
@@ -1054,10 +1060,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   ),
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
-  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON).
+  // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). A block scalar's header
+  // (`value: |`) is left, for the lines below it are the value: env-entries.ts masks them.
   credential(
     String.raw`(?<keep>\bname${ESCAPES}["']?[ \t]*:[ \t]*${ESCAPES}["']?${ENTRY_NAME}${ENTRY_VALUE})`
-      + String.raw`${NOT_A_WORKING_DIRECTORY}(?:${LINE_VALUE}|${ESCAPED_LINE_VALUE}|${VALUE})`
+      + String.raw`${NOT_A_WORKING_DIRECTORY}${NOT_A_BLOCK_HEADER}(?:${LINE_VALUE}|${ESCAPED_LINE_VALUE}|${VALUE})`
   ),
   // And the value first: value: x, then name: DB_PASSWORD (YAML lines, JSON on one line or more).
   lazyRule(

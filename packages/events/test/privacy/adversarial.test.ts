@@ -14,6 +14,13 @@ const LINEAR_MS = 60_000
 const FIVE_MB = 5_000_000
 const fill = (unit: string): string => unit.repeat(Math.floor(FIVE_MB / unit.length))
 
+/** Lines of a key, each indented one blank deeper than the one above: a stack of ever deeper mappings. */
+const deeper = (): string => {
+  let text = ""
+  for (let blanks = 0; text.length < FIVE_MB; blanks++) text += " ".repeat(blanks) + "a:\n"
+  return text
+}
+
 /** The backslashes before a quote in JSON escaped five times, the most the rules read. */
 const FIVE = "\\".repeat(31)
 
@@ -160,6 +167,18 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["escaped env entry values before names", "name: pw\n" + fill(String.raw`- value: a\n  name: `)],
   ["escaped tabs after escaped line breaks", fill(String.raw`name: pw\n\t\t`)],
   ["one run of escaped tabs after an env entry's name", "name: pw\\n" + fill("\\t")],
+  // Entries read whole (env-entries.ts): a credential's name in each text, so that the pass runs.
+  ["one long block scalar value", "- name: pw\n  value: |\n" + fill("    x\n")],
+  ["entries with block scalar values", fill("- name: pw\n  value: |\n    x\n")],
+  ["other keys of one entry", "- name: pw\n" + fill("  type: x\n")],
+  ["entries with another key", fill("- name: pw\n  type: x\n  value: y\n")],
+  ["keys ever deeper below an entry's name", "- name: pw\n" + deeper() + "value: x"],
+  ["one single-quoted value of doubled quotes", "- name: pw\n  value: '" + fill("''")],
+  ["value lines below an entry's name", "- name: pw\n" + fill("  value: x\n")],
+  ["dashes below an entry's name", "- name: pw\n" + fill("- ")],
+  ["names without line breaks", fill("name: pw ")],
+  ["name keys", fill("name:")],
+  ["escaped entries with another key and a block", fill(String.raw`- name: pw\n  type: x\n  value: |\n    y\n`)],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -329,7 +348,7 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   [
     "escaped line breaks between an env entry's name and value",
     String.raw`name: DB_PASSWORD${ESCAPED_NEWLINES}value: x1 value: 'y2'${ESCAPED_NEWLINES}name: pw`,
-    String.raw`name: DB_PASSWORD…value: x1 value: 'y2'…name: pw`
+    String.raw`name: DB_PASSWORD…value: [secret:credential]…name: pw`
   ],
   [
     "blanks around an env entry's value of several words",
@@ -340,6 +359,27 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "escaped tabs before an env entry's value and name",
     String.raw`"name": "DB_PASSWORD",\n${ESCAPED_TABS}"value": "x1"\n{"value": "y2",\n${ESCAPED_TABS}"name": "pw"}`,
     String.raw`"name": "DB_PASSWORD",…"value": "[secret:credential]"\n{"value": "[secret:credential]",…"name": "pw"}`
+  ],
+  // Entries read whole (env-entries.ts).
+  [
+    "blanks around a block scalar's header and lines",
+    `- name: DB_PASSWORD\n  value: |${SPACES}\n${SPACES}x1\n${TABS}y2\n- name: LOG_LEVEL`,
+    "- name: DB_PASSWORD\n  value: |…\n…[secret:credential]\n- name: LOG_LEVEL"
+  ],
+  [
+    "blanks between an entry's keys",
+    `- name:${SPACES}DB_PASSWORD${TABS}\n${SPACES}type: x\n  value:${SPACES}x1 y2`,
+    "- name:…DB_PASSWORD…\n…type: x\n  value:…[secret:credential]"
+  ],
+  [
+    "blanks in an escaped entry's keys and block",
+    String.raw`- name: DB_PASSWORD\n${SPACES}type: x\n  value: |${TABS}\n${SPACES}x1\n`,
+    String.raw`- name: DB_PASSWORD\n…type: x\n  value: |…\n…[secret:credential]\n`
+  ],
+  [
+    "blanks in a single-quoted value",
+    `- name: DB_PASSWORD\n  value: 'it''s${SPACES}x1'`,
+    "- name: DB_PASSWORD\n  value: '[secret:credential]'"
   ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [
@@ -445,6 +485,7 @@ describe("adversarial input", () => {
         "-",
         "name:",
         "value:",
+        "|\n  ",
         "AKIA",
         "ghp_",
         "/",

@@ -174,7 +174,10 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       `cli --${flag} ${value} --verbose`,
       `cli --${flag}=${value}`,
       `const ${name}: string = '${value}'`,
-      `- name: ${name.toUpperCase()}\n  value: ${value}`
+      `- name: ${name.toUpperCase()}\n  value: ${value}`,
+      // Env entries read whole: a block scalar, another key between, the value first.
+      `\n- name: ${name.toUpperCase()}\n  value: |\n    ${value}\n`,
+      `\n- value: '${value}'\n  type: plain\n  name: ${name.toUpperCase()}\n`
     ])
     return { text, sensitive: value, entry: [name, value] }
   }

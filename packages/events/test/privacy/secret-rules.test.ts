@@ -484,6 +484,50 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     encoded([{ value: "[secret:credential]", name: "API_TOKEN" }], 1) + " "
     + encoded({ value: "[secret:credential]", name: "pw" }, 5)
   ],
+  // An entry read whole (env-entries.ts). A block scalar's value: the lines below its header (`|`, `>-`, `|+` with a
+  // blank line in it), CRLF, the value first, and escaped in a JSON string.
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  value: |\n    Block-Pw9\n    second line\n- name: LOG_LEVEL\n  value: debug\n"
+    + "- name: API_TOKEN\r\n  value: >- # folded\r\n    Fold-Tok9\r\n- name: app_secret\n  value: |+\n\n    Keep-8y\n\n"
+    + "- value: |\n    First-7z\n  name: ENCRYPTION_KEY\n",
+    "- name: DB_PASSWORD\n  value: |\n    [secret:credential]\n- name: LOG_LEVEL\n  value: debug\n"
+    + "- name: API_TOKEN\r\n  value: >- # folded\r\n    [secret:credential]\r\n- name: app_secret\n  value: |+\n\n"
+    + "    [secret:credential]\n\n- value: |\n    [secret:credential]\n  name: ENCRYPTION_KEY\n"
+  ],
+  [
+    "credential",
+    JSON.stringify("env:\n- name: DB_PASSWORD\n  value: |\n    Esc-Block9\n- name: LOG_LEVEL\n  value: debug\n"),
+    JSON.stringify(
+      "env:\n- name: DB_PASSWORD\n  value: |\n    [secret:credential]\n- name: LOG_LEVEL\n  value: debug\n"
+    )
+  ],
+  // And YAML: other keys, a nested mapping among them.
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  type: secret\n  value: Yaml-Pw9\n- value: Yaml-Tok9\n  description: rotated\n"
+    + "  labels:\n    tier: db\n  name: API_TOKEN\n",
+    "- name: DB_PASSWORD\n  type: secret\n  value: [secret:credential]\n- value: [secret:credential]\n"
+    + "  description: rotated\n  labels:\n    tier: db\n  name: API_TOKEN\n"
+  ],
+  // Any number of blank or comment lines between them (the rules read three).
+  [
+    "credential",
+    "- name: DB_PASSWORD\n\n  # a\n\n  # b\n\n  value: Gap-Pw9",
+    "- name: DB_PASSWORD\n\n  # a\n\n  # b\n\n  value: [secret:credential]"
+  ],
+  // A single-quoted value holding `''`, and a double-quoted one over two lines: all of it, its quotes kept.
+  [
+    "credential",
+    "- name: DB_PASSWORD\n  value: 'it''s-a-S3cret'\n- name: API_TOKEN\n  value: \"first-Tok9\n    second\"\n",
+    "- name: DB_PASSWORD\n  value: '[secret:credential]'\n- name: API_TOKEN\n  value: \"[secret:credential]\"\n"
+  ],
+  // A comment after the name that holds `name:` and a credential's word, as the rules do not read past it.
+  [
+    "credential",
+    "- name: DB_PASSWORD # see name: secret in vault\n  value: hunter2-xyz",
+    "- name: DB_PASSWORD # see name: secret in vault\n  value: [secret:credential]"
+  ],
   [
     "credential",
     "db.internal:5432:prod:app:PgpassS3cret91\n*:*:*:app:Pw2",
@@ -794,6 +838,15 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
         + "- name: DB_PASSWORD # c\n  valueFrom: {secretKeyRef: {name: db, key: password}}\n"
         + "- name: LOG_LEVEL\n  value: debug\n"
     )
+  ],
+  // An entry read whole keeps what holds no secret: a name that is no credential's (another key between, a block),
+  // PWD's path, a password's file, an empty value, one taken from a Secret.
+  [
+    "credential",
+    "- name: LOG_LEVEL\n  type: plain\n  value: debug\n- name: LOG_FORMAT\n  value: |\n    json\n"
+    + "- name: PWD\n  type: dir\n  value: /srv/app\n- name: DB_PASSWORD_FILE\n  type: file\n  value: /run/secrets/db\n"
+    + "- name: DB_PASSWORD\n  type: x\n  value: \"\"\n- name: API_TOKEN\n  type: x\n  valueFrom:\n    secretKeyRef:\n"
+    + "      name: api-token\n      key: token\n- name: LOG_LEVEL\n  value: debug\n"
   ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [

@@ -1,0 +1,417 @@
+/**
+ * Env entries read by their structure, after the credential rules (secret-rules.ts) have read what regexes can: an
+ * entry whose `name` names a credential (DB_PASSWORD, API_TOKEN) has its sibling `value` masked, wherever the two
+ * stand in the entry and whatever else stands between them. The rules read a name and its value a few lines apart;
+ * here the whole entry is read, as YAML (a pod's env, kubectl's output): a list item or a mapping, line by line, its
+ * keys at one indentation. The value may be a block scalar (`value: |` and the lines below), quoted over several lines
+ * or with `''` in it, any number of blank, comment or other keys' lines from its name, above or below it; a comment
+ * after the name is a comment, whatever it holds. The same when the lines are escaped in a JSON string (`\n`: a
+ * ConfigMap's data).
+ * A value is left when it holds no secret: empty, a placeholder (`null`), one marker already (`[secret:github-token]`,
+ * a rule's more precise kind), or the path of the working directory under the name PWD.
+ *
+ * Linear: the YAML pass reads each line once, keeping a stack of the mappings the line is in. Most text names no
+ * credential in a `name` key, and the pass does not run; it runs only where such a key starts a line, or on a line
+ * whose line breaks are escaped.
+ */
+
+import { SENSITIVE_NAME } from "./secret-rules.ts"
+
+const MARKER = "[secret:credential]"
+
+/** A span of the text to mask: `[start, end)`. */
+type Edit = readonly [start: number, end: number]
+
+/** One of the words every credential's name holds (NAME_WORDS in secret-rules.ts): tested before the full pattern. */
+const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie|[\uD638\uB4DC\uD070\uD0A4]/i
+
+let credentialName: RegExp | undefined
+
+/** The names tested last, and whether each is a credential's: a text repeats the few it holds. */
+const tested = new Map<string, boolean>()
+
+/** An env var's name that is a credential's, whole: `DB_PASSWORD`, `api-token`, `PWD`; not `PASSWORD_FILE`. */
+const isCredentialName = (name: string): boolean => {
+  if (name.length === 0 || name.length > 100 || !NAME_WORD.test(name)) return false
+  let credential = tested.get(name)
+  if (credential === undefined) {
+    credential = (credentialName ??= new RegExp(String.raw`^[\w.-]*(?:${SENSITIVE_NAME})$`, "i")).test(name)
+    if (tested.size >= 256) tested.clear()
+    tested.set(name, credential)
+  }
+  return credential
+}
+
+/** Values that name a type or an empty state (NOT_A_PLACEHOLDER in secret-rules.ts), and YAML's `~`. */
+const PLACEHOLDER = /^(?:true|false|null|nil|none|undefined|string|number|boolean|str|int|bool|~)$/i
+
+/** A value another pass or rule masked already, or a private block's marker. */
+const ONE_MARKER = /^\[(?:secret:[\w-]+|private)\]$/
+
+/** Whether the value of an entry named `name` (a credential's) holds a secret. */
+const holdsSecret = (name: string, value: string): boolean =>
+  value.trim() !== "" && !PLACEHOLDER.test(value) && !ONE_MARKER.test(value)
+  && !(value.startsWith("/") && name.toLowerCase() === "pwd")
+
+const pushEdit = (text: string, name: string, start: number, end: number, edits: Array<Edit>): void => {
+  if (end > start && holdsSecret(name, text.slice(start, end))) edits.push([start, end])
+}
+
+/**
+ * The text with each span replaced by the marker (a span overlapping one before it left out), and `positions` (in
+ * order, none inside a span) where they now are.
+ */
+const applyEdits = (
+  text: string,
+  edits: ReadonlyArray<Edit>,
+  positions: ReadonlyArray<number>
+): { readonly text: string; readonly redactions: number; readonly positions: Array<number> } => {
+  const sorted = [...edits].sort((a, b) => a[0] - b[0] || b[1] - a[1])
+  const moved: Array<number> = []
+  let output = ""
+  let cursor = 0
+  let shift = 0
+  let next = 0
+  let redactions = 0
+  for (const [start, end] of sorted) {
+    if (start < cursor) continue
+    for (; next < positions.length && positions[next]! < end; next++) {
+      moved.push(Math.min(positions[next]!, start) + shift)
+    }
+    output += text.slice(cursor, start) + MARKER
+    shift += MARKER.length - (end - start)
+    cursor = end
+    redactions++
+  }
+  for (; next < positions.length; next++) moved.push(positions[next]! + shift)
+  return { text: output + text.slice(cursor), redactions, positions: moved }
+}
+
+const isBlank = (character: string | undefined): boolean => character === " " || character === "\t"
+
+/** A space or a tab, by its code. */
+const isBlankCode = (code: number): boolean => code === 32 || code === 9
+
+/** Moves past a run of backslashes. */
+const skipBackslashes = (text: string, at: number, end = text.length): number => {
+  let i = at
+  while (i < end && text[i] === "\\") i++
+  return i
+}
+
+/**
+ * Where a quoted value whose content starts at `from` closes (the index where the closing quote's escape starts), or,
+ * as `~stop`, where it stops unclosed: at `end`, or at a line break when `oneLine`. `"` is escaped as the opening
+ * one was, by `escape` backslashes: a run before a quote of blocks of escape + 1 backslashes (the value's own
+ * escapes, escaped again) and then `escape` closes the value when the blocks are even in number (ESCAPED_QUOTED's
+ * reading; `escape` 0 is plain JSON). `'` is closed by a quote that is not doubled (YAML's `''`).
+ */
+const closingQuote = (
+  text: string,
+  from: number,
+  end: number,
+  quote: string,
+  escape: number,
+  oneLine: boolean
+): number => {
+  for (let i = from; i < end; i++) {
+    const character = text[i]
+    if (oneLine && (character === "\n" || character === "\r")) return ~i
+    if (character !== quote) continue
+    if (quote === "'") {
+      if (text[i + 1] === "'") i++
+      else return i
+      continue
+    }
+    let run = 0
+    while (i - run > from && text[i - run - 1] === "\\") run++
+    if (run >= escape && (run - escape) % (escape + 1) === 0 && ((run - escape) / (escape + 1)) % 2 === 0) {
+      return i - escape
+    }
+  }
+  return ~end
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Which texts: a `name` key naming a credential.
+
+/**
+ * `name:`, `"name": "`, `\"Name\":\"`, `name = "`, Helm's `.name=`, and the name after it: past quotes and escapes, up
+ * to what no env var's name holds (one character more than isCredentialName takes).
+ */
+const NAME_KEY = /name[\\"']{0,32}[ \t]*[:=][ \t]*[\\"']{0,32}([^\s"'\\,;{}[\]#]{1,101})/gi
+
+/** Where a `name` key names a credential (NAME_KEY's index), in order. */
+const credentialNameKeys = (text: string): Array<number> => {
+  const found: Array<number> = []
+  NAME_KEY.lastIndex = 0
+  for (let key = NAME_KEY.exec(text); key !== null; key = NAME_KEY.exec(text)) {
+    if (isCredentialName(key[1]!)) found.push(key.index)
+    // The name read may hold another key (`name:name: x`): the next search starts after this key's word.
+    NAME_KEY.lastIndex = key.index + 4
+  }
+  return found
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// YAML, line by line.
+
+/** A line: `[start, end)`, its line break left out. */
+type Line = readonly [start: number, end: number]
+
+/** The text's lines, a `\r` before a line break left out. */
+function* textLines(text: string): Generator<Line> {
+  let start = 0
+  for (;;) {
+    const next = text.indexOf("\n", start)
+    const end = next === -1 ? text.length : next
+    yield [start, end > start && text[end - 1] === "\r" ? end - 1 : end]
+    if (next === -1) return
+    start = next + 1
+  }
+}
+
+/**
+ * The lines of `[from, to)` whose line breaks are escaped (`\n`, `\r\n`, as deeply as a run of backslashes escapes
+ * them: YAML in a JSON string). A quote no backslash escapes ends a line too, and is left out: it opens or closes the
+ * JSON string the lines are in, and what follows it is no part of them.
+ */
+function* escapedLines(text: string, from: number, to: number): Generator<Line> {
+  let start = from
+  let i = from
+  while (i < to) {
+    const character = text[i]
+    if (character === "\\") {
+      const run = skipBackslashes(text, i, to)
+      let next = -1
+      if (text[run] === "n") next = run + 1
+      else if (text[run] === "r") {
+        const newline = skipBackslashes(text, run + 1, to)
+        next = newline > run + 1 && text[newline] === "n" ? newline + 1 : run + 1
+      }
+      if (next === -1) i = text[run] === "\"" ? run + 1 : run
+      else {
+        yield [start, i]
+        start = i = next
+      }
+    } else if (character === "\"") {
+      yield [start, i]
+      start = i = i + 1
+    } else i++
+  }
+  yield [start, to]
+}
+
+/** A block scalar's header (`|`, `>-`, `|2+`), a comment after it or not. */
+const BLOCK_HEADER = /^[|>][-+1-9]{0,2}(?:[ \t]+#.*)?$/
+
+/** A `value` key's value: from `start` to `rest` on the key's line, and the lines below it from `below` to `end`. */
+interface YamlValue {
+  readonly start: number
+  readonly rest: number
+  below: number
+  end: number
+}
+
+/** A mapping the current line may be in: a list item's (`- name: x`) or not. */
+interface Mapping {
+  /** The column of its list item's dash, or -1. */
+  readonly dash: number
+  /** The column of its first key. */
+  readonly keys: number
+  /** The column of the key read last, and whether that key is `value` (the lines deeper than it are its value). */
+  keyColumn: number
+  inValue: boolean
+  /** Its name, if a credential's. */
+  name: string | undefined
+  readonly values: Array<YamlValue>
+}
+
+/**
+ * Where a line's key ends: its first `:` followed by a blank, an escape (escaped lines) or the line's end, before any
+ * comment (` #`); or -1.
+ */
+const keyColon = (text: string, from: number, end: number, escaped: boolean): number => {
+  for (let i = from; i < end; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 58) {
+      const after = text.charCodeAt(i + 1)
+      if (i + 1 === end || isBlankCode(after) || (escaped && after === 92)) return i
+    } else if (code === 35 && i > from && isBlankCode(text.charCodeAt(i - 1))) return -1
+  }
+  return -1
+}
+
+/** A name's value on its line from `at`: quoted, or up to a comment; "" when it cannot be an env var's name. */
+const yamlName = (text: string, at: number, end: number): string => {
+  const quote = skipBackslashes(text, at, end)
+  if (text[quote] === "\"" || text[quote] === "'") {
+    const close = closingQuote(text, quote + 1, Math.min(end, quote + 102), text[quote]!, quote - at, true)
+    return close < 0 ? "" : text.slice(quote + 1, close)
+  }
+  let i = at
+  while (i < end && i < at + 101 && !(text[i] === "#" && isBlank(text[i - 1]))) i++
+  return text.slice(at, i).trim()
+}
+
+/** Masks a YAML value (YamlValue) of an entry named `name`. */
+const yamlValueEdit = (text: string, name: string, value: YamlValue, edits: Array<Edit>): void => {
+  const quote = skipBackslashes(text, value.start, value.rest)
+  if (value.start < value.rest && (text[quote] === "\"" || text[quote] === "'")) {
+    const close = closingQuote(text, quote + 1, value.end, text[quote]!, quote - value.start, false)
+    pushEdit(text, name, quote + 1, close < 0 ? value.end : close, edits)
+    return
+  }
+  const head = text.slice(value.start, value.rest)
+  if (head === "" || head.startsWith("#") || BLOCK_HEADER.test(head)) {
+    if (value.below !== -1) pushEdit(text, name, value.below, value.end, edits)
+    return
+  }
+  pushEdit(text, name, value.start, value.end, edits)
+}
+
+/**
+ * The YAML pass over `lines` (of the text, or escaped: escapedLines). A mapping holds the lines after its first key
+ * that are indented deeper than its list item's dash (or, without one, as deep as its keys at least); a key at the
+ * indentation of its keys, or between them and the dash, is its own, a deeper one starts a mapping inside it, and a
+ * dash at or past the last key's column starts a list inside it (`env:` then `- name:` below it). The lines deeper
+ * than a `value` key are its value (a block scalar's, a quoted or plain one's continued), never keys. A comment line
+ * or a blank one is skipped; any other line that is no key ends the mapping. When a mapping ends, its values are
+ * masked if one of its keys named a credential.
+ */
+const yamlEdits = (text: string, lines: Iterable<Line>, escaped: boolean, edits: Array<Edit>): void => {
+  const stack: Array<Mapping> = []
+  const close = (mapping: Mapping): void => {
+    if (mapping.name === undefined) return
+    for (const value of mapping.values) yamlValueEdit(text, mapping.name, value, edits)
+  }
+  const read = (mapping: Mapping, column: number, key: number, colon: number, end: number): void => {
+    mapping.keyColumn = column
+    const word = colon - key === 4 || colon - key === 5 ? text.slice(key, colon).toLowerCase() : ""
+    mapping.inValue = word === "value"
+    let start = colon + 1
+    while (start < end && (isBlank(text[start]) || (escaped && text[start] === "\\"))) {
+      if (text[start] === "\\") {
+        const run = skipBackslashes(text, start, end)
+        if (text[run] !== "t") break
+        start = run + 1
+      } else start++
+    }
+    if (word === "name" && mapping.name === undefined) {
+      const name = yamlName(text, start, end)
+      if (isCredentialName(name)) mapping.name = name
+    } else if (word === "value") mapping.values.push({ start, rest: end, below: -1, end })
+  }
+  for (const [start, lineEnd] of lines) {
+    // The indentation: blanks, and tabs escaped as deeply as the line breaks (`\t`).
+    let body = start
+    let column = 0
+    for (;;) {
+      if (body < lineEnd && isBlankCode(text.charCodeAt(body))) body++
+      else if (escaped && text[body] === "\\") {
+        const run = skipBackslashes(text, body, lineEnd)
+        if (text[run] !== "t" || run >= lineEnd) break
+        body = run + 1
+      } else break
+      column++
+    }
+    let end = lineEnd
+    while (end > body && isBlankCode(text.charCodeAt(end - 1))) end--
+    if (end === body) continue
+    let top = stack.at(-1)
+    if (top?.inValue === true && column > top.keyColumn) {
+      const value = top.values.at(-1)!
+      value.end = end
+      if (value.below === -1) value.below = body
+      continue
+    }
+    if (text[body] === "#") continue
+    // A list item's dashes, then a key.
+    let key = body
+    let dash = -1
+    while (text[key] === "-" && (key + 1 === end || isBlank(text[key + 1]))) {
+      dash = column + key - body
+      key++
+      while (key < end && isBlank(text[key])) key++
+    }
+    const keyColumn = column + key - body
+    const colon = key < end ? keyColon(text, key, end, escaped) : -1
+    while (top !== undefined) {
+      const inside = dash !== -1
+        ? column >= top.keyColumn
+        : top.dash !== -1
+        ? column > top.dash
+        : column >= top.keys
+      if (inside) break
+      close(stack.pop()!)
+      top = stack.at(-1)
+    }
+    if (top !== undefined && dash === -1 && column <= top.keyColumn) {
+      if (colon === -1 || colon === key) close(stack.pop()!)
+      else read(top, column, key, colon, end)
+      continue
+    }
+    if (colon === -1 || colon === key) continue
+    const mapping: Mapping = { dash, keys: keyColumn, keyColumn, inValue: false, name: undefined, values: [] }
+    stack.push(mapping)
+    read(mapping, keyColumn, key, colon, end)
+  }
+  while (stack.length > 0) close(stack.pop()!)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Whether the `name` at `at` is a YAML key at the start of its line (`name:`, `  - name:`): the YAML pass reads the
+ * text's lines only when one names a credential.
+ */
+const YAML_NAME_KEY = /name[ \t]*:/iy
+
+const isYamlNameKey = (text: string, at: number): boolean => {
+  let start = at
+  while (start > 0 && (isBlank(text[start - 1]) || text[start - 1] === "-")) start--
+  YAML_NAME_KEY.lastIndex = at
+  return (start === 0 || text[start - 1] === "\n" || text[start - 1] === "\r") && YAML_NAME_KEY.test(text)
+}
+
+/** The real lines that hold an escaped line break (`\n`) and a credential's `name` key (at `names`). */
+const escapedLinesWithNames = (text: string, names: ReadonlyArray<number>): Array<Line> => {
+  const found: Array<Line> = []
+  let after = -1
+  for (const at of names) {
+    if (at < after) continue
+    const start = text.lastIndexOf("\n", at) + 1
+    const next = text.indexOf("\n", at)
+    after = next === -1 ? text.length : next
+    if (/\\(?:n|r)/.test(text.slice(start, after))) found.push([start, after])
+  }
+  return found
+}
+
+/** Masks the value of every env entry named as a credential (see the file's comment). */
+export function maskEnvEntries(text: string): { readonly text: string; readonly redactions: number } {
+  const names = credentialNameKeys(text)
+  if (names.length === 0) return { text, redactions: 0 }
+  let current = text
+  let credentials = names
+  let redactions = 0
+  // Each pass reads what the last one left, the names' keys where they now are.
+  const pass = (find: (text: string, edits: Array<Edit>) => void): void => {
+    const edits: Array<Edit> = []
+    find(current, edits)
+    if (edits.length === 0) return
+    const masked = applyEdits(current, edits, credentials)
+    current = masked.text
+    redactions += masked.redactions
+    credentials = masked.positions
+  }
+  pass((text, edits) => {
+    for (const [start, end] of escapedLinesWithNames(text, credentials)) {
+      yamlEdits(text, escapedLines(text, start, end), true, edits)
+    }
+  })
+  if (credentials.some((at) => isYamlNameKey(current, at))) {
+    pass((text, edits) => yamlEdits(text, textLines(text), false, edits))
+  }
+  return { text: current, redactions }
+}
