@@ -2,17 +2,21 @@
  * Env entries read by their structure, after the credential rules (secret-rules.ts) have read what regexes can: an
  * entry whose `name` names a credential (DB_PASSWORD, API_TOKEN) has its sibling `value` masked, wherever the two
  * stand in the entry and whatever else stands between them. The rules read a name and its value a few lines apart;
- * here the whole entry is read, as YAML (a pod's env, kubectl's output): a list item or a mapping, line by line, its
- * keys at one indentation. The value may be a block scalar (`value: |` and the lines below), quoted over several lines
- * or with `''` in it, any number of blank, comment or other keys' lines from its name, above or below it; a comment
- * after the name is a comment, whatever it holds. The same when the lines are escaped in a JSON string (`\n`: a
- * ConfigMap's data).
+ * here the whole entry is read:
+ * - YAML (a pod's env, kubectl's output): a list item or a mapping, line by line, its keys at one indentation. The
+ *   value may be a block scalar (`value: |` and the lines below), quoted over several lines or with `''` in it, any
+ *   number of blank, comment or other keys' lines from its name, above or below it; a comment after the name is a
+ *   comment, whatever it holds. The same when the lines are escaped in a JSON string (`\n`: a ConfigMap's data).
+ * - JSON, YAML flow mappings and HCL blocks: an object from its `{` to its `}`, its keys in any order, after `:` or
+ *   `=` (`{"name": "DB_PASSWORD", "type": "x", "value": "s"}`, `{name: DB_PASSWORD, value: one two}`,
+ *   `env { value = "s"  name = "DB_PASSWORD" }`), its quotes escaped as deeply as ESCAPED_QUOTED reads them.
  * A value is left when it holds no secret: empty, a placeholder (`null`), one marker already (`[secret:github-token]`,
  * a rule's more precise kind), or the path of the working directory under the name PWD.
  *
- * Linear: the YAML pass reads each line once, keeping a stack of the mappings the line is in. Most text names no
- * credential in a `name` key, and the pass does not run; it runs only where such a key starts a line, or on a line
- * whose line breaks are escaped.
+ * Linear: the YAML pass reads each line once, keeping a stack of the mappings the line is in; the object pass reads
+ * windows around the credentials' names once each, a quoted value to its closing quote, where its next search starts.
+ * Most text names no credential in a `name` key, and the passes do not run; the YAML pass runs only where such a key
+ * starts a line, and the object pass reads around each one, not the whole text.
  */
 
 import { SENSITIVE_NAME } from "./secret-rules.ts"
@@ -360,6 +364,210 @@ const yamlEdits = (text: string, lines: Iterable<Line>, escaped: boolean, edits:
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// JSON, flow mappings, HCL: objects.
+
+/** A brace, a double quote, or a `name` or `value` key's word. */
+const OBJECT_TOKEN = /[{}"]|(?<![\w.$-])(?:name|value)(?![\w.-])/gi
+
+/** `name` or `value`, as a quoted key holds it. */
+const ENTRY_KEY = /^(?:name|value)$/i
+
+/** Where a key's value starts, after its quote and escapes, blanks, and `:` or `=` (not `==`, `=>`, `::`); or -1. */
+const keyValueStart = (text: string, at: number): number => {
+  let i = at
+  while (i < at + 32 && (text[i] === "\\" || text[i] === "\"" || text[i] === "'")) i++
+  while (isBlank(text[i])) i++
+  const separator = text[i]
+  const after = text[i + 1]
+  if (separator === ":" ? after === ":" : separator !== "=" || after === "=" || after === ">" || after === "~") {
+    return -1
+  }
+  i++
+  while (isBlank(text[i])) i++
+  return i
+}
+
+/** A scalar value in an object: its content `[start, end)`, and where reading goes on. */
+interface Scalar {
+  readonly start: number
+  readonly end: number
+  readonly next: number
+}
+
+/**
+ * The scalar at `at`: quoted (escaped as deeply as its opening quote) up to its closing quote, or unclosed to its
+ * line's end; or bare, up to a `,`, a `}` or a line break (escaped or not), as a flow mapping's plain value of several
+ * words. None for an object or a list (`[`, but for a marker).
+ */
+const objectScalar = (text: string, at: number): Scalar | undefined => {
+  const quote = skipBackslashes(text, at)
+  const character = text[quote]
+  if (character === "\"" || character === "'") {
+    const close = closingQuote(text, quote + 1, text.length, character, quote - at, true)
+    return close < 0
+      ? { start: quote + 1, end: ~close, next: ~close }
+      : { start: quote + 1, end: close, next: close + quote - at + 1 }
+  }
+  if (character === "{" || (character === "[" && !text.startsWith("[secret:", quote))) return undefined
+  let end = at
+  while (end < text.length) {
+    const next = text[end]
+    if (next === "," || next === "}" || next === "\n" || next === "\r") break
+    if (next === "\\") {
+      const run = skipBackslashes(text, end)
+      if (text[run] === "n" || text[run] === "r") break
+      end = run
+    } else end++
+  }
+  let last = end
+  while (last > at && isBlank(text[last - 1])) last--
+  return last === at ? undefined : { start: at, end: last, next: end }
+}
+
+/** An object whose keys were read: its depth of braces, its name if a credential's (and where), its values. */
+interface ObjectEntry {
+  readonly depth: number
+  name: string | undefined
+  nameAt: number
+  readonly values: Array<Edit>
+}
+
+/**
+ * How far from its name an object's value may be, in solid characters (solidCounts): an env entry is small, even
+ * escaped five times or holding a certificate, while braces in code's strings (`"{"`) or a truncated text may leave an
+ * object open long after its last key, and keys far below are no part of it.
+ */
+const ENTRY_REACH = 4096
+
+/**
+ * How many solid characters (neither blanks nor line breaks) stand before each position of the text: distances that
+ * indentation or padding does not stretch (`{name: pw,` then a page of blanks, then `value: x}` is one entry).
+ */
+const solidCounts = (text: string): Int32Array => {
+  const counts = new Int32Array(text.length + 1)
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) count++
+    counts[i + 1] = count
+  }
+  return counts
+}
+
+/** The first position with `count` solid characters before it (solidCounts), or the text's end. */
+const positionOf = (counts: Int32Array, count: number): number => {
+  let low = 0
+  let high = counts.length - 1
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (counts[middle]! < count) low = middle + 1
+    else high = middle
+  }
+  return low
+}
+
+/**
+ * The object pass: the text's braces kept as a depth, and for the objects that hold a `name` or `value` key, each one
+ * from its `{` to the `}` that closes it; a `{` never closed is ended by the text's end (a truncated output). A brace
+ * inside a quoted `name` or `value` is read as part of it, and so is one in a string that holds no backslash
+ * (`"note": "}"`, code's `"{"`): such a string is read whole, once, up to its closing quote on its line. A string
+ * that holds one may hold JSON escaped in it (`"{\"name\": ...}"`), and is read inside, as text of its own: its keys
+ * count only in an object opened in it, and an object opened in it ends with it. So keys in code's strings
+ * (`"name: pwd\n"`) are not read as a function body's (`() => {`).
+ * It reads `[from, to)` of the text (objectWindows), and returns how far it read: a value may run past `to`.
+ */
+const objectEdits = (text: string, counts: Int32Array, from: number, to: number, edits: Array<Edit>): number => {
+  const open: Array<ObjectEntry> = []
+  // How far a scalar was read: past `to`, what it read is no part of the next window.
+  let reached = from
+  let depth = 0
+  // The string being read inside, if any: where it ends, and the depth of braces where it started.
+  let stringEnd = -1
+  let stringDepth = 0
+  const close = (entry: ObjectEntry): void => {
+    if (entry.name === undefined) return
+    for (const [start, end] of entry.values) {
+      const solid = end <= entry.nameAt ? counts[entry.nameAt]! - counts[end]! : counts[start]! - counts[entry.nameAt]!
+      if (solid <= ENTRY_REACH) {
+        pushEdit(text, entry.name, start, end, edits)
+      }
+    }
+  }
+  OBJECT_TOKEN.lastIndex = from
+  for (let token = OBJECT_TOKEN.exec(text); token !== null && token.index < to; token = OBJECT_TOKEN.exec(text)) {
+    if (stringEnd !== -1 && token.index >= stringEnd) {
+      while ((open.at(-1)?.depth ?? 0) > stringDepth) close(open.pop()!)
+      depth = stringDepth
+      const closing = token.index === stringEnd
+      stringEnd = -1
+      if (closing) continue
+    }
+    let word = token[0]
+    let wordEnd = token.index + word.length
+    if (word === "\"") {
+      if (text[token.index - 1] === "\\") continue
+      let end = wordEnd
+      while (end < text.length && text[end] !== "\"" && text[end] !== "\\" && text[end] !== "\n") end++
+      if (text[end] === "\\") {
+        const quoteEnd = closingQuote(text, wordEnd, text.length, "\"", 0, true)
+        stringEnd = quoteEnd < 0 ? ~quoteEnd : quoteEnd
+        stringDepth = depth
+        continue
+      }
+      if (text[end] !== "\"") continue
+      word = end - wordEnd === 4 || end - wordEnd === 5 ? text.slice(wordEnd, end) : ""
+      if (!ENTRY_KEY.test(word)) {
+        OBJECT_TOKEN.lastIndex = end + 1
+        continue
+      }
+      wordEnd = end
+    }
+    const floor = stringEnd === -1 ? 0 : stringDepth
+    if (word === "{") depth++
+    else if (word === "}") {
+      if (depth === floor) continue
+      if (open.at(-1)?.depth === depth) close(open.pop()!)
+      depth--
+    } else if (depth > floor) {
+      const start = keyValueStart(text, wordEnd)
+      const scalar = start === -1 ? undefined : objectScalar(text, start)
+      if (scalar === undefined) continue
+      OBJECT_TOKEN.lastIndex = scalar.next
+      reached = Math.max(reached, scalar.next)
+      let entry = open.at(-1)
+      if (entry?.depth !== depth) open.push(entry = { depth, name: undefined, nameAt: -1, values: [] })
+      if (word.length === 5) entry.values.push([scalar.start, scalar.end])
+      else if (entry.name === undefined && scalar.end - scalar.start <= 100) {
+        const name = text.slice(scalar.start, scalar.end)
+        if (isCredentialName(name)) {
+          entry.name = name
+          entry.nameAt = scalar.start
+        }
+      }
+    }
+  }
+  while (open.length > 0) close(open.pop()!)
+  return reached
+}
+
+/**
+ * Where the object pass reads: around each credential's `name` key, as far as an object's value may be from its name
+ * (ENTRY_REACH solid characters), and twice that before it for the object's `{`; overlapping windows merged. A big
+ * JSON output with one such entry is read around it, not whole.
+ */
+const objectWindows = (counts: Int32Array, names: ReadonlyArray<number>): Array<Line> => {
+  const windows: Array<[number, number]> = []
+  for (const at of names) {
+    const start = positionOf(counts, counts[at]! - 2 * ENTRY_REACH)
+    const end = positionOf(counts, counts[at]! + ENTRY_REACH + 1)
+    const last = windows.at(-1)
+    if (last !== undefined && start <= last[1]) last[1] = end
+    else windows.push([start, end])
+  }
+  return windows
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * Whether the `name` at `at` is a YAML key at the start of its line (`name:`, `  - name:`): the YAML pass reads the
@@ -412,6 +620,17 @@ export function maskEnvEntries(text: string): { readonly text: string; readonly 
   })
   if (credentials.some((at) => isYamlNameKey(current, at))) {
     pass((text, edits) => yamlEdits(text, textLines(text), false, edits))
+  }
+  if (current.includes("{")) {
+    pass((text, edits) => {
+      // A value read past its window's end (a bare one with no `,`, `}` or line break after it) took the text it read:
+      // the next window starts after it, so that no text is read by every window before it.
+      const counts = solidCounts(text)
+      let reached = 0
+      for (const [start, end] of objectWindows(counts, credentials)) {
+        if (end > reached) reached = objectEdits(text, counts, Math.max(start, reached), end, edits)
+      }
+    })
   }
   return { text: current, redactions }
 }

@@ -167,7 +167,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["escaped env entry values before names", "name: pw\n" + fill(String.raw`- value: a\n  name: `)],
   ["escaped tabs after escaped line breaks", fill(String.raw`name: pw\n\t\t`)],
   ["one run of escaped tabs after an env entry's name", "name: pw\\n" + fill("\\t")],
-  // Entries read whole (env-entries.ts): a credential's name in each text, so that the pass runs.
+  // Entries read whole (env-entries.ts): a credential's name in each text, so that its passes run.
   ["one long block scalar value", "- name: pw\n  value: |\n" + fill("    x\n")],
   ["entries with block scalar values", fill("- name: pw\n  value: |\n    x\n")],
   ["other keys of one entry", "- name: pw\n" + fill("  type: x\n")],
@@ -179,6 +179,17 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["names without line breaks", fill("name: pw ")],
   ["name keys", fill("name:")],
   ["escaped entries with another key and a block", fill(String.raw`- name: pw\n  type: x\n  value: |\n    y\n`)],
+  ["flow mappings of several words", fill("{name: pw, value: a b, ")],
+  ["JSON entries with another key", fill(`{"name":"pw","type":"x","value":"y"}`)],
+  ["Terraform env blocks", fill(`env { value = "x" name = "pw" } `)],
+  ["opening braces after a name", "name: pw " + fill("{")],
+  ["closing braces after a name", "name: pw " + fill("}")],
+  ["values in one open object", `{"name": "pw", ` + fill(`"value": "a", `)],
+  ["names in open objects", fill(`{"name": "pw", `)],
+  ["backslashes in one unclosed object value", `{"name":"pw","value":"` + fill("\\")],
+  ["strings holding backslashes in an object", "{name: pw, " + fill(String.raw`"a\"`)],
+  ["runs of escaped quotes in an object value", `{"name":"pw","value":"` + fill(String.raw`\\\"`)],
+  ["bare object values read past their window", fill("{name: 'pw' value: none " + "a ".repeat(6500))],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -381,6 +392,21 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `- name: DB_PASSWORD\n  value: 'it''s${SPACES}x1'`,
     "- name: DB_PASSWORD\n  value: '[secret:credential]'"
   ],
+  [
+    "blanks around and in a flow mapping",
+    `${SPACES}{name: API_TOKEN,${TABS}value: x1${SPACES}y2}${SPACES}`,
+    "…{name: API_TOKEN…value: [secret:credential]}…"
+  ],
+  [
+    "blanks in a Terraform env block",
+    `env {${SPACES}value${SPACES}=${TABS}"x1"\n${SPACES}name${SPACES}=${TABS}"DB_PASSWORD"${SPACES}}`,
+    `env {…value…=…"[secret:credential]"\n…name…=…"DB_PASSWORD"…}`
+  ],
+  [
+    "backslashes in a JSON entry's value, another key between",
+    `{"name":"DB_PASSWORD","type":"x","value":"${BACKSLASHES}"}`,
+    `{"name":"DB_PASSWORD","type":"x","value":"[secret:credential]"}`
+  ],
   ["blanks after Basic", `Basic${SPACES}Ym9iOmJvYg==`, "Basic…[secret:bearer-token]"],
   [
     "Basic and a base64 run that ends in a dot",
@@ -485,6 +511,8 @@ describe("adversarial input", () => {
         "-",
         "name:",
         "value:",
+        "{",
+        "}",
         "|\n  ",
         "AKIA",
         "ghp_",

@@ -175,9 +175,11 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       `cli --${flag}=${value}`,
       `const ${name}: string = '${value}'`,
       `- name: ${name.toUpperCase()}\n  value: ${value}`,
-      // Env entries read whole: a block scalar, another key between, the value first.
+      // Env entries read whole: a block scalar, another key between, the value first, JSON, Terraform.
       `\n- name: ${name.toUpperCase()}\n  value: |\n    ${value}\n`,
-      `\n- value: '${value}'\n  type: plain\n  name: ${name.toUpperCase()}\n`
+      `\n- value: '${value}'\n  type: plain\n  name: ${name.toUpperCase()}\n`,
+      `{"name": "${name.toUpperCase()}", "type": "plain", "value": ${JSON.stringify(value)}}`,
+      `env {\n  value = "${value}"\n  name  = "${name.toUpperCase()}"\n}`
     ])
     return { text, sensitive: value, entry: [name, value] }
   }

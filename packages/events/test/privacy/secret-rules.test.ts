@@ -502,6 +502,17 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
       "env:\n- name: DB_PASSWORD\n  value: |\n    [secret:credential]\n- name: LOG_LEVEL\n  value: debug\n"
     )
   ],
+  // Another key between the name and the value, either way round: JSON on one line or more, escaped.
+  [
+    "credential",
+    `{"name":"DB_PASSWORD","type":"x","value":"s3cr3t-Js9"} {"value":"Tok-9x","type":"y","name":"API_TOKEN"}\n`
+    + JSON.stringify([{ name: "app_secret", description: "the app's", value: "Pretty-8y" }], null, 2) + "\n"
+    + JSON.stringify(JSON.stringify({ value: "Esc-7z", type: "plain", name: "DB_PWD" })),
+    `{"name":"DB_PASSWORD","type":"x","value":"[secret:credential]"} `
+    + `{"value":"[secret:credential]","type":"y","name":"API_TOKEN"}\n`
+    + JSON.stringify([{ name: "app_secret", description: "the app's", value: "[secret:credential]" }], null, 2) + "\n"
+    + JSON.stringify(JSON.stringify({ value: "[secret:credential]", type: "plain", name: "DB_PWD" }))
+  ],
   // And YAML: other keys, a nested mapping among them.
   [
     "credential",
@@ -521,6 +532,19 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "credential",
     "- name: DB_PASSWORD\n  value: 'it''s-a-S3cret'\n- name: API_TOKEN\n  value: \"first-Tok9\n    second\"\n",
     "- name: DB_PASSWORD\n  value: '[secret:credential]'\n- name: API_TOKEN\n  value: \"[secret:credential]\"\n"
+  ],
+  // A flow mapping's value of several words.
+  [
+    "credential",
+    "{name: DB_PASSWORD, value: one two}\n- {value: correct horse, name: API_TOKEN}",
+    "{name: DB_PASSWORD, value: [secret:credential]}\n- {value: [secret:credential], name: API_TOKEN}"
+  ],
+  // Terraform's env block, either way round, on one line or more.
+  [
+    "credential",
+    `env {\n  value = "Tf-Pw9"\n  name  = "DB_PASSWORD"\n}\nenv { value = "Tf-Tok9" name = "API_TOKEN" }`,
+    `env {\n  value = "[secret:credential]"\n  name  = "DB_PASSWORD"\n}\n`
+    + `env { value = "[secret:credential]" name = "API_TOKEN" }`
   ],
   // A comment after the name that holds `name:` and a credential's word, as the rules do not read past it.
   [
@@ -847,6 +871,19 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "- name: PWD\n  type: dir\n  value: /srv/app\n- name: DB_PASSWORD_FILE\n  type: file\n  value: /run/secrets/db\n"
     + "- name: DB_PASSWORD\n  type: x\n  value: \"\"\n- name: API_TOKEN\n  type: x\n  valueFrom:\n    secretKeyRef:\n"
     + "      name: api-token\n      key: token\n- name: LOG_LEVEL\n  value: debug\n"
+  ],
+  // So does an object, a flow mapping, a Terraform block: another key between, PWD's path, empty, null, a Secret's.
+  [
+    "credential",
+    `{"name": "LOG_LEVEL", "type": "x", "value": "debug"} {name: LOG_LEVEL, value: very verbose}\n`
+    + `env { value = "debug" name = "LOG_LEVEL" }\n`
+    + `{"name": "PWD", "type": "dir", "value": "/srv"} {"name":"DB_PASSWORD","type":"x","value":""}\n`
+    + `{name: DB_PASSWORD, value: null} {"name": "API_TOKEN", "valueFrom": {"secretKeyRef": {"key": "t"}}}`
+  ],
+  // Keys in code's strings are not an object's, though a function's body holds them.
+  [
+    "credential",
+    `it("x", () => {\n  const yaml = "name: pwd\\n  value: "\n  const other = "- value: x # c\\n"\n})`
   ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
