@@ -10,13 +10,14 @@
  * - JSON, YAML flow mappings and HCL blocks: an object from its `{` to its `}`, its keys in any order, after `:` or
  *   `=` (`{"name": "DB_PASSWORD", "type": "x", "value": "s"}`, `{name: DB_PASSWORD, value: one two}`,
  *   `env { value = "s"  name = "DB_PASSWORD" }`), its quotes escaped as deeply as ESCAPED_QUOTED reads them.
+ * - Helm's `--set` and `--set-string`: `env[0].name=DB_PASSWORD,env[0].value=s` in one command.
  * A value is left when it holds no secret: empty, a placeholder (`null`), one marker already (`[secret:github-token]`,
  * a rule's more precise kind), or the path of the working directory under the name PWD.
  *
  * Linear: the YAML pass reads each line once, keeping a stack of the mappings the line is in; the object pass reads
- * windows around the credentials' names once each, a quoted value to its closing quote, where its next search starts.
- * Most text names no credential in a `name` key, and the passes do not run; the YAML pass runs only where such a key
- * starts a line, and the object pass reads around each one, not the whole text.
+ * windows around the credentials' names once each, a quoted value to its closing quote, where its next search starts;
+ * a Helm argument is read once. Most text names no credential in a `name` key, and the passes do not run; the YAML
+ * pass runs only where such a key starts a line, and the object pass reads around each one, not the whole text.
  */
 
 import { SENSITIVE_NAME } from "./secret-rules.ts"
@@ -568,6 +569,83 @@ const objectWindows = (counts: Int32Array, names: ReadonlyArray<number>): Array<
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Helm: --set env[0].name=DB_PASSWORD,env[0].value=x
+
+const HELM_SET = /--set(?:-string)?(?:=|[ \t]+)/g
+
+/** An argument not quoted: up to a blank or a line break. */
+const ARGUMENT = /\S*/y
+
+/** `env[0].name`, `extraEnv[2].Value`: the entry's path, and which key. */
+const HELM_KEY = /^(?<path>.{1,200})\.(?<key>name|value)$/i
+
+/** Where the command holding `at` ends: the end of its line, after any lines continued with a backslash. */
+const commandEnd = (text: string, at: number): number => {
+  for (let i = at;;) {
+    const next = text.indexOf("\n", i)
+    if (next === -1) return text.length
+    const before = text[next - 1] === "\r" ? next - 2 : next - 1
+    if (text[before] !== "\\") return next
+    i = next + 1
+  }
+}
+
+/**
+ * The Helm pass: each command's `--set` arguments (quoted or not), split at the commas no backslash escapes into
+ * `path=value` pairs; a path's `.value` is masked when its `.name` in the same command is a credential's.
+ */
+const helmEdits = (text: string, edits: Array<Edit>): void => {
+  let end = -1
+  let entries = new Map<string, { name: string | undefined; readonly values: Array<Edit> }>()
+  const flush = (): void => {
+    for (const entry of entries.values()) {
+      if (entry.name !== undefined) {
+        for (const [start, stop] of entry.values) pushEdit(text, entry.name, start, stop, edits)
+      }
+    }
+    entries = new Map()
+  }
+  const pair = (start: number, stop: number): void => {
+    let equals = start
+    while (equals < stop && text[equals] !== "=") equals++
+    const key = equals < stop ? HELM_KEY.exec(text.slice(start, equals)) : null
+    if (key === null) return
+    const path = key.groups!["path"]!
+    const entry = entries.get(path) ?? { name: undefined, values: [] }
+    entries.set(path, entry)
+    if (key.groups!["key"]!.toLowerCase() === "value") entry.values.push([equals + 1, stop])
+    else if (isCredentialName(text.slice(equals + 1, stop))) entry.name = text.slice(equals + 1, stop)
+  }
+  HELM_SET.lastIndex = 0
+  for (let set = HELM_SET.exec(text); set !== null; set = HELM_SET.exec(text)) {
+    if (set.index > end) {
+      flush()
+      end = commandEnd(text, set.index)
+    }
+    let start = set.index + set[0].length
+    const quote = skipBackslashes(text, start)
+    let stop: number
+    if (text[quote] === "\"" || text[quote] === "'") {
+      const close = closingQuote(text, quote + 1, text.length, text[quote]!, quote - start, true)
+      start = quote + 1
+      stop = close < 0 ? ~close : close
+    } else {
+      ARGUMENT.lastIndex = start
+      stop = start + ARGUMENT.exec(text)![0].length
+    }
+    let from = start
+    for (let i = start; i <= stop; i++) {
+      if (i === stop || (text[i] === "," && text[i - 1] !== "\\")) {
+        pair(from, i)
+        from = i + 1
+      }
+    }
+    HELM_SET.lastIndex = Math.max(HELM_SET.lastIndex, stop)
+  }
+  flush()
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 /**
  * Whether the `name` at `at` is a YAML key at the start of its line (`name:`, `  - name:`): the YAML pass reads the
@@ -632,5 +710,6 @@ export function maskEnvEntries(text: string): { readonly text: string; readonly 
       }
     })
   }
+  if (current.includes("--set")) pass(helmEdits)
   return { text: current, redactions }
 }

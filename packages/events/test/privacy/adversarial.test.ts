@@ -190,6 +190,12 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["strings holding backslashes in an object", "{name: pw, " + fill(String.raw`"a\"`)],
   ["runs of escaped quotes in an object value", `{"name":"pw","value":"` + fill(String.raw`\\\"`)],
   ["bare object values read past their window", fill("{name: 'pw' value: none " + "a ".repeat(6500))],
+  ["Helm entries", fill("--set env[0].name=pw,env[0].value=x ")],
+  ["one Helm argument of commas", "name=pw --set " + fill("a,")],
+  ["one unclosed Helm argument", "name=pw --set \"" + fill("a")],
+  ["Helm flags", "name=pw " + fill("--set=")],
+  ["Helm lines continued", "--set env[0].name=pw " + fill("\\\n")],
+  ["Helm names", "--set " + fill("e.name=pw,")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -403,6 +409,13 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `env {…value…=…"[secret:credential]"\n…name…=…"DB_PASSWORD"…}`
   ],
   [
+    "blanks around Helm's flags",
+    `helm install a .${SPACES}--set${SPACES}env[0].name=DB_PASSWORD,env[0].value=x1${SPACES}`
+    + `--set-string${TABS}'e.name=pw,e.value=y2${SPACES}z3'`,
+    "helm install a .…--set…env[0].name=DB_PASSWORD,env[0].value=[secret:credential]…"
+    + "--set-string…'e.name=pw,e.value=[secret:credential]'"
+  ],
+  [
     "backslashes in a JSON entry's value, another key between",
     `{"name":"DB_PASSWORD","type":"x","value":"${BACKSLASHES}"}`,
     `{"name":"DB_PASSWORD","type":"x","value":"[secret:credential]"}`
@@ -514,6 +527,9 @@ describe("adversarial input", () => {
         "{",
         "}",
         "|\n  ",
+        "--set ",
+        ".name=",
+        ".value=",
         "AKIA",
         "ghp_",
         "/",

@@ -175,11 +175,12 @@ const PLANTERS: Record<string, (random: Random) => Planted> = {
       `cli --${flag}=${value}`,
       `const ${name}: string = '${value}'`,
       `- name: ${name.toUpperCase()}\n  value: ${value}`,
-      // Env entries read whole: a block scalar, another key between, the value first, JSON, Terraform.
+      // Env entries read whole: a block scalar, another key between, the value first, Terraform, Helm.
       `\n- name: ${name.toUpperCase()}\n  value: |\n    ${value}\n`,
       `\n- value: '${value}'\n  type: plain\n  name: ${name.toUpperCase()}\n`,
       `{"name": "${name.toUpperCase()}", "type": "plain", "value": ${JSON.stringify(value)}}`,
-      `env {\n  value = "${value}"\n  name  = "${name.toUpperCase()}"\n}`
+      `env {\n  value = "${value}"\n  name  = "${name.toUpperCase()}"\n}`,
+      `helm install app . --set env[0].name=${name.toUpperCase()},env[0].value=${value.replaceAll(",", "\\,")}`
     ])
     return { text, sensitive: value, entry: [name, value] }
   }

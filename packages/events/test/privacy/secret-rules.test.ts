@@ -539,6 +539,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "{name: DB_PASSWORD, value: one two}\n- {value: correct horse, name: API_TOKEN}",
     "{name: DB_PASSWORD, value: [secret:credential]}\n- {value: [secret:credential], name: API_TOKEN}"
   ],
+  // Helm's --set and --set-string, in one argument or two, quoted, a line continued.
+  [
+    "credential",
+    "helm upgrade app ./chart --set env[0].name=DB_PASSWORD,env[0].value=Helm-Pw9 \\\n"
+    + "  --set-string 'extraEnv[1].name=API_TOKEN' --set-string \"extraEnv[1].value=Tok 9x\"",
+    "helm upgrade app ./chart --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential] \\\n"
+    + "  --set-string 'extraEnv[1].name=API_TOKEN' --set-string \"extraEnv[1].value=[secret:credential]\""
+  ],
   // Terraform's env block, either way round, on one line or more.
   [
     "credential",
@@ -884,6 +892,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   [
     "credential",
     `it("x", () => {\n  const yaml = "name: pwd\\n  value: "\n  const other = "- value: x # c\\n"\n})`
+  ],
+  // And Helm's --set: a name that is no credential's, PWD's path.
+  [
+    "credential",
+    "helm install app . --set env[0].name=LOG_LEVEL,env[0].value=debug\n"
+    + "helm install app . --set env[0].name=PWD,env[0].value=/srv/app\n"
   ],
   ["credential", "secretName = 'db' and isSecret = false"],
   [
