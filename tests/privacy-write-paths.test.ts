@@ -589,6 +589,59 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("value: /srv/escaped-dir")
   })
 
+  it("masks an env entry read whole: a block scalar, another key between, Helm, Terraform; keeps plain values", () => {
+    const root = project()
+    hook(root, "SessionStart", { source: "startup" })
+    bash(
+      root,
+      "t1",
+      "cat k8s/deployment.yaml",
+      "        env:\n        - name: DB_PASSWORD\n          value: |\n            BlockEnvHookPw-91\n"
+        + "        - name: API_TOKEN\n          # rotated\n          type: secret\n"
+        + "          value: 'it''s-OtherKeyHookTok-92'\n"
+        + "        - name: LOG_LEVEL\n          type: plain\n          value: debug-kept-91\n"
+    )
+    bash(
+      root,
+      "t2",
+      "jq .containerDefinitions[0].environment task.json",
+      JSON.stringify(
+        [
+          { name: "DB_PASSWORD", type: "plain", value: "OtherKeyJsonHookPw-93" },
+          { value: "ValueFirstOtherHookTok-94", type: "plain", name: "API_TOKEN" },
+          { name: "LOG_LEVEL", type: "plain", value: "info-kept-93" }
+        ],
+        null,
+        2
+      )
+    )
+    // The secret in the command itself: Helm's --set.
+    bash(
+      root,
+      "t3",
+      "helm upgrade app ./chart --set env[0].name=DB_PASSWORD,env[0].value=HelmHookPw-95 "
+        + "--set env[1].name=LOG_LEVEL,env[1].value=helm-kept-95",
+      "Release \"app\" has been upgraded.\n"
+    )
+    bash(root, "t4", "cat main.tf", "env {\n  value = \"TerraformHookPw-96\"\n  name  = \"DB_PASSWORD\"\n}\n")
+    const bytes = folderBytes(root)
+    for (
+      const secret of [
+        "BlockEnvHookPw-91",
+        "OtherKeyHookTok-92",
+        "OtherKeyJsonHookPw-93",
+        "ValueFirstOtherHookTok-94",
+        "HelmHookPw-95",
+        "TerraformHookPw-96"
+      ]
+    ) {
+      expect(bytes.includes(secret), secret).toBe(false)
+    }
+    for (const kept of ["debug-kept-91", "info-kept-93", "helm-kept-95", "helm upgrade app ./chart"]) {
+      expect(bytes, kept).toContain(kept)
+    }
+  })
+
   it("masks the output of a command that prints a secret alone: secret managers as text, an echoed variable", () => {
     const root = project()
     hook(root, "SessionStart", { source: "startup" })
