@@ -573,8 +573,11 @@ const objectWindows = (counts: Int32Array, names: ReadonlyArray<number>): Array<
 
 const HELM_SET = /--set(?:-string)?(?:=|[ \t]+)/g
 
-/** An argument not quoted: up to a blank or a line break. */
-const ARGUMENT = /\S*/y
+/**
+ * An argument not quoted: up to a blank or a line break, but for those a quote inside it holds, as a shell reads
+ * `env[0].value="a b"` (a quote not closed on its line runs to the line's end).
+ */
+const ARGUMENT = /(?:[^\s"']|"[^"\r\n]*"?|'[^'\r\n]*'?)*/y
 
 /** `env[0].name`, `extraEnv[2].Value`: the entry's path, and which key. */
 const HELM_KEY = /^(?<path>.{1,200})\.(?<key>name|value)$/i
@@ -591,8 +594,9 @@ const commandEnd = (text: string, at: number): number => {
 }
 
 /**
- * The Helm pass: each command's `--set` arguments (quoted or not), split at the commas no backslash escapes into
- * `path=value` pairs; a path's `.value` is masked when its `.name` in the same command is a credential's.
+ * The Helm pass: each command's `--set` arguments (quoted or not), split at the commas no backslash escapes and no
+ * quote holds into `path=value` pairs; a path's `.value` is masked when its `.name` in the same command is a
+ * credential's.
  */
 const helmEdits = (text: string, edits: Array<Edit>): void => {
   let end = -1
@@ -633,13 +637,20 @@ const helmEdits = (text: string, edits: Array<Edit>): void => {
       ARGUMENT.lastIndex = start
       stop = start + ARGUMENT.exec(text)![0].length
     }
+    // Split at the commas no backslash escapes and no quote holds (`env[0].value="a,b"`).
     let from = start
-    for (let i = start; i <= stop; i++) {
-      if (i === stop || (text[i] === "," && text[i - 1] !== "\\")) {
+    let quoted = ""
+    for (let i = start; i < stop; i++) {
+      const character = text[i]
+      if (quoted !== "") {
+        if (character === quoted) quoted = ""
+      } else if (character === "\"" || character === "'") quoted = character
+      else if (character === "," && text[i - 1] !== "\\") {
         pair(from, i)
         from = i + 1
       }
     }
+    pair(from, stop)
     HELM_SET.lastIndex = Math.max(HELM_SET.lastIndex, stop)
   }
   flush()

@@ -196,6 +196,9 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["Helm flags", "name=pw " + fill("--set=")],
   ["Helm lines continued", "--set env[0].name=pw " + fill("\\\n")],
   ["Helm names", "--set " + fill("e.name=pw,")],
+  ["quoted words in one Helm value", "--set e.name=pw,e.value=" + fill(`"a" `)],
+  ["one unclosed quote in a Helm value", "--set e.name=pw,e.value=\"" + fill("a ")],
+  ["quoted commas in one Helm argument", "--set e.name=pw,e.value=" + fill("'a,b',")],
   ["YAML block headers", fill("password: |\n \n")],
   ["URL passwords without an @", fill("a://b:c/")],
   ["getenv calls", fill("getenv(\"pw\", ")],
@@ -414,6 +417,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     + `--set-string${TABS}'e.name=pw,e.value=y2${SPACES}z3'`,
     "helm install a .…--set…env[0].name=DB_PASSWORD,env[0].value=[secret:credential]…"
     + "--set-string…'e.name=pw,e.value=[secret:credential]'"
+  ],
+  [
+    "blanks in a Helm value quoted inside its argument",
+    `--set env[0].name=DB_PASSWORD,env[0].value="x1${SPACES}y2",e.name=pw,e.value='z3,${TABS}'`,
+    "--set env[0].name=DB_PASSWORD,env[0].value=[secret:credential],e.name=pw,e.value=[secret:credential]"
   ],
   [
     "backslashes in a JSON entry's value, another key between",

@@ -547,6 +547,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "helm upgrade app ./chart --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential] \\\n"
     + "  --set-string 'extraEnv[1].name=API_TOKEN' --set-string \"extraEnv[1].value=[secret:credential]\""
   ],
+  // A Helm value quoted inside its argument, as a shell reads it: blanks and commas in the quotes are the value's.
+  [
+    "credential",
+    `helm install app . --set env[0].name=DB_PASSWORD,env[0].value="a b,c-Pw9",env[1].name=LOG_LEVEL,env[1].value=debug`
+    + ` --set env[2].name=API_TOKEN --set env[2].value='Tok 9x'`,
+    "helm install app . --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential],env[1].name=LOG_LEVEL,"
+    + "env[1].value=debug --set env[2].name=API_TOKEN --set env[2].value=[secret:credential]"
+  ],
   // Terraform's env block, either way round, on one line or more.
   [
     "credential",
