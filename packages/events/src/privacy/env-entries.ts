@@ -20,15 +20,15 @@
  * pass runs only where such a key starts a line, and the object pass reads around each one, not the whole text.
  */
 
-import { SENSITIVE_NAME } from "./secret-rules.ts"
+import { NAME_WORDS, SENSITIVE_NAME } from "./secret-rules.ts"
 
 const MARKER = "[secret:credential]"
 
 /** A span of the text to mask: `[start, end)`. */
 type Edit = readonly [start: number, end: number]
 
-/** One of the words every credential's name holds (NAME_WORDS in secret-rules.ts): tested before the full pattern. */
-const NAME_WORD = /pass|pw|secret|token|key|auth|credential|cookie|[\uD638\uB4DC\uD070\uD0A4]/i
+/** One of the words every credential's name holds: tested before the full pattern. */
+const NAME_WORD = new RegExp(NAME_WORDS, "i")
 
 let credentialName: RegExp | undefined
 

@@ -88,7 +88,8 @@ const WORKING_DIRECTORY = String
   .raw`(?<=(?<![\w.-])pwd)${ESCAPES}["']?[ \t]*(?::?=|:)[ \t]*${ESCAPES}["']?\/`
 
 /** Every sensitive name contains one of these words (case-insensitively). */
-const NAME_WORDS = String.raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4|\uBC88|\uB9BF`
+export const NAME_WORDS = String
+  .raw`pass|pw|secret|token|key|auth|credential|cookie|\uD638|\uB4DC|\uD070|\uD0A4|\uBC88|\uB9BF`
 
 /**
  * A line break escaped in a JSON string (`\n`, `\r\n`), as deeply as five encodings put it (16 backslashes before the
