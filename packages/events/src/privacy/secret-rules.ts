@@ -1142,16 +1142,16 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // and Ant's <property name="db.password" value="x"/>. Only a quoted value that closes: an HTML form's empty
   // <input name="password" value=""> is left, and so is a template's value="{{ form.password }}". An attribute's value
   // holds no quote of its own: it runs to the first one, and the run of backslashes before that quote is its escape,
-  // left outside the value. A run of backslashes is read whole, once, rather than each backslash looking ahead over the
-  // rest of its run; a lone one (`\n`) has a branch without a quantifier, as a quantifier costs each pass of the loop
-  // more of the engine's backtracking stack.
+  // left outside the value. Read as one run of characters that are not its quote, given back to the last one that is
+  // not a backslash: a loop of alternatives costs the engine's backtracking stack an entry a character, and a value of
+  // 8 MB overflowed it (the write failed); a run of one class costs it none. Given back one character at a time, each
+  // tried once, and the backslashes after one read once: linear.
   lazyRule(
     "credential",
     String.raw`(?<keep>\b(?:key|name)[ \t]*=[ \t]*${ESCAPES}(?<quote>["'])${NAME_PREFIX}${SENSITIVE_NAME}`
       + String.raw`${ESCAPES}\k<quote>`
-      + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*${ESCAPES}(?<valueQuote>["']))${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
-      + String.raw`(?:(?!\k<valueQuote>)[^\\\r\n]|\\(?!\\|\k<valueQuote>)|\\\\+(?!\\|\k<valueQuote>))+`
-      + String.raw`(?=\\*\k<valueQuote>)`,
+      + String.raw`[ \t\r\n]+value[ \t]*=[ \t]*${ESCAPES}["'])${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
+      + String.raw`(?:(?<=")[^"\r\n]*[^"\\\r\n](?=\\*")|(?<=')[^'\r\n]*[^'\\\r\n](?=\\*'))`,
     "gi",
     /value[ \t]*=/i
   ),
