@@ -260,6 +260,33 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("DATABASE_URL")
   })
 
+  it("masks every value of a JSON Secret whose value holds a }, and of the annotation that repeats it escaped", () => {
+    const root = project()
+    const planted = { config: "K8sHookBraceHost-85", brace: "K8sHook}Brace-86", after: "K8sHookAfter-87" }
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "app" },
+      stringData: {
+        "config.json": JSON.stringify({ db: { host: planted.config } }),
+        odd: planted.brace,
+        admin: planted.after
+      }
+    }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(root, "t1", "kubectl get secret app -o json", JSON.stringify(secret, null, 2))
+    const annotated = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(secret) } }
+    }
+    bash(root, "t2", "kubectl get secret app -o json", JSON.stringify(annotated))
+    const bytes = folderBytes(root)
+    for (const [where, value] of Object.entries(planted)) expect(bytes.includes(value), where).toBe(false)
+    expect(bytes).toContain("config.json")
+    expect(bytes).toContain("last-applied-configuration")
+  })
+
   it("masks passwords in XML settings and in SQL, as a tool prints them or Claude runs them", () => {
     const root = project()
     const planted = { maven: "MvnHookPw-91", nuget: "NuGetHookPw-92", sql: "SqlHookPw-93" }

@@ -7,11 +7,11 @@
  * ConfigMap's `data` in the same text is masked too: the text cannot say which document a map belongs to as
  * cheaply as it can say a Secret is there, and a masked ConfigMap value costs less than a leaked Secret.
  *
- * Linear: the YAML pass reads each line once; a JSON map is read from its `{` to the first `}`, where the next
- * search starts.
+ * Linear: the YAML pass reads each line once; a JSON map is read once, from its `{` to the `}` that closes it, where
+ * the next search starts.
  */
 
-import { ESCAPED_QUOTED, ESCAPES } from "./secret-rules.ts"
+import { ESCAPES } from "./secret-rules.ts"
 
 const MARKER = "[secret:kubernetes-secret]"
 
@@ -62,37 +62,116 @@ function maskYaml(text: string): { readonly text: string; readonly redactions: n
 }
 
 /**
- * `"data": {` or, escaped, `\"stringData\":{`. Tried only where a run of backslashes starts (`(?<!\\)`), as the entries
- * below are: tried at each backslash of a long run, each try read up to ESCAPES' bound of it again.
+ * `"data": {` or, escaped, `\"stringData\":{`. Tried only where a run of backslashes starts (`(?<!\\)`): tried at each
+ * backslash of a long run, each try read up to ESCAPES' bound of it again.
  */
 const JSON_MAP = new RegExp(String.raw`(?<!\\)${ESCAPES}"(?:data|stringData)${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*\{`, "g")
 
 /**
- * An entry of the map: a quoted key, a colon and the value's opening quote, then the value up to its closing one
- * (escaped as deeply as the opening one: ESCAPED_QUOTED).
+ * How many times the JSON whose quotes have this many backslashes was quoted as a string: none before `"`, once
+ * before `\"`, twice before `\\\"` (each quoting doubles them and adds one: 1, 3, 7, 15, 31).
  */
-const JSON_ENTRY = new RegExp(
-  String.raw`(?<keep>(?<!\\)${ESCAPES}"[\w.-]+${ESCAPES}"[ \t\r\n]*:[ \t\r\n]*${ESCAPES}")`
-    + String.raw`(?:${ESCAPED_QUOTED}|(?:[^"\\\r\n]|\\[^"\r\n])+)`,
-  "g"
-)
+const depthOf = (backslashes: number): number => {
+  let depth = 0
+  for (let run = backslashes; run % 2 === 1; run = (run - 1) / 2) depth++
+  return depth
+}
+
+/**
+ * What a quote after a run of backslashes is to JSON quoted as a string `depth` times: undone one quoting at a time,
+ * an even run (none included) is a quote that quoting did not escape. Met before the last, such a quote ends a string
+ * of the text around this JSON, and so ends this JSON ("outside"); at the last it opens or closes one of its strings;
+ * an odd run there is a quote one of its strings holds.
+ */
+const quoteAt = (run: number, depth: number): "outside" | "delimiter" | "held" => {
+  let backslashes = run
+  for (let level = 0; level < depth; level++) {
+    if (backslashes % 2 === 0) return "outside"
+    backslashes = (backslashes - 1) / 2
+  }
+  return backslashes % 2 === 0 ? "delimiter" : "held"
+}
+
+/**
+ * Masks a JSON map's values from `start`, just after its `{`, to the `}` that closes it: each string after a `:`
+ * (blanks between them, raw or escaped: `\n`, `\\t`), in nested maps too. Its strings are read as JSON reads them,
+ * quoted `depth` times (quoteAt), so a `{` or `}` inside a value (`"config.json": "{\"a\":1}"`) is the value's, not
+ * the map's. The map also ends where its JSON does (a quote outside it: the end of the string that held it) or the text
+ * does; a string ends at a line break (JSON holds none), a value masked to it. One pass: returns where the map ends.
+ */
+function maskJsonMap(text: string, start: number, depth: number, mask: (from: number, to: number) => void): number {
+  // The backslashes before a delimiter that are its own, not the end of the string's content.
+  const escape = 2 ** depth - 1
+  let nesting = 0
+  // Outside strings: whether a `:` came last, but for blanks.
+  let afterColon = false
+  // Where the content of the string being read starts, or -1 outside one; and whether it is a value.
+  let opened = -1
+  let value = false
+  const close = (end: number): void => {
+    if (value && end > opened) mask(opened, end)
+    opened = -1
+  }
+  let i = start
+  while (i < text.length) {
+    const c = text[i]
+    if (c === "\\" || c === "\"") {
+      let quote = i
+      while (text[quote] === "\\") quote++
+      if (text[quote] !== "\"") {
+        // A blank escaped (JSON indented, then quoted) leaves a `:` before it last.
+        const blank = text[quote] === "n" || text[quote] === "r" || text[quote] === "t"
+        if (opened === -1 && !blank) afterColon = false
+        i = opened === -1 && blank ? quote + 1 : quote
+        continue
+      }
+      const role = quoteAt(quote - i, depth)
+      if (role === "outside") {
+        if (opened !== -1) close(i)
+        return i
+      }
+      if (opened !== -1) {
+        if (role === "delimiter") close(quote - escape)
+      } else if (role === "delimiter") {
+        opened = quote + 1
+        value = afterColon
+      }
+      afterColon = false
+      i = quote + 1
+    } else if (opened !== -1) {
+      if (c === "\r" || c === "\n") close(i)
+      i++
+    } else {
+      if (c === ":") afterColon = true
+      else if (c !== " " && c !== "\t" && c !== "\r" && c !== "\n") {
+        afterColon = false
+        if (c === "{" || c === "[") nesting++
+        else if (c === "}" || c === "]") {
+          if (nesting === 0) return i
+          nesting--
+        }
+      }
+      i++
+    }
+  }
+  if (opened !== -1) close(text.length)
+  return text.length
+}
 
 function maskJson(text: string): { readonly text: string; readonly redactions: number } {
   let output = ""
   let cursor = 0
   let redactions = 0
+  const mask = (from: number, to: number): void => {
+    output += text.slice(cursor, from) + MARKER
+    cursor = to
+    redactions++
+  }
   JSON_MAP.lastIndex = 0
   for (let map = JSON_MAP.exec(text); map !== null; map = JSON_MAP.exec(text)) {
-    const start = map.index + map[0].length
-    const close = text.indexOf("}", start)
-    const end = close === -1 ? text.length : close
-    const body = text.slice(start, end).replace(JSON_ENTRY, (_, keep: string) => {
-      redactions++
-      return keep + MARKER
-    })
-    output += text.slice(cursor, start) + body
-    cursor = end
-    JSON_MAP.lastIndex = end
+    let backslashes = 0
+    while (map[0][backslashes] === "\\") backslashes++
+    JSON_MAP.lastIndex = maskJsonMap(text, map.index + map[0].length, depthOf(backslashes), mask)
   }
   return { text: redactions === 0 ? text : output + text.slice(cursor), redactions }
 }

@@ -48,6 +48,15 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one long Kubernetes block", "kind: Secret\nstringData:\n  a: |\n" + fill("    x\n")],
   ["JSON data maps", "\"kind\": \"Secret\"" + fill("\"data\": {")],
   ["JSON data keys without values", "\"kind\": \"Secret\", \"data\": {" + fill("\"a\":\"")],
+  ["JSON Secret values holding braces", "\"kind\": \"Secret\", \"stringData\": {" + fill("\"a\": \"}{[\", ")],
+  [
+    "escaped JSON Secret values holding braces",
+    String.raw`\"kind\":\"Secret\",\"stringData\":{` + fill(String.raw`\"a\":\"}{\\\"b\\\":1}\",`)
+  ],
+  ["one unclosed JSON Secret map of nested maps and lists", "\"kind\": \"Secret\", \"data\": {" + fill("{[\"a\", ")],
+  ["one unclosed JSON Secret value", "\"kind\": \"Secret\", \"data\": {\"a\": \"" + fill("}\\\"")],
+  ["quotes in a JSON Secret's value", "\"kind\": \"Secret\", \"data\": {\"a\": \"" + fill("a\"")],
+  ["escaped blanks after JSON Secret keys", "\"kind\": \"Secret\", \"data\": {" + fill("\"a\"\\n\\t ")],
   ["kind labels", fill("kind: ")],
   ["XML credential elements", fill("<password>")],
   ["one unclosed XML credential element", "<password>" + fill("a")],
@@ -326,6 +335,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in a JSON Secret",
     `"kind":${SPACES}"Secret", "data"${SPACES}:${SPACES}{"a"${SPACES}:${SPACES}"b"}`,
     `"kind":…"Secret", "data"…:…{"a"…:…"[secret:kubernetes-secret]"}`
+  ],
+  [
+    "blanks around a JSON Secret's value holding a brace",
+    `"kind": "Secret", "data": {"a"${SPACES}:${SPACES}"}{"${SPACES},${TABS}"b": "x"}`,
+    `"kind": "Secret", "data": {"a"…:…"[secret:kubernetes-secret]"…"b": "[secret:kubernetes-secret]"}`
   ],
   ["blanks inside escaped tags", `&lt;private${SPACES}&gt;x&lt;/${SPACES}private${TABS}&gt; y`, "[private] y"],
   [

@@ -120,6 +120,57 @@ describe("a Kubernetes Secret", () => {
     }
   })
 
+  /** A Secret whose first value holds a `}` (JSON as plain text, a brace in a password) before others. */
+  const BRACED = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "app" },
+    stringData: {
+      "config.json": JSON.stringify({ db: { user: "app", host: "K8sBraceHost-81" } }),
+      odd: "K8sBrace}Pw-82\\",
+      admin: "K8sAfterBrace-83",
+      "tls.crt": "K8sAfterBrace-84"
+    },
+    type: "Opaque"
+  }
+  const BRACED_VALUES = ["K8sBraceHost-81", "K8sBrace}Pw-82", "K8sAfterBrace-83", "K8sAfterBrace-84"]
+
+  it("as JSON, read to the } that closes its map: a } inside a value does not end it", () => {
+    const { text } = redactText(JSON.stringify(BRACED, null, 2))
+    for (const secret of BRACED_VALUES) expect(text).not.toContain(secret)
+    expect(text).toContain(`"config.json": "[secret:kubernetes-secret]",\n    "odd": "[secret:kubernetes-secret]",`)
+    expect(text).toContain(`"tls.crt": "[secret:kubernetes-secret]"\n  },\n  "type": "Opaque"`)
+  })
+
+  it("escaped once and twice, in the last-applied annotation: a } inside a value does not end its map", () => {
+    const annotated = JSON.stringify({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { annotations: { "kubectl.kubernetes.io/last-applied-configuration": JSON.stringify(BRACED) } }
+    })
+    for (const [text, quote] of [[annotated, "\\\""], [JSON.stringify({ stdout: annotated }), "\\\\\\\""]] as const) {
+      const redacted = redactText(text).text
+      for (const secret of BRACED_VALUES) expect(redacted).not.toContain(secret)
+      const entry = (key: string) => `${quote}${key}${quote}:${quote}[secret:kubernetes-secret]${quote}`
+      expect(redacted).toContain(`{${entry("config.json")},${entry("odd")},${entry("admin")},${entry("tls.crt")}}`)
+      expect(redacted).toContain(`${quote}type${quote}:${quote}Opaque${quote}`)
+    }
+  })
+
+  it("indented, then quoted as a string: its line breaks and indentation escaped", () => {
+    const { text } = redactText(JSON.stringify({ log: JSON.stringify(BRACED, null, 2) }))
+    for (const secret of BRACED_VALUES) expect(text).not.toContain(secret)
+    expect(text).toContain(String.raw`\n    \"admin\": \"[secret:kubernetes-secret]\",\n`)
+    expect(text).toContain(String.raw`\n  },\n  \"type\": \"Opaque\"\n}`)
+  })
+
+  it("escaped, read no further than the string that holds it, closed or not", () => {
+    const cut = String.raw`{"log": "{\"kind\":\"Secret\",\"data\":{\"a\":\"K8sCutPw-88\"", "next": "kept }"}`
+    expect(redactText(cut).text).toBe(
+      String.raw`{"log": "{\"kind\":\"Secret\",\"data\":{\"a\":\"[secret:kubernetes-secret]\"", "next": "kept }"}`
+    )
+  })
+
   it.each([
     ["a ConfigMap", "apiVersion: v1\ndata:\n  LOG_LEVEL: debug\nkind: ConfigMap"],
     ["another kind named like it", "kind: SecretProviderClass\nspec:\n  data:\n    objectName: db-url"],
