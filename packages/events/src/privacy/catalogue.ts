@@ -9,6 +9,7 @@
 import { GITLEAKS_GLOBAL, GITLEAKS_KEYWORDS, GITLEAKS_RULES, GITLEAKS_SOURCE } from "./catalogue/gitleaks.ts"
 import type { CatalogueAllow, CatalogueData, CatalogueRule } from "./catalogue/types.ts"
 import { shannonEntropy } from "./entropy.ts"
+import { forEachMatch } from "./matches.ts"
 
 const parsedRules: Array<CatalogueRule | undefined> = []
 let parsedGlobal: CatalogueAllow | undefined
@@ -27,11 +28,15 @@ export const catalogue = (): CatalogueData => ({
   rules: GITLEAKS_RULES.map((_, index) => ruleAt(index))
 })
 
-/** A found secret: `[start, end)` in the text, and the rule that found it. */
+/**
+ * A found secret: `[start, end)` in the text, and the rule that found it. Or, `unsearched`, where a search of that rule
+ * the regex engine could not finish started: all from there is to be masked (matches.ts).
+ */
 export interface CatalogueMatch {
   readonly start: number
   readonly end: number
   readonly id: string
+  readonly unsearched?: true
 }
 
 interface CompiledAllow {
@@ -127,21 +132,16 @@ const secretSpan = (rule: CatalogueRule, match: RegExpExecArray): readonly [numb
 export function catalogueMatches(text: string): ReadonlyArray<CatalogueMatch> {
   const found: Array<CatalogueMatch> = []
   for (const rule of candidates(text)) {
-    const pattern = patternOf(rule)
-    pattern.lastIndex = 0
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      if (match[0] === "") {
-        pattern.lastIndex++
-        continue
-      }
+    const unsearched = forEachMatch(text, patternOf(rule), (match) => {
       const span = secretSpan(rule, match)
-      if (span === undefined || span[1] <= span[0]) continue
+      if (span === undefined || span[1] <= span[0]) return
       const secret = text.slice(span[0], span[1])
-      if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) continue
+      if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) return
       const line = () => lineAround(text, match.index, match.index + match[0].length)
-      if (allowed([globalAllow(), ...(rule.allow ?? [])], secret, match[0], line)) continue
+      if (allowed([globalAllow(), ...(rule.allow ?? [])], secret, match[0], line)) return
       found.push({ start: span[0], end: span[1], id: rule.id })
-    }
+    })
+    if (unsearched !== -1) found.push({ start: unsearched, end: text.length, id: rule.id, unsearched: true })
   }
   return found
 }

@@ -3,9 +3,10 @@
  * outputs, assistant messages, summaries, notes, loop reasons. It removes `<private>` blocks and
  * masks secrets, in strings (`redactText`) and in any JSON-like value (`redactValue`).
  */
-import { catalogueMatches } from "./catalogue.ts"
+import { type CatalogueMatch, catalogueMatches } from "./catalogue.ts"
 import { maskEnvEntries } from "./env-entries.ts"
 import { maskKubernetesSecrets } from "./kubernetes.ts"
+import { forEachMatch } from "./matches.ts"
 import { stripPrivateBlocks } from "./private-tags.ts"
 import { AUTH_SCHEMES, holdsAuthScheme, SECRET_RULES, type SecretRule, SENSITIVE_NAME } from "./secret-rules.ts"
 import { maskSecretStores } from "./secret-stores.ts"
@@ -51,48 +52,58 @@ export function redactText(text: string): RedactedText {
   return { text: catalogued.text, redactions: redactions + entries.redactions + catalogued.redactions }
 }
 
-/** Masks the catalogue's matches, merging overlapping ones; a match touching a marker already written is left. */
+/**
+ * Masks the catalogue's matches, merging overlapping ones; a match touching a marker already written is left. All from
+ * where a rule's search could not finish is masked, markers included (matches.ts).
+ */
 function maskCatalogued(text: string): RedactedText {
-  const matches = [...catalogueMatches(text)].sort((a, b) => a.start - b.start || b.end - a.end)
-  if (matches.length === 0) return { text, redactions: 0 }
+  const found = catalogueMatches(text)
+  if (found.length === 0) return { text, redactions: 0 }
+  const cut = found.reduce<CatalogueMatch | undefined>(
+    (first, match) => match.unsearched === true && match.start < (first?.start ?? Infinity) ? match : first,
+    undefined
+  )
+  const end = cut?.start ?? text.length
+  const matches = found.filter((match) => match.unsearched !== true && match.start < end)
+    .sort((a, b) => a.start - b.start || b.end - a.end)
   let output = ""
   let cursor = 0
   let redactions = 0
   for (const match of matches) {
     if (match.start < cursor) continue
-    const secret = text.slice(match.start, match.end)
+    const secret = text.slice(match.start, Math.min(match.end, end))
     if (secret.includes(SECRET_MARKER_PREFIX) || secret.includes("[private]")) continue
     output += text.slice(cursor, match.start) + secretMarker(match.id)
-    cursor = match.end
+    cursor = Math.min(match.end, end)
     redactions++
+  }
+  if (cut !== undefined) {
+    return { text: output + text.slice(cursor, end) + secretMarker(cut.id), redactions: redactions + 1 }
   }
   return { text: output + text.slice(cursor), redactions }
 }
 
+/** Masks a rule's matches; all a search that could not finish had yet to search too (matches.ts). */
 function applyRule(text: string, rule: SecretRule): RedactedText {
   if (!rule.hint.test(text)) return { text, redactions: 0 }
-  const pattern = rule.pattern
   let output = ""
   let cursor = 0
   let redactions = 0
-  // exec on the shared global pattern rather than matchAll, which clones the regex on every call.
-  pattern.lastIndex = 0
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    if (match[0] === "") {
-      pattern.lastIndex++ // an empty match would loop forever; no rule should produce one
-      continue
-    }
+  const unsearched = forEachMatch(text, rule.pattern, (match) => {
     const keep = match.groups?.["keep"] ?? ""
     // An earlier rule already masked this value (GITHUB_TOKEN=[secret:github-token]): keep its more precise kind.
-    if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) continue
+    if (match[0].startsWith(SECRET_MARKER_PREFIX, keep.length)) return
     // A setting named `auth` that holds a scheme (`<auth>basic</auth>`), not a credential.
-    if (rule.kind === "credential" && holdsAuthScheme(keep, match[0].slice(keep.length))) continue
+    if (rule.kind === "credential" && holdsAuthScheme(keep, match[0].slice(keep.length))) return
     const value = match[0].length - keep.length
     const secret = rule.secretLength === undefined ? value : rule.secretLength(match[0].slice(keep.length))
-    if (secret === 0) continue
+    if (secret === 0) return
     output += text.slice(cursor, match.index) + keep + secretMarker(rule.kind)
     cursor = match.index + keep.length + secret
     redactions++
+  })
+  if (unsearched !== -1) {
+    return { text: output + text.slice(cursor, unsearched) + secretMarker(rule.kind), redactions: redactions + 1 }
   }
   return redactions === 0 ? { text, redactions } : { text: output + text.slice(cursor), redactions }
 }

@@ -5,6 +5,7 @@
  * long text cut before scanning).
  */
 import { CUT_MARKER_END } from "./bound.ts"
+import { forEachMatch } from "./matches.ts"
 
 export const PRIVATE_MARKER = "[private]"
 
@@ -50,7 +51,7 @@ export function stripPrivateBlocks(text: string): StrippedText {
   let cursor = 0
   let depth = 0
   let redactions = 0
-  for (const tag of text.matchAll(PRIVATE_TAG)) {
+  const unsearched = forEachMatch(text, PRIVATE_TAG, (tag) => {
     const role = tagRole(tag)
     const end = tag.index + tag[0].length
     if (depth > 0) {
@@ -61,7 +62,7 @@ export function stripPrivateBlocks(text: string): StrippedText {
         cursor = end
         redactions++
       }
-      continue
+      return
     }
     shown += text.slice(cursor, tag.index)
     cursor = end
@@ -72,6 +73,11 @@ export function stripPrivateBlocks(text: string): StrippedText {
       shown = ""
       redactions++
     } // an empty <private/> is just dropped
+  })
+  // A tag the search could not finish reading (matches.ts) is taken for an opening one: what follows stays private.
+  if (unsearched !== -1 && depth === 0) {
+    shown += text.slice(cursor, unsearched)
+    depth = 1
   }
   // Still inside a block at the end: whatever follows the opening tag stays private.
   if (depth > 0) return { text: output + shown + PRIVATE_MARKER, redactions: redactions + 1 }

@@ -12,6 +12,7 @@
  * Linear: each pattern is tried where its name starts and stops at the value's closing quote or line end.
  */
 
+import { forEachMatch } from "./matches.ts"
 import { ESCAPED_QUOTED, ESCAPES } from "./secret-rules.ts"
 
 const marker = "[secret:secret-manager]"
@@ -41,6 +42,7 @@ const VALUE_FIELD = [
   /(?<keep>^[ \t]*[Vv]alue:[ \t]*)[^\s][^\r\n]*/gm
 ]
 
+/** Masks each pattern's values in turn; all a search that could not finish had yet to search too (matches.ts). */
 const replaceAll = (
   text: string,
   patterns: ReadonlyArray<RegExp>
@@ -48,11 +50,20 @@ const replaceAll = (
   let redactions = 0
   let masked = text
   for (const pattern of patterns) {
-    masked = masked.replace(pattern, (...args) => {
-      const groups = args.at(-1) as { readonly keep: string }
+    const current = masked
+    let output = ""
+    let cursor = 0
+    const unsearched = forEachMatch(current, pattern, (match) => {
+      output += current.slice(cursor, match.index) + match.groups!["keep"]! + marker
+      cursor = match.index + match[0].length
       redactions++
-      return groups.keep + marker
     })
+    if (unsearched !== -1) {
+      output += current.slice(cursor, unsearched) + marker
+      cursor = current.length
+      redactions++
+    }
+    masked = output + current.slice(cursor)
   }
   return { text: redactions === 0 ? text : masked, redactions }
 }
