@@ -9,7 +9,7 @@
 import { GITLEAKS_GLOBAL, GITLEAKS_KEYWORDS, GITLEAKS_RULES, GITLEAKS_SOURCE } from "./catalogue/gitleaks.ts"
 import type { CatalogueAllow, CatalogueData, CatalogueRule } from "./catalogue/types.ts"
 import { shannonEntropy } from "./entropy.ts"
-import { forEachMatch } from "./matches.ts"
+import { forEachMatch, withPlainLoops } from "./matches.ts"
 
 const parsedRules: Array<CatalogueRule | undefined> = []
 let parsedGlobal: CatalogueAllow | undefined
@@ -51,7 +51,7 @@ const compiledAllows = new Map<CatalogueAllow, CompiledAllow>()
 const patternOf = (rule: CatalogueRule): RegExp => {
   let pattern = compiledPatterns.get(rule)
   if (pattern === undefined) {
-    pattern = new RegExp(rule.regex, "gd")
+    pattern = new RegExp(withPlainLoops(rule.regex), "gd")
     compiledPatterns.set(rule, pattern)
   }
   return pattern

@@ -26,3 +26,23 @@ export function forEachMatch(text: string, pattern: RegExp, found: (match: RegEx
   }
   return -1
 }
+
+/**
+ * A pattern's source read a token at a time: a class (`[\w-]`, read whole, so nothing inside it is taken for a count),
+ * an escape (`\w`, `\x2b`, `\u00e9`) or any other character, then the count after it if it has a minimum and no
+ * maximum (`{20,}`, lazy or not).
+ */
+const TOKEN = /(\[(?:\\.|[^\]\\])*\]|\\x[\da-fA-F]{2}|\\u[\da-fA-F]{4}|\\[^]|[^])(?:\{(\d+),\}(\??))?/g
+
+/**
+ * A pattern's source with each count that has a minimum of 4 or more and no maximum, after one character (`X{20,}`),
+ * written as that many, then any more (`X{20}X*`): the same matches, but V8 runs the first as a counted loop, an entry
+ * on its backtracking stack each time round, and a run of millions of such characters overflowed it (a catalogued
+ * token of 12 MB). The second is a plain loop of one character, which costs it none. A group's count is left.
+ */
+export const withPlainLoops = (source: string): string =>
+  source.replace(
+    TOKEN,
+    (token, atom: string, minimum: string | undefined, lazy: string) =>
+      minimum === undefined || Number(minimum) < 4 || atom === ")" ? token : `${atom}{${minimum}}${atom}*${lazy}`
+  )

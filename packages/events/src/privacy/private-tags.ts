@@ -21,12 +21,16 @@ export const PRIVATE_MARKER = "[private]"
  * (`&lt;private class="a"&gt;`, quotes perhaps as `&quot;`). The user's block is no less private for being printed by
  * a tool that escapes it. Their attributes are read as the plain tag's are: a scan stops at the next `<` or `>`,
  * escaped or not, outside quotes of any of these kinds.
+ *
+ * Each loop goes round once for each quoted value or escape, the plain characters between them read as one run: a loop
+ * that went round once a character cost V8's regex engine a backtracking stack entry each time, and 12 MB of a tag's
+ * attributes overflowed it (matches.ts).
  */
-const ESCAPED_BLANKS = String.raw`(?:\s|\\[nrt])*`
-const ESCAPED_ATTRIBUTES = String.raw`(?:[^<>"'\\&]|\\(?!u003[ce]|")|&(?!lt;|gt;|quot;)|"[^"]*"|'[^']*'`
-  + String.raw`|\\"(?:[^"\\]|\\(?!"))*\\"|&quot;(?:[^&]|&(?!quot;))*&quot;)*`
+const ESCAPED_BLANKS = String.raw`\s*(?:\\[nrt]\s*)*`
+const ESCAPED_ATTRIBUTES = String.raw`[^<>"'\\&]*(?:(?:\\(?!u003[ce]|")|&(?!lt;|gt;|quot;)|"[^"]*"|'[^']*'`
+  + String.raw`|\\"[^"\\]*(?:\\(?!")[^"\\]*)*\\"|&quot;[^&]*(?:&(?!quot;)[^&]*)*&quot;)[^<>"'\\&]*)*`
 const PRIVATE_TAG = new RegExp(
-  String.raw`<\s*(?<closing>\/\s*)?private(?=[\s/>])(?:[^<>"']|"[^"]*"|'[^']*')*>`
+  String.raw`<\s*(?<closing>\/\s*)?private(?=[\s/>])[^<>"']*(?:(?:"[^"]*"|'[^']*')[^<>"']*)*>`
     + String.raw`|(?:\\u003c|&lt;)${ESCAPED_BLANKS}(?<escapedClosing>\/${ESCAPED_BLANKS})?private`
     + String.raw`(?=\s|\\[nrt]|\/|\\u003e|&gt;)${ESCAPED_ATTRIBUTES}(?:\\u003e|&gt;)`,
   "gi"

@@ -8,6 +8,12 @@
  * (`{0,40}`) or stops at a character it cannot consume, alternatives inside loops are disjoint, and no
  * two unbounded runs that can take the same characters meet (`[ \t]*,?[ \t]*`): a run of blanks they
  * could split between them costs time quadratic in its length when the match fails.
+ *
+ * Nor may a long value fill the regex engine's backtracking stack (64 MB; matches.ts): a loop goes round once for each
+ * escape, not once a character (`[^"\\]*(?:\\.[^"\\]*)*`, or a character at a time lazily: UNESCAPED_QUOTE), and
+ * a count with a minimum is written as that many then any more (`[\w-]{20}[\w-]*`, not `{20,}`: withPlainLoops).
+ * Some still loop once a character or a line (ESCAPED_QUOTED, the env-entry rules, a key's base64 lines): on a value of
+ * 8 MB or more their search stops, and the filter masks all it had yet to read.
  */
 
 import { shannonEntropy } from "./entropy.ts"
@@ -283,12 +289,21 @@ export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES
 const NOT_EMPTY = String.raw`(?!(?<=(?<!\\)(?<open>${ESCAPES}["']))\k<open>(?![^\s,;)\]}+|&.:?\\]))`
 
 /**
+ * A quote after an even run of backslashes (none included): one a string's escapes leave closing it. Checked where a
+ * value is read a character at a time, lazily, rather than by a loop of alternatives (`(?:[^"\\]|\\.)+`): each pass
+ * of such a loop costs V8's regex engine an entry on its backtracking stack, and a value of 8 MB overflowed it
+ * (matches.ts); a lazy loop costs it none. The quote first, so a run of backslashes is read only at the quote after it.
+ */
+const UNESCAPED_QUOTE = String.raw`"(?<=(?<!\\)(?:\\\\)*")`
+
+/**
  * A credential value, without its quotes so they stay as context. A quote that never closes on the
  * line masks the rest of the line (fail safe); a bare value runs to whitespace, a quote or `&`, and does not start
- * with an escaped quote (that is a quoted value's opening, or an empty one's).
+ * with an escaped quote (that is a quoted value's opening, or an empty one's). A double-quoted one runs up to its
+ * first quote that is not escaped (UNESCAPED_QUOTE), as `(?:[^"\\]|\\.)+` would read it.
  */
 const VALUE = NOT_A_PLACEHOLDER + NOT_EMPTY
-  + String.raw`(?:${ESCAPED_QUOTED}|(?<=")(?:[^"\\\r\n]|\\.)+(?=")`
+  + String.raw`(?:${ESCAPED_QUOTED}|(?<=")(?:(?!${UNESCAPED_QUOTE})[^\r\n])+?(?=${UNESCAPED_QUOTE})`
   + String.raw`|(?<=')[^'\r\n]+(?=')|(?<=["'])[^\r\n]+|(?!${ESCAPES}["'])[^\s"'\x60&]+)`
 
 /**
@@ -804,7 +819,7 @@ const signatureLength = (value: string): number => {
   const decoded = value.replace(/%[\da-f]{2}/gi, "+")
   if (decoded.length < 20) return 0
   const base64 = /[A-Z]/.test(decoded) && /[a-z]/.test(decoded) && /[\d+/=]/.test(decoded)
-  return base64 || /^[\da-f]{32,}$/i.test(decoded) ? value.length : 0
+  return base64 || /^[\da-f]{32}[\da-f]*$/i.test(decoded) ? value.length : 0
 }
 
 /**
@@ -826,7 +841,7 @@ const PEM_PRIVATE_KEY = String.raw`(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?`
  * The base64 lines that follow a key's first line when a tool wraps it (`base64` at 76 columns, a PEM body
  * at 64): whole lines only, so prose after the key is left. Linear: a line cannot consume a line break.
  */
-const BASE64_LINES = String.raw`(?:\r?\n[A-Za-z0-9+/=]{16,}(?![^\r\n]))*`
+const BASE64_LINES = String.raw`(?:\r?\n[A-Za-z0-9+/=]{16}[A-Za-z0-9+/=]*(?![^\r\n]))*`
 
 /**
  * How a key's body starts in base64, with no PEM armour around it (`grep -v -- -----`, a `tail` of the file,
@@ -874,16 +889,16 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     ),
     hint: contains("MII", ...KEY_BODY_PREFIXES, ...BASE64_BEGIN)
   },
-  { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20,}/g, hint: contains("sk-ant-") },
+  { kind: "anthropic-key", pattern: /(?<![A-Za-z0-9-])sk-ant-[\w-]{20}[\w-]*/g, hint: contains("sk-ant-") },
   // After anthropic-key, which also starts with `sk-`. A digit is required so kebab-case words never match.
   {
     kind: "openai-key",
-    pattern: /(?<![A-Za-z0-9-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20,}/g,
+    pattern: /(?<![A-Za-z0-9-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[\w-]{20}[\w-]*/g,
     hint: contains("sk-")
   },
   {
     kind: "github-token",
-    pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,})/g,
+    pattern: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30}[A-Za-z0-9]*|github_pat_\w{30}\w*)/g,
     hint: contains("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
   },
   // Vendors' keys the catalogue does not know, alone (`echo $GROQ_API_KEY` prints nothing else): Groq, Replicate, xAI,
@@ -892,15 +907,15 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     kind: "vendor-token",
     pattern: new RegExp(
       String.raw`(?<![A-Za-z0-9_-])(?:gsk_[A-Za-z0-9]{52}|r8_[A-Za-z0-9]{37}|xai-[A-Za-z0-9]{80}|GOCSPX-[\w-]{28}`
-        + String.raw`|whsec_[A-Za-z0-9+/]{32,}={0,2}|ATATT3[\w=-]{150,})(?![A-Za-z0-9_-])`,
+        + String.raw`|whsec_[A-Za-z0-9+/]{32}[A-Za-z0-9+/]*={0,2}|ATATT3[\w=-]{150}[\w=-]*)(?![A-Za-z0-9_-])`,
       "g"
     ),
     hint: contains("gsk_", "r8_", "xai-", "GOCSPX-", "whsec_", "ATATT3")
   },
-  { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20,}/g, hint: contains("glpat-") },
+  { kind: "gitlab-token", pattern: /(?<![A-Za-z0-9])glpat-[\w-]{20}[\w-]*/g, hint: contains("glpat-") },
   {
     kind: "slack-token",
-    pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/g,
+    pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10}[A-Za-z0-9-]*/g,
     hint: contains("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-")
   },
   {
@@ -910,7 +925,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   },
   {
     kind: "stripe-key",
-    pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g,
+    pattern: /(?<![A-Za-z0-9])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16}[A-Za-z0-9]*/g,
     hint: contains("_live_", "_test_")
   },
   { kind: "google-api-key", pattern: /(?<![A-Za-z0-9])AIza[\w-]{35}(?![\w-])/g, hint: contains("AIza") },
@@ -932,15 +947,15 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     hint: contains("AKIA", "ASIA", "ABIA", "ACCA")
   },
   // Google OAuth access tokens; SendGrid keys in any length (the catalogue's rule wants exactly 66 characters).
-  { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20,}/g, hint: contains("ya29.") },
-  { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16,}\.[\w-]{16,}/g, hint: contains("SG.") },
+  { kind: "google-oauth-token", pattern: /(?<![A-Za-z0-9])ya29\.[\w-]{20}[\w-]*/g, hint: contains("ya29.") },
+  { kind: "sendgrid-key", pattern: /(?<![A-Za-z0-9])SG\.[\w-]{16}[\w-]*\.[\w-]{16}[\w-]*/g, hint: contains("SG.") },
   // A PuTTY key file's private part: the base64 lines after `Private-Lines: N`.
   {
     kind: "private-key",
     pattern: /(?<keep>Private-Lines:[ \t]*\d+\r?\n)[A-Za-z0-9+/=]+(?=\r?\n|$)(?:\r?\n[A-Za-z0-9+/=]+(?=\r?\n|$))*/g,
     hint: contains("Private-Lines")
   },
-  { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]*/g, hint: contains("eyJ") },
+  { kind: "jwt", pattern: /(?<![\w-])eyJ[\w-]{10}[\w-]*\.[\w-]{10}[\w-]*\.[\w-]*/g, hint: contains("eyJ") },
   // scheme://user:password@host keeps the user and host; `@` and `/` may appear unencoded in the password.
   // A port and a path before an `@` (`http://localhost:5173/@vite/client`) is not one.
   {
@@ -961,7 +976,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // Outside a header, only token-like credentials after Bearer/Basic: prose such as "Basic usage" has no digit.
   {
     kind: "bearer-token",
-    pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16,}=*/gi,
+    pattern: /(?<keep>\b(?:bearer|basic)[ \t]+)(?=[A-Za-z._~+/-]*\d)[\w.~+/-]{16}[\w.~+/-]*=*/gi,
     hint: /bearer|basic/i
   },
   // Basic and base64 that decodes to `user:password` (see basicCredentialLength), wherever it is: Maven's
@@ -969,7 +984,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // digit, and a short credential often encodes without one (`bob:bob` is `Ym9iOmJvYg==`).
   {
     kind: "bearer-token",
-    pattern: /(?<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{4,}={0,2}(?![\w+/=.~-])/gi,
+    pattern: /(?<keep>\bbasic[ \t]+)[A-Za-z0-9+/]{4}[A-Za-z0-9+/]*={0,2}(?![\w+/=.~-])/gi,
     hint: /basic[ \t]/i,
     secretLength: basicCredentialLength
   },
@@ -982,7 +997,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     pattern: new RegExp(
       String.raw`(?<keep>\bSharedAccessSignature${ESCAPES}["']?`
         + String.raw`(?:[ \t]*[=:][ \t]*${ESCAPES}["']?|[ \t]+)(?=\??[a-z]{2,6}=))`
-        + String.raw`(?:[^\s;"'\x60\\&]|&(?:amp;)?)+`,
+        + String.raw`(?=[^\s;"'\x60\\])[^\s;"'\x60\\&]*(?:&(?:amp;)?[^\s;"'\x60\\&]*)*`,
       "gi"
     ),
     hint: /SharedAccessSignature/i
@@ -993,7 +1008,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // of which a value holds, so each value is read once.
   {
     kind: "azure-sas",
-    pattern: /(?<keep>(?<=^|[\s?&;"'\x60]|\\u0026)sig=)(?:[\w+/=-]|%[\da-fA-F]{2})+/g,
+    pattern: new RegExp(
+      String.raw`(?<keep>(?<=^|[\s?&;"'\x60]|\\u0026)sig=)(?=[\w+/=-]|%[\da-fA-F]{2})[\w+/=-]*`
+        + String.raw`(?:%[\da-fA-F]{2}[\w+/=-]*)*`,
+      "g"
+    ),
     hint: contains("sig="),
     secretLength: signatureLength
   },
@@ -1001,7 +1020,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   // reads or writes the object until it expires, as a bearer token allows. Hex, as SigV4 and GOOG4 write it.
   {
     kind: "url-signature",
-    pattern: /(?<keep>(?:[?&;]|\\u0026)X-(?:Amz|Goog)-Signature=)[\da-fA-F]{32,}(?![\da-fA-F])/gi,
+    pattern: /(?<keep>(?:[?&;]|\\u0026)X-(?:Amz|Goog)-Signature=)[\da-fA-F]{32}[\da-fA-F]*(?![\da-fA-F])/gi,
     hint: /-Signature=/i
   },
   {
@@ -1124,7 +1143,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
   lazyRule(
     "credential",
     String.raw`(?<keep>(?:%22|(?<![\w.-]))${NAME_PREFIX}${SENSITIVE_NAME}(?:%22)?%3[ad](?:%20)*(?:%22)?)`
-      + String.raw`(?:[^\s&"'%]|%(?!22)[\da-f]{2})+`,
+      + String.raw`(?=[^\s&"'%]|%(?!22)[\da-f]{2})[^\s&"'%]*(?:%(?!22)[\da-f]{2}[^\s&"'%]*)*`,
     "gi",
     contains("%3D", "%3d", "%3A", "%3a")
   ),

@@ -231,6 +231,20 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one long SAS signature", "?sig=" + fill("%2B")]
 ]
 
+const TWELVE_MB = 12_000_000
+
+/** Base64 characters no one would take for a word (a catalogued token must look random), the same on every run. */
+const noise = (length: number): string => {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+  let seed = 11
+  const characters = new Array<string>(length)
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    characters[i] = alphabet[seed >> 16 & 63]!
+  }
+  return characters.join("")
+}
+
 /**
  * Values of 8 to 12 MB, as a note or a file of the project may hold: a loop of alternatives run over one costs the
  * regex engine's backtracking stack an entry a character or two, and past its 64 MB the search threw ("Maximum call
@@ -252,22 +266,33 @@ const PAST_THE_STACK: ReadonlyArray<readonly [string, string, string | undefined
     "a credential attribute of backslashes and letters",
     "<add key=\"ApiKey\" value=\"" + "\\a".repeat(6_000_000) + "\" />",
     "<add key=\"ApiKey\" value=\"[secret:credential]\" />"
-  ]
+  ],
+  // Read to their end now, where the search stopped (UNREADABLE below) and all from it was masked.
+  [
+    "a quoted value after a credential's name",
+    `password="${"a".repeat(TWELVE_MB)}" end`,
+    `password="[secret:credential]" end`
+  ],
+  [
+    "a quoted value of escapes after a credential's name",
+    `x = 1; token = "${"a".repeat(TWELVE_MB)}\\"\\\\"; y = 2`,
+    `x = 1; token = "[secret:credential]"; y = 2`
+  ],
+  ["a GitHub token", `ghp_${"a".repeat(TWELVE_MB)} end`, "[secret:github-token] end"],
+  ["a URL-encoded value", `password%3D${"a".repeat(TWELVE_MB)}%41&b=1`, "password%3D[secret:credential]&b=1"],
+  [
+    "an Azure Shared Access Signature",
+    `SharedAccessSignature=sv=${"a".repeat(TWELVE_MB)}&amp;b end`,
+    "SharedAccessSignature=[secret:azure-sas] end"
+  ],
+  ["a catalogued token", `ops_eyJ${noise(TWELVE_MB)} end`, "[secret:1password-service-account-token] end"],
+  [
+    "a private block whose tag has long attributes",
+    `a <private ${"a=b ".repeat(TWELVE_MB / 4)}>Unread-Pw-1</private> b`,
+    "a [private] b"
+  ],
+  ["an opening tag's unterminated attributes", `a <private ${"x".repeat(TWELVE_MB)}`, undefined]
 ]
-
-const TWELVE_MB = 12_000_000
-
-/** Base64 characters no one would take for a word (a catalogued token must look random), the same on every run. */
-const noise = (length: number): string => {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-  let seed = 11
-  const characters = new Array<string>(length)
-  for (let i = 0; i < length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff
-    characters[i] = alphabet[seed >> 16 & 63]!
-  }
-  return characters.join("")
-}
 
 /**
  * Values of 12 MB that a rule, or a stage before the rules, could not read, with what must not be stored of each:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { forEachMatch } from "../../src/privacy/matches.ts"
+import { forEachMatch, withPlainLoops } from "../../src/privacy/matches.ts"
+import { SECRET_RULES } from "../../src/privacy/secret-rules.ts"
 
 describe("forEachMatch", () => {
   it("finds each match in order, and says every one was found", () => {
@@ -15,5 +16,22 @@ describe("forEachMatch", () => {
     expect(found).toEqual(["abc"])
     // Left ready for its next text.
     expect(pattern.lastIndex).toBe(0)
+  })
+})
+
+describe("withPlainLoops", () => {
+  it.each([
+    [String.raw`sk-ant-[\w-]{20,}`, String.raw`sk-ant-[\w-]{20}[\w-]*`],
+    [String.raw`[\x2d\s\S]{64,}?KEY`, String.raw`[\x2d\s\S]{64}[\x2d\s\S]*?KEY`],
+    [String.raw`ops_eyJ[a-z\x2b]{250,}={0,3}`, String.raw`ops_eyJ[a-z\x2b]{250}[a-z\x2b]*={0,3}`],
+    [String.raw`\\{20,}\d{32,}`, String.raw`\\{20}\\*\d{32}\d*`],
+    // Left: a short minimum, a maximum, a group, an escaped brace, a brace inside a class.
+    [String.raw`a{3,}b{4,9}(?:ab){5,}c\{20,}[x{20,}]`, String.raw`a{3,}b{4,9}(?:ab){5,}c\{20,}[x{20,}]`]
+  ])("writes %s as %s", (source, plain) => {
+    expect(withPlainLoops(source)).toBe(plain)
+  })
+
+  it("leaves nothing to write in the filter's own rules", () => {
+    for (const rule of SECRET_RULES) expect(withPlainLoops(rule.pattern.source), rule.kind).toBe(rule.pattern.source)
   })
 })
