@@ -574,10 +574,32 @@ const objectWindows = (counts: Int32Array, names: ReadonlyArray<number>): Array<
 const HELM_SET = /--set(?:-string)?(?:=|[ \t]+)/g
 
 /**
- * An argument not quoted: up to a blank or a line break, but for those a quote inside it holds, as a shell reads
- * `env[0].value="a b"` (a quote not closed on its line runs to the line's end).
+ * Where an argument not quoted ends: at a blank or a line break, but for those a quote inside it holds, as a shell
+ * reads `env[0].value="a b"` (a quote not closed on its line runs to the line's end). Read by hand: a regex's loop of
+ * alternatives costs V8's backtracking stack an entry a character, and a value of millions overflowed it (matches.ts).
  */
-const ARGUMENT = /(?:[^\s"']|"[^"\r\n]*"?|'[^'\r\n]*'?)*/y
+/** `\s` as a regex reads it, printable ASCII answered without one. */
+const isSpace = (character: string): boolean => {
+  const code = character.charCodeAt(0)
+  return code > 32 && code < 127 ? false : /\s/.test(character)
+}
+
+const argumentEnd = (text: string, start: number): number => {
+  let i = start
+  while (i < text.length) {
+    const character = text[i]!
+    if (character === "\"" || character === "'") {
+      let close = i + 1
+      while (close < text.length && text[close] !== character && text[close] !== "\n" && text[close] !== "\r") close++
+      i = text[close] === character ? close + 1 : close
+    } else if (isSpace(character)) {
+      return i
+    } else {
+      i++
+    }
+  }
+  return i
+}
 
 /** `env[0].name`, `extraEnv[2].Value`: the entry's path, and which key. */
 const HELM_KEY = /^(?<path>.{1,200})\.(?<key>name|value)$/i
@@ -634,8 +656,7 @@ const helmEdits = (text: string, edits: Array<Edit>): void => {
       start = quote + 1
       stop = close < 0 ? ~close : close
     } else {
-      ARGUMENT.lastIndex = start
-      stop = start + ARGUMENT.exec(text)![0].length
+      stop = argumentEnd(text, start)
     }
     // Split at the commas no backslash escapes and no quote holds (`env[0].value="a,b"`).
     let from = start

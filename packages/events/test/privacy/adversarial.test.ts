@@ -291,7 +291,12 @@ const PAST_THE_STACK: ReadonlyArray<readonly [string, string, string | undefined
     `a <private ${"a=b ".repeat(TWELVE_MB / 4)}>Unread-Pw-1</private> b`,
     "a [private] b"
   ],
-  ["an opening tag's unterminated attributes", `a <private ${"x".repeat(TWELVE_MB)}`, undefined]
+  ["an opening tag's unterminated attributes", `a <private ${"x".repeat(TWELVE_MB)}`, undefined],
+  [
+    "a Helm value",
+    `helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=${"a".repeat(TWELVE_MB)} --wait`,
+    "helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential] --wait"
+  ]
 ]
 
 /**
