@@ -146,37 +146,34 @@ export const readPrd = (path: string): Prd | PrdInvalid => {
 const shellWord = (argument: string): string =>
   /^[\w@%+=:,./-]+$/.test(argument) ? argument : `'${argument.replaceAll("'", `'\\''`)}'`
 
-/**
- * The commands a PRD's stories set (`criteria: ["custom=./check.sh"]`), one line each: `US-001: custom=./check.sh`. The
- * harness runs them itself, outside the agent and its permissions, and a prd.json may have come with a repository:
- * they run only once the user accepted them (`prdCommandsAccepted`), like the commands of a project's config file.
- */
-export const storyCommands = (prd: Prd): ReadonlyArray<string> =>
+/** The commands a PRD's stories set for their checks (`criteria: ["custom=./check.sh"]`), with their story. */
+const commandsOf = (prd: Prd) =>
   prd.stories.flatMap((story) =>
-    (story.criteria ?? []).flatMap((criterion) =>
-      criterion.command === undefined
-        ? []
-        : [`${story.id}: ${criterion.kind}=${criterion.command.map(shellWord).join(" ")}`]
+    (story.criteria ?? []).flatMap((c) =>
+      c.command === undefined ? [] : [{ story: story.id, kind: c.kind, command: c.command }]
     )
   )
+
+/**
+ * The commands a PRD's stories set, one line each: `US-001: custom=./check.sh`. The harness runs them itself, outside
+ * the agent and its permissions, and a prd.json may have come with a repository: they run only once the user accepted
+ * them (`prdCommandsAccepted`), like the commands of a project's config file.
+ */
+export const storyCommands = (prd: Prd): ReadonlyArray<string> =>
+  commandsOf(prd).map((c) => `${c.story}: ${c.kind}=${c.command.map(shellWord).join(" ")}`)
 
 /**
  * What is accepted of a PRD file: its stories' commands, as argument lists, not the file's bytes (the loop rewrites
  * its `passes` flags, and a title may change): a new or changed command needs accepting again. Recorded with the
  * accepted project config files, under the PRD's path.
  */
-const acceptedText = (prd: Prd): string =>
-  JSON.stringify(
-    prd.stories.flatMap((story) =>
-      (story.criteria ?? []).flatMap((c) => (c.command === undefined ? [] : [[story.id, c.kind, ...c.command]]))
-    )
-  )
+const acceptedText = (prd: Prd): string => JSON.stringify(commandsOf(prd).map((c) => [c.story, c.kind, ...c.command]))
 
 const acceptanceKey = (path: string): string => `prd:${path}`
 
 /** Whether the user accepted the commands `prd` (read from `path`) sets, as they are now; true when it sets none. */
 export const prdCommandsAccepted = (globalConfigFile: string, path: string, prd: Prd): boolean =>
-  storyCommands(prd).length === 0 || isTrusted(globalConfigFile, acceptanceKey(path), acceptedText(prd))
+  commandsOf(prd).length === 0 || isTrusted(globalConfigFile, acceptanceKey(path), acceptedText(prd))
 
 /** Records the commands `prd` sets as accepted, until one of them changes. */
 export const acceptPrdCommands = (globalConfigFile: string, path: string, prd: Prd): void => {
