@@ -4,7 +4,7 @@
  */
 import { newSqliteDatabase } from "@ralph-mem/events"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../packages/events/test/helpers.ts"
@@ -264,6 +264,39 @@ describe("ralph run --prd", () => {
     expect(changed.stderr).toContain("  US-1: custom=node mark.js 2")
     expect(existsSync(join(root, "ran"))).toBe(false)
     expect(loops()).toBe(2)
+  })
+
+  it("says so, accepting and running nothing, when the record of what was accepted cannot be written", () => {
+    const root = gitProject()
+    writeFileSync(join(root, "mark.js"), `require("fs").writeFileSync("ran", "1")`)
+    writeFileSync(
+      join(root, "prd.json"),
+      JSON.stringify({
+        userStories: [{ id: "US-1", title: "Cart", acceptanceCriteria: [], criteria: ["custom=node mark.js"] }]
+      })
+    )
+    mkdirSync(join(root, ".ralph-mem"), { recursive: true })
+    writeFileSync(
+      join(root, ".ralph-mem", "config.yaml"),
+      "loop:\n  success_criteria:\n    - type: custom\n      command: node mark.js\n"
+    )
+    // The config home is a file: the record beside it cannot be made.
+    writeFileSync(join(root, "home-file"), "")
+    const env = { RALPH_MEM_DB: "", CLAUDE_CODE_SESSION_ID: "", HOME: root, XDG_CONFIG_HOME: join(root, "home-file") }
+    const store = join(root, "home-file", "ralph-mem", "trusted-projects.json")
+    for (
+      const args of [
+        ["ralph", "run", "--prd", "prd.json", "--accept-commands", "--agent", "node -e 0", "--max-iterations", "1"],
+        ["config", "trust"]
+      ]
+    ) {
+      const result = runCli(args, { cwd: root, env })
+      expect(result.code, args.join(" ")).not.toBe(0)
+      expect(result.stderr).toContain(`cannot record the acceptance in ${store} (ENOTDIR): nothing was accepted`)
+      // A message, not a stack trace.
+      expect(result.stderr).not.toMatch(/\n\s+at /)
+    }
+    expect(existsSync(join(root, "ran"))).toBe(false)
   })
 
   it("asks nothing of a prd.json whose stories set no command", () => {

@@ -154,6 +154,12 @@ export const parseListingLimit = (
 
 export const failWith = (message: string) => Effect.fail(userError(message))
 
+/** Runs `run`, failing with its error's message when it throws one of `kind` (anything else is a defect, as before). */
+export const failingWith = <A>(kind: new(...args: Array<never>) => Error, run: () => A) =>
+  Effect.try({ try: run, catch: (error) => error }).pipe(
+    Effect.catch((error) => (error instanceof kind ? failWith(error.message) : Effect.die(error)))
+  )
+
 export const task = Flag.String("task").pipe(
   Flag.withDescription("The task (default: the current one, i.e. the open task changed last)"),
   Flag.optional

@@ -26,4 +26,4 @@ export {
   type Settings,
   type SuccessCriterion
 } from "./settings.ts"
-export { isTrusted, recordTrust } from "./trust.ts"
+export { isTrusted, recordTrust, TrustNotRecorded } from "./trust.ts"

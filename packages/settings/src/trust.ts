@@ -34,12 +34,23 @@ const sha256 = (text: string): string =>
 export const isTrusted = (globalFile: string, projectFile: string, text: string): boolean =>
   readStore(trustStorePath(globalFile))[projectFile] === sha256(text)
 
-/** Records `text` as the accepted content of `projectFile`; returns its hash. */
+/** The record of accepted files could not be written: nothing was accepted. */
+export class TrustNotRecorded extends Error {}
+
+/**
+ * Records `text` as the accepted content of `projectFile`; returns its hash. Throws TrustNotRecorded, saying where and
+ * why, when the record cannot be written (a config home that is a file, a full disk).
+ */
 export const recordTrust = (globalFile: string, projectFile: string, text: string): string => {
   const storePath = trustStorePath(globalFile)
   const hash = sha256(text)
-  mkdirSync(dirname(storePath), { recursive: true, mode: 0o700 })
-  writePrivateFile(storePath, `${JSON.stringify({ ...readStore(storePath), [projectFile]: hash }, null, 2)}\n`)
+  try {
+    mkdirSync(dirname(storePath), { recursive: true, mode: 0o700 })
+    writePrivateFile(storePath, `${JSON.stringify({ ...readStore(storePath), [projectFile]: hash }, null, 2)}\n`)
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error))
+    throw new TrustNotRecorded(`cannot record the acceptance in ${storePath} (${reason}): nothing was accepted`)
+  }
   return hash
 }
 

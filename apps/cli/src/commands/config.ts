@@ -11,6 +11,7 @@ import {
   loadSettings,
   settingKeys,
   settingValue,
+  TrustNotRecorded,
   writeSetting
 } from "@ralph-mem/settings"
 import { Argument, Command, Flag } from "effect/cli"
@@ -25,7 +26,7 @@ const show = (value: unknown) => (typeof value === "string" ? value : JSON.strin
 /** `config trust`: shows what it accepts (the commands the file runs, the limits it raises), then records it. */
 const trust = (loaded: LoadedSettings, json: boolean) =>
   Effect.gen(function*() {
-    const { acceptance, problem } = acceptProjectFile(loaded.files)
+    const { acceptance, problem } = yield* flags.failingWith(TrustNotRecorded, () => acceptProjectFile(loaded.files))
     if (acceptance === undefined) return yield* flags.failWith(problem ?? "nothing to accept")
     if (json) return yield* printJson(acceptance)
     const hash = acceptance.sha256.slice(0, 16)

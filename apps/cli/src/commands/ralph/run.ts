@@ -15,6 +15,7 @@ import {
   storyCommands,
   storyProgress
 } from "@ralph-mem/loop"
+import { TrustNotRecorded } from "@ralph-mem/settings"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -57,7 +58,7 @@ const checkStoryCommands = (globalConfigFile: string, prd: Prd & { readonly path
           "(accepted until one of them changes)."
       ))
     }
-    acceptPrdCommands(globalConfigFile, prd.path, prd)
+    yield* flags.failingWith(TrustNotRecorded, () => acceptPrdCommands(globalConfigFile, prd.path, prd))
     yield* Console.error(inert(`Accepted the commands of ${prd.path} (until one of them changes):\n${list}`))
   })
 
