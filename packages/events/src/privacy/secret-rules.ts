@@ -421,10 +421,21 @@ const assignmentAt = (text: string, at: number): boolean => {
   return text[i] === ":" || text[i] === "="
 }
 
-/** `=` or a blank, after a flag: a dash before the name, across name characters only (`--api-key=x`). */
+const isHangulSyllable = (code: number): boolean => code >= 0xac00 && code <= 0xd7a3
+
+/**
+ * A character the flag rule's name may hold: a name character, a Hangul syllable of a Korean name, or the blank inside
+ * one (`API 키`, `인증 토큰`), before a syllable.
+ */
+const isFlagNameCharacter = (text: string, i: number): boolean => {
+  const code = text.charCodeAt(i)
+  return isNameCharacter(code) || isHangulSyllable(code) || (code === 32 && isHangulSyllable(text.charCodeAt(i + 1)))
+}
+
+/** `=` or a blank, after a flag: a dash before the name, across the name's characters only (`--api-key=x`). */
 const flagValueAt = (text: string, at: number): boolean => {
   if (text[at] !== "=" && text[at] !== " " && text[at] !== "\t") return false
-  for (let i = at - 1; i >= 0 && at - i <= 64 && isNameCharacter(text.charCodeAt(i)); i--) {
+  for (let i = at - 1; i >= 0 && at - i <= 64 && isFlagNameCharacter(text, i); i--) {
     if (text[i] === "-") return true
   }
   return false
@@ -744,26 +755,99 @@ const PROSE_NAME = SENSITIVE_NAME.replace(
 const PROSE_NAME_HINT = new RegExp(
   String.raw`(?:pass(?:w(?:or)?d|phrase)|pwd?|secrets?|token|key|auth(?:ident)?|credentials?|cookie`
     + String.raw`|\uD638|\uB4DC|\uD070|\uD0A4|\uBC88|\uB9BF)`
-    + String.raw`(?:[ \t:=]|${KOREAN_PARTICLE}[ \t])`
+    + String.raw`(?:[ \t:=]|'s[ \t]|${KOREAN_PARTICLE}[ \t])`
     + String.raw`|pass(?:[ \t]*[:=]|[ \t]+(?:is|was|now|set)\b)`,
   "i"
 )
 
 /**
- * A short phrase naming whose credential it is, before a linking word: `the password for the staging db is X`,
- * `the token of the bot was X`. Bounded, and it must end at ` is`/` was`.
+ * A short phrase naming whose credential it is, before a linking word or a colon: `the password for the staging db is
+ * X`, `the token of the bot was X`, `the root password for prod: X`. Bounded, and it must end at ` is`/` was`/`:`.
  */
-const PROSE_QUALIFIER = String.raw`(?:[ \t]+(?:for|of)(?:[ \t]+[\w.-]{1,40}){1,4}?(?=[ \t]+(?:is|was)\b))?`
+const PROSE_QUALIFIER = String.raw`(?:[ \t]+(?:for|of)(?:[ \t]+[\w.-]{1,40}){1,4}?(?=[ \t]+(?:is|was)\b|[ \t]*:))?`
 
 const PROSE_RULE: SecretRule = lazyRule(
   "credential",
   String.raw`(?<keep>(?<![\w.\[-])[\w.-]{0,40}?${PROSE_NAME}(?:[ \t]?${KOREAN_PARTICLE}(?=[ \t]))?${PROSE_QUALIFIER}`
-    + String.raw`(?:[ \t]+(?:is|was|now|(?:set|changed|reset|updated|rotated)[ \t]+to|to)\b){0,2}`
+    + String.raw`(?:'s(?=[ \t])|[ \t]+(?:is|was|now|(?:set|changed|reset|updated|rotated)[ \t]+to|to)\b){0,2}`
     + String.raw`(?:[ \t]*[:=][ \t]*|[ \t]+)["'\x60]?)[^\s"'\x60]+`,
   "gi",
   { test: (text) => PROSE_NAME_HINT.test(text) },
   (value) => opaqueLength(value)
 )
+
+/**
+ * Prose that gives the value before its name: `use X as the password`, `I used X as the admin token`, and in Korean
+ * `X를 비밀번호로 설정`. As in PROSE_RULE the value must look like a secret (`opaqueLength`).
+ */
+const VALUE_BEFORE_NAME_PROSE: ReadonlyArray<SecretRule> = [
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])us(?:e|es|ed|ing)[ \t]+["'\x60]?)[^\s"'\x60]+`
+      + String.raw`(?=["'\x60]?[ \t]+as[ \t]+(?:[\w.-]{1,40}[ \t]+){0,3}?${SENSITIVE_NAME}(?![\w-]))`,
+    "gi",
+    { test: (text) => /[ \t]as[ \t]/i.test(text) && /(?<![\w.-])us(?:e|es|ed|ing)[ \t]/i.test(text) },
+    (value) => opaqueLength(value)
+  ),
+  // The object particle after the value (을/를, attached or after a blank), the name with 로/으로 after it. The value is
+  // the ASCII run it ends: read once from its start (`(?<![\x21-\x7e])`), however long.
+  lazyRule(
+    "credential",
+    String.raw`(?<![\x21-\x7e])[\x21-\x7e]+?(?=[ \t]?[\uC744\uB97C][ \t]+${SENSITIVE_NAME}`
+      + String.raw`[ \t]?\uC73C?\uB85C)`,
+    "gi",
+    { test: (text) => text.includes("\uB85C") && /[\uC744\uB97C][ \t]/.test(text) },
+    (value) => opaqueLength(value)
+  )
+]
+
+/**
+ * An account given as a user and a password with no name for the password: `login: admin / X`, `log in with admin/X`,
+ * `계정은 admin / X`, `admin/X로 로그인`, `user admin pass X`. The password must look like a secret (`opaqueLength`):
+ * `login / logout`, `account admin / settings` stay.
+ */
+const ACCOUNT_WORD = String.raw`(?:(?<![\w.-])(?:log(?:[ \t]?in|on)|sign[ \t]?in)(?:[ \t]+(?:with|as|using))?`
+  + String.raw`|(?<![\w.-])(?:account|creds|credentials)`
+  // 계정 (account), 로그인 (login), 아이디 (id)
+  + String.raw`|\uACC4\uC815|\uB85C\uADF8\uC778|\uC544\uC774\uB514)`
+
+/** What every match of the first account rule holds: a slash and the start of an account's word. */
+const ACCOUNT_HINT: Hint = {
+  test: (text) =>
+    text.includes("/") && /log|sign|acc|cred|\uACC4\uC815|\uB85C\uADF8\uC778|\uC544\uC774\uB514/i.test(text)
+}
+
+/** A password after `user/`, unless it is a path (`login: POST /api/v1/login`): one with a slash is taken for one. */
+const passwordLength = (value: string): number => (value.includes("/") ? 0 : opaqueLength(value))
+
+const ACCOUNT_RULES: ReadonlyArray<SecretRule> = [
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${ACCOUNT_WORD}(?:[ \t]?${KOREAN_PARTICLE}(?=[ \t]))?(?:[ \t]*[:=][ \t]*|[ \t]+)`
+      + String.raw`["'\x60]?[^\s/"'\x60:]{1,64}["'\x60]?[ \t]*\/[ \t]*["'\x60]?)[^\s"'\x60]+`,
+    "gi",
+    ACCOUNT_HINT,
+    passwordLength
+  ),
+  // `admin/X로 로그인` (log in with admin/X): the pair before the verb.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\x21-\x7e])(?:(?![/"'\x60])[\x21-\x7e]){1,64}\/)[\x21-\x7e]+?`
+      + String.raw`(?=[ \t]?\uC73C?\uB85C[ \t]+\uB85C\uADF8\uC778)`,
+    "g",
+    contains("\uB85C\uADF8\uC778"),
+    passwordLength
+  ),
+  // A bare `pass` after a user and their name: `user admin pass X` (alone, `pass` is a test runner's verdict).
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])user(?:name)?(?:[ \t]*[:=][ \t]*|[ \t]+)[^\s,;]{1,64}[ \t]*[,;]?[ \t]+pass[ \t]+)`
+      + String.raw`[^\s"'\x60]+`,
+    "gi",
+    { test: (text) => /user/i.test(text) && /pass[ \t]/i.test(text) },
+    (value) => opaqueLength(value)
+  )
+]
 
 /** How the filter's own markers start (`[secret:kind]`): a value holding one is already masked. */
 const SECRET_MARKER = "[secret:"
@@ -1192,5 +1276,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     contains("IDENTIFIED")
   ),
   ...SHELL_RULES,
+  ...VALUE_BEFORE_NAME_PROSE,
+  ...ACCOUNT_RULES,
   PROSE_RULE
 ]

@@ -627,6 +627,36 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "the password for the staging db is Stg4gingPw77x",
     "the password for the staging db is [secret:credential]"
   ],
+  // Before a colon; a possessive.
+  [
+    "credential",
+    "the root password for prod: Pr0dRootPw77x. my password's Myp4ssw0rdXy",
+    "the root password for prod: [secret:credential]. my password's [secret:credential]"
+  ],
+  // The value before its name: used as the password, in English and with Korean's object particle.
+  [
+    "credential",
+    "use Us3dAsPw77x as the password; I used 'Adm1nPw77xY' as the admin password, using Tok3nXy99qW as my GitHub token",
+    "use [secret:credential] as the password; I used '[secret:credential]' as the admin password, using"
+    + " [secret:credential] as my GitHub token"
+  ],
+  [
+    "credential",
+    "Xk9mPq2Lwz7를 비밀번호로 설정했어. Pw9kr2QwErTy 를 패스워드로 바꿔, Tok9kr2QwErTy을 토큰으로 사용",
+    "[secret:credential]를 비밀번호로 설정했어. [secret:credential] 를 패스워드로 바꿔, [secret:credential]을 토큰으로 사용"
+  ],
+  // An account as a user and a password, the password unnamed.
+  [
+    "credential",
+    "계정은 admin / Acc0untPw77x, login: root / R00tLoginPw9, log in with bob/B0bLoginPw9x, 아이디: eve / Ev3Pw99xYz",
+    "계정은 admin / [secret:credential], login: root / [secret:credential], log in with bob/[secret:credential],"
+    + " 아이디: eve / [secret:credential]"
+  ],
+  [
+    "credential",
+    "admin/Kr9LoginPw77로 로그인했는데 안 돼. user admin pass Us3rPassPw9x",
+    "admin/[secret:credential]로 로그인했는데 안 돼. user admin pass [secret:credential]"
+  ],
   // URL-encoded: a form body, and JSON in a query string.
   [
     "credential",
@@ -969,6 +999,20 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     "토큰을 갱신했다. 토큰을 localStorage에 저장. 비밀번호를 env에서 읽어. API 키를 환경변수로 옮김. token 이 expired."
     + " 비번 바꿨어. password 는 src/config/secrets.ts 에 있음. 토큰이 만료됨. the token was changed to the new format"
+  ],
+  // A value before a name that is no secret (a word, a path, a version), accounts of words or paths, a test's PASS.
+  [
+    "credential",
+    "use sha256 as the hash; use src/auth/token.ts as the token store; we use React as the UI library; use JWT as the"
+    + " token format; use the refresh token as the session key; I used v1.2.3-beta as the release tag. 파일을"
+    + " src/x.ts로 옮겼어, config.json을 설정으로, v2.3.1을 토큰으로"
+  ],
+  [
+    "credential",
+    "login / logout buttons; account admin / settings page; log in with GitHub / Google; login: POST /api/v1/login;"
+    + " sign in with email/password; login with admin/admin; account: bob / 12345678;"
+    + " src/app/login/page.tsx 로 로그인 페이지; user admin passes the check; user bob pass the test; user: admin pass: see"
+    + " vault; the password for the admin: see vault"
   ]
 ]
 
@@ -1215,8 +1259,35 @@ describe("secret rules", () => {
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
     ]
+    // The rules for prose and accounts are made of words the pieces above seldom put in order: a second round adds
+    // them.
+    const prosePieces = [
+      ...pieces,
+      "use ",
+      "use x as ",
+      " as ",
+      "the ",
+      "를 ",
+      "x를 ",
+      "비밀번호",
+      "비밀번호로",
+      "로",
+      "login: ",
+      "계정은 ",
+      "/",
+      " / ",
+      "로 로그인",
+      "user ",
+      "user x",
+      " pass ",
+      " pass x"
+    ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
-    for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
+    const texts = [
+      ...piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 }),
+      ...piecedTexts(prosePieces, { seed: 43, count: 20_000, most: 10 })
+    ]
+    for (const text of texts) {
       for (const rule of SECRET_RULES) {
         if (!new RegExp(rule.pattern.source, rule.pattern.flags).test(text)) continue
         matches.set(rule, matches.get(rule)! + 1)
@@ -1226,6 +1297,14 @@ describe("secret rules", () => {
     // The texts did exercise every credential pattern.
     for (const [rule, count] of matches) {
       if (rule.kind === "credential") expect(count, rule.pattern.source).toBeGreaterThan(2)
+    }
+  })
+
+  it("hints at a flag named in Korean, as its pattern reads one (`--비밀번호 x`, `--API 키 x`)", () => {
+    for (const text of ["--비밀번호 x", "--API 키 x", "-인증 토큰=x"]) {
+      const matching = SECRET_RULES.filter((rule) => new RegExp(rule.pattern.source, rule.pattern.flags).test(text))
+      expect(matching.length, text).toBeGreaterThan(0)
+      for (const rule of matching) expect(rule.hint.test(text), `${text} ${rule.pattern.source}`).toBe(true)
     }
   })
 
@@ -1270,6 +1349,7 @@ describe("secret rules", () => {
       " now ",
       " set to ",
       " to ",
+      "'s",
       "is",
       "is-",
       "isx",
