@@ -1,11 +1,13 @@
 import { catalog, makeEventLog, newSqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
+import { spawnSync } from "node:child_process"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tempFolder } from "../../../packages/events/test/helpers.ts"
 import { config, ended, observation, prompt, started } from "../../../packages/projections/test/events.ts"
 import { append, at, open } from "../../../packages/projections/test/spec.ts"
-import { runCli } from "../../../tests/support/cli.ts"
+import { CLI, runCli } from "../../../tests/support/cli.ts"
 
 /** A database with two sessions and a loop, written through the real store; closed before the CLI runs. */
 const seeded = () => {
@@ -266,6 +268,32 @@ describe("ralph-mem timeline", () => {
     expect(entries.map((e) => e.at)).toEqual([...entries.map((e) => e.at)].sort((x, y) => x - y))
     expect(JSON.parse(runCli(["timeline", "--db", path, "--all", "--json"]).stdout)).toEqual(entries)
     expect(JSON.parse(runCli(["timeline", "--db", path, "--limit", "3", "--json"]).stdout)).toEqual(entries.slice(-3))
+  })
+
+  it("prints a timeline too large to hold in memory, one entry at a time", () => {
+    // 20,000 observations of 400 characters: their entries, held at once as before, outgrow a 24 MB heap.
+    const path = join(tempFolder(), "memory.db")
+    const memory = open(path)
+    const words = "the build failed because the cache was stale and the worker restarted ".repeat(6).slice(0, 400)
+    append(memory, [
+      ["session:a", started("a")],
+      ...Array.from({ length: 20_000 }, (_, i) => ["session:a", observation("a", `${i} ${words}`)] as const)
+    ])
+    memory.db.close()
+    const output = join(tempFolder(), "timeline.json")
+    const stdout = openSync(output, "w")
+    const result = spawnSync(process.execPath, ["--max-old-space-size=24", CLI, "timeline", "--db", path, "--json"], {
+      stdio: ["ignore", stdout, "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+      encoding: "utf8"
+    })
+    closeSync(stdout)
+    expect(result.stderr).toBe("")
+    expect(result.status).toBe(0)
+    const entries = JSON.parse(readFileSync(output, "utf8")) as Array<{ kind: string; detail: { content?: string } }>
+    expect(entries).toHaveLength(20_001)
+    expect(entries[0]!.kind).toBe("session started")
+    expect(entries.at(-1)!.detail.content).toBe(`19999 ${words}`.slice(0, 400))
   })
 
   it("cuts what --session and --since keep, and counts only those", () => {

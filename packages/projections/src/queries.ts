@@ -375,7 +375,7 @@ const historyWhere = (source: HistorySource, filter: HistoryFilter): string =>
 /**
  * The timeline's newest `@limit` moments, newest first. Limited, each source gives its own newest `@limit` first:
  * so no read model is read for more rows than are shown, and an observation's text (its event) only for the
- * observations kept. Unlimited (all of them), each source gives every moment the filter keeps.
+ * observations kept. Unlimited, every moment the filter keeps, oldest first.
  */
 const historySql = (filter: HistoryFilter, limited: boolean): string => {
   const sources = HISTORY_SOURCES.map((source, place) => {
@@ -390,8 +390,9 @@ const historySql = (filter: HistoryFilter, limited: boolean): string => {
       ? `SELECT * FROM (SELECT ${columns} ${newest})`
       : `SELECT ${columns} FROM ${source.detailFrom} WHERE id IN (SELECT id ${newest})`
   })
+  const order = ["at", "rank", "seq", "place", "tie"].map((column) => `${column} ${limited ? "DESC" : "ASC"}`)
   return `SELECT at, kind, sessionId, detail FROM (${sources.join("\n UNION ALL ")})
-          ORDER BY at DESC, rank DESC, seq DESC, place DESC, tie DESC LIMIT @limit`
+          ORDER BY ${order.join(", ")}${limited ? " LIMIT @limit" : ""}`
 }
 
 const historyParameters = (filter: HistoryFilter) => ({
@@ -399,21 +400,31 @@ const historyParameters = (filter: HistoryFilter) => ({
   since: filter.since
 })
 
-/**
- * The newest `limit` timeline entries the filter keeps (-1: all of them), in time order. Each read model is read
- * for no more than `limit` rows.
- */
+type HistoryRow = Omit<HistoryEntry, "detail"> & { readonly detail: string }
+
+const historyEntry = (row: HistoryRow): HistoryEntry => ({
+  ...row,
+  detail: JSON.parse(row.detail) as Record<string, unknown>
+})
+
+/** The newest `limit` timeline entries the filter keeps, in time order. Each read model is read for no more rows. */
 export const historyEntries = (
   db: SqliteDatabase,
   options: HistoryFilter & { readonly limit: number }
 ): Array<HistoryEntry> =>
-  (db
-    .prepare(historySql(options, options.limit >= 0))
-    .all({ ...historyParameters(options), limit: options.limit }) as Array<
-      Omit<HistoryEntry, "detail"> & { detail: string }
-    >)
-    .map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }))
-    .reverse()
+  (db.prepare(historySql(options, true)).all({ ...historyParameters(options), limit: options.limit }) as Array<
+    HistoryRow
+  >).map(historyEntry).reverse()
+
+/**
+ * Every timeline entry the filter keeps, in time order, read one at a time: a whole timeline never sits in memory (a
+ * large memory's is hundreds of megabytes of entries). The connection runs no other statement until the last is read.
+ */
+export function* eachHistoryEntry(db: SqliteDatabase, filter: HistoryFilter): Generator<HistoryEntry> {
+  for (const row of db.prepare(historySql(filter, false)).iterate(historyParameters(filter))) {
+    yield historyEntry(row as HistoryRow)
+  }
+}
 
 /** How many timeline entries the filter keeps: counted, none of them read. */
 export const historyCount = (db: SqliteDatabase, filter: HistoryFilter): number =>

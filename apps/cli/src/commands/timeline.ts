@@ -2,14 +2,21 @@
  * `ralph-mem timeline`: sessions, their observations and loop iterations, in time order: the newest 50 unless
  * asked for more (`--limit N`, `--all`), and `--json` all of them.
  */
-import { formatTime, historyCount, historyEntries, type HistoryEntry, oneLine } from "@ralph-mem/projections"
+import {
+  eachHistoryEntry,
+  formatTime,
+  historyCount,
+  historyEntries,
+  type HistoryEntry,
+  oneLine
+} from "@ralph-mem/projections"
 import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { withExistingStore } from "../command-memory.ts"
 import * as flags from "../flags.ts"
-import { cutShortLine, printJson, printText, valuesForReading } from "../output.ts"
+import { cutShortLine, jsonArrayWriter, printText, valuesForReading } from "../output.ts"
 
 const describe = (entry: HistoryEntry): string => {
   const d = entry.detail as Record<string, string | number | boolean | null>
@@ -50,15 +57,22 @@ export const timeline = Command.make(
       yield* withExistingStore(input.db, ({ db }) =>
         Effect.gen(function*() {
           const filter = { sessionId: Option.getOrNull(input.session), since: since ?? 0 }
-          const entries = historyEntries(db, { ...filter, limit: limit ?? -1 })
-          if (input.json) return yield* printJson(entries)
-          if (entries.length === 0) return yield* Console.log("Nothing recorded yet.")
+          // Every entry (--all, --json) is read and printed one at a time: a large memory's timeline is hundreds of
+          // megabytes, too much to hold (and past the longest string V8 makes, as one JSON text).
+          const entries = limit === undefined ? eachHistoryEntry(db, filter) : historyEntries(db, { ...filter, limit })
+          const json = input.json ? jsonArrayWriter() : undefined
+          let shown = 0
           for (const entry of entries) {
-            yield* printText(`${formatTime(entry.at)}  ${entry.sessionId ?? "-"}  ${describe(valuesForReading(entry))}`)
+            shown++
+            yield* json === undefined
+              ? printText(`${formatTime(entry.at)}  ${entry.sessionId ?? "-"}  ${describe(valuesForReading(entry))}`)
+              : json.item(entry)
           }
+          if (json !== undefined) return yield* json.end
+          if (shown === 0) return yield* Console.log("Nothing recorded yet.")
           // Counted only when the listing is full: a shorter one holds every entry there is.
-          const total = entries.length === limit ? historyCount(db, filter) : entries.length
-          if (total > entries.length) yield* Console.log(cutShortLine(entries.length, total, "entries", "newest"))
+          const total = shown === limit ? historyCount(db, filter) : shown
+          if (total > shown) yield* Console.log(cutShortLine(shown, total, "entries", "newest"))
         }))
     })
 ).pipe(
