@@ -76,6 +76,9 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one long Atlassian token", "ATATT3" + fill("a=") + "!"],
   ["define calls", fill("define('DB_PASSWORD', ")],
   ["setter calls", fill("setPassword(\"")],
+  ["tuples of a user and a password", fill("auth=(\"a\", ")],
+  ["tuples opening a literal", fill("auth=[\"")],
+  ["tuples of names", fill("auth=(a, ")],
   ["secret_key_base names", fill("a.secret_key_base")],
   ["secret_key_base assignments", fill("SECRET_KEY_BASE:")],
   ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
@@ -387,6 +390,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "define(…'pw'…'[secret:credential]') setPassword(…\"[secret:credential]\")"
   ],
   ["blanks after secret_key_base", `secret_key_base${SPACES}:${SPACES}x1`, "secret_key_base…:…[secret:credential]"],
+  [
+    "blanks in tuples",
+    `auth=(${SPACES}"a"${SPACES},${TABS}"x1") auth = [${SPACES}\n${TABS}user${SPACES},${SPACES}'y2']`,
+    `auth=(…"a"…"[secret:credential]") auth = […\n…user…'[secret:credential]']`
+  ],
   [
     "blanks in a .yarnrc line",
     `"//r/:_authToken"${SPACES}"x1"\n${TABS}_auth${SPACES}y2`,

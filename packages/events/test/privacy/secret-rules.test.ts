@@ -713,6 +713,29 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     `ds.setPassword("Pw-4485x"); c.set_api_key('Pw-4486x')`,
     `ds.setPassword("[secret:credential]"); c.set_api_key('[secret:credential]')`
   ],
+  // A user and a password as a tuple or a list under a credential's name: the password, the structure kept.
+  [
+    "credential",
+    `requests.post(url, auth=("bob", "TuplePw-501")) and httpx.get(u, auth = ('bob', r'TuplePw-502'))`,
+    `requests.post(url, auth=("bob", "[secret:credential]")) and httpx.get(u, auth = ('bob', r'[secret:credential]'))`
+  ],
+  [
+    "credential",
+    "$client->get($u, ['auth' => ['bob', 'TuplePw-503', 'digest']]); x = { auth: [user, `TuplePw-504`] }",
+    "$client->get($u, ['auth' => ['bob', '[secret:credential]', 'digest']]);"
+    + " x = { auth: [user, `[secret:credential]`] }"
+  ],
+  [
+    "credential",
+    String.raw`{"auth": ["bob", "TuplePw-505"]} {\"auth\": [\"bob\", \"TuplePw-506\"]} password = ("TuplePw-507")`,
+    String.raw`{"auth": ["bob", "[secret:credential]"]} {\"auth\": [\"bob\", \"[secret:credential]\"]}`
+    + ` password = ("[secret:credential]")`
+  ],
+  [
+    "credential",
+    `def get(auth: tuple[str, str] = (\n    "bob",\n    "TuplePw-508",\n)):`,
+    `def get(auth: tuple[str, str] = (\n    "bob",\n    "[secret:credential]",\n)):`
+  ],
   // Rails' and Phoenix's secret_key_base, in an env file, YAML, Elixir config and heroku config's padded output.
   ["credential", "SECRET_KEY_BASE=9f8e7d6c5b4a3928", "SECRET_KEY_BASE=[secret:credential]"],
   [
@@ -965,6 +988,11 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["private-key", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA2uxQk3vT9pLmN8rS and MIIDdzCCAl+gAwIBAgIJAKZ"],
   ["google-oauth-token", "ya29 is a prefix"],
   ["sendgrid-key", "SG.short.x and SG. done"],
+  // A tuple under a credential's name that holds no literal password, or a scheme.
+  [
+    "credential",
+    `requests.get(u, auth=("bob", password)); x = { auth: ("bob", getpass()) }; { auth: ["basic", "digest"] }`
+  ],
   // Calls that set no literal, or an empty one, or under another name.
   [
     "credential",
@@ -1255,6 +1283,8 @@ describe("secret rules", () => {
       "${",
       "define('pw', ",
       "setPassword(",
+      "auth=(\"u\", ",
+      "auth: [u, ",
       "secret_key_base: ",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
