@@ -726,8 +726,51 @@ const LITERAL = String.raw`${NOT_A_PLACEHOLDER}${NOT_A_TEMPLATE}`
   + String.raw`(?:(?<=\x60)(?![^\x60\r\n]*\$\{)[^\x60\r\n]+(?=\x60)|(?<!\x60)${VALUE})`
 
 /**
- * Credentials passed in code by position, where no name says what they are: a tuple's element. Only a string literal
- * is masked: a name or an expression in its place (`auth=("bob", password)`, `getpass()`) is code, and holds no secret.
+ * Calls that take a user, then the password: requests' HTTPBasicAuth and HTTPDigestAuth, aiohttp's and httpx's
+ * BasicAuth, Go's SetBasicAuth, reqwest's basic_auth, TestRestTemplate's withBasicAuth, .NET's NetworkCredential,
+ * Apache HttpClient's UsernamePasswordCredentials, Java's PasswordAuthentication, Spring's
+ * UsernamePasswordAuthenticationToken and basicAuthentication, OkHttp's Credentials.basic, superagent's .auth,
+ * python-ldap's simple_bind_s, cx_Oracle's connect and PHP's oci_connect, and a login (smtplib, ftplib, imaplib, a
+ * test's page object).
+ */
+const USER_THEN_PASSWORD = String.raw`(?:(?<![\w$])(?:login|(?:HTTP|[Ss]et|[Ww]ith)?(?:[Bb]asic|[Dd]igest)Auth`
+  + String.raw`(?:entication(?:Interceptor)?)?|(?:basic|digest)_auth|HTTPProxyAuth|NetworkCredential`
+  + String.raw`|UsernamePassword(?:Credentials|AuthenticationToken)|PasswordAuthentication|simple_bind(?:_s)?`
+  + String.raw`|oci_connect|cx_Oracle\.connect|Credentials\.basic)|\.auth)`
+
+/**
+ * Calls that take a database or a host, a user, then the password: Sequelize, PHP's mysqli and PDO, MySQLdb,
+ * PyMySQL and pymssql's connect, ftplib's FTP, keyring's set_password.
+ */
+const HOST_USER_THEN_PASSWORD = String.raw`(?<![\w$])(?:Sequelize|mysqli(?:_connect)?|mysql_connect|PDO|FTP(?:_TLS)?`
+  + String.raw`|(?:pymysql|MySQLdb|pymssql|_mysql)\.connect|keyring\.set_password)`
+
+/**
+ * Calls whose password is the last of two arguments or three: JDBC's DriverManager.getConnection(url, user, password)
+ * and a DataSource's getConnection(user, password), Firebase's signInWithEmailAndPassword(auth, email, password) and
+ * its older (email, password). Of two, only when a third does not follow: in getConnection(url, "bob", password), the
+ * user is no password.
+ */
+const LAST_OF_TWO_OR_THREE = String.raw`(?<![\w$])(?:getConnection|(?:signIn|createUser)WithEmailAndPassword)`
+
+/**
+ * What every match of the call rule holds: a `(` after one of its names. The `(` is found first, then the name before
+ * it: a search for the names themselves, one by one or as a regex's alternatives, costs some ten times more. Built on
+ * first use, as the rules are.
+ */
+let callHint: RegExp | undefined
+
+const CALL_HINT: Hint = {
+  test: (text) =>
+    (callHint ??= new RegExp(
+      String.raw`\((?<=(?:${USER_THEN_PASSWORD}|${HOST_USER_THEN_PASSWORD}|${LAST_OF_TWO_OR_THREE})[ \t]*\()`
+    )).test(text)
+}
+
+/**
+ * Credentials passed in code by position, where no name says what they are: a call's argument, a tuple's element.
+ * Only a string literal is masked: a name or an expression in its place (`login(user, password)`, `getpass()`) is
+ * code, and holds no secret.
  */
 const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
   // A user and a password as a tuple or a list under a credential's name: requests' auth=("bob", "x"), Guzzle's
@@ -742,6 +785,17 @@ const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
     "gi",
     CREDENTIAL_HINT,
     (value) => (AUTH_SCHEME_SET.has(value.toLowerCase()) ? 0 : value.length)
+  ),
+  // A call's password by position (USER_THEN_PASSWORD, HOST_USER_THEN_PASSWORD, LAST_OF_TWO_OR_THREE):
+  // HTTPBasicAuth('bob', 'x'), smtp.login(user, "x"), new PDO($dsn, 'bob', 'x'), getConnection(url, "bob", "x").
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\((?:(?<=${USER_THEN_PASSWORD}[ \t]*\()${ARGUMENT_GAP}${BEFORE}`
+      + String.raw`|(?<=${HOST_USER_THEN_PASSWORD}[ \t]*\()${ARGUMENT_GAP}${BEFORE}${BEFORE}`
+      + String.raw`|(?<=${LAST_OF_TWO_OR_THREE}[ \t]*\()${ARGUMENT_GAP}`
+      + String.raw`(?:${BEFORE}${BEFORE}|(?!${BEFORE}${BEFORE})${BEFORE}))${LITERAL_OPEN})${LITERAL}`,
+    "g",
+    CALL_HINT
   )
 ]
 
@@ -1205,10 +1259,11 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     "gi",
     /secret_key_base/i
   ),
-  // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x").
+  // A setter named for a credential, given a literal: setPassword("x"), set_api_key('x'), setClientSecret("x"). Not
+  // keyring's set_password(service, user, password), whose first literal names a service (CODE_CALL_RULES).
   lazyRule(
     "credential",
-    String.raw`(?<keep>\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*${ESCAPES}["'])${VALUE}`,
+    String.raw`(?<keep>(?<!keyring\.)\bset_?${NAME_PREFIX}${SENSITIVE_NAME}[ \t]*\([ \t]*${ESCAPES}["'])${VALUE}`,
     "gi",
     /set/i
   ),

@@ -79,6 +79,15 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["tuples of a user and a password", fill("auth=(\"a\", ")],
   ["tuples opening a literal", fill("auth=[\"")],
   ["tuples of names", fill("auth=(a, ")],
+  ["login calls", fill("login(\"a\", \"")],
+  ["login calls opening a template literal", fill("login(a, `")],
+  ["one long template literal in a login call", "login(a, `" + fill("a")],
+  ["one long template literal that interpolates", "login(a, `" + fill("a${")],
+  ["escaped login calls", fill("login(\\\"a\\\", \\\"")],
+  ["login calls indexing or calling their user", fill("login(a[") + fill("login(a(")],
+  ["one long user in a login call", "login(\"" + fill("a")],
+  ["connection calls", fill("getConnection(a, b, ")],
+  ["connection calls of two arguments", fill("getConnection(\"a\", ")],
   ["secret_key_base names", fill("a.secret_key_base")],
   ["secret_key_base assignments", fill("SECRET_KEY_BASE:")],
   ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
@@ -277,6 +286,16 @@ const PAST_THE_STACK: ReadonlyArray<readonly [string, string, string | undefined
     "<add key=\"ApiKey\" value=\"" + "\\a".repeat(6_000_000) + "\" />",
     "<add key=\"ApiKey\" value=\"[secret:credential]\" />"
   ],
+  [
+    "a string literal in a login call",
+    `smtp.login(user, "${"a".repeat(TWELVE_MB)}") end`,
+    `smtp.login(user, "[secret:credential]") end`
+  ],
+  [
+    "a template literal in a login call",
+    `page.login(user, \`${"a".repeat(TWELVE_MB)}\`) end`,
+    "page.login(user, `[secret:credential]`) end"
+  ],
   // Read to their end now, where the search stopped (UNREADABLE below) and all from it was masked.
   [
     "a quoted value after a credential's name",
@@ -390,6 +409,17 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "define(…'pw'…'[secret:credential]') setPassword(…\"[secret:credential]\")"
   ],
   ["blanks after secret_key_base", `secret_key_base${SPACES}:${SPACES}x1`, "secret_key_base…:…[secret:credential]"],
+  [
+    "blanks in login calls",
+    `login(${SPACES}a${SPACES},${TABS}"x1") HTTPBasicAuth(${SPACES}"a"${SPACES}\n${SPACES},${SPACES}"y2")`,
+    `login(…a…"[secret:credential]") HTTPBasicAuth(…"a"…\n…"[secret:credential]")`
+  ],
+  [
+    "blanks in connection calls",
+    `getConnection(${SPACES}a${SPACES},${SPACES}b${SPACES},${SPACES}"x1")`
+    + ` getConnection(${SPACES}a${SPACES},${TABS}"y2")`,
+    `getConnection(…a…b…"[secret:credential]") getConnection(…a…"[secret:credential]")`
+  ],
   [
     "blanks in tuples",
     `auth=(${SPACES}"a"${SPACES},${TABS}"x1") auth = [${SPACES}\n${TABS}user${SPACES},${SPACES}'y2']`,

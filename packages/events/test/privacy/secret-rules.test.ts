@@ -736,6 +736,78 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     `def get(auth: tuple[str, str] = (\n    "bob",\n    "TuplePw-508",\n)):`,
     `def get(auth: tuple[str, str] = (\n    "bob",\n    "[secret:credential]",\n)):`
   ],
+  // A call's password by position: the user's argument, then the password.
+  [
+    "credential",
+    `basic = HTTPBasicAuth('bob', 'CallPw-511'); digest = HTTPDigestAuth("bob", "CallPw-512")`,
+    `basic = HTTPBasicAuth('bob', '[secret:credential]'); digest = HTTPDigestAuth("bob", "[secret:credential]")`
+  ],
+  [
+    "credential",
+    `aiohttp.BasicAuth('bob', 'CallPw-513') req.SetBasicAuth("bob", "CallPw-514")`
+    + ` .basic_auth("bob", Some("CallPw-515"))`,
+    `aiohttp.BasicAuth('bob', '[secret:credential]') req.SetBasicAuth("bob", "[secret:credential]")`
+    + ` .basic_auth("bob", Some("[secret:credential]"))`
+  ],
+  [
+    "credential",
+    `new NetworkCredential("bob", "CallPw-516", "CORP"); new UsernamePasswordCredentials("bob", "CallPw-517");`,
+    `new NetworkCredential("bob", "[secret:credential]", "CORP");`
+    + ` new UsernamePasswordCredentials("bob", "[secret:credential]");`
+  ],
+  [
+    "credential",
+    `new PasswordAuthentication("bob", "CallPw-518".toCharArray()) Credentials.basic("bob", "CallPw-519")`
+    + ` request(app).get("/").auth('bob', 'CallPw-520')`,
+    `new PasswordAuthentication("bob", "[secret:credential]".toCharArray())`
+    + ` Credentials.basic("bob", "[secret:credential]")`
+    + ` request(app).get("/").auth('bob', '[secret:credential]')`
+  ],
+  [
+    "credential",
+    `smtp.login("bob@x.com", "LoginPw-521")\nserver.login(user, "LoginPw-522")\nftp.login('bob', b'LoginPw-523')\n`
+    + "await page.login(`bob`, `LoginPw-524`)\nimap.login(\n    os.environ[\"IMAP_USER\"],\n    \"LoginPw-525\",\n)",
+    `smtp.login("bob@x.com", "[secret:credential]")\nserver.login(user, "[secret:credential]")\n`
+    + `ftp.login('bob', b'[secret:credential]')\nawait page.login(\`bob\`, \`[secret:credential]\`)\n`
+    + `imap.login(\n    os.environ["IMAP_USER"],\n    "[secret:credential]",\n)`
+  ],
+  [
+    "credential",
+    String
+      .raw`client.login(username="bob", password="LoginPw-526") {"content": "smtp.login(\"bob\", \"LoginPw-527\")"}`,
+    String.raw`client.login(username="bob", password="[secret:credential]")`
+    + String.raw` {"content": "smtp.login(\"bob\", \"[secret:credential]\")"}`
+  ],
+  // A connection's: JDBC's (of three arguments, or a DataSource's two), Sequelize's, Python's and PHP's, Firebase's.
+  [
+    "credential",
+    `DriverManager.getConnection(url, "bob", "ConnPw-531"); ds.getConnection("bob", "ConnPw-532");`
+    + ` new Sequelize('db', 'bob', 'ConnPw-533', { dialect: 'mysql' })`,
+    `DriverManager.getConnection(url, "bob", "[secret:credential]"); ds.getConnection("bob", "[secret:credential]");`
+    + ` new Sequelize('db', 'bob', '[secret:credential]', { dialect: 'mysql' })`
+  ],
+  [
+    "credential",
+    `pymysql.connect('db', 'bob', 'ConnPw-534', 'x') MySQLdb.connect("host","user","ConnPw-535","db")`
+    + ` keyring.set_password("svc", "bob", "ConnPw-536")`,
+    `pymysql.connect('db', 'bob', '[secret:credential]', 'x') MySQLdb.connect("host","user","[secret:credential]","db")`
+    + ` keyring.set_password("svc", "bob", "[secret:credential]")`
+  ],
+  [
+    "credential",
+    `mysqli_connect("host", "user", "ConnPw-537", "db"); new mysqli("localhost", "user", "ConnPw-538", "db");`
+    + ` new PDO($dsn, 'user', 'ConnPw-539');`,
+    `mysqli_connect("host", "user", "[secret:credential]", "db");`
+    + ` new mysqli("localhost", "user", "[secret:credential]", "db");`
+    + ` new PDO($dsn, 'user', '[secret:credential]');`
+  ],
+  [
+    "credential",
+    `signInWithEmailAndPassword(auth, "a@b.c", "ConnPw-540")`
+    + ` firebase.auth().signInWithEmailAndPassword("a@b.c", "ConnPw-541")`,
+    `signInWithEmailAndPassword(auth, "a@b.c", "[secret:credential]")`
+    + ` firebase.auth().signInWithEmailAndPassword("a@b.c", "[secret:credential]")`
+  ],
   // Rails' and Phoenix's secret_key_base, in an env file, YAML, Elixir config and heroku config's padded output.
   ["credential", "SECRET_KEY_BASE=9f8e7d6c5b4a3928", "SECRET_KEY_BASE=[secret:credential]"],
   [
@@ -993,6 +1065,23 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     `requests.get(u, auth=("bob", password)); x = { auth: ("bob", getpass()) }; { auth: ["basic", "digest"] }`
   ],
+  // Passwords passed to calls as names or expressions, not literals; ordinary calls of two strings.
+  [
+    "credential",
+    `login(user, password); HTTPBasicAuth(user, pw); getConnection(url, props); print("hello", "world");`
+    + ` t("login", "Sign in")`
+  ],
+  [
+    "credential",
+    `smtp.login(user, os.environ["SMTP_PASSWORD"]); login(user, getpass()); login(user, f"{pw}");`
+    + ` login(user, \`\${pw}\`); login(u, ""); login(u, None); login (username, password)`
+  ],
+  [
+    "credential",
+    `DriverManager.getConnection(url, "bob", password); new Sequelize(db, user, pass, {}); new PDO($dsn, $user, $pass);`
+    + ` sqlite3.connect("app.db"); cx_Oracle.connect(user, pw, dsn); FTP (File Transfer Protocol)`
+  ],
+  ["credential", `log.info("login", "user logged in"); render("login", "page"); i18n.t("auth.login", "Sign in");`],
   // Calls that set no literal, or an empty one, or under another name.
   [
     "credential",
@@ -1285,6 +1374,9 @@ describe("secret rules", () => {
       "setPassword(",
       "auth=(\"u\", ",
       "auth: [u, ",
+      "login(u, ",
+      "getConnection(u, ",
+      "PDO(u, \"bob\", ",
       "secret_key_base: ",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
