@@ -767,10 +767,13 @@ const CALL_HINT: Hint = {
     )).test(text)
 }
 
+/** A Go MySQL driver's DSN without a scheme (`bob:x@tcp(db:3306)/app`, `@unix(/run/mysqld.sock)`): its protocols. */
+const DSN_PROTOCOL = String.raw`@(?:tcp[46]?|udp[46]?|unix)\(`
+
 /**
- * Credentials passed in code by position, where no name says what they are: a call's argument, a tuple's element.
- * Only a string literal is masked: a name or an expression in its place (`login(user, password)`, `getpass()`) is
- * code, and holds no secret.
+ * Credentials passed in code by position, where no name says what they are: a call's argument, a tuple's element, a
+ * DSN's password. Only a string literal is masked: a name or an expression in its place (`login(user, password)`,
+ * `getpass()`) is code, and holds no secret.
  */
 const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
   // A user and a password as a tuple or a list under a credential's name: requests' auth=("bob", "x"), Guzzle's
@@ -796,6 +799,14 @@ const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`(?:${BEFORE}${BEFORE}|(?!${BEFORE}${BEFORE})${BEFORE}))${LITERAL_OPEN})${LITERAL}`,
     "g",
     CALL_HINT
+  ),
+  // A Go MySQL driver's DSN, which has no scheme for the URL rule: sql.Open("mysql", "bob:x@tcp(db:3306)/app"). The
+  // user starts the string or the value; the password runs to the `@` before the protocol, and may hold another.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<=^|[\s"'\x60=])[^\s:@"'\x60=/]{1,128}:)[^\s"'\x60]{1,128}?(?=${DSN_PROTOCOL})`,
+    "gm",
+    contains("@tcp", "@udp", "@unix")
   )
 ]
 

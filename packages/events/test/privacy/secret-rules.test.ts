@@ -808,6 +808,15 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     `signInWithEmailAndPassword(auth, "a@b.c", "[secret:credential]")`
     + ` firebase.auth().signInWithEmailAndPassword("a@b.c", "[secret:credential]")`
   ],
+  // A Go MySQL driver's DSN, which has no scheme: the password up to the `@` before the protocol.
+  [
+    "credential",
+    `sql.Open("mysql", "bob:DsnPw-542@tcp(db:3306)/app")\ndsn := "bob:p@ss-543@unix(/run/mysqld.sock)/app"\n`
+    + "MYSQL_DSN=bob:DsnPw-544@tcp(127.0.0.1)/app",
+    `sql.Open("mysql", "bob:[secret:credential]@tcp(db:3306)/app")\n`
+    + `dsn := "bob:[secret:credential]@unix(/run/mysqld.sock)/app"\n`
+    + "MYSQL_DSN=bob:[secret:credential]@tcp(127.0.0.1)/app"
+  ],
   // Rails' and Phoenix's secret_key_base, in an env file, YAML, Elixir config and heroku config's padded output.
   ["credential", "SECRET_KEY_BASE=9f8e7d6c5b4a3928", "SECRET_KEY_BASE=[secret:credential]"],
   [
@@ -1082,6 +1091,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + ` sqlite3.connect("app.db"); cx_Oracle.connect(user, pw, dsn); FTP (File Transfer Protocol)`
   ],
   ["credential", `log.info("login", "user logged in"); render("login", "page"); i18n.t("auth.login", "Sign in");`],
+  // Not a DSN's password: no protocol's `(` after the `@`, or no user's `:` before it.
+  ["credential", `git@github.com:a/b.git, "a:b@tcp", user@tcp(db:3306)/app and host:3306 @tcp`],
   // Calls that set no literal, or an empty one, or under another name.
   [
     "credential",
@@ -1377,6 +1388,8 @@ describe("secret rules", () => {
       "login(u, ",
       "getConnection(u, ",
       "PDO(u, \"bob\", ",
+      "\"bob:",
+      "@tcp(",
       "secret_key_base: ",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
