@@ -770,10 +770,13 @@ const CALL_HINT: Hint = {
 /** A Go MySQL driver's DSN without a scheme (`bob:x@tcp(db:3306)/app`, `@unix(/run/mysqld.sock)`): its protocols. */
 const DSN_PROTOCOL = String.raw`@(?:tcp[46]?|udp[46]?|unix)\(`
 
+/** Blocks that end a Terraform variable's: the next block at the file's top level. */
+const TERRAFORM_BLOCK = String.raw`(?:variable|resource|data|module|output|locals|provider|terraform)\b`
+
 /**
  * Credentials passed in code by position, where no name says what they are: a call's argument, a tuple's element, a
- * DSN's password. Only a string literal is masked: a name or an expression in its place (`login(user, password)`,
- * `getpass()`) is code, and holds no secret.
+ * DSN's password, a Terraform variable's default. Only a string literal is masked: a name or an expression in its
+ * place (`login(user, password)`, `getpass()`) is code, and holds no secret.
  */
 const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
   // A user and a password as a tuple or a list under a credential's name: requests' auth=("bob", "x"), Guzzle's
@@ -807,6 +810,17 @@ const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>(?<=^|[\s"'\x60=])[^\s:@"'\x60=/]{1,128}:)[^\s"'\x60]{1,128}?(?=${DSN_PROTOCOL})`,
     "gm",
     contains("@tcp", "@udp", "@unix")
+  ),
+  // A Terraform variable named as a credential: its default (`variable "db_password" {` then `default = "x"`), on the
+  // block's line or one of the 20 below it, before a line that closes the block or starts another.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bvariable[ \t]+"${NAME_PREFIX}${SENSITIVE_NAME}"[ \t]*\{`
+      + String.raw`(?:[ \t]*(?:(?:#|\/\/)[^\r\n]{0,200})?\r?\n`
+      + String.raw`(?:(?![ \t]*default[ \t]*=|\}|${TERRAFORM_BLOCK})[^\r\n]{0,500}\r?\n){0,20})?`
+      + String.raw`[ \t]*default[ \t]*=[ \t]*")${VALUE}`,
+    "gi",
+    /variable[ \t]+"/i
   )
 ]
 

@@ -91,6 +91,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["DSN users", "@tcp(" + fill("=a:")],
   ["DSN users and at signs", "@tcp(" + fill("=a:@")],
   ["one long DSN password", "a:" + fill("b") + "@tcp("],
+  ["Terraform variables", fill("variable \"pw\" {\n")],
+  ["Terraform variables on one line", fill("variable \"pw\" {")],
+  ["Terraform defaults", fill("variable \"pw\" {\n  default = \"")],
+  ["one long Terraform variable", "variable \"pw\" {\n" + fill("a")],
   ["secret_key_base names", fill("a.secret_key_base")],
   ["secret_key_base assignments", fill("SECRET_KEY_BASE:")],
   ["one long presigned URL signature", "?X-Goog-Signature=" + fill("a")],
@@ -427,6 +431,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in tuples",
     `auth=(${SPACES}"a"${SPACES},${TABS}"x1") auth = [${SPACES}\n${TABS}user${SPACES},${SPACES}'y2']`,
     `auth=(…"a"…"[secret:credential]") auth = […\n…user…'[secret:credential]']`
+  ],
+  [
+    "blanks in a Terraform variable",
+    `variable${SPACES}"pw"${SPACES}{${SPACES}\n${TABS}default${SPACES}=${SPACES}"x1"\n}`,
+    `variable…"pw"…{…\n…default…=…"[secret:credential]"\n}`
   ],
   [
     "blanks in a .yarnrc line",

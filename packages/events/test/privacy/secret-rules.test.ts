@@ -817,6 +817,16 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + `dsn := "bob:[secret:credential]@unix(/run/mysqld.sock)/app"\n`
     + "MYSQL_DSN=bob:[secret:credential]@tcp(127.0.0.1)/app"
   ],
+  // A Terraform variable named as a credential: its default.
+  [
+    "credential",
+    `variable "db_password" {\n  type        = string\n  description = "The database's password"\n`
+    + `  sensitive   = true\n`
+    + `  default     = "TfPw-551"\n}\nvariable "api_token" { default = "TfPw-552" }`,
+    `variable "db_password" {\n  type        = string\n  description = "The database's password"\n`
+    + `  sensitive   = true\n`
+    + `  default     = "[secret:credential]"\n}\nvariable "api_token" { default = "[secret:credential]" }`
+  ],
   // Rails' and Phoenix's secret_key_base, in an env file, YAML, Elixir config and heroku config's padded output.
   ["credential", "SECRET_KEY_BASE=9f8e7d6c5b4a3928", "SECRET_KEY_BASE=[secret:credential]"],
   [
@@ -1093,6 +1103,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
   ["credential", `log.info("login", "user logged in"); render("login", "page"); i18n.t("auth.login", "Sign in");`],
   // Not a DSN's password: no protocol's `(` after the `@`, or no user's `:` before it.
   ["credential", `git@github.com:a/b.git, "a:b@tcp", user@tcp(db:3306)/app and host:3306 @tcp`],
+  // A Terraform variable that is no credential's, or whose default is no literal; a block closed before a default.
+  [
+    "credential",
+    `variable "region" {\n  default = "us-east-1"\n}\nvariable "db_password" {\n  type = string\n}\n`
+    + `variable "zone" {\n  default = "eu-west-1a"\n}\nvariable "api_token" {\n  default = var.token\n}`
+  ],
   // Calls that set no literal, or an empty one, or under another name.
   [
     "credential",
@@ -1390,6 +1406,7 @@ describe("secret rules", () => {
       "PDO(u, \"bob\", ",
       "\"bob:",
       "@tcp(",
+      "variable \"pw\" {\n  default = \"",
       "secret_key_base: ",
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
