@@ -722,6 +722,28 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
 ]
 
 /**
+ * Not a word of prose where a flag is named in a sentence (`the -storepass flag.`, `-storepass and -keypass`, `if -P
+ * is left out`): where a command's flag is the only sign of a password, the word after it may be no password.
+ */
+const NOT_PROSE = String
+  .raw`(?!(?:a|an|and|are|as|flag|for|is|option|or|the|to|was|with)[.,;:!?)]{0,3}(?:[\s"'\\]|$))`
+
+/**
+ * keytool's and jarsigner's keystore and key passwords, each where it stands (`-storepass X -keypass X`; importing a
+ * keystore, -srcstorepass, -deststorepass, -srckeypass, -destkeypass), and the new one `keytool -storepasswd` or
+ * `-keypasswd` sets (`-new X`). `-storepass:env NAME` and `-storepass:file F` say where a password is, not what.
+ * Before the CLI flag rule, which takes `-storepasswd` for a flag and would mask `-new` as its value, leaving the
+ * password after it.
+ */
+const KEYTOOL_RULE: SecretRule = lazyRule(
+  "credential",
+  String.raw`(?<keep>(?:(?<![\w-])-(?:src|dest)?(?:store|key)pass|\bkeytool(?:\.exe)?[ \t]+-(?:store|key)passwd\b`
+    + String.raw`[^\r\n|;&]{0,200}?[ \t]-new)[ \t]+${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+  "g",
+  contains("storepass", "keypass")
+)
+
+/**
  * Prose and loose notes: `the db password: X`, `token is X`, `API key abc123...`. The name alone is weak
  * evidence here, so the value must look like a secret (see `opaqueLength`), not like a word or a path.
  */
@@ -1078,6 +1100,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["']?\]?${TYPE_ANNOTATION}`
       + String.raw`[ \t]*:?=(?![=>~])[ \t]*(?:\\\r?\n[ \t]*)?${ESCAPES}["']?)${VALUE}`
   ),
+  KEYTOOL_RULE,
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). A block scalar's header

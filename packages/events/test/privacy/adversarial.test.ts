@@ -84,6 +84,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["smbclient users", fill("smbclient -U a")],
   ["htpasswd commands", fill("htpasswd -b a ")],
   ["one long htpasswd file name", "htpasswd -b " + fill("a") + " u p"],
+  ["keytool password flags", fill("-storepass ")],
+  ["keytool -storepasswd commands", fill("keytool -storepasswd ")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -369,6 +371,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "IDENTIFIED…WITH x…BY…'[secret:credential]' SET PASSWORD…"
   ],
   ["blanks in htpasswd", `htpasswd -b${SPACES}f${SPACES}u${SPACES}pw9`, "htpasswd -b…f…u…[secret:credential]"],
+  [
+    "blanks in keytool",
+    `keytool${SPACES}-keypasswd -new${TABS}x1 -storepass${SPACES}y2`,
+    "keytool…-keypasswd [secret:credential]…[secret:credential] -storepass…[secret:credential]"
+  ],
   [
     "blanks in a secret manager's output",
     `SecureString "Value"${SPACES}:${SPACES}"x" "SecretString":${TABS}"y"`,

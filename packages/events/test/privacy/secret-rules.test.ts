@@ -787,7 +787,37 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "alter user app identified with caching_sha2_password by \"[secret:credential]\""
   ],
   ["credential", "SET PASSWORD FOR 'app'@'%' = 'SqlPw-4478'", "SET PASSWORD FOR 'app'@'%' = '[secret:credential]'"],
-  ["credential", "CREATE USER app IDENTIFIED BY SqlPw4479;", "CREATE USER app IDENTIFIED BY [secret:credential];"]
+  ["credential", "CREATE USER app IDENTIFIED BY SqlPw4479;", "CREATE USER app IDENTIFIED BY [secret:credential];"],
+  // keytool's and jarsigner's keystore and key passwords, each of them; the new one -storepasswd sets.
+  [
+    "credential",
+    "keytool -genkeypair -alias app -keystore app.jks -storepass KtPw-4480 -keypass 'KtPw 4481' -dname CN=app",
+    "keytool -genkeypair -alias app -keystore app.jks -storepass [secret:credential] -keypass '[secret:credential]'"
+    + " -dname CN=app"
+  ],
+  [
+    "credential",
+    "keytool -importkeystore -srckeystore a.p12 -srcstoretype PKCS12 -srcstorepass KtPw-4482 -srckeypass KtPw-4483"
+    + " -destkeystore b.jks -deststorepass \"KtPw-4484\" -destkeypass KtPw-4485",
+    "keytool -importkeystore -srckeystore a.p12 -srcstoretype PKCS12 -srcstorepass [secret:credential]"
+    + " -srckeypass [secret:credential] -destkeystore b.jks -deststorepass \"[secret:credential]\""
+    + " -destkeypass [secret:credential]"
+  ],
+  // -new is masked too, by the CLI flag rule, as the value of what it takes for a flag: -storepasswd.
+  [
+    "credential",
+    "jarsigner -keystore app.jks -storepass KtPw-4486 app.apk app\r\n"
+    + "keytool -storepasswd -new KtPw-4487 -keystore a.jks",
+    "jarsigner -keystore app.jks -storepass [secret:credential] app.apk app\r\n"
+    + "keytool -storepasswd [secret:credential] [secret:credential] -keystore a.jks"
+  ],
+  // As a Bash tool's input arrives, in a JSON string.
+  [
+    "credential",
+    String.raw`{"command":"keytool -list -keystore k.jks -storepass \"KtPw-4488\" -keypass KtPw-4489\n"}`,
+    String.raw`{"command":"keytool -list -keystore k.jks -storepass \"[secret:credential]\"`
+    + String.raw` -keypass [secret:credential]"}`
+  ]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -969,6 +999,12 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     "토큰을 갱신했다. 토큰을 localStorage에 저장. 비밀번호를 env에서 읽어. API 키를 환경변수로 옮김. token 이 expired."
     + " 비번 바꿨어. password 는 src/config/secrets.ts 에 있음. 토큰이 만료됨. the token was changed to the new format"
+  ],
+  // keytool without a password on its line: it prompts; the password is in an environment variable or a file.
+  [
+    "credential",
+    "keytool -list -keystore k.jks\nkeytool -list -keystore k.jks -storepass:env STORE_PW -keypass:file /run/kp\n"
+    + "keytool prompts for the keystore password, and the -storepass flag."
   ]
 ]
 
@@ -1213,7 +1249,9 @@ describe("secret rules", () => {
       "setPassword(",
       "secret_key_base: ",
       "?X-Amz-Signature=",
-      "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
+      "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
+      "keytool -storepasswd -new ",
+      " -keypass "
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
