@@ -670,6 +670,14 @@ const XML_ELEMENT_HINT: Hint = {
     text.includes("</") && /<\/[\w.-]{0,40}?(?:pass|pw|secret|token|key|auth|credential|cookie)/i.test(text)
 }
 
+/**
+ * Not a word of prose where a flag is named in a sentence (`the -storepass flag.`, `-storepass and -keypass`, `if -P
+ * is left out`), nor the punctuation after it (`with -P, and`): where a command's flag is the only sign of a
+ * password, the word after it may be no password.
+ */
+const NOT_PROSE = String.raw`(?!(?:(?:a|an|and|are|as|flag|for|is|option|or|the|to|was|with)[.,;:!?)]{0,3}`
+  + String.raw`|[.,;:!?)]{1,3})(?:[\s"'\\]|$))`
+
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli, a
@@ -718,15 +726,18 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + VALUE,
     "gm",
     contains("_auth", "_password")
+  ),
+  // zip's and unzip's -P, apart, glued or last of a group of flags (`zip -r -P X out.zip dir`, `zip -rP X`), and
+  // 7-Zip's -p, glued (`7z a -pX out.7z dir`; `7z x -p` alone asks for it). The program is a word of its own:
+  // `wget https://x/f.zip -P /tmp` is wget's -P.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])(?:(?:un)?zip(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-[a-zA-Z\d]{0,10}?P[ \t]*`
+      + String.raw`|7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-p)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    { test: (text) => (text.includes("zip") && text.includes("-P")) || (text.includes("7z") && text.includes("-p")) }
   )
 ]
-
-/**
- * Not a word of prose where a flag is named in a sentence (`the -storepass flag.`, `-storepass and -keypass`, `if -P
- * is left out`): where a command's flag is the only sign of a password, the word after it may be no password.
- */
-const NOT_PROSE = String
-  .raw`(?!(?:a|an|and|are|as|flag|for|is|option|or|the|to|was|with)[.,;:!?)]{0,3}(?:[\s"'\\]|$))`
 
 /**
  * keytool's and jarsigner's keystore and key passwords, each where it stands (`-storepass X -keypass X`; importing a

@@ -86,6 +86,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["one long htpasswd file name", "htpasswd -b " + fill("a") + " u p"],
   ["keytool password flags", fill("-storepass ")],
   ["keytool -storepasswd commands", fill("keytool -storepasswd ")],
+  ["zip commands", fill("zip -r -")],
+  ["7z commands", fill("7z a -p")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -375,6 +377,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in keytool",
     `keytool${SPACES}-keypasswd -new${TABS}x1 -storepass${SPACES}y2`,
     "keytool…-keypasswd [secret:credential]…[secret:credential] -storepass…[secret:credential]"
+  ],
+  [
+    "blanks in zip and 7z",
+    `zip -P${TABS}x1 a.zip${SPACES}7z a -py2`,
+    "zip -P…[secret:credential] a.zip…7z a -p[secret:credential]"
   ],
   [
     "blanks in a secret manager's output",

@@ -817,6 +817,25 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"command":"keytool -list -keystore k.jks -storepass \"KtPw-4488\" -keypass KtPw-4489\n"}`,
     String.raw`{"command":"keytool -list -keystore k.jks -storepass \"[secret:credential]\"`
     + String.raw` -keypass [secret:credential]"}`
+  ],
+  // zip's and unzip's -P, apart or glued; 7-Zip's -p, glued.
+  [
+    "credential",
+    "zip -P ZipPw-4490 out.zip notes.txt && zip -r -9 -P'Zip Pw 4491' out.zip dir; unzip -P\"ZipPw-4492\" out.zip"
+    + "\nzip -rP ZipPw-4497 out.zip dir",
+    "zip -P [secret:credential] out.zip notes.txt && zip -r -9 -P'[secret:credential]' out.zip dir;"
+    + " unzip -P\"[secret:credential]\" out.zip\nzip -rP [secret:credential] out.zip dir"
+  ],
+  [
+    "credential",
+    "7z a -pZ7Pw-4493 -mhe=on out.7z dir\n7za x -p\"7z Pw 4494\" -o/tmp/x archive.7z",
+    "7z a -p[secret:credential] -mhe=on out.7z dir\n7za x -p\"[secret:credential]\" -o/tmp/x archive.7z"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"cd /srv && zip -r -P \"ZipPw-4495\" /tmp/b.zip . && 7z a -p'Z7Pw-4496' b.7z ."}`,
+    String.raw`{"command":"cd /srv && zip -r -P \"[secret:credential]\" /tmp/b.zip .`
+    + String.raw` && 7z a -p'[secret:credential]' b.7z ."}`
   ]
 ]
 
@@ -1005,6 +1024,14 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "credential",
     "keytool -list -keystore k.jks\nkeytool -list -keystore k.jks -storepass:env STORE_PW -keypass:file /run/kp\n"
     + "keytool prompts for the keystore password, and the -storepass flag."
+  ],
+  // Archives without a password on their line: zip -e and 7z x -p prompt for it. wget's -P and rsync's -P after a
+  // file named .zip or .7z are no archiver's.
+  [
+    "credential",
+    "zip -r out.zip dir\nzip -e notes.zip notes.txt\n7z x archive.7z\n7z x -p archive.7z -o/tmp/x\nunzip -l out.zip\n"
+    + "wget https://dl.example.com/release.zip -P /tmp/downloads\nrsync -a backup.7z -P host:/srv\n"
+    + "zip encrypts with -P, and 7z with -p; zip's -P option is weak."
   ]
 ]
 
@@ -1251,7 +1278,9 @@ describe("secret rules", () => {
       "?X-Amz-Signature=",
       "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
       "keytool -storepasswd -new ",
-      " -keypass "
+      " -keypass ",
+      "zip -P",
+      "7z a -p"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
