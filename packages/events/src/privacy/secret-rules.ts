@@ -275,10 +275,13 @@ const NOT_A_PLACEHOLDER = String
  * by the one branch that takes it, so a value is read once.
  */
 const BLOCK = String.raw`\k<escape>\\`
-export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES}})")`
+/** ESCAPED_QUOTED, the value starting `prefix` after its opening quote (`\"root:x\"`, the value after `root:`). */
+const escapedQuoted = (prefix: string): string =>
+  String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES}})"${prefix})`
   + String
     .raw`(?:[^"\\\r\n]|\\+(?![\\"\r\n])|(?:${BLOCK}${BLOCK})*(?:${BLOCK}\k<escape>"|${BLOCK}${BLOCK}(?=\k<escape>")))+`
   + String.raw`(?=\k<escape>")`
+export const ESCAPED_QUOTED = escapedQuoted("")
 
 /**
  * Not an empty string literal (`password = ""`, `\"token\":\"\"`): the quote that opened the value, escaped as
@@ -678,6 +681,32 @@ const XML_ELEMENT_HINT: Hint = {
 const NOT_PROSE = String.raw`(?!(?:(?:a|an|and|are|as|flag|for|is|option|or|the|to|was|with)[.,;:!?)]{0,3}`
   + String.raw`|[.,;:!?)]{1,3})(?:[\s"'\\]|$))`
 
+/**
+ * What echo or printf prints, as a password piped into a program that reads it (`echo 'X' | chpasswd`), starting
+ * `prefix` after its opening quote if any (`'root:X'`, the password after `root:`): single-quoted, a literal whatever
+ * it holds (`'$3cr3t'`); double-quoted up to a quote no backslash escapes, or escaped as deeply as its opening quote
+ * (ESCAPED_QUOTED); or a bare word. A double-quoted or bare one that starts with `$` is a reference (`$TOKEN`,
+ * `"${TOKEN}"`, `$(cat f)`): it names where the password is, not what. Each reads to its closing quote, or its word's
+ * end, at most.
+ */
+const echoed = (prefix: string): string =>
+  String.raw`(?:(?<=(?<!\\)'${prefix})[^'\r\n]+(?=')|(?!\$)(?:${escapedQuoted(prefix)}`
+  + String.raw`|(?<=(?<!\\)"${prefix})(?:(?!${UNESCAPED_QUOTE})[^\r\n])+?(?=${UNESCAPED_QUOTE})`
+  + String.raw`|(?!${ESCAPES}["'])[^\s"'\x60|;&<>]+))`
+
+/** A user before its password, as chpasswd reads them (`root:X`). */
+const CHPASSWD_USER = String.raw`[^\s:"'\\|;&<>]{1,64}:`
+
+/** The opening quote of a word, if any: bash's `$'...'` and `$"..."` too, which are literals. */
+const OPENING_QUOTE = String.raw`(?:\$(?=${ESCAPES}["']))?${ESCAPES}["']?`
+
+/** echo or printf, with their flags or format (`echo -n`, `printf '%s\n'`), up to what they print. */
+const ECHO = String.raw`\b(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+${ESCAPES}["']%s(?:\\{1,32}n)?${ESCAPES}["'])?)`
+  + String.raw`[ \t]+${OPENING_QUOTE}`
+
+/** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
+const PIPED_INTO = String.raw`${ESCAPES}["']?[ \t]*\|(?!\|)[^\r\n|;&]{0,200}?`
+
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli, a
@@ -736,6 +765,31 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`|7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-p)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
     { test: (text) => (text.includes("zip") && text.includes("-P")) || (text.includes("7z") && text.includes("-p")) }
+  ),
+  // A password echo or printf pipes into chpasswd, or a group's into chgpasswd, as Dockerfiles set root's
+  // (`RUN echo 'root:Docker!' | chpasswd`, `echo "root:X" | sudo chpasswd`): what follows the user, which is kept.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${ECHO}${CHPASSWD_USER})${echoed(CHPASSWD_USER)}(?=${PIPED_INTO}\bchg?passwd\b)`,
+    "g",
+    contains("chpasswd", "chgpasswd")
+  ),
+  // A password echo or printf pipes into a login's --password-stdin (`echo X | docker login -u bob --password-stdin`,
+  // podman's, helm registry's), or into passwd --stdin: with the flag, any literal they print is one.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${ECHO})${echoed("")}(?=${PIPED_INTO}(?:[ \t]--password-stdin|\bpasswd[ \t]+--stdin)\b)`,
+    "g",
+    contains("-stdin")
+  ),
+  // The same as a here-string: `chpasswd <<< 'root:X'`, `docker login -u bob --password-stdin <<< X`.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:\bchg?passwd\b[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}${CHPASSWD_USER}`
+      + String.raw`|(?:--password-stdin|\bpasswd[ \t]+--stdin)\b[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}))`
+      + echoed(`(?:${CHPASSWD_USER})?`),
+    "g",
+    contains("<<<")
   )
 ]
 

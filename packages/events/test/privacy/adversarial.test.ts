@@ -88,6 +88,12 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["keytool -storepasswd commands", fill("keytool -storepasswd ")],
   ["zip commands", fill("zip -r -")],
   ["7z commands", fill("7z a -p")],
+  ["users echoed into chpasswd", fill("echo 'a:") + " | chpasswd"],
+  ["escaped users echoed into chpasswd", fill(String.raw`echo \"a:`) + " | chpasswd"],
+  ["echo commands before a pipe", fill("echo x | ") + " --password-stdin"],
+  ["echoed words with an escaped quote", fill(String.raw`echo "a\"`) + " --password-stdin"],
+  ["one unclosed echoed value", "echo \"" + fill("a") + " | chpasswd --password-stdin"],
+  ["here-strings", fill("--password-stdin <<< '") + " chpasswd"],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -377,6 +383,16 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in keytool",
     `keytool${SPACES}-keypasswd -new${TABS}x1 -storepass${SPACES}y2`,
     "keytool…-keypasswd [secret:credential]…[secret:credential] -storepass…[secret:credential]"
+  ],
+  [
+    "blanks in echo commands piped into chpasswd and a login",
+    `echo${SPACES}-n${TABS}'root:x1'${SPACES}| chpasswd; echo${SPACES}y2${TABS}| docker login --password-stdin`,
+    "echo…-n…'root:[secret:credential]'…| chpasswd; echo…[secret:credential]…| docker login --password-stdin"
+  ],
+  [
+    "blanks in here-strings",
+    `chpasswd <<<${SPACES}root:x1; passwd${TABS}--stdin bob <<<${SPACES}y2`,
+    "chpasswd <<<…root:[secret:credential]; passwd…--stdin bob <<<…[secret:credential]"
   ],
   [
     "blanks in zip and 7z",

@@ -836,6 +836,58 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"command":"cd /srv && zip -r -P \"ZipPw-4495\" /tmp/b.zip . && 7z a -p'Z7Pw-4496' b.7z ."}`,
     String.raw`{"command":"cd /srv && zip -r -P \"[secret:credential]\" /tmp/b.zip .`
     + String.raw` && 7z a -p'[secret:credential]' b.7z ."}`
+  ],
+  // A password echo or printf pipes into chpasswd or chgpasswd, the user kept: a Dockerfile's RUN line, sudo or a
+  // container before the program, several users; single-quoted, a `$` is the password's own.
+  ["credential", "RUN echo 'root:Docker!' | chpasswd", "RUN echo 'root:[secret:credential]' | chpasswd"],
+  [
+    "credential",
+    "echo \"root:ChPw-4500\" | sudo chpasswd && echo app:ChPw-4501 | chpasswd -c SHA512\n"
+    + "echo -e \"root:ChPw-4502\\nbob:ChPw 4503\" | docker exec -i box chpasswd\n"
+    + "printf 'admins:ChPw-4504\\n' | chgpasswd; echo 'root:$ChPw-4506' | chpasswd",
+    "echo \"root:[secret:credential]\" | sudo chpasswd && echo app:[secret:credential] | chpasswd -c SHA512\n"
+    + "echo -e \"root:[secret:credential]\" | docker exec -i box chpasswd\n"
+    + "printf 'admins:[secret:credential]' | chgpasswd; echo 'root:[secret:credential]' | chpasswd"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"echo \"root:ChPw-4505\" | chpasswd\r\n"}`,
+    String.raw`{"command":"echo \"root:[secret:credential]\" | chpasswd\r\n"}`
+  ],
+  // A password echo or printf pipes into a login's --password-stdin (docker, podman, helm registry), or passwd
+  // --stdin: any literal.
+  [
+    "credential",
+    "echo DockerPw-4510 | docker login -u bob --password-stdin\n"
+    + "echo \"DockerPw 4511\" | docker login registry.example.com -u bob --password-stdin\n"
+    + "printf '%s' 'HelmPw-4512' | helm registry login reg.example.com -u bob --password-stdin",
+    "echo [secret:credential] | docker login -u bob --password-stdin\n"
+    + "echo \"[secret:credential]\" | docker login registry.example.com -u bob --password-stdin\n"
+    + "printf '%s' '[secret:credential]' | helm registry login reg.example.com -u bob --password-stdin"
+  ],
+  [
+    "credential",
+    "echo -n DockerPw-4513 | podman login -u bob --password-stdin quay.io\r\n"
+    + "printf \"%s\\n\" \"DockerPw-4514\" | sudo docker login --username bob --password-stdin\n"
+    + "echo '$Pw-4515' | passwd --stdin bob; echo $'Pw-4518\\n' | docker login --password-stdin",
+    "echo -n [secret:credential] | podman login -u bob --password-stdin quay.io\r\n"
+    + "printf \"%s\\n\" \"[secret:credential]\" | sudo docker login --username bob --password-stdin\n"
+    + "echo '[secret:credential]' | passwd --stdin bob; echo $'[secret:credential]' | docker login --password-stdin"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"echo \"DockerPw-4516\" | docker login -u bob --password-stdin && printf '%s' \"Pw-4517\"`
+    + String.raw` | docker login --password-stdin"}`,
+    String.raw`{"command":"echo \"[secret:credential]\" | docker login -u bob --password-stdin`
+    + String.raw` && printf '%s' \"[secret:credential]\" | docker login --password-stdin"}`
+  ],
+  // The same, as a here-string.
+  [
+    "credential",
+    "chpasswd <<< 'root:HsPw-4520'\ndocker login -u bob --password-stdin <<< \"HsPw 4521\";"
+    + " passwd --stdin bob <<<HsPw-4522 && chpasswd <<< $'root:HsPw-4523\\n'",
+    "chpasswd <<< 'root:[secret:credential]'\ndocker login -u bob --password-stdin <<< \"[secret:credential]\";"
+    + " passwd --stdin bob <<<[secret:credential] && chpasswd <<< $'root:[secret:credential]'"
   ]
 ]
 
@@ -1032,6 +1084,20 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "zip -r out.zip dir\nzip -e notes.zip notes.txt\n7z x archive.7z\n7z x -p archive.7z -o/tmp/x\nunzip -l out.zip\n"
     + "wget https://dl.example.com/release.zip -P /tmp/downloads\nrsync -a backup.7z -P host:/srv\n"
     + "zip encrypts with -P, and 7z with -p; zip's -P option is weak."
+  ],
+  // A reference in place of the password (a variable, a command's output), a file, or another program's stdin.
+  [
+    "credential",
+    "echo \"root:$ROOT_PASSWORD\" | chpasswd\necho root:${PW} | sudo chpasswd\nchpasswd < users.txt\n"
+    + "echo 'root:x1' > users.txt\necho \"a:b\" | tee f; chpasswd -e\nchpasswd reads user:password lines from stdin\n"
+    + "echo $TOKEN | docker login -u bob --password-stdin\necho \"${CI_TOKEN}\" | docker login -u ci --password-stdin\n"
+    + "echo \"$(cat ~/.pw)\" | docker login --password-stdin\n"
+    + "printf '%s' \"$PW\" | helm registry login x --password-stdin\n"
+    + "echo -n $TOKEN | docker login --password-stdin\necho `cat pw` | docker login --password-stdin\n"
+    + "aws ecr get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr.eu-west-1.amazonaws.com\n"
+    + "cat ~/pw.txt | docker login --password-stdin\necho done | tee log; docker login --password-stdin < pw.txt\n"
+    + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
+    + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\""
   ]
 ]
 
@@ -1280,7 +1346,13 @@ describe("secret rules", () => {
       "keytool -storepasswd -new ",
       " -keypass ",
       "zip -P",
-      "7z a -p"
+      "7z a -p",
+      "echo 'root:",
+      "echo ",
+      " | chpasswd",
+      " | docker login --password-stdin",
+      "chpasswd <<< ",
+      "--password-stdin <<< "
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
