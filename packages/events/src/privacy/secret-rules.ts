@@ -790,6 +790,29 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + echoed(`(?:${CHPASSWD_USER})?`),
     "g",
     contains("<<<")
+  ),
+  // Windows' net user setting an account's password (`net user bob X /add`, `NET USER "Jane Doe" X`): the word after
+  // the user, where the command ends, its options (`/add`, `/domain`) or a redirection follow; a sentence goes on
+  // with words. `net user bob *` prompts for it, and `net user bob /delete` has none.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bnet[ \t]+user[ \t]+(?:${ESCAPES}"[^"\\\r\n]{1,256}${ESCAPES}"|[^\s"'/\\][^\s"'\\]{0,255})`
+      + String.raw`[ \t]+${ESCAPES}["']?)(?!\/|\*(?![^\s"'\\]))${NOT_PROSE}${VALUE}`
+      + String.raw`(?=${ESCAPES}["']?[ \t]+(?:\/|\d?[<>])|${ESCAPES}["'][ \t]*(?:$|[;&|)}\],<>]|\\[nr])`
+      + String.raw`|[ \t]*(?:$|[;&|)<>]|\\[nr"]))`,
+    "gim",
+    /net[ \t]+user/i
+  ),
+  // SQL Server's sqlcmd, bcp and osql take the password after -P, apart or glued; RabbitMQ's rabbitmqctl after the
+  // user it adds, changes or checks (`rabbitmqctl add_user bob X`).
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:\b(?:sqlcmd|bcp|osql)(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-P[ \t]*`
+      + String
+        .raw`|\brabbitmqctl(?:\.bat)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?(?:add_user|change_password|authenticate_user)`
+      + String.raw`[ \t]+${ESCAPES}["']?[^\s"'\\]{1,256}${ESCAPES}["']?[ \t]+)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    contains("sqlcmd", "bcp", "osql", "rabbitmqctl")
   )
 ]
 

@@ -94,6 +94,10 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["echoed words with an escaped quote", fill(String.raw`echo "a\"`) + " --password-stdin"],
   ["one unclosed echoed value", "echo \"" + fill("a") + " | chpasswd --password-stdin"],
   ["here-strings", fill("--password-stdin <<< '") + " chpasswd"],
+  ["net user commands", fill("net user a b ")],
+  ["quoted net user names", fill("net user \"a b")],
+  ["sqlcmd commands", fill("sqlcmd -U sa ")],
+  ["rabbitmqctl commands", fill("rabbitmqctl add_user ")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -393,6 +397,12 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in here-strings",
     `chpasswd <<<${SPACES}root:x1; passwd${TABS}--stdin bob <<<${SPACES}y2`,
     "chpasswd <<<…root:[secret:credential]; passwd…--stdin bob <<<…[secret:credential]"
+  ],
+  [
+    "blanks in net user, sqlcmd and rabbitmqctl",
+    `net user${SPACES}bob${TABS}x1${SPACES}/add; sqlcmd -P${SPACES}y2 ; rabbitmqctl add_user${TABS}bob${SPACES}z3`,
+    "net user…bob…[secret:credential]…/add; sqlcmd -P…[secret:credential] ;"
+    + " rabbitmqctl add_user…bob…[secret:credential]"
   ],
   [
     "blanks in zip and 7z",

@@ -888,6 +888,39 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + " passwd --stdin bob <<<HsPw-4522 && chpasswd <<< $'root:HsPw-4523\\n'",
     "chpasswd <<< 'root:[secret:credential]'\ndocker login -u bob --password-stdin <<< \"[secret:credential]\";"
     + " passwd --stdin bob <<<[secret:credential] && chpasswd <<< $'root:[secret:credential]'"
+  ],
+  // Windows' net user setting an account's password, the command ending there or its options after it.
+  [
+    "credential",
+    "net user bob NetPw-4530 /add\r\nNET USER \"Jane Doe\" \"Net Pw 4531\" /ADD /DOMAIN\r\n"
+    + "net user administrator NetPw-4532\ncmd /c \"net user svc NetPw-4533\" && net user ops NetPw-4539 & echo done\n"
+    + "net user qa NetPw-4544 2>nul",
+    "net user bob [secret:credential] /add\r\nNET USER \"Jane Doe\" \"[secret:credential]\" /ADD /DOMAIN\r\n"
+    + "net user administrator [secret:credential]\ncmd /c \"net user svc [secret:credential]\""
+    + " && net user ops [secret:credential] & echo done\nnet user qa [secret:credential] 2>nul"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"net user svc NetPw-4534 /add\nnet localgroup administrators svc /add",`
+    + String.raw`"x":"net user a NetPw-4535"}`,
+    String.raw`{"command":"net user svc [secret:credential] /add\nnet localgroup administrators svc /add",`
+    + String.raw`"x":"net user a [secret:credential]"}`
+  ],
+  // SQL Server's command-line tools (-P, apart or glued) and RabbitMQ's users.
+  [
+    "credential",
+    "sqlcmd -S db -U sa -P SqlPw-4536 -Q \"select 1\"\nbcp dbo.t out t.dat -S db -U sa -PSqlPw-4537 -c;"
+    + " osql -S db -U sa -P 'Sql Pw 4538'\n/opt/mssql-tools18/bin/sqlcmd -S localhost -U SA -P \"SqlPw-4540\" -C",
+    "sqlcmd -S db -U sa -P [secret:credential] -Q \"select 1\"\n"
+    + "bcp dbo.t out t.dat -S db -U sa -P[secret:credential] -c; osql -S db -U sa -P '[secret:credential]'\n"
+    + "/opt/mssql-tools18/bin/sqlcmd -S localhost -U SA -P \"[secret:credential]\" -C"
+  ],
+  [
+    "credential",
+    "rabbitmqctl add_user bob RmqPw-4541 && rabbitmqctl change_password bob 'Rmq Pw 4542'\n"
+    + "rabbitmqctl -n rabbit@host authenticate_user bob RmqPw-4543",
+    "rabbitmqctl add_user bob [secret:credential] && rabbitmqctl change_password bob '[secret:credential]'\n"
+    + "rabbitmqctl -n rabbit@host authenticate_user bob [secret:credential]"
   ]
 ]
 
@@ -1098,6 +1131,19 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "cat ~/pw.txt | docker login --password-stdin\necho done | tee log; docker login --password-stdin < pw.txt\n"
     + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
     + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\""
+  ],
+  // net user listing, showing, prompting for (*) or changing no password; prose about it.
+  [
+    "credential",
+    "net user\nnet user bob\nnet user bob * /add\nnet user bob /delete\nnet user bob /active:no\nNET USER bob /domain\n"
+    + "Use net user to list, add or remove accounts; net user bob to see one. The net user command is old."
+  ],
+  // SQL Server's tools logging in as Windows (-E, -T) or prompting; RabbitMQ's other commands; prose.
+  [
+    "credential",
+    "sqlcmd -S db -E -Q \"select 1\"\nsqlcmd -S db -U sa\nsqlcmd -S db -E -p 1\nbcp dbo.t out t.dat -T -S db\n"
+    + "rabbitmqctl list_users\nrabbitmqctl add_user bob\nrabbitmqctl delete_user bob\n"
+    + "sqlcmd takes the password with -P, or prompts; rabbitmqctl add_user bob and then set_user_tags."
   ]
 ]
 
@@ -1352,7 +1398,11 @@ describe("secret rules", () => {
       " | chpasswd",
       " | docker login --password-stdin",
       "chpasswd <<< ",
-      "--password-stdin <<< "
+      "--password-stdin <<< ",
+      "net user bob ",
+      " /add",
+      "sqlcmd -P",
+      "rabbitmqctl add_user u "
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
