@@ -813,6 +813,16 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`[ \t]+${ESCAPES}["']?[^\s"'\\]{1,256}${ESCAPES}["']?[ \t]+)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
     contains("sqlcmd", "bcp", "osql", "rabbitmqctl")
+  ),
+  // gh secret set's value (`gh secret set NAME --body X`, `-b X`, `--body=X`, `-bX`). gh variable set's is no secret,
+  // and `gh secret set NAME < file` or `--body-file f` reads it from a file.
+  lazyRule(
+    "credential",
+    String
+      .raw`(?<keep>\bgh(?:\.exe)?[ \t]+secret[ \t]+set\b[^\r\n|;&]{0,200}?[ \t](?:--body(?:[ \t]+|=)|-b(?:[ \t]+|=)?)`
+      + String.raw`${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    contains("secret set")
   )
 ]
 

@@ -98,6 +98,7 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["quoted net user names", fill("net user \"a b")],
   ["sqlcmd commands", fill("sqlcmd -U sa ")],
   ["rabbitmqctl commands", fill("rabbitmqctl add_user ")],
+  ["gh secret set commands", fill("gh secret set a -")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -403,6 +404,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     `net user${SPACES}bob${TABS}x1${SPACES}/add; sqlcmd -P${SPACES}y2 ; rabbitmqctl add_user${TABS}bob${SPACES}z3`,
     "net user…bob…[secret:credential]…/add; sqlcmd -P…[secret:credential] ;"
     + " rabbitmqctl add_user…bob…[secret:credential]"
+  ],
+  [
+    "blanks in gh secret set",
+    `gh${SPACES}secret${TABS}set a --body${SPACES}x1 ; gh secret set b -b${TABS}y2`,
+    "gh…secret…set a --body…[secret:credential] ; gh secret set b -b…[secret:credential]"
   ],
   [
     "blanks in zip and 7z",

@@ -921,6 +921,20 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     + "rabbitmqctl -n rabbit@host authenticate_user bob RmqPw-4543",
     "rabbitmqctl add_user bob [secret:credential] && rabbitmqctl change_password bob '[secret:credential]'\n"
     + "rabbitmqctl -n rabbit@host authenticate_user bob [secret:credential]"
+  ],
+  // gh secret set's value: --body, -b, apart, after = or glued.
+  [
+    "credential",
+    "gh secret set API_TOKEN --body GhSecret-4550\ngh secret set DB_PASSWORD -b 'GhSecret 4551' --repo acme/shop &&"
+    + " gh secret set X --env prod --body=\"GhSecret-4552\"; gh secret set NPM_TOKEN -bGhSecret-4553",
+    "gh secret set API_TOKEN --body [secret:credential]\ngh secret set DB_PASSWORD -b '[secret:credential]' --repo"
+    + " acme/shop && gh secret set X --env prod --body=\"[secret:credential]\";"
+    + " gh secret set NPM_TOKEN -b[secret:credential]"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"gh secret set TOKEN --body \"GhSecret-4554\" -R acme/shop"}`,
+    String.raw`{"command":"gh secret set TOKEN --body \"[secret:credential]\" -R acme/shop"}`
   ]
 ]
 
@@ -1144,6 +1158,13 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "sqlcmd -S db -E -Q \"select 1\"\nsqlcmd -S db -U sa\nsqlcmd -S db -E -p 1\nbcp dbo.t out t.dat -T -S db\n"
     + "rabbitmqctl list_users\nrabbitmqctl add_user bob\nrabbitmqctl delete_user bob\n"
     + "sqlcmd takes the password with -P, or prompts; rabbitmqctl add_user bob and then set_user_tags."
+  ],
+  // gh secret set reading the value from a file or stdin; gh's other commands, whose --body is no secret.
+  [
+    "credential",
+    "gh secret list\ngh secret set TOKEN < token.txt\ngh secret set -f .env\ngh secret set TOKEN --body-file t.txt\n"
+    + "gh variable set REGION --body eu-west-1\ngh secret delete TOKEN\ngh pr create --title x --body \"Fixes #12\"\n"
+    + "gh secret set reads the value from --body or from stdin."
   ]
 ]
 
@@ -1394,6 +1415,7 @@ describe("secret rules", () => {
       "zip -P",
       "7z a -p",
       "echo 'root:",
+      "echo root:x1 | chpasswd",
       "echo ",
       " | chpasswd",
       " | docker login --password-stdin",
@@ -1402,7 +1424,9 @@ describe("secret rules", () => {
       "net user bob ",
       " /add",
       "sqlcmd -P",
-      "rabbitmqctl add_user u "
+      "rabbitmqctl add_user u ",
+      "gh secret set N --body ",
+      "token =\n  'x1'"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
