@@ -823,6 +823,19 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
     contains("secret set")
+  ),
+  // A Dockerfile's ENV in its legacy form, `ENV name value` (`ENV DB_PASS X`), under a credential's name (or Rails'
+  // secret_key_base): the rest of the line, as Docker reads it, at a line's start or an escaped one's in a JSON string
+  // (a Write tool's input), where the value ends at the escaped line break or the string's closing quote: a run of
+  // backslashes before `n`, `r` or `"`, looked for where a run starts, so a run is read once (lazily: UNESCAPED_QUOTE).
+  // Its `=` form is the assignment rule's. `ENV PWD /srv/app` is the working directory.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:^|(?<=\\n))[ \t]*ENV[ \t]+(?!pwd[ \t]+\/)[\w.-]{0,40}?(?:${SENSITIVE_NAME}|secret_key_base)`
+      + String.raw`[ \t]+${ESCAPES}["']?)${NOT_PROSE}(?:(?<=["'])${VALUE}|${NOT_A_PLACEHOLDER}(?!${ESCAPES}["'])`
+      + String.raw`(?!\s|\\+[nr"])[^\r\n]+?(?=(?<!\\)\\+[nr"]|$))`,
+    "gim",
+    /env[ \t]/i
   )
 ]
 

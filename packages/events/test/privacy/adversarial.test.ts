@@ -99,6 +99,9 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["sqlcmd commands", fill("sqlcmd -U sa ")],
   ["rabbitmqctl commands", fill("rabbitmqctl add_user ")],
   ["gh secret set commands", fill("gh secret set a -")],
+  ["Dockerfile ENV lines", fill("ENV DB_PASS x\n")],
+  ["escaped Dockerfile ENV lines", fill(String.raw`\nENV DB_PASS `)],
+  ["one ENV value of backslashes", "ENV DB_PASS a" + fill("\\")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -308,6 +311,11 @@ const PAST_THE_STACK: ReadonlyArray<readonly [string, string, string | undefined
   ],
   ["an opening tag's unterminated attributes", `a <private ${"x".repeat(TWELVE_MB)}`, undefined],
   [
+    "a Dockerfile ENV value of backslashes and letters",
+    `ENV DB_PASS ${"\\a".repeat(TWELVE_MB / 2)}\nRUN make`,
+    "ENV DB_PASS [secret:credential]\nRUN make"
+  ],
+  [
     "a Helm value",
     `helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=${"a".repeat(TWELVE_MB)} --wait`,
     "helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential] --wait"
@@ -409,6 +417,11 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "blanks in gh secret set",
     `gh${SPACES}secret${TABS}set a --body${SPACES}x1 ; gh secret set b -b${TABS}y2`,
     "gh…secret…set a --body…[secret:credential] ; gh secret set b -b…[secret:credential]"
+  ],
+  [
+    "blanks in Dockerfile ENV lines",
+    `${SPACES}ENV${TABS}DB_PASS${SPACES}x1 y2${SPACES}\n${TABS}ENV API_TOKEN z3`,
+    "…ENV…DB_PASS…[secret:credential]\n…ENV API_TOKEN [secret:credential]"
   ],
   [
     "blanks in zip and 7z",

@@ -935,6 +935,24 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "credential",
     String.raw`{"command":"gh secret set TOKEN --body \"GhSecret-4554\" -R acme/shop"}`,
     String.raw`{"command":"gh secret set TOKEN --body \"[secret:credential]\" -R acme/shop"}`
+  ],
+  // A Dockerfile's ENV in its legacy form, ENV name value, under a credential's name: the rest of the line.
+  [
+    "credential",
+    "FROM postgres:16\nENV DB_PASS Xk9mPq2Lwz7\nENV POSTGRES_PASSWORD correct horse battery\r\n"
+    + "  env API_TOKEN 'EnvPw 4561'\nENV SECRET_KEY_BASE abc\nENV PGDATA /var/lib/postgresql/data",
+    "FROM postgres:16\nENV DB_PASS [secret:credential]\nENV POSTGRES_PASSWORD [secret:credential]\r\n"
+    + "  env API_TOKEN '[secret:credential]'\nENV SECRET_KEY_BASE [secret:credential]\n"
+    + "ENV PGDATA /var/lib/postgresql/data"
+  ],
+  // A Dockerfile a Write tool's input holds, its lines escaped in a JSON string; and the = forms of ENV and ARG.
+  [
+    "credential",
+    String.raw`{"content":"FROM node:22\nENV NPM_TOKEN Env Pw 4562\nENV DB_PASSWORD \"Pw 4563\"\r\nRUN npm ci\n"}`
+    + "\nARG DB_PASSWORD=ArgPw-4564\nENV DB_PASS=EnvPw-4565 LOG_LEVEL=debug",
+    String.raw`{"content":"FROM node:22\nENV NPM_TOKEN [secret:credential]\nENV DB_PASSWORD \"[secret:credential]\"\r\n`
+    + String.raw`RUN npm ci\n"}`
+    + "\nARG DB_PASSWORD=[secret:credential]\nENV DB_PASS=[secret:credential] LOG_LEVEL=debug"
   ]
 ]
 
@@ -1165,6 +1183,14 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     "gh secret list\ngh secret set TOKEN < token.txt\ngh secret set -f .env\ngh secret set TOKEN --body-file t.txt\n"
     + "gh variable set REGION --body eu-west-1\ngh secret delete TOKEN\ngh pr create --title x --body \"Fixes #12\"\n"
     + "gh secret set reads the value from --body or from stdin."
+  ],
+  // Dockerfile ENV lines whose name is no credential's, or names a file holding one; PWD holding a path; an ARG
+  // without a default; an empty value; prose mentioning ENV.
+  [
+    "credential",
+    "ENV PATH /usr/local/bin:$PATH\nENV PASSWORD_FILE /run/secrets/db\nENV PWD /srv/app\nENV NODE_ENV production\n"
+    + "ENV GPG_KEY 7169605F62C751356D054A26A821E680E5FA6305\nARG DB_PASSWORD\nENV DB_PASSWORD_FILE=/run/secrets/db\n"
+    + "ENV DB_PASSWORD \"\"\nSet the password with ENV DB_PASSWORD in the Dockerfile.\nenv token is read from the vault"
   ]
 ]
 
@@ -1426,7 +1452,8 @@ describe("secret rules", () => {
       "sqlcmd -P",
       "rabbitmqctl add_user u ",
       "gh secret set N --body ",
-      "token =\n  'x1'"
+      "token =\n  'x1'",
+      "\nENV DB_PASS "
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
