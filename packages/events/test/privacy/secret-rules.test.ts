@@ -953,6 +953,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"content":"FROM node:22\nENV NPM_TOKEN [secret:credential]\nENV DB_PASSWORD \"[secret:credential]\"\r\n`
     + String.raw`RUN npm ci\n"}`
     + "\nARG DB_PASSWORD=[secret:credential]\nENV DB_PASS=[secret:credential] LOG_LEVEL=debug"
+  ],
+  // Firebase's functions config, under keys a credential's name ends (the assignment rule's).
+  [
+    "credential",
+    "firebase functions:config:set stripe.secret=FbPw-4570 mail.password=\"Fb Pw 4571\" slack.api_key=FbPw-4572"
+    + " app.env=prod",
+    "firebase functions:config:set stripe.secret=[secret:credential] mail.password=\"[secret:credential]\""
+    + " slack.api_key=[secret:credential] app.env=prod"
   ]
 ]
 
