@@ -764,7 +764,16 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>(?<![\w.-])(?:(?:un)?zip(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-[a-zA-Z\d]{0,10}?P[ \t]*`
       + String.raw`|7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-p)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
-    { test: (text) => (text.includes("zip") && text.includes("-P")) || (text.includes("7z") && text.includes("-p")) }
+    { test: (text) => (text.includes("zip") && text.includes("P")) || (text.includes("7z") && text.includes("-p")) }
+  ),
+  // 7-Zip's -p switch quoted whole, as Windows scripts quote it (`7z a "-pX Y" out.7z`): the rest of the quoted switch.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?${ESCAPES}["']-p)${
+      echoed("-p")
+    }`,
+    "g",
+    contains("7z")
   ),
   // A password echo or printf pipes into chpasswd, or a group's into chgpasswd, as Dockerfiles set root's
   // (`RUN echo 'root:Docker!' | chpasswd`, `echo "root:X" | sudo chpasswd`): what follows the user, which is kept.
@@ -822,18 +831,20 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       .raw`(?<keep>\bgh(?:\.exe)?[ \t]+secret[ \t]+set\b[^\r\n|;&]{0,200}?[ \t](?:--body(?:[ \t]+|=)|-b(?:[ \t]+|=)?)`
       + String.raw`${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
-    contains("secret set")
+    /secret[ \t]+set/
   ),
   // A Dockerfile's ENV in its legacy form, `ENV name value` (`ENV DB_PASS X`), under a credential's name (or Rails'
-  // secret_key_base): the rest of the line, as Docker reads it, at a line's start or an escaped one's in a JSON string
-  // (a Write tool's input), where the value ends at the escaped line break or the string's closing quote: a run of
-  // backslashes before `n`, `r` or `"`, looked for where a run starts, so a run is read once (lazily: UNESCAPED_QUOTE).
-  // Its `=` form is the assignment rule's. `ENV PWD /srv/app` is the working directory.
+  // secret_key_base): the rest of the line, as Docker reads it. At a line's start, an escaped one's in a JSON string
+  // (a Write tool's input), or a string's or a code span's (`"ENV DB_PASS X"`, an Edit's line quoted as JSON); the
+  // value ends at the line's end, an escaped line break, a quote (escaped or not: Docker's value holds none bare) or a
+  // backtick, each looked for where a run of backslashes starts, so a run is read once (lazily: UNESCAPED_QUOTE). Its
+  // `=` form is the assignment rule's. `ENV PWD /srv/app` is the working directory.
   lazyRule(
     "credential",
-    String.raw`(?<keep>(?:^|(?<=\\n))[ \t]*ENV[ \t]+(?!pwd[ \t]+\/)[\w.-]{0,40}?(?:${SENSITIVE_NAME}|secret_key_base)`
-      + String.raw`[ \t]+${ESCAPES}["']?)${NOT_PROSE}(?:(?<=["'])${VALUE}|${NOT_A_PLACEHOLDER}(?!${ESCAPES}["'])`
-      + String.raw`(?!\s|\\+[nr"])[^\r\n]+?(?=(?<!\\)\\+[nr"]|$))`,
+    String.raw`(?<keep>(?:^|(?<=\\n|["\x60]))[ \t]*ENV[ \t]+(?!pwd[ \t]+\/)[\w.-]{0,40}?`
+      + String.raw`(?:${SENSITIVE_NAME}|secret_key_base)[ \t]+${ESCAPES}["']?)${NOT_PROSE}`
+      + String.raw`(?:(?<=["'])${VALUE}|${NOT_A_PLACEHOLDER}(?!\s|\\*["\x60]|\\+[nr])`
+      + String.raw`[^\r\n]+?(?=(?<!\\)\\*["\x60]|(?<!\\)\\+[nr]|$))`,
     "gim",
     /env[ \t]/i
   )

@@ -102,6 +102,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["Dockerfile ENV lines", fill("ENV DB_PASS x\n")],
   ["escaped Dockerfile ENV lines", fill(String.raw`\nENV DB_PASS `)],
   ["one ENV value of backslashes", "ENV DB_PASS a" + fill("\\")],
+  ["ENV lines in strings and code spans", fill("\"ENV DB_PASS a`ENV API_TOKEN ")],
+  ["quoted 7z switches", fill("7z a \"-pa")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],

@@ -826,10 +826,13 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "zip -P [secret:credential] out.zip notes.txt && zip -r -9 -P'[secret:credential]' out.zip dir;"
     + " unzip -P\"[secret:credential]\" out.zip\nzip -rP [secret:credential] out.zip dir"
   ],
+  // -P last of a group, alone: no "-P" in the text.
+  ["credential", "zip -rP ZipPw-4499 out.zip dir", "zip -rP [secret:credential] out.zip dir"],
   [
     "credential",
-    "7z a -pZ7Pw-4493 -mhe=on out.7z dir\n7za x -p\"7z Pw 4494\" -o/tmp/x archive.7z",
-    "7z a -p[secret:credential] -mhe=on out.7z dir\n7za x -p\"[secret:credential]\" -o/tmp/x archive.7z"
+    "7z a -pZ7Pw-4493 -mhe=on out.7z dir\n7za x -p\"7z Pw 4494\" -o/tmp/x archive.7z\n7z.exe a \"-p7z Pw 4498\" b.7z",
+    "7z a -p[secret:credential] -mhe=on out.7z dir\n7za x -p\"[secret:credential]\" -o/tmp/x archive.7z\n"
+    + "7z.exe a \"-p[secret:credential]\" b.7z"
   ],
   [
     "credential",
@@ -936,6 +939,7 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"command":"gh secret set TOKEN --body \"GhSecret-4554\" -R acme/shop"}`,
     String.raw`{"command":"gh secret set TOKEN --body \"[secret:credential]\" -R acme/shop"}`
   ],
+  ["credential", "gh\tsecret\tset\tTOKEN\t-b\tGhSecret-4555", "gh\tsecret\tset\tTOKEN\t-b\t[secret:credential]"],
   // A Dockerfile's ENV in its legacy form, ENV name value, under a credential's name: the rest of the line.
   [
     "credential",
@@ -953,6 +957,15 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"content":"FROM node:22\nENV NPM_TOKEN [secret:credential]\nENV DB_PASSWORD \"[secret:credential]\"\r\n`
     + String.raw`RUN npm ci\n"}`
     + "\nARG DB_PASSWORD=[secret:credential]\nENV DB_PASS=[secret:credential] LOG_LEVEL=debug"
+  ],
+  // An ENV line at the start of a string or a code span: an Edit's lines quoted as JSON, Markdown.
+  [
+    "credential",
+    String.raw`{"old_string":"ENV DB_PASS EnvPw-4566","new_string":"ENV DB_PASS \"EnvPw 4567\"\nRUN x"}`
+    + "\nSet `ENV API_TOKEN EnvPw-4568` in the Dockerfile.",
+    String
+      .raw`{"old_string":"ENV DB_PASS [secret:credential]","new_string":"ENV DB_PASS \"[secret:credential]\"\nRUN x"}`
+    + "\nSet `ENV API_TOKEN [secret:credential]` in the Dockerfile."
   ],
   // Firebase's functions config, under keys a credential's name ends (the assignment rule's).
   [
@@ -1461,7 +1474,10 @@ describe("secret rules", () => {
       "rabbitmqctl add_user u ",
       "gh secret set N --body ",
       "token =\n  'x1'",
-      "\nENV DB_PASS "
+      "\nENV DB_PASS ",
+      "zip -rP ",
+      "7z a \"-p",
+      "gh\tsecret\tset x -b"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
     for (const text of piecedTexts(pieces, { seed: 42, count: 60_000, most: 10 })) {
