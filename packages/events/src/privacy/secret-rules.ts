@@ -704,6 +704,13 @@ const OPENING_QUOTE = String.raw`(?:\$(?=${ESCAPES}["']))?${ESCAPES}["']?`
 const ECHO = String.raw`\b(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+${ESCAPES}["']%s(?:\\{1,32}n)?${ESCAPES}["'])?)`
   + String.raw`[ \t]+${OPENING_QUOTE}`
 
+/**
+ * A program reading a password from stdin: a login's --password-stdin (docker's, podman's, helm registry's), passwd
+ * (`--stdin`, or twice as Debian's reads it), smbpasswd -s, htpasswd -i, sudo -S.
+ */
+const STDIN_READER = String.raw`(?:[ \t]--password-stdin\b|\b(?:smb|ht)?passwd\b`
+  + String.raw`|\bsudo\b[^\r\n|;&<]{0,100}?[ \t](?:-[a-zA-Z]*S[a-zA-Z]*|--stdin)\b)`
+
 /** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
 const PIPED_INTO = String.raw`${ESCAPES}["']?[ \t]*\|(?!\|)[^\r\n|;&]{0,200}?`
 
@@ -783,19 +790,19 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
     "g",
     contains("chpasswd", "chgpasswd")
   ),
-  // A password echo or printf pipes into a login's --password-stdin (`echo X | docker login -u bob --password-stdin`,
-  // podman's, helm registry's), or into passwd --stdin: with the flag, any literal they print is one.
+  // A password echo or printf pipes into a program that reads one from stdin (STDIN_READER: `echo X | docker login -u
+  // bob --password-stdin`, `echo X | sudo -S make`): any literal they print is one.
   lazyRule(
     "credential",
-    String.raw`(?<keep>${ECHO})${echoed("")}(?=${PIPED_INTO}(?:[ \t]--password-stdin|\bpasswd[ \t]+--stdin)\b)`,
+    String.raw`(?<keep>${ECHO})${echoed("")}(?=${PIPED_INTO}${STDIN_READER})`,
     "g",
-    contains("-stdin")
+    contains("-stdin", "passwd", "sudo")
   ),
   // The same as a here-string: `chpasswd <<< 'root:X'`, `docker login -u bob --password-stdin <<< X`.
   lazyRule(
     "credential",
     String.raw`(?<keep>(?:\bchg?passwd\b[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}${CHPASSWD_USER}`
-      + String.raw`|(?:--password-stdin|\bpasswd[ \t]+--stdin)\b[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}))`
+      + String.raw`|${STDIN_READER}[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}))`
       + echoed(`(?:${CHPASSWD_USER})?`),
     "g",
     contains("<<<")

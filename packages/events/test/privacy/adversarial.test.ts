@@ -94,6 +94,8 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["echoed words with an escaped quote", fill(String.raw`echo "a\"`) + " --password-stdin"],
   ["one unclosed echoed value", "echo \"" + fill("a") + " | chpasswd --password-stdin"],
   ["here-strings", fill("--password-stdin <<< '") + " chpasswd"],
+  ["echo commands piped into sudo", fill("echo x | sudo -u a ")],
+  ["sudo -S here-strings", fill("sudo -S <<< ")],
   ["net user commands", fill("net user a b ")],
   ["quoted net user names", fill("net user \"a b")],
   ["sqlcmd commands", fill("sqlcmd -U sa ")],
@@ -406,8 +408,8 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   [
     "blanks in here-strings",
-    `chpasswd <<<${SPACES}root:x1; passwd${TABS}--stdin bob <<<${SPACES}y2`,
-    "chpasswd <<<…root:[secret:credential]; passwd…--stdin bob <<<…[secret:credential]"
+    `chpasswd <<<${SPACES}root:x1; passwd --stdin bob <<<${TABS}y2`,
+    "chpasswd <<<…root:[secret:credential]; passwd --stdin bob <<<…[secret:credential]"
   ],
   [
     "blanks in net user, sqlcmd and rabbitmqctl",

@@ -884,6 +884,16 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     String.raw`{"command":"echo \"[secret:credential]\" | docker login -u bob --password-stdin`
     + String.raw` && printf '%s' \"[secret:credential]\" | docker login --password-stdin"}`
   ],
+  // And into the programs that read a password from stdin: sudo -S, passwd, smbpasswd -s, htpasswd -i.
+  [
+    "credential",
+    "echo 'SudoPw-4524' | sudo -S apt-get update && echo SudoPw-4525 | sudo -k -S -u app make\n"
+    + "echo -e \"PwdPw-4526\\nPwdPw-4526\" | passwd bob; printf 'SmbPw-4527\\nSmbPw-4527\\n' | smbpasswd -a -s bob\n"
+    + "echo HtPw-4528 | htpasswd -i -c .htpasswd admin",
+    "echo '[secret:credential]' | sudo -S apt-get update && echo [secret:credential] | sudo -k -S -u app make\n"
+    + "echo -e \"[secret:credential]\" | passwd bob; printf '[secret:credential]' | smbpasswd -a -s bob\n"
+    + "echo [secret:credential] | htpasswd -i -c .htpasswd admin"
+  ],
   // The same, as a here-string.
   [
     "credential",
@@ -1183,7 +1193,8 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "aws ecr get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr.eu-west-1.amazonaws.com\n"
     + "cat ~/pw.txt | docker login --password-stdin\necho done | tee log; docker login --password-stdin < pw.txt\n"
     + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
-    + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\""
+    + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\"\necho \"$SUDO_PW\" | sudo -S true\n"
+    + "echo done | sudo tee /etc/motd\necho x | sudo -u app -s"
   ],
   // net user listing, showing, prompting for (*) or changing no password; prose about it.
   [
@@ -1477,6 +1488,7 @@ describe("secret rules", () => {
       "\nENV DB_PASS ",
       "zip -rP ",
       "7z a \"-p",
+      " | sudo -S ",
       "gh\tsecret\tset x -b"
     ]
     const matches = new Map(SECRET_RULES.map((rule) => [rule, 0]))
