@@ -686,11 +686,11 @@ const NOT_PROSE = String.raw`(?!(?:(?:a|an|and|are|as|flag|for|is|option|or|the|
  * `prefix` after its opening quote if any (`'root:X'`, the password after `root:`): single-quoted, a literal whatever
  * it holds (`'$3cr3t'`); double-quoted up to a quote no backslash escapes, or escaped as deeply as its opening quote
  * (ESCAPED_QUOTED); or a bare word. A double-quoted or bare one that starts with `$` is a reference (`$TOKEN`,
- * `"${TOKEN}"`, `$(cat f)`): it names where the password is, not what. Each reads to its closing quote, or its word's
- * end, at most.
+ * `"${TOKEN}"`, `$(cat f)`): it names where the password is, not what; so does code that builds the command around a
+ * variable (`"echo '" + password + "' | sudo -S"`). Each reads to its closing quote, or its word's end, at most.
  */
 const echoed = (prefix: string): string =>
-  String.raw`(?:(?<=(?<!\\)'${prefix})[^'\r\n]+(?=')|(?!\$)(?:${escapedQuoted(prefix)}`
+  String.raw`(?!["'\x60][ \t]*\+)(?:(?<=(?<!\\)'${prefix})[^'\r\n]+(?=')|(?!\$)(?:${escapedQuoted(prefix)}`
   + String.raw`|(?<=(?<!\\)"${prefix})(?:(?!${UNESCAPED_QUOTE})[^\r\n])+?(?=${UNESCAPED_QUOTE})`
   + String.raw`|(?!${ESCAPES}["'])[^\s"'\x60|;&<>]+))`
 

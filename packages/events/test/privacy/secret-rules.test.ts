@@ -1194,7 +1194,9 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "cat ~/pw.txt | docker login --password-stdin\necho done | tee log; docker login --password-stdin < pw.txt\n"
     + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
     + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\"\necho \"$SUDO_PW\" | sudo -S true\n"
-    + "echo done | sudo tee /etc/motd\necho x | sudo -u app -s"
+    + "echo done | sudo tee /etc/motd\necho x | sudo -u app -s\n"
+    + "exec(\"echo '\" + password + \"' | sudo -S bash\")\n"
+    + "run('echo \"' + token + '\" | docker login --password-stdin')"
   ],
   // net user listing, showing, prompting for (*) or changing no password; prose about it.
   [
