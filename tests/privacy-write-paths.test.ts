@@ -317,6 +317,37 @@ describe("every hook write path masks secrets before they reach the disk", () =>
     expect(bytes).toContain("ldapsearch -x -D cn=admin,dc=example -w")
   })
 
+  it("masks keytool, zip, chpasswd, a login's stdin, net user, sqlcmd, gh and ENV passwords in a tool's input", () => {
+    const root = project()
+    const planted = {
+      keytool: "KtHookPw-81",
+      zip: "ZipHookPw-82",
+      chpasswd: "ChHookPw-83",
+      stdin: "StdinHookPw-84",
+      net: "NetHookPw-85",
+      sqlcmd: "SqlHookPw-86",
+      gh: "GhHookPw-87",
+      env: "EnvHookPw 88"
+    }
+    hook(root, "SessionStart", { source: "startup" })
+    bash(root, "t1", `keytool -genkeypair -keystore app.jks -storepass ${planted.keytool} -dname CN=app`, "")
+    bash(root, "t2", `zip -r -P ${planted.zip} backup.zip data/`, "  adding: data/ (stored 0%)")
+    bash(root, "t3", `docker exec box sh -c "echo 'root:${planted.chpasswd}' | chpasswd"`, "")
+    bash(
+      root,
+      "t4",
+      `echo "${planted.stdin}" | docker login -u ci --password-stdin registry.example.com`,
+      "Login Succeeded"
+    )
+    bash(root, "t5", `net user svc ${planted.net} /add`, "The command completed successfully.")
+    bash(root, "t6", `sqlcmd -S db -U sa -P '${planted.sqlcmd}' -Q "select 1"`, "1")
+    bash(root, "t7", `gh secret set DEPLOY_KEY --body "${planted.gh}"`, "✓ Set secret DEPLOY_KEY")
+    bash(root, "t8", `printf 'FROM alpine\nENV DB_PASSWORD ${planted.env}\n' > Dockerfile`, "")
+    const bytes = folderBytes(root)
+    for (const [where, secret] of Object.entries(planted)) expect(bytes.includes(secret), where).toBe(false)
+    expect(bytes).toContain("docker login -u ci --password-stdin registry.example.com")
+  })
+
   it("masks the secret a secret manager's CLI printed: AWS Secrets Manager and SSM, Azure Key Vault", () => {
     const root = project()
     const planted = { aws: "AwsSmHookPw-41", ssm: "SsmHookPw-42", azure: "AzKvHookPw-43" }

@@ -275,10 +275,13 @@ const NOT_A_PLACEHOLDER = String
  * by the one branch that takes it, so a value is read once.
  */
 const BLOCK = String.raw`\k<escape>\\`
-export const ESCAPED_QUOTED = String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES}})")`
+/** ESCAPED_QUOTED, the value starting `prefix` after its opening quote (`\"root:x\"`, the value after `root:`). */
+const escapedQuoted = (prefix: string): string =>
+  String.raw`(?<=(?<!\\)(?<escape>\\{1,${MAX_ESCAPES}})"${prefix})`
   + String
     .raw`(?:[^"\\\r\n]|\\+(?![\\"\r\n])|(?:${BLOCK}${BLOCK})*(?:${BLOCK}\k<escape>"|${BLOCK}${BLOCK}(?=\k<escape>")))+`
   + String.raw`(?=\k<escape>")`
+export const ESCAPED_QUOTED = escapedQuoted("")
 
 /**
  * Not an empty string literal (`password = ""`, `\"token\":\"\"`): the quote that opened the value, escaped as
@@ -824,6 +827,47 @@ const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
   )
 ]
 
+/**
+ * Not a word of prose where a flag is named in a sentence (`the -storepass flag.`, `-storepass and -keypass`, `if -P
+ * is left out`), nor the punctuation after it (`with -P, and`): where a command's flag is the only sign of a
+ * password, the word after it may be no password.
+ */
+const NOT_PROSE = String.raw`(?!(?:(?:a|an|and|are|as|flag|for|is|option|or|the|to|was|with)[.,;:!?)]{0,3}`
+  + String.raw`|[.,;:!?)]{1,3})(?:[\s"'\\]|$))`
+
+/**
+ * What echo or printf prints, as a password piped into a program that reads it (`echo 'X' | chpasswd`), starting
+ * `prefix` after its opening quote if any (`'root:X'`, the password after `root:`): single-quoted, a literal whatever
+ * it holds (`'$3cr3t'`); double-quoted up to a quote no backslash escapes, or escaped as deeply as its opening quote
+ * (ESCAPED_QUOTED); or a bare word. A double-quoted or bare one that starts with `$` is a reference (`$TOKEN`,
+ * `"${TOKEN}"`, `$(cat f)`): it names where the password is, not what; so does code that builds the command around a
+ * variable (`"echo '" + password + "' | sudo -S"`). Each reads to its closing quote, or its word's end, at most.
+ */
+const echoed = (prefix: string): string =>
+  String.raw`(?!["'\x60][ \t]*\+)(?:(?<=(?<!\\)'${prefix})[^'\r\n]+(?=')|(?!\$)(?:${escapedQuoted(prefix)}`
+  + String.raw`|(?<=(?<!\\)"${prefix})(?:(?!${UNESCAPED_QUOTE})[^\r\n])+?(?=${UNESCAPED_QUOTE})`
+  + String.raw`|(?!${ESCAPES}["'])[^\s"'\x60|;&<>]+))`
+
+/** A user before its password, as chpasswd reads them (`root:X`). */
+const CHPASSWD_USER = String.raw`[^\s:"'\\|;&<>]{1,64}:`
+
+/** The opening quote of a word, if any: bash's `$'...'` and `$"..."` too, which are literals. */
+const OPENING_QUOTE = String.raw`(?:\$(?=${ESCAPES}["']))?${ESCAPES}["']?`
+
+/** echo or printf, with their flags or format (`echo -n`, `printf '%s\n'`), up to what they print. */
+const ECHO = String.raw`\b(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+${ESCAPES}["']%s(?:\\{1,32}n)?${ESCAPES}["'])?)`
+  + String.raw`[ \t]+${OPENING_QUOTE}`
+
+/**
+ * A program reading a password from stdin: a login's --password-stdin (docker's, podman's, helm registry's), passwd
+ * (`--stdin`, or twice as Debian's reads it), smbpasswd -s, htpasswd -i, sudo -S.
+ */
+const STDIN_READER = String.raw`(?:[ \t]--password-stdin\b|\b(?:smb|ht)?passwd\b`
+  + String.raw`|\bsudo\b[^\r\n|;&<]{0,100}?[ \t](?:-[a-zA-Z]*S[a-zA-Z]*|--stdin)\b)`
+
+/** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
+const PIPED_INTO = String.raw`${ESCAPES}["']?[ \t]*\|(?!\|)[^\r\n|;&]{0,200}?`
+
 /** Commands where the value follows a flag that does not name it: `mysql -pX`, `curl -u user:X`. */
 const SHELL_RULES: ReadonlyArray<SecretRule> = [
   // mysql's password is glued to -p (`-p X` asks for it and names a database); sshpass, redis-cli, a
@@ -872,8 +916,115 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + VALUE,
     "gm",
     contains("_auth", "_password")
+  ),
+  // zip's and unzip's -P, apart, glued or last of a group of flags (`zip -r -P X out.zip dir`, `zip -rP X`), and
+  // 7-Zip's -p, glued (`7z a -pX out.7z dir`; `7z x -p` alone asks for it). The program is a word of its own:
+  // `wget https://x/f.zip -P /tmp` is wget's -P.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])(?:(?:un)?zip(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-[a-zA-Z\d]{0,10}?P[ \t]*`
+      + String.raw`|7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-p)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    { test: (text) => (text.includes("zip") && text.includes("P")) || (text.includes("7z") && text.includes("-p")) }
+  ),
+  // 7-Zip's -p switch quoted whole, as Windows scripts quote it (`7z a "-pX Y" out.7z`): the rest of the quoted switch.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?<![\w.-])7z[a-z]{0,2}(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?${ESCAPES}["']-p)${
+      echoed("-p")
+    }`,
+    "g",
+    contains("7z")
+  ),
+  // A password echo or printf pipes into chpasswd, or a group's into chgpasswd, as Dockerfiles set root's
+  // (`RUN echo 'root:Docker!' | chpasswd`, `echo "root:X" | sudo chpasswd`): what follows the user, which is kept.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${ECHO}${CHPASSWD_USER})${echoed(CHPASSWD_USER)}(?=${PIPED_INTO}\bchg?passwd\b)`,
+    "g",
+    contains("chpasswd", "chgpasswd")
+  ),
+  // A password echo or printf pipes into a program that reads one from stdin (STDIN_READER: `echo X | docker login -u
+  // bob --password-stdin`, `echo X | sudo -S make`): any literal they print is one.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>${ECHO})${echoed("")}(?=${PIPED_INTO}${STDIN_READER})`,
+    "g",
+    contains("-stdin", "passwd", "sudo")
+  ),
+  // The same as a here-string: `chpasswd <<< 'root:X'`, `docker login -u bob --password-stdin <<< X`.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:\bchg?passwd\b[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}${CHPASSWD_USER}`
+      + String.raw`|${STDIN_READER}[^\r\n|;&<]{0,200}?<<<[ \t]*${OPENING_QUOTE}))`
+      + echoed(`(?:${CHPASSWD_USER})?`),
+    "g",
+    contains("<<<")
+  ),
+  // Windows' net user setting an account's password (`net user bob X /add`, `NET USER "Jane Doe" X`): the word after
+  // the user, where the command ends, its options (`/add`, `/domain`) or a redirection follow; a sentence goes on
+  // with words. `net user bob *` prompts for it, and `net user bob /delete` has none.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>\bnet[ \t]+user[ \t]+(?:${ESCAPES}"[^"\\\r\n]{1,256}${ESCAPES}"|[^\s"'/\\][^\s"'\\]{0,255})`
+      + String.raw`[ \t]+${ESCAPES}["']?)(?!\/|\*(?![^\s"'\\]))${NOT_PROSE}${VALUE}`
+      + String.raw`(?=${ESCAPES}["']?[ \t]+(?:\/|\d?[<>])|${ESCAPES}["'][ \t]*(?:$|[;&|)}\],<>]|\\[nr])`
+      + String.raw`|[ \t]*(?:$|[;&|)<>]|\\[nr"]))`,
+    "gim",
+    /net[ \t]+user/i
+  ),
+  // SQL Server's sqlcmd, bcp and osql take the password after -P, apart or glued; RabbitMQ's rabbitmqctl after the
+  // user it adds, changes or checks (`rabbitmqctl add_user bob X`).
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:\b(?:sqlcmd|bcp|osql)(?:\.exe)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?-P[ \t]*`
+      + String
+        .raw`|\brabbitmqctl(?:\.bat)?[ \t](?:[^\r\n|;&]{0,200}?[ \t])?(?:add_user|change_password|authenticate_user)`
+      + String.raw`[ \t]+${ESCAPES}["']?[^\s"'\\]{1,256}${ESCAPES}["']?[ \t]+)${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    contains("sqlcmd", "bcp", "osql", "rabbitmqctl")
+  ),
+  // gh secret set's value (`gh secret set NAME --body X`, `-b X`, `--body=X`, `-bX`). gh variable set's is no secret,
+  // and `gh secret set NAME < file` or `--body-file f` reads it from a file.
+  lazyRule(
+    "credential",
+    String
+      .raw`(?<keep>\bgh(?:\.exe)?[ \t]+secret[ \t]+set\b[^\r\n|;&]{0,200}?[ \t](?:--body(?:[ \t]+|=)|-b(?:[ \t]+|=)?)`
+      + String.raw`${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+    "g",
+    /secret[ \t]+set/
+  ),
+  // A Dockerfile's ENV in its legacy form, `ENV name value` (`ENV DB_PASS X`), under a credential's name (or Rails'
+  // secret_key_base): the rest of the line, as Docker reads it. At a line's start, an escaped one's in a JSON string
+  // (a Write tool's input), or a string's or a code span's (`"ENV DB_PASS X"`, an Edit's line quoted as JSON); the
+  // value ends at the line's end, an escaped line break, a quote (escaped or not: Docker's value holds none bare) or a
+  // backtick, each looked for where a run of backslashes starts, so a run is read once (lazily: UNESCAPED_QUOTE). Its
+  // `=` form is the assignment rule's. `ENV PWD /srv/app` is the working directory.
+  lazyRule(
+    "credential",
+    String.raw`(?<keep>(?:^|(?<=\\n|["\x60]))[ \t]*ENV[ \t]+(?!pwd[ \t]+\/)[\w.-]{0,40}?`
+      + String.raw`(?:${SENSITIVE_NAME}|secret_key_base)[ \t]+${ESCAPES}["']?)${NOT_PROSE}`
+      + String.raw`(?:(?<=["'])${VALUE}|${NOT_A_PLACEHOLDER}(?!\s|\\*["\x60]|\\+[nr])`
+      + String.raw`[^\r\n]+?(?=(?<!\\)\\*["\x60]|(?<!\\)\\+[nr]|$))`,
+    "gim",
+    /env[ \t]/i
   )
 ]
+
+/**
+ * keytool's and jarsigner's keystore and key passwords, each where it stands (`-storepass X -keypass X`; importing a
+ * keystore, -srcstorepass, -deststorepass, -srckeypass, -destkeypass), and the new one `keytool -storepasswd` or
+ * `-keypasswd` sets (`-new X`). `-storepass:env NAME` and `-storepass:file F` say where a password is, not what.
+ * Before the CLI flag rule, which takes `-storepasswd` for a flag and would mask `-new` as its value, leaving the
+ * password after it.
+ */
+const KEYTOOL_RULE: SecretRule = lazyRule(
+  "credential",
+  String.raw`(?<keep>(?:(?<![\w-])-(?:src|dest)?(?:store|key)pass|\bkeytool(?:\.exe)?[ \t]+-(?:store|key)passwd\b`
+    + String.raw`[^\r\n|;&]{0,200}?[ \t]-new)[ \t]+${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
+  "g",
+  contains("storepass", "keypass")
+)
 
 /**
  * Prose and loose notes: `the db password: X`, `token is X`, `API key abc123...`. The name alone is weak
@@ -1307,6 +1458,7 @@ export const SECRET_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>${NAME_START}${NAME_PREFIX}${SENSITIVE_NAME}${ESCAPES}["']?\]?${TYPE_ANNOTATION}`
       + String.raw`[ \t]*:?=(?![=>~])[ \t]*(?:\\\r?\n[ \t]*)?${ESCAPES}["']?)${VALUE}`
   ),
+  KEYTOOL_RULE,
   // CLI flags: --password foo, --api-key=foo. A value may start with "-", so `--token --verbose` masks the next flag.
   credential(String.raw`(?<keep>(?<![\w-])--?${NAME_PREFIX}${SENSITIVE_NAME}(?:=|[ \t]+)${ESCAPES}["']?)${VALUE}`),
   // Kubernetes/Docker env entries: name: DB_PASSWORD, then value: x (YAML lines or JSON). A block scalar's header

@@ -103,6 +103,28 @@ const ADVERSARIAL: ReadonlyArray<readonly [string, string]> = [
   ["smbclient users", fill("smbclient -U a")],
   ["htpasswd commands", fill("htpasswd -b a ")],
   ["one long htpasswd file name", "htpasswd -b " + fill("a") + " u p"],
+  ["keytool password flags", fill("-storepass ")],
+  ["keytool -storepasswd commands", fill("keytool -storepasswd ")],
+  ["zip commands", fill("zip -r -")],
+  ["7z commands", fill("7z a -p")],
+  ["users echoed into chpasswd", fill("echo 'a:") + " | chpasswd"],
+  ["escaped users echoed into chpasswd", fill(String.raw`echo \"a:`) + " | chpasswd"],
+  ["echo commands before a pipe", fill("echo x | ") + " --password-stdin"],
+  ["echoed words with an escaped quote", fill(String.raw`echo "a\"`) + " --password-stdin"],
+  ["one unclosed echoed value", "echo \"" + fill("a") + " | chpasswd --password-stdin"],
+  ["here-strings", fill("--password-stdin <<< '") + " chpasswd"],
+  ["echo commands piped into sudo", fill("echo x | sudo -u a ")],
+  ["sudo -S here-strings", fill("sudo -S <<< ")],
+  ["net user commands", fill("net user a b ")],
+  ["quoted net user names", fill("net user \"a b")],
+  ["sqlcmd commands", fill("sqlcmd -U sa ")],
+  ["rabbitmqctl commands", fill("rabbitmqctl add_user ")],
+  ["gh secret set commands", fill("gh secret set a -")],
+  ["Dockerfile ENV lines", fill("ENV DB_PASS x\n")],
+  ["escaped Dockerfile ENV lines", fill(String.raw`\nENV DB_PASS `)],
+  ["one ENV value of backslashes", "ENV DB_PASS a" + fill("\\")],
+  ["ENV lines in strings and code spans", fill("\"ENV DB_PASS a`ENV API_TOKEN ")],
+  ["quoted 7z switches", fill("7z a \"-pa")],
   ["openai prefixes", fill("sk-")],
   ["anthropic prefixes", fill("sk-ant-")],
   ["newlines", fill("\n")],
@@ -329,6 +351,11 @@ const PAST_THE_STACK: ReadonlyArray<readonly [string, string, string | undefined
   ],
   ["an opening tag's unterminated attributes", `a <private ${"x".repeat(TWELVE_MB)}`, undefined],
   [
+    "a Dockerfile ENV value of backslashes and letters",
+    `ENV DB_PASS ${"\\a".repeat(TWELVE_MB / 2)}\nRUN make`,
+    "ENV DB_PASS [secret:credential]\nRUN make"
+  ],
+  [
     "a Helm value",
     `helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=${"a".repeat(TWELVE_MB)} --wait`,
     "helm upgrade x --set env[0].name=DB_PASSWORD,env[0].value=[secret:credential] --wait"
@@ -405,6 +432,42 @@ const BLANK_RUNS: ReadonlyArray<readonly [string, string, string]> = [
     "IDENTIFIED…WITH x…BY…'[secret:credential]' SET PASSWORD…"
   ],
   ["blanks in htpasswd", `htpasswd -b${SPACES}f${SPACES}u${SPACES}pw9`, "htpasswd -b…f…u…[secret:credential]"],
+  [
+    "blanks in keytool",
+    `keytool${SPACES}-keypasswd -new${TABS}x1 -storepass${SPACES}y2`,
+    "keytool…-keypasswd [secret:credential]…[secret:credential] -storepass…[secret:credential]"
+  ],
+  [
+    "blanks in echo commands piped into chpasswd and a login",
+    `echo${SPACES}-n${TABS}'root:x1'${SPACES}| chpasswd; echo${SPACES}y2${TABS}| docker login --password-stdin`,
+    "echo…-n…'root:[secret:credential]'…| chpasswd; echo…[secret:credential]…| docker login --password-stdin"
+  ],
+  [
+    "blanks in here-strings",
+    `chpasswd <<<${SPACES}root:x1; passwd --stdin bob <<<${TABS}y2`,
+    "chpasswd <<<…root:[secret:credential]; passwd --stdin bob <<<…[secret:credential]"
+  ],
+  [
+    "blanks in net user, sqlcmd and rabbitmqctl",
+    `net user${SPACES}bob${TABS}x1${SPACES}/add; sqlcmd -P${SPACES}y2 ; rabbitmqctl add_user${TABS}bob${SPACES}z3`,
+    "net user…bob…[secret:credential]…/add; sqlcmd -P…[secret:credential] ;"
+    + " rabbitmqctl add_user…bob…[secret:credential]"
+  ],
+  [
+    "blanks in gh secret set",
+    `gh${SPACES}secret${TABS}set a --body${SPACES}x1 ; gh secret set b -b${TABS}y2`,
+    "gh…secret…set a --body…[secret:credential] ; gh secret set b -b…[secret:credential]"
+  ],
+  [
+    "blanks in Dockerfile ENV lines",
+    `${SPACES}ENV${TABS}DB_PASS${SPACES}x1 y2${SPACES}\n${TABS}ENV API_TOKEN z3`,
+    "…ENV…DB_PASS…[secret:credential]\n…ENV API_TOKEN [secret:credential]"
+  ],
+  [
+    "blanks in zip and 7z",
+    `zip -P${TABS}x1 a.zip${SPACES}7z a -py2`,
+    "zip -P…[secret:credential] a.zip…7z a -p[secret:credential]"
+  ],
   [
     "blanks in a secret manager's output",
     `SecureString "Value"${SPACES}:${SPACES}"x" "SecretString":${TABS}"y"`,

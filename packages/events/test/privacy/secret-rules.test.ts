@@ -931,7 +931,204 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "alter user app identified with caching_sha2_password by \"[secret:credential]\""
   ],
   ["credential", "SET PASSWORD FOR 'app'@'%' = 'SqlPw-4478'", "SET PASSWORD FOR 'app'@'%' = '[secret:credential]'"],
-  ["credential", "CREATE USER app IDENTIFIED BY SqlPw4479;", "CREATE USER app IDENTIFIED BY [secret:credential];"]
+  ["credential", "CREATE USER app IDENTIFIED BY SqlPw4479;", "CREATE USER app IDENTIFIED BY [secret:credential];"],
+  // keytool's and jarsigner's keystore and key passwords, each of them; the new one -storepasswd sets.
+  [
+    "credential",
+    "keytool -genkeypair -alias app -keystore app.jks -storepass KtPw-4480 -keypass 'KtPw 4481' -dname CN=app",
+    "keytool -genkeypair -alias app -keystore app.jks -storepass [secret:credential] -keypass '[secret:credential]'"
+    + " -dname CN=app"
+  ],
+  [
+    "credential",
+    "keytool -importkeystore -srckeystore a.p12 -srcstoretype PKCS12 -srcstorepass KtPw-4482 -srckeypass KtPw-4483"
+    + " -destkeystore b.jks -deststorepass \"KtPw-4484\" -destkeypass KtPw-4485",
+    "keytool -importkeystore -srckeystore a.p12 -srcstoretype PKCS12 -srcstorepass [secret:credential]"
+    + " -srckeypass [secret:credential] -destkeystore b.jks -deststorepass \"[secret:credential]\""
+    + " -destkeypass [secret:credential]"
+  ],
+  // -new is masked too, by the CLI flag rule, as the value of what it takes for a flag: -storepasswd.
+  [
+    "credential",
+    "jarsigner -keystore app.jks -storepass KtPw-4486 app.apk app\r\n"
+    + "keytool -storepasswd -new KtPw-4487 -keystore a.jks",
+    "jarsigner -keystore app.jks -storepass [secret:credential] app.apk app\r\n"
+    + "keytool -storepasswd [secret:credential] [secret:credential] -keystore a.jks"
+  ],
+  // As a Bash tool's input arrives, in a JSON string.
+  [
+    "credential",
+    String.raw`{"command":"keytool -list -keystore k.jks -storepass \"KtPw-4488\" -keypass KtPw-4489\n"}`,
+    String.raw`{"command":"keytool -list -keystore k.jks -storepass \"[secret:credential]\"`
+    + String.raw` -keypass [secret:credential]"}`
+  ],
+  // zip's and unzip's -P, apart or glued; 7-Zip's -p, glued.
+  [
+    "credential",
+    "zip -P ZipPw-4490 out.zip notes.txt && zip -r -9 -P'Zip Pw 4491' out.zip dir; unzip -P\"ZipPw-4492\" out.zip"
+    + "\nzip -rP ZipPw-4497 out.zip dir",
+    "zip -P [secret:credential] out.zip notes.txt && zip -r -9 -P'[secret:credential]' out.zip dir;"
+    + " unzip -P\"[secret:credential]\" out.zip\nzip -rP [secret:credential] out.zip dir"
+  ],
+  // -P last of a group, alone: no "-P" in the text.
+  ["credential", "zip -rP ZipPw-4499 out.zip dir", "zip -rP [secret:credential] out.zip dir"],
+  [
+    "credential",
+    "7z a -pZ7Pw-4493 -mhe=on out.7z dir\n7za x -p\"7z Pw 4494\" -o/tmp/x archive.7z\n7z.exe a \"-p7z Pw 4498\" b.7z",
+    "7z a -p[secret:credential] -mhe=on out.7z dir\n7za x -p\"[secret:credential]\" -o/tmp/x archive.7z\n"
+    + "7z.exe a \"-p[secret:credential]\" b.7z"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"cd /srv && zip -r -P \"ZipPw-4495\" /tmp/b.zip . && 7z a -p'Z7Pw-4496' b.7z ."}`,
+    String.raw`{"command":"cd /srv && zip -r -P \"[secret:credential]\" /tmp/b.zip .`
+    + String.raw` && 7z a -p'[secret:credential]' b.7z ."}`
+  ],
+  // A password echo or printf pipes into chpasswd or chgpasswd, the user kept: a Dockerfile's RUN line, sudo or a
+  // container before the program, several users; single-quoted, a `$` is the password's own.
+  ["credential", "RUN echo 'root:Docker!' | chpasswd", "RUN echo 'root:[secret:credential]' | chpasswd"],
+  [
+    "credential",
+    "echo \"root:ChPw-4500\" | sudo chpasswd && echo app:ChPw-4501 | chpasswd -c SHA512\n"
+    + "echo -e \"root:ChPw-4502\\nbob:ChPw 4503\" | docker exec -i box chpasswd\n"
+    + "printf 'admins:ChPw-4504\\n' | chgpasswd; echo 'root:$ChPw-4506' | chpasswd",
+    "echo \"root:[secret:credential]\" | sudo chpasswd && echo app:[secret:credential] | chpasswd -c SHA512\n"
+    + "echo -e \"root:[secret:credential]\" | docker exec -i box chpasswd\n"
+    + "printf 'admins:[secret:credential]' | chgpasswd; echo 'root:[secret:credential]' | chpasswd"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"echo \"root:ChPw-4505\" | chpasswd\r\n"}`,
+    String.raw`{"command":"echo \"root:[secret:credential]\" | chpasswd\r\n"}`
+  ],
+  // A password echo or printf pipes into a login's --password-stdin (docker, podman, helm registry), or passwd
+  // --stdin: any literal.
+  [
+    "credential",
+    "echo DockerPw-4510 | docker login -u bob --password-stdin\n"
+    + "echo \"DockerPw 4511\" | docker login registry.example.com -u bob --password-stdin\n"
+    + "printf '%s' 'HelmPw-4512' | helm registry login reg.example.com -u bob --password-stdin",
+    "echo [secret:credential] | docker login -u bob --password-stdin\n"
+    + "echo \"[secret:credential]\" | docker login registry.example.com -u bob --password-stdin\n"
+    + "printf '%s' '[secret:credential]' | helm registry login reg.example.com -u bob --password-stdin"
+  ],
+  [
+    "credential",
+    "echo -n DockerPw-4513 | podman login -u bob --password-stdin quay.io\r\n"
+    + "printf \"%s\\n\" \"DockerPw-4514\" | sudo docker login --username bob --password-stdin\n"
+    + "echo '$Pw-4515' | passwd --stdin bob; echo $'Pw-4518\\n' | docker login --password-stdin",
+    "echo -n [secret:credential] | podman login -u bob --password-stdin quay.io\r\n"
+    + "printf \"%s\\n\" \"[secret:credential]\" | sudo docker login --username bob --password-stdin\n"
+    + "echo '[secret:credential]' | passwd --stdin bob; echo $'[secret:credential]' | docker login --password-stdin"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"echo \"DockerPw-4516\" | docker login -u bob --password-stdin && printf '%s' \"Pw-4517\"`
+    + String.raw` | docker login --password-stdin"}`,
+    String.raw`{"command":"echo \"[secret:credential]\" | docker login -u bob --password-stdin`
+    + String.raw` && printf '%s' \"[secret:credential]\" | docker login --password-stdin"}`
+  ],
+  // And into the programs that read a password from stdin: sudo -S, passwd, smbpasswd -s, htpasswd -i.
+  [
+    "credential",
+    "echo 'SudoPw-4524' | sudo -S apt-get update && echo SudoPw-4525 | sudo -k -S -u app make\n"
+    + "echo -e \"PwdPw-4526\\nPwdPw-4526\" | passwd bob; printf 'SmbPw-4527\\nSmbPw-4527\\n' | smbpasswd -a -s bob\n"
+    + "echo HtPw-4528 | htpasswd -i -c .htpasswd admin",
+    "echo '[secret:credential]' | sudo -S apt-get update && echo [secret:credential] | sudo -k -S -u app make\n"
+    + "echo -e \"[secret:credential]\" | passwd bob; printf '[secret:credential]' | smbpasswd -a -s bob\n"
+    + "echo [secret:credential] | htpasswd -i -c .htpasswd admin"
+  ],
+  // The same, as a here-string.
+  [
+    "credential",
+    "chpasswd <<< 'root:HsPw-4520'\ndocker login -u bob --password-stdin <<< \"HsPw 4521\";"
+    + " passwd --stdin bob <<<HsPw-4522 && chpasswd <<< $'root:HsPw-4523\\n'",
+    "chpasswd <<< 'root:[secret:credential]'\ndocker login -u bob --password-stdin <<< \"[secret:credential]\";"
+    + " passwd --stdin bob <<<[secret:credential] && chpasswd <<< $'root:[secret:credential]'"
+  ],
+  // Windows' net user setting an account's password, the command ending there or its options after it.
+  [
+    "credential",
+    "net user bob NetPw-4530 /add\r\nNET USER \"Jane Doe\" \"Net Pw 4531\" /ADD /DOMAIN\r\n"
+    + "net user administrator NetPw-4532\ncmd /c \"net user svc NetPw-4533\" && net user ops NetPw-4539 & echo done\n"
+    + "net user qa NetPw-4544 2>nul",
+    "net user bob [secret:credential] /add\r\nNET USER \"Jane Doe\" \"[secret:credential]\" /ADD /DOMAIN\r\n"
+    + "net user administrator [secret:credential]\ncmd /c \"net user svc [secret:credential]\""
+    + " && net user ops [secret:credential] & echo done\nnet user qa [secret:credential] 2>nul"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"net user svc NetPw-4534 /add\nnet localgroup administrators svc /add",`
+    + String.raw`"x":"net user a NetPw-4535"}`,
+    String.raw`{"command":"net user svc [secret:credential] /add\nnet localgroup administrators svc /add",`
+    + String.raw`"x":"net user a [secret:credential]"}`
+  ],
+  // SQL Server's command-line tools (-P, apart or glued) and RabbitMQ's users.
+  [
+    "credential",
+    "sqlcmd -S db -U sa -P SqlPw-4536 -Q \"select 1\"\nbcp dbo.t out t.dat -S db -U sa -PSqlPw-4537 -c;"
+    + " osql -S db -U sa -P 'Sql Pw 4538'\n/opt/mssql-tools18/bin/sqlcmd -S localhost -U SA -P \"SqlPw-4540\" -C",
+    "sqlcmd -S db -U sa -P [secret:credential] -Q \"select 1\"\n"
+    + "bcp dbo.t out t.dat -S db -U sa -P[secret:credential] -c; osql -S db -U sa -P '[secret:credential]'\n"
+    + "/opt/mssql-tools18/bin/sqlcmd -S localhost -U SA -P \"[secret:credential]\" -C"
+  ],
+  [
+    "credential",
+    "rabbitmqctl add_user bob RmqPw-4541 && rabbitmqctl change_password bob 'Rmq Pw 4542'\n"
+    + "rabbitmqctl -n rabbit@host authenticate_user bob RmqPw-4543",
+    "rabbitmqctl add_user bob [secret:credential] && rabbitmqctl change_password bob '[secret:credential]'\n"
+    + "rabbitmqctl -n rabbit@host authenticate_user bob [secret:credential]"
+  ],
+  // gh secret set's value: --body, -b, apart, after = or glued.
+  [
+    "credential",
+    "gh secret set API_TOKEN --body GhSecret-4550\ngh secret set DB_PASSWORD -b 'GhSecret 4551' --repo acme/shop &&"
+    + " gh secret set X --env prod --body=\"GhSecret-4552\"; gh secret set NPM_TOKEN -bGhSecret-4553",
+    "gh secret set API_TOKEN --body [secret:credential]\ngh secret set DB_PASSWORD -b '[secret:credential]' --repo"
+    + " acme/shop && gh secret set X --env prod --body=\"[secret:credential]\";"
+    + " gh secret set NPM_TOKEN -b[secret:credential]"
+  ],
+  [
+    "credential",
+    String.raw`{"command":"gh secret set TOKEN --body \"GhSecret-4554\" -R acme/shop"}`,
+    String.raw`{"command":"gh secret set TOKEN --body \"[secret:credential]\" -R acme/shop"}`
+  ],
+  ["credential", "gh\tsecret\tset\tTOKEN\t-b\tGhSecret-4555", "gh\tsecret\tset\tTOKEN\t-b\t[secret:credential]"],
+  // A Dockerfile's ENV in its legacy form, ENV name value, under a credential's name: the rest of the line.
+  [
+    "credential",
+    "FROM postgres:16\nENV DB_PASS Xk9mPq2Lwz7\nENV POSTGRES_PASSWORD correct horse battery\r\n"
+    + "  env API_TOKEN 'EnvPw 4561'\nENV SECRET_KEY_BASE abc\nENV PGDATA /var/lib/postgresql/data",
+    "FROM postgres:16\nENV DB_PASS [secret:credential]\nENV POSTGRES_PASSWORD [secret:credential]\r\n"
+    + "  env API_TOKEN '[secret:credential]'\nENV SECRET_KEY_BASE [secret:credential]\n"
+    + "ENV PGDATA /var/lib/postgresql/data"
+  ],
+  // A Dockerfile a Write tool's input holds, its lines escaped in a JSON string; and the = forms of ENV and ARG.
+  [
+    "credential",
+    String.raw`{"content":"FROM node:22\nENV NPM_TOKEN Env Pw 4562\nENV DB_PASSWORD \"Pw 4563\"\r\nRUN npm ci\n"}`
+    + "\nARG DB_PASSWORD=ArgPw-4564\nENV DB_PASS=EnvPw-4565 LOG_LEVEL=debug",
+    String.raw`{"content":"FROM node:22\nENV NPM_TOKEN [secret:credential]\nENV DB_PASSWORD \"[secret:credential]\"\r\n`
+    + String.raw`RUN npm ci\n"}`
+    + "\nARG DB_PASSWORD=[secret:credential]\nENV DB_PASS=[secret:credential] LOG_LEVEL=debug"
+  ],
+  // An ENV line at the start of a string or a code span: an Edit's lines quoted as JSON, Markdown.
+  [
+    "credential",
+    String.raw`{"old_string":"ENV DB_PASS EnvPw-4566","new_string":"ENV DB_PASS \"EnvPw 4567\"\nRUN x"}`
+    + "\nSet `ENV API_TOKEN EnvPw-4568` in the Dockerfile.",
+    String
+      .raw`{"old_string":"ENV DB_PASS [secret:credential]","new_string":"ENV DB_PASS \"[secret:credential]\"\nRUN x"}`
+    + "\nSet `ENV API_TOKEN [secret:credential]` in the Dockerfile."
+  ],
+  // Firebase's functions config, under keys a credential's name ends (the assignment rule's).
+  [
+    "credential",
+    "firebase functions:config:set stripe.secret=FbPw-4570 mail.password=\"Fb Pw 4571\" slack.api_key=FbPw-4572"
+    + " app.env=prod",
+    "firebase functions:config:set stripe.secret=[secret:credential] mail.password=\"[secret:credential]\""
+    + " slack.api_key=[secret:credential] app.env=prod"
+  ]
 ]
 
 /** Text that mentions secrets or looks a bit like them, and must come back unchanged. */
@@ -1157,6 +1354,65 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + " sign in with email/password; login with admin/admin; account: bob / 12345678;"
     + " src/app/login/page.tsx 로 로그인 페이지; user admin passes the check; user bob pass the test; user: admin pass: see"
     + " vault; the password for the admin: see vault"
+  ],
+  // keytool without a password on its line: it prompts; the password is in an environment variable or a file.
+  [
+    "credential",
+    "keytool -list -keystore k.jks\nkeytool -list -keystore k.jks -storepass:env STORE_PW -keypass:file /run/kp\n"
+    + "keytool prompts for the keystore password, and the -storepass flag."
+  ],
+  // Archives without a password on their line: zip -e and 7z x -p prompt for it. wget's -P and rsync's -P after a
+  // file named .zip or .7z are no archiver's.
+  [
+    "credential",
+    "zip -r out.zip dir\nzip -e notes.zip notes.txt\n7z x archive.7z\n7z x -p archive.7z -o/tmp/x\nunzip -l out.zip\n"
+    + "wget https://dl.example.com/release.zip -P /tmp/downloads\nrsync -a backup.7z -P host:/srv\n"
+    + "zip encrypts with -P, and 7z with -p; zip's -P option is weak."
+  ],
+  // A reference in place of the password (a variable, a command's output), a file, or another program's stdin.
+  [
+    "credential",
+    "echo \"root:$ROOT_PASSWORD\" | chpasswd\necho root:${PW} | sudo chpasswd\nchpasswd < users.txt\n"
+    + "echo 'root:x1' > users.txt\necho \"a:b\" | tee f; chpasswd -e\nchpasswd reads user:password lines from stdin\n"
+    + "echo $TOKEN | docker login -u bob --password-stdin\necho \"${CI_TOKEN}\" | docker login -u ci --password-stdin\n"
+    + "echo \"$(cat ~/.pw)\" | docker login --password-stdin\n"
+    + "printf '%s' \"$PW\" | helm registry login x --password-stdin\n"
+    + "echo -n $TOKEN | docker login --password-stdin\necho `cat pw` | docker login --password-stdin\n"
+    + "aws ecr get-login-password | docker login --username AWS --password-stdin 1.dkr.ecr.eu-west-1.amazonaws.com\n"
+    + "cat ~/pw.txt | docker login --password-stdin\necho done | tee log; docker login --password-stdin < pw.txt\n"
+    + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
+    + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\"\necho \"$SUDO_PW\" | sudo -S true\n"
+    + "echo done | sudo tee /etc/motd\necho x | sudo -u app -s\n"
+    + "exec(\"echo '\" + password + \"' | sudo -S bash\")\n"
+    + "run('echo \"' + token + '\" | docker login --password-stdin')"
+  ],
+  // net user listing, showing, prompting for (*) or changing no password; prose about it.
+  [
+    "credential",
+    "net user\nnet user bob\nnet user bob * /add\nnet user bob /delete\nnet user bob /active:no\nNET USER bob /domain\n"
+    + "Use net user to list, add or remove accounts; net user bob to see one. The net user command is old."
+  ],
+  // SQL Server's tools logging in as Windows (-E, -T) or prompting; RabbitMQ's other commands; prose.
+  [
+    "credential",
+    "sqlcmd -S db -E -Q \"select 1\"\nsqlcmd -S db -U sa\nsqlcmd -S db -E -p 1\nbcp dbo.t out t.dat -T -S db\n"
+    + "rabbitmqctl list_users\nrabbitmqctl add_user bob\nrabbitmqctl delete_user bob\n"
+    + "sqlcmd takes the password with -P, or prompts; rabbitmqctl add_user bob and then set_user_tags."
+  ],
+  // gh secret set reading the value from a file or stdin; gh's other commands, whose --body is no secret.
+  [
+    "credential",
+    "gh secret list\ngh secret set TOKEN < token.txt\ngh secret set -f .env\ngh secret set TOKEN --body-file t.txt\n"
+    + "gh variable set REGION --body eu-west-1\ngh secret delete TOKEN\ngh pr create --title x --body \"Fixes #12\"\n"
+    + "gh secret set reads the value from --body or from stdin."
+  ],
+  // Dockerfile ENV lines whose name is no credential's, or names a file holding one; PWD holding a path; an ARG
+  // without a default; an empty value; prose mentioning ENV.
+  [
+    "credential",
+    "ENV PATH /usr/local/bin:$PATH\nENV PASSWORD_FILE /run/secrets/db\nENV PWD /srv/app\nENV NODE_ENV production\n"
+    + "ENV GPG_KEY 7169605F62C751356D054A26A821E680E5FA6305\nARG DB_PASSWORD\nENV DB_PASSWORD_FILE=/run/secrets/db\n"
+    + "ENV DB_PASSWORD \"\"\nSet the password with ENV DB_PASSWORD in the Dockerfile.\nenv token is read from the vault"
   ]
 ]
 
@@ -1409,7 +1665,29 @@ describe("secret rules", () => {
       "variable \"pw\" {\n  default = \"",
       "secret_key_base: ",
       "?X-Amz-Signature=",
-      "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d"
+      "0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
+      "keytool -storepasswd -new ",
+      " -keypass ",
+      "zip -P",
+      "7z a -p",
+      "echo 'root:",
+      "echo root:x1 | chpasswd",
+      "echo ",
+      " | chpasswd",
+      " | docker login --password-stdin",
+      "chpasswd <<< ",
+      "--password-stdin <<< ",
+      "net user bob ",
+      " /add",
+      "sqlcmd -P",
+      "rabbitmqctl add_user u ",
+      "gh secret set N --body ",
+      "token =\n  'x1'",
+      "\nENV DB_PASS ",
+      "zip -rP ",
+      "7z a \"-p",
+      " | sudo -S ",
+      "gh\tsecret\tset x -b"
     ]
     // The rules for prose and accounts are made of words the pieces above seldom put in order: a second round adds
     // them.
