@@ -860,10 +860,20 @@ const ECHO = String.raw`\b(?:echo(?:[ \t]+-[neE]{1,3})*|printf(?:[ \t]+${ESCAPES
 
 /**
  * A program reading a password from stdin: a login's --password-stdin (docker's, podman's, helm registry's), passwd
- * (`--stdin`, or twice as Debian's reads it), smbpasswd -s, htpasswd -i, sudo -S.
+ * (`--stdin`, or twice as Debian's reads it), smbpasswd -s, htpasswd -i, sudo -S. passwd is the program, by its name
+ * or in a bin folder, not the file (`echo 'bob:x:1001:...' | sudo tee -a /etc/passwd`).
  */
-const STDIN_READER = String.raw`(?:[ \t]--password-stdin\b|\b(?:smb|ht)?passwd\b`
+const STDIN_READER =
+  String.raw`(?:[ \t]--password-stdin\b|(?<![\w./-])(?:(?:\/usr)?\/s?bin\/)?(?:smb|ht)?passwd(?![\w.-])`
   + String.raw`|\bsudo\b[^\r\n|;&<]{0,100}?[ \t](?:-[a-zA-Z]*S[a-zA-Z]*|--stdin)\b)`
+
+/**
+ * `env ` where a Dockerfile's ENV line starts, which every match of its rule holds: source code is full of `env `
+ * elsewhere (`const env = ...`). The cheap search first.
+ */
+const ENV_LINE_HINT: Hint = {
+  test: (text) => /env[ \t]/i.test(text) && /(?:^|\\n|["\x60])[ \t]*env[ \t]/im.test(text)
+}
 
 /** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
 const PIPED_INTO = String.raw`${ESCAPES}["']?[ \t]*\|(?!\|)[^\r\n|;&]{0,200}?`
@@ -1007,7 +1017,7 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`(?:(?<=["'])${VALUE}|${NOT_A_PLACEHOLDER}(?!\s|\\*["\x60]|\\+[nr])`
       + String.raw`[^\r\n]+?(?=(?<!\\)\\*["\x60]|(?<!\\)\\+[nr]|$))`,
     "gim",
-    /env[ \t]/i
+    ENV_LINE_HINT
   )
 ]
 

@@ -1033,10 +1033,11 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "credential",
     "echo 'SudoPw-4524' | sudo -S apt-get update && echo SudoPw-4525 | sudo -k -S -u app make\n"
     + "echo -e \"PwdPw-4526\\nPwdPw-4526\" | passwd bob; printf 'SmbPw-4527\\nSmbPw-4527\\n' | smbpasswd -a -s bob\n"
-    + "echo HtPw-4528 | htpasswd -i -c .htpasswd admin",
+    + "echo HtPw-4528 | htpasswd -i -c .htpasswd admin; echo 'PwdPw-4529' | sudo /usr/bin/passwd --stdin bob",
     "echo '[secret:credential]' | sudo -S apt-get update && echo [secret:credential] | sudo -k -S -u app make\n"
     + "echo -e \"[secret:credential]\" | passwd bob; printf '[secret:credential]' | smbpasswd -a -s bob\n"
-    + "echo [secret:credential] | htpasswd -i -c .htpasswd admin"
+    + "echo [secret:credential] | htpasswd -i -c .htpasswd admin;"
+    + " echo '[secret:credential]' | sudo /usr/bin/passwd --stdin bob"
   ],
   // The same, as a here-string.
   [
@@ -1383,6 +1384,7 @@ const UNCHANGED: ReadonlyArray<readonly [string, string]> = [
     + "echo data | git hash-object --stdin\ndocker login -u bob --password-stdin <<< \"$TOKEN\"\n"
     + "chpasswd <<< \"root:${PW}\"\ncat <<< \"hello\"\necho \"$SUDO_PW\" | sudo -S true\n"
     + "echo done | sudo tee /etc/motd\necho x | sudo -u app -s\n"
+    + "echo 'bob:x:1001:1001::/home/bob:/bin/bash' | sudo tee -a /etc/passwd\n"
     + "exec(\"echo '\" + password + \"' | sudo -S bash\")\n"
     + "run('echo \"' + token + '\" | docker login --password-stdin')"
   ],
