@@ -48,6 +48,23 @@ const contains = (...literals: ReadonlyArray<string>): Hint => ({
   test: (text) => literals.some((literal) => text.includes(literal))
 })
 
+/** The last text asked of `lowerCased`, and its lower case: the hints of several rules ask for it in turn. */
+let lastLowered: { readonly text: string; readonly lower: string } | undefined
+
+/** A text in lower case, for a hint of a rule that ignores case to test with plain strings rather than a regex. */
+const lowerCased = (text: string): string => {
+  if (lastLowered?.text !== text) lastLowered = { text, lower: text.toLowerCase() }
+  return lastLowered.lower
+}
+
+/** Holds one of these strings (lower case) in any case: `contains` for a rule with the `i` flag. */
+const containsInAnyCase = (...literals: ReadonlyArray<string>): Hint => ({
+  test: (text) => {
+    const lower = lowerCased(text)
+    return literals.some((literal) => lower.includes(literal))
+  }
+})
+
 /**
  * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`, Azure's
  * `AccountKey` and `SharedAccessKey`), unlike
@@ -757,15 +774,39 @@ const HOST_USER_THEN_PASSWORD = String.raw`(?<![\w$])(?:Sequelize|mysqli(?:_conn
 const LAST_OF_TWO_OR_THREE = String.raw`(?<![\w$])(?:getConnection|(?:signIn|createUser)WithEmailAndPassword)`
 
 /**
- * What every match of the call rule holds: a `(` after one of its names. The `(` is found first, then the name before
- * it: a search for the names themselves, one by one or as a regex's alternatives, costs some ten times more. Built on
- * first use, as the rules are.
+ * How every name of the call rule ends, in the pattern's case (`HTTPBasicAuth` and `.auth` end in `Auth` and `auth`,
+ * `signInWithEmailAndPassword` in `Password`).
+ */
+const CALL_NAME_ENDINGS = ["login", "Auth", "auth", "Authentication", "Interceptor", "Credential", "Credentials"]
+  .concat(["Token", "bind", "bind_s", "connect", "basic", "Sequelize", "mysqli", "PDO", "FTP", "FTP_TLS"])
+  .concat(["set_password", "getConnection", "Password"])
+
+/** The longest of CALL_NAME_ENDINGS. */
+const CALL_NAME_ENDING_LENGTH = Math.max(...CALL_NAME_ENDINGS.map((ending) => ending.length))
+
+/** Whether a `(` follows (after blanks) a word that ends as one of the call rule's names: read without a regex. */
+const callsANameEnding = (text: string): boolean => {
+  for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
+    let end = open
+    while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--
+    const before = text.slice(Math.max(0, end - CALL_NAME_ENDING_LENGTH), end)
+    if (CALL_NAME_ENDINGS.some((ending) => before.endsWith(ending))) return true
+  }
+  return false
+}
+
+/**
+ * What every match of the call rule holds: a `(` after one of its names. A `(` after a word ending as a name does is
+ * found first, without a regex (a hook's process would compile this one for every text with a `(` in it); then, in
+ * the regex, the `(` first and the name before it: a search for the names themselves, one by one or as a regex's
+ * alternatives, costs some ten times more on a long text. Built on first use, as the rules are.
  */
 let callHint: RegExp | undefined
 
 const CALL_HINT: Hint = {
   test: (text) =>
-    (callHint ??= new RegExp(
+    callsANameEnding(text)
+    && (callHint ??= new RegExp(
       String.raw`\((?<=(?:${USER_THEN_PASSWORD}|${HOST_USER_THEN_PASSWORD}|${LAST_OF_TWO_OR_THREE})[ \t]*\()`
     )).test(text)
 }
@@ -823,7 +864,7 @@ const CODE_CALL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`(?:(?![ \t]*default[ \t]*=|\}|${TERRAFORM_BLOCK})[^\r\n]{0,500}\r?\n){0,20})?`
       + String.raw`[ \t]*default[ \t]*=[ \t]*")${VALUE}`,
     "gi",
-    /variable[ \t]+"/i
+    { test: (text) => lowerCased(text).includes("variable") && /variable[ \t]+"/i.test(text) }
   )
 ]
 
@@ -872,7 +913,7 @@ const STDIN_READER =
  * elsewhere (`const env = ...`). The cheap search first.
  */
 const ENV_LINE_HINT: Hint = {
-  test: (text) => /env[ \t]/i.test(text) && /(?:^|\\n|["\x60])[ \t]*env[ \t]/im.test(text)
+  test: (text) => containsInAnyCase("env ", "env\t").test(text) && /(?:^|\\n|["\x60])[ \t]*env[ \t]/im.test(text)
 }
 
 /** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
@@ -981,7 +1022,7 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       + String.raw`(?=${ESCAPES}["']?[ \t]+(?:\/|\d?[<>])|${ESCAPES}["'][ \t]*(?:$|[;&|)}\],<>]|\\[nr])`
       + String.raw`|[ \t]*(?:$|[;&|)<>]|\\[nr"]))`,
     "gim",
-    /net[ \t]+user/i
+    { test: (text) => lowerCased(text).includes("user") && /net[ \t]+user/i.test(text) }
   ),
   // SQL Server's sqlcmd, bcp and osql take the password after -P, apart or glued; RabbitMQ's rabbitmqctl after the
   // user it adds, changes or checks (`rabbitmqctl add_user bob X`).
@@ -1090,7 +1131,11 @@ const VALUE_BEFORE_NAME_PROSE: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>(?<![\w.-])us(?:e|es|ed|ing)[ \t]+["'\x60]?)[^\s"'\x60]+`
       + String.raw`(?=["'\x60]?[ \t]+as[ \t]+(?:[\w.-]{1,40}[ \t]+){0,3}?${SENSITIVE_NAME}(?![\w-]))`,
     "gi",
-    { test: (text) => /[ \t]as[ \t]/i.test(text) && /(?<![\w.-])us(?:e|es|ed|ing)[ \t]/i.test(text) },
+    {
+      test: (text) =>
+        containsInAnyCase(" as ", "\tas ", " as\t", "\tas\t").test(text)
+        && /(?<![\w.-])us(?:e|es|ed|ing)[ \t]/i.test(text)
+    },
     (value) => opaqueLength(value)
   ),
   // The object particle after the value (을/를, attached or after a blank), the name with 로/으로 after it. The value is
@@ -1115,10 +1160,46 @@ const ACCOUNT_WORD = String.raw`(?:(?<![\w.-])(?:log(?:[ \t]?in|on)|sign[ \t]?in
   // 계정 (account), 로그인 (login), 아이디 (id)
   + String.raw`|\uACC4\uC815|\uB85C\uADF8\uC778|\uC544\uC774\uB514)`
 
-/** What every match of the first account rule holds: a slash and the start of an account's word. */
+/** What ACCOUNT_WORD's words start with, lower-cased: `log` of `login`, `logon`, `log in`; `cred` of `creds`. */
+const ACCOUNT_WORD_STARTS = [
+  "log",
+  "sign",
+  "account",
+  "cred",
+  "\uACC4\uC815",
+  "\uB85C\uADF8\uC778",
+  "\uC544\uC774\uB514"
+]
+
+/** Where the line holding `at` ends: its first line break from `at`, or the text's end. */
+const lineEndFrom = (text: string, at: number): number => {
+  const n = text.indexOf("\n", at)
+  const r = text.indexOf("\r", at)
+  return Math.min(n === -1 ? text.length : n, r === -1 ? text.length : r)
+}
+
+/**
+ * What every match of the first account rule holds: an account's word with a slash after it on its line. Read
+ * without a regex, each word's next slash and line end found once for all its occurrences after them: most text has
+ * a slash (a path) and one of the words somewhere (`catalog`, `assign`), and the rule's pattern is large to compile.
+ */
 const ACCOUNT_HINT: Hint = {
-  test: (text) =>
-    text.includes("/") && /log|sign|acc|cred|\uACC4\uC815|\uB85C\uADF8\uC778|\uC544\uC774\uB514/i.test(text)
+  test: (text) => {
+    if (!text.includes("/")) return false
+    const lower = lowerCased(text)
+    for (const word of ACCOUNT_WORD_STARTS) {
+      let slash = -1
+      let lineEnd = -1
+      for (let at = lower.indexOf(word); at !== -1; at = lower.indexOf(word, at + 1)) {
+        // An English word starts a word (`assign`, `catalog` hold none); a Korean one may follow anything.
+        if (at > 0 && isLetter(word.charCodeAt(0)) && isNameCharacter(lower.charCodeAt(at - 1))) continue
+        if (slash < at && (slash = lower.indexOf("/", at)) === -1) break
+        if (lineEnd < at) lineEnd = lineEndFrom(lower, at)
+        if (slash < lineEnd) return true
+      }
+    }
+    return false
+  }
 }
 
 /** A password after `user/`, unless it is a path (`login: POST /api/v1/login`): one with a slash is taken for one. */
@@ -1148,7 +1229,7 @@ const ACCOUNT_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>(?<![\w.-])user(?:name)?(?:[ \t]*[:=][ \t]*|[ \t]+)[^\s,;]{1,64}[ \t]*[,;]?[ \t]+pass[ \t]+)`
       + String.raw`[^\s"'\x60]+`,
     "gi",
-    { test: (text) => /user/i.test(text) && /pass[ \t]/i.test(text) },
+    { test: (text) => containsInAnyCase("user").test(text) && containsInAnyCase("pass ", "pass\t").test(text) },
     (value) => opaqueLength(value)
   )
 ]

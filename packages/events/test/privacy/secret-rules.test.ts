@@ -657,6 +657,14 @@ const MASKED: ReadonlyArray<readonly [string, string, string]> = [
     "admin/Kr9LoginPw77로 로그인했는데 안 돼. user admin pass Us3rPassPw9x",
     "admin/[secret:credential]로 로그인했는데 안 돼. user admin pass [secret:credential]"
   ],
+  // In any case: the rules ignore it, and so must what decides whether they run.
+  [
+    "credential",
+    "LOGIN: root / R00tLoginPw9. Sign In with bob/B0bLoginPw9x; USER admin PASS Us3rPassPw9x; USE Us3dAsPw77x AS THE"
+    + " PASSWORD",
+    "LOGIN: root / [secret:credential]. Sign In with bob/[secret:credential]; USER admin PASS [secret:credential]; USE"
+    + " [secret:credential] AS THE PASSWORD"
+  ],
   // URL-encoded: a form body, and JSON in a query string.
   [
     "credential",
