@@ -1043,7 +1043,7 @@ const SHELL_RULES: ReadonlyArray<SecretRule> = [
       .raw`(?<keep>\bgh(?:\.exe)?[ \t]+secret[ \t]+set\b[^\r\n|;&]{0,200}?[ \t](?:--body(?:[ \t]+|=)|-b(?:[ \t]+|=)?)`
       + String.raw`${ESCAPES}["']?)${NOT_PROSE}${VALUE}`,
     "g",
-    /secret[ \t]+set/
+    { test: (text) => text.includes("secret") && /secret[ \t]+set/.test(text) }
   ),
   // A Dockerfile's ENV in its legacy form, `ENV name value` (`ENV DB_PASS X`), under a credential's name (or Rails'
   // secret_key_base): the rest of the line, as Docker reads it. At a line's start, an escaped one's in a JSON string
