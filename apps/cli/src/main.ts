@@ -79,6 +79,13 @@ const folderRemoved = (): string | undefined => {
   }
 }
 
+// A reader that stops early (`ralph-mem timeline --all | head`) closes the pipe: the listing ends there, quietly, as
+// command-line tools end on SIGPIPE. Node would report the write's EPIPE as an unhandled error, with a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0)
+  throw error
+})
+
 // `slash <command>` (the plugin's slash commands) reads its arguments from the recorded prompt (slash.ts).
 const args = process.argv.slice(2)
 const removed = folderRemoved()

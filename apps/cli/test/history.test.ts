@@ -1,6 +1,6 @@
 import { catalog, makeEventLog, newSqliteDatabase } from "@ralph-mem/events"
 import * as Effect from "effect/Effect"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -294,6 +294,24 @@ describe("ralph-mem timeline", () => {
     expect(entries).toHaveLength(20_001)
     expect(entries[0]!.kind).toBe("session started")
     expect(entries.at(-1)!.detail.content).toBe(`19999 ${words}`.slice(0, 400))
+  })
+
+  it("ends quietly when what reads its listing stops reading (| head)", async () => {
+    // More than a pipe holds (64 KiB): the CLI is still writing when the reader closes its end.
+    const path = join(tempFolder(), "memory.db")
+    const memory = open(path)
+    const words = "the build failed because the cache was stale and the worker restarted ".repeat(6).slice(0, 400)
+    append(memory, Array.from({ length: 2_000 }, (_, i) => ["session:a", observation("a", `${i} ${words}`)] as const))
+    memory.db.close()
+    for (const args of [["timeline", "--all"], ["timeline", "--json"], ["audit", "--all"], ["audit", "--json"]]) {
+      const child = spawn(process.execPath, [CLI, ...args, "--db", path], { stdio: ["ignore", "pipe", "pipe"] })
+      let stderr = ""
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+      child.stdout.once("data", () => child.stdout.destroy())
+      const code = await new Promise<number | null>((done) => child.on("close", done))
+      expect(stderr, args.join(" ")).toBe("")
+      expect(code, args.join(" ")).toBe(0)
+    }
   })
 
   it("cuts what --session and --since keep, and counts only those", () => {
