@@ -57,13 +57,11 @@ const lowerCased = (text: string): string => {
   return lastLowered.lower
 }
 
-/** Holds one of these strings (lower case) in any case: `contains` for a rule with the `i` flag. */
-const containsInAnyCase = (...literals: ReadonlyArray<string>): Hint => ({
-  test: (text) => {
-    const lower = lowerCased(text)
-    return literals.some((literal) => lower.includes(literal))
-  }
-})
+/** Whether a text holds one of these strings (lower case) in any case: for a hint of a rule with the `i` flag. */
+const holdsInAnyCase = (text: string, ...literals: ReadonlyArray<string>): boolean => {
+  const lower = lowerCased(text)
+  return literals.some((literal) => lower.includes(literal))
+}
 
 /**
  * Keys that are secrets by name (`ENCRYPTION_KEY`, `APP_KEY`, `JWT_SIGNING_KEY`, `api_key`, Azure's
@@ -913,7 +911,7 @@ const STDIN_READER =
  * elsewhere (`const env = ...`). The cheap search first.
  */
 const ENV_LINE_HINT: Hint = {
-  test: (text) => containsInAnyCase("env ", "env\t").test(text) && /(?:^|\\n|["\x60])[ \t]*env[ \t]/im.test(text)
+  test: (text) => holdsInAnyCase(text, "env ", "env\t") && /(?:^|\\n|["\x60])[ \t]*env[ \t]/im.test(text)
 }
 
 /** A pipe into another command on the same line (`| sudo chpasswd`), the first blanks and flags of it. */
@@ -1133,7 +1131,7 @@ const VALUE_BEFORE_NAME_PROSE: ReadonlyArray<SecretRule> = [
     "gi",
     {
       test: (text) =>
-        containsInAnyCase(" as ", "\tas ", " as\t", "\tas\t").test(text)
+        holdsInAnyCase(text, " as ", "\tas ", " as\t", "\tas\t")
         && /(?<![\w.-])us(?:e|es|ed|ing)[ \t]/i.test(text)
     },
     (value) => opaqueLength(value)
@@ -1229,7 +1227,7 @@ const ACCOUNT_RULES: ReadonlyArray<SecretRule> = [
     String.raw`(?<keep>(?<![\w.-])user(?:name)?(?:[ \t]*[:=][ \t]*|[ \t]+)[^\s,;]{1,64}[ \t]*[,;]?[ \t]+pass[ \t]+)`
       + String.raw`[^\s"'\x60]+`,
     "gi",
-    { test: (text) => containsInAnyCase("user").test(text) && containsInAnyCase("pass ", "pass\t").test(text) },
+    { test: (text) => holdsInAnyCase(text, "user") && holdsInAnyCase(text, "pass ", "pass\t") },
     (value) => opaqueLength(value)
   )
 ]
