@@ -7,7 +7,9 @@
  * per query (which a busy machine moves less: time spent waiting for a core is not in it), and of the repeated
  * runs alone (each query's runs after its first), and writes bench/results/search-latency.json.
  * Target (issue 20): p99 < 2 ms at 100,000 observations. Then, timed apart: one prompt with a page pasted into
- * it, and the ten queries for a project that holds none of the memory (one moved away from it).
+ * it, the ten queries for a project that holds none of the memory (one moved away from it), and the ten queries
+ * twice on each of --connections fresh connections (default 7) in this process, whose code is compiled by then: a
+ * connection's first runs (its page cache and kept term statistics empty) apart from a process's start.
  */
 import { compactLog } from "@ralph-mem/events"
 import { mergeFullTextIndexes, openMemory } from "@ralph-mem/projections"
@@ -27,6 +29,7 @@ const observations = Number(argument("--observations", "100000"))
 const samples = Number(argument("--samples", "400"))
 const path = argument("--db", join(tmpdir(), `ralph-mem-search-latency-${observations}.db`))
 const blockKib = argument("--block-kib", "")
+const connections = Number(argument("--connections", "7"))
 const project = "/work/bench"
 
 if (!existsSync(path)) {
@@ -67,6 +70,24 @@ const absentProjectMs = [0, 1].map(() => {
   return round(elapsedMs(start), 2)
 })
 memory.db.close()
+// Each query's first and second run on a fresh connection, the process's code compiled by the runs above.
+const connectionRuns = { first: [] as Array<number>, second: [] as Array<number> }
+for (let c = 0; c < connections; c++) {
+  const fresh = Effect.runSync(openMemory({ path }))
+  for (const runs of [connectionRuns.first, connectionRuns.second]) {
+    for (const query of QUERIES) {
+      const start = process.hrtime.bigint()
+      searchIndex(fresh.db, { query, project, limit: 10 })
+      runs.push(elapsedMs(start))
+    }
+  }
+  fresh.db.close()
+}
+const connectionSummary = (runs: ReadonlyArray<number>) => ({
+  ...summarize([...runs]),
+  meanMs: round(runs.reduce((sum, ms) => sum + ms, 0) / Math.max(1, runs.length), 2),
+  over2Ms: runs.filter((ms) => ms > 2).length
+})
 const cold = times.slice(0, QUERIES.length).map((ms) => round(ms, 2))
 const cpu = summarize(cpuTimes)
 // Each query's runs after its first: its terms already judged, its hits' blocks already inflated.
@@ -85,6 +106,12 @@ const result = {
   pastedPromptCpuMs: pastedCpuMs,
   /** The ten queries, for a project that holds none of the memory: first and second time through. */
   absentProjectTenQueriesMs: absentProjectMs,
+  /** The ten queries, first and second run on each of `connections` fresh connections in this (warm) process. */
+  freshConnections: {
+    connections,
+    firstRuns: connectionSummary(connectionRuns.first),
+    secondRuns: connectionSummary(connectionRuns.second)
+  },
   machine: machine()
 }
 const folder = join(import.meta.dirname, "results")
@@ -103,7 +130,8 @@ process.stdout.write(
       coldRunsMs: cold,
       coldRunsTotalMs: round(cold.reduce((sum, ms) => sum + ms, 0), 2),
       pastedMs,
-      pastedCpuMs
+      pastedCpuMs,
+      freshConnections: result.freshConnections
     })
   }\n`
 )
